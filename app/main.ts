@@ -1,0 +1,31 @@
+import { createWorld, showFatal, type World } from '../src/world/index.ts';
+
+/**
+ * The world page. Modules wire themselves in through app/world-plugins/*.ts: each exports
+ * `install(world)` and is picked up here without editing this file.
+ */
+interface WorldPlugin {
+  install(world: World): void | Promise<void>;
+}
+
+const plugins = import.meta.glob<WorldPlugin>('./world-plugins/*.ts', { eager: true });
+
+async function main(): Promise<void> {
+  let world: World;
+  try {
+    world = await createWorld();
+  } catch (error) {
+    showFatal('Cairn cannot start', (error as Error).message);
+    return;
+  }
+  for (const [path, plugin] of Object.entries(plugins)) {
+    try {
+      await plugin.install(world);
+    } catch (error) {
+      console.error(`world plugin ${path} failed to install`, error);
+      world.cairn.notices.push({ level: 'error', title: `${path} failed`, detail: (error as Error).message });
+    }
+  }
+}
+
+void main();

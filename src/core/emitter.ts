@@ -1,0 +1,21 @@
+/** A minimal typed event emitter. `on` returns the function that unsubscribes. */
+export class Emitter<Events extends Record<string, unknown>> {
+  private listeners = new Map<keyof Events, Set<(payload: never) => void>>();
+
+  on<K extends keyof Events>(type: K, listener: (payload: Events[K]) => void): () => void {
+    let set = this.listeners.get(type);
+    if (!set) this.listeners.set(type, (set = new Set()));
+    set.add(listener as (payload: never) => void);
+    return () => set.delete(listener as (payload: never) => void);
+  }
+
+  emit<K extends keyof Events>(type: K, payload: Events[K]): void {
+    const set = this.listeners.get(type);
+    if (!set) return;
+    for (const listener of [...set]) (listener as (payload: Events[K]) => void)(payload);
+  }
+
+  clear(): void {
+    this.listeners.clear();
+  }
+}

@@ -1,0 +1,6 @@
+/** cairn/core: math, seeded RNG, spatial hash and small utilities shared by every module. */
+export * from './math.ts';
+export * from './rng.ts';
+export * from './spatial-hash.ts';
+export * from './ema.ts';
+export * from './emitter.ts';

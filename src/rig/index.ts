@@ -1,0 +1,10 @@
+/** cairn/rig: skeleton definitions, the procedural humanoid and its clips, glTF/FBX rig loading. */
+export * from './skeleton-def.ts';
+export * from './mannequin.ts';
+export * from './tube.ts';
+export * from './humanoid-body.ts';
+export * from './face-morphs.ts';
+export * from './pose.ts';
+export * from './clips.ts';
+export * from './humanoid.ts';
+export * from './load.ts';

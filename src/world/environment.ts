@@ -1,0 +1,68 @@
+import { Color, DirectionalLight, Fog, HemisphereLight, Mesh, MeshStandardMaterial, PlaneGeometry, Vector3, type Scene } from 'three';
+import { SkyMesh } from 'three/addons/objects/SkyMesh.js';
+
+export interface Environment {
+  sun: DirectionalLight;
+  water: Mesh;
+  sky: SkyMesh;
+  /** Keeps the sun's shadow frustum centred on `focus` (call once per frame). */
+  follow(focus: Vector3): void;
+  dispose(): void;
+}
+
+/** Direction towards the sun: afternoon light from the south-west, high enough for short shadows. */
+const SUN_DIRECTION = new Vector3(-0.45, 0.78, 0.42).normalize();
+
+/**
+ * Sky, sun (with a shadow map that follows the player), hemisphere fill light, fog and a water
+ * plane at the heightmap's water level.
+ */
+export function createEnvironment(scene: Scene, waterLevel: number): Environment {
+  const sky = new SkyMesh();
+  sky.scale.setScalar(4500);
+  sky.turbidity.value = 3;
+  sky.rayleigh.value = 1.2;
+  sky.sunPosition.value.copy(SUN_DIRECTION);
+  sky.name = 'sky';
+  scene.add(sky);
+
+  const horizon = new Color(0.62, 0.72, 0.82);
+  scene.fog = new Fog(horizon, 220, 1100);
+
+  const hemisphere = new HemisphereLight(new Color(0.62, 0.74, 0.95), new Color(0.32, 0.27, 0.2), 1.1);
+  scene.add(hemisphere);
+
+  const sun = new DirectionalLight(new Color(1, 0.95, 0.86), 3.4);
+  sun.name = 'sun';
+  sun.castShadow = true;
+  sun.shadow.mapSize.set(2048, 2048);
+  const extent = 36;
+  Object.assign(sun.shadow.camera, { left: -extent, right: extent, top: extent, bottom: -extent, near: 1, far: 260 });
+  sun.shadow.bias = -0.0004;
+  sun.shadow.normalBias = 0.03;
+  scene.add(sun, sun.target);
+
+  const waterMaterial = new MeshStandardMaterial({ color: new Color(0.07, 0.24, 0.34), roughness: 0.12, metalness: 0.05, transparent: true, opacity: 0.82 });
+  waterMaterial.name = 'water';
+  const water = new Mesh(new PlaneGeometry(2400, 2400), waterMaterial);
+  water.name = 'water';
+  water.rotation.x = -Math.PI / 2;
+  water.position.y = waterLevel;
+  water.receiveShadow = true;
+  scene.add(water);
+
+  return {
+    sun,
+    water,
+    sky,
+    follow(focus) {
+      sun.target.position.copy(focus);
+      sun.position.copy(focus).addScaledVector(SUN_DIRECTION, 120);
+    },
+    dispose() {
+      water.geometry.dispose();
+      waterMaterial.dispose();
+      scene.remove(sky, hemisphere, sun, sun.target, water);
+    },
+  };
+}

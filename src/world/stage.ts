@@ -1,0 +1,169 @@
+import { PerspectiveCamera, Scene } from 'three';
+import type { WebGPURenderer } from 'three/webgpu';
+import { cairnGlobal, type CairnGlobal } from './cairn-global.ts';
+import { FrameStats } from './frame-stats.ts';
+import { Hud } from './hud.ts';
+import { showNotice } from './notices.ts';
+import { createRenderer, type RendererStatus } from './renderer.ts';
+import { formatShaderError, type ShaderError } from './shader-diagnostics.ts';
+
+export interface StageOptions {
+  /** Element the canvas and HUD go into. Default document.body. */
+  container?: HTMLElement;
+  /** Use the WebGL2 backend even where WebGPU works. Default: true when the URL has ?webgl=1. */
+  forceWebGL?: boolean;
+  /** Field of view in degrees. Default 55. */
+  fov?: number;
+  /** Show the HUD. Default true. */
+  hud?: boolean;
+}
+
+/** Work done every frame before rendering; `dt` in seconds (clamped), `time` in seconds. */
+export type FrameCallback = (dt: number, time: number) => void;
+
+/**
+ * A page's rendering shell: renderer (WebGPU with a WebGL2 fallback), scene, camera, HUD, frame
+ * loop and the live figures in `window.cairn.stats`. The world and every focused page build on it.
+ */
+export interface Stage {
+  renderer: WebGPURenderer;
+  status: RendererStatus;
+  canvas: HTMLCanvasElement;
+  scene: Scene;
+  camera: PerspectiveCamera;
+  hud: Hud | null;
+  frameStats: FrameStats;
+  cairn: CairnGlobal;
+  /** Adds a per-frame callback; returns the function that removes it. */
+  onFrame(callback: FrameCallback): () => void;
+  /** Adds a callback run after each render (for readbacks, stats); returns its remover. */
+  afterRender(callback: FrameCallback): () => void;
+  /** Resolves after `count` more frames have rendered. */
+  frames(count?: number): Promise<void>;
+  start(): void;
+  stop(): void;
+  dispose(): void;
+}
+
+export async function createStage(options: StageOptions = {}): Promise<Stage> {
+  const container = options.container ?? document.body;
+  const cairn = cairnGlobal();
+  const shaderErrors: ShaderError[] = [];
+  cairn.shaderErrors = shaderErrors;
+  const forceWebGL = options.forceWebGL ?? new URLSearchParams(location.search).get('webgl') === '1';
+  const { renderer, canvas, status } = await createRenderer({
+    forceWebGL,
+    onShaderError(error) {
+      shaderErrors.push(error);
+      cairn.stats.shaderErrors = shaderErrors.length;
+      // The real compiler message, on the page — not only three's generic log line.
+      showNotice({ level: 'error', title: 'A shader failed to compile', detail: formatShaderError(error) });
+    },
+  });
+  canvas.className = 'cairn-canvas';
+  Object.assign(canvas.style, { position: 'fixed', inset: '0', width: '100%', height: '100%', display: 'block', touchAction: 'none' });
+  container.append(canvas);
+  cairn.stats.backend = status.backend;
+  cairn.renderer = renderer;
+  cairn.rendererStatus = status;
+  if (status.fallbackReason) {
+    showNotice({
+      level: 'warn',
+      title: 'Running on WebGL2, not WebGPU',
+      detail: `${status.fallbackReason}.\nThe world runs; GPU timings are unavailable and GPU-heavy modules use their WebGL2 paths.`,
+    });
+  }
+
+  const scene = new Scene();
+  const camera = new PerspectiveCamera(options.fov ?? 55, 1, 0.1, 5000);
+  const resize = (): void => {
+    const width = container === document.body ? window.innerWidth : container.clientWidth;
+    const height = container === document.body ? window.innerHeight : container.clientHeight;
+    renderer.setSize(width, height, false);
+    camera.aspect = width / Math.max(1, height);
+    camera.updateProjectionMatrix();
+  };
+  resize();
+  window.addEventListener('resize', resize);
+
+  const hud = options.hud === false ? null : new Hud(container);
+  const frameStats = new FrameStats();
+  const frameCallbacks = new Set<FrameCallback>();
+  const afterCallbacks = new Set<FrameCallback>();
+  const waiters: Array<{ frame: number; resolve: () => void }> = [];
+  let lastTime = Number.NaN;
+  let resolving = false;
+
+  const tick = (timeMs: number): void => {
+    const start = performance.now();
+    frameStats.beginFrame(start);
+    const dt = Number.isNaN(lastTime) ? 1 / 60 : Math.min(0.1, Math.max(0, (timeMs - lastTime) / 1000));
+    lastTime = timeMs;
+    const time = timeMs / 1000;
+    for (const callback of frameCallbacks) callback(dt, time);
+    renderer.render(scene, camera);
+    frameStats.recordCpu(performance.now() - start);
+
+    const stats = cairn.stats;
+    stats.frame = frameStats.frame;
+    stats.fps = frameStats.fps;
+    stats.frameMs = frameStats.cpuMs.value;
+    stats.drawCalls = renderer.info.render.drawCalls;
+    stats.triangles = renderer.info.render.triangles;
+    if (status.timestampQueries && !resolving && frameStats.frame % 4 === 0) {
+      resolving = true;
+      renderer
+        .resolveTimestampsAsync('render')
+        .then((ms) => {
+          if (typeof ms === 'number' && ms > 0) frameStats.recordGpu(ms);
+          stats.gpuMs = frameStats.gpuMs.ready ? frameStats.gpuMs.value : null;
+        })
+        .catch(() => undefined)
+        .finally(() => (resolving = false));
+    }
+    for (const callback of afterCallbacks) callback(dt, time);
+    if (!cairn.ready) cairn.ready = true;
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      if (frameStats.frame >= waiters[i]!.frame) waiters.splice(i, 1)[0]!.resolve();
+    }
+  };
+
+  const stage: Stage = {
+    renderer,
+    status,
+    canvas,
+    scene,
+    camera,
+    hud,
+    frameStats,
+    cairn,
+    onFrame(callback) {
+      frameCallbacks.add(callback);
+      return () => frameCallbacks.delete(callback);
+    },
+    afterRender(callback) {
+      afterCallbacks.add(callback);
+      return () => afterCallbacks.delete(callback);
+    },
+    frames(count = 1) {
+      return new Promise((resolve) => waiters.push({ frame: frameStats.frame + count, resolve }));
+    },
+    start() {
+      void renderer.setAnimationLoop(tick);
+    },
+    stop() {
+      void renderer.setAnimationLoop(null);
+    },
+    dispose() {
+      stage.stop();
+      window.removeEventListener('resize', resize);
+      hud?.dispose();
+      renderer.dispose();
+      canvas.remove();
+    },
+  };
+  cairn.stage = stage;
+  cairn.scene = scene;
+  cairn.camera = camera;
+  return stage;
+}

@@ -1,0 +1,8 @@
+import 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Base URL of the wrangler dev server started by the suite's globalSetup. */
+    serverUrl: string;
+  }
+}

@@ -1,0 +1,86 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { freePort } from './ports.ts';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+
+export interface RunningServer {
+  /** e.g. http://127.0.0.1:41234 */
+  url: string;
+  port: number;
+  /** Everything the server printed, for failure messages. */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+export interface StartServerOptions {
+  /** Port to listen on; a free one when omitted, so parallel runs never collide. */
+  port?: number;
+  /** ms to wait for /api/health. */
+  timeoutMs?: number;
+}
+
+/**
+ * Starts the real Worker in workerd through `wrangler dev`, serving dist/ and the rooms.
+ *
+ * wrangler spawns workerd children, so it runs in its own process group (`detached`) and stop()
+ * kills the whole group; otherwise a test run would leave a server holding the port.
+ */
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const port = options.port ?? (await freePort());
+  const inspectorPort = await freePort();
+  // wrangler refuses to start without the assets directory; an empty one is enough for server tests.
+  const dist = resolve(ROOT, 'dist');
+  if (!existsSync(dist)) mkdirSync(dist, { recursive: true });
+  const wrangler = resolve(ROOT, 'node_modules/wrangler/bin/wrangler.js');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [wrangler, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort), '--log-level', 'warn', '--show-interactive-dev-session=false'],
+    {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1', CI: '1' },
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let exited = false;
+  child.on('exit', () => (exited = true));
+
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    if (exited || child.pid === undefined) return;
+    const gone = new Promise<void>((done) => child.once('exit', () => done()));
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, 3000);
+    await gone;
+    clearTimeout(timer);
+  };
+
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`wrangler dev exited before it was ready:\n${output}`);
+    try {
+      const response = await fetch(`${url}/api/health`);
+      if (response.ok) return { url, port, log: () => output, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new Error(`wrangler dev did not answer /api/health within ${options.timeoutMs ?? 60_000} ms:\n${output}`);
+}

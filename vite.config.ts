@@ -1,0 +1,34 @@
+import { readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defineConfig } from 'vite';
+
+const appDir = resolve(import.meta.dirname, 'app');
+
+/** Every app/*.html is a page: the world (index.html) and one focused page per module. */
+const pages = Object.fromEntries(
+  readdirSync(appDir)
+    .filter((file) => file.endsWith('.html'))
+    .map((file) => [file.replace(/\.html$/, ''), resolve(appDir, file)]),
+);
+
+/** Where `npm run dev` finds the Worker for /rooms and /api (started by scripts/dev.ts). */
+const workerPort = Number(process.env.CAIRN_WORKER_PORT ?? 8788);
+
+export default defineConfig({
+  root: appDir,
+  publicDir: resolve(import.meta.dirname, 'public'),
+  build: {
+    outDir: resolve(import.meta.dirname, 'dist'),
+    emptyOutDir: true,
+    target: 'es2022',
+    chunkSizeWarningLimit: 2000,
+    rollupOptions: { input: pages },
+  },
+  server: {
+    host: '127.0.0.1',
+    proxy: {
+      '/rooms': { target: `http://127.0.0.1:${workerPort}`, ws: true },
+      '/api': { target: `http://127.0.0.1:${workerPort}` },
+    },
+  },
+});

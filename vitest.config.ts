@@ -1,0 +1,45 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Three suites, run in this order by `npm test`:
+ * - unit: pure logic in Node, fast;
+ * - server: the real Worker in workerd (wrangler dev), over HTTP and WebSockets;
+ * - browser: Debian's Chromium with WebGPU on SwiftShader against the real server and built pages.
+ * The server and browser suites share one server per run (globalSetup) and run files one at a time:
+ * this machine has two cores and SwiftShader uses both.
+ */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['tests/unit/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'server',
+          include: ['tests/server/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['tests/harness/setup-server.ts'],
+          fileParallelism: false,
+          testTimeout: 30_000,
+          hookTimeout: 90_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['tests/browser/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['tests/harness/setup-browser.ts'],
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
+  },
+});
