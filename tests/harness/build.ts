@@ -1,10 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { ROOT } from './server.ts';
 
-/** Builds the pages into dist/ with Vite, as `npm start` does. Throws with Vite's output on failure. */
-export function buildPages(): void {
+/**
+ * Builds the pages with Vite, as `npm start` does, into `outDir` (default: a fresh temporary
+ * folder, so parallel test runs never overwrite each other's build). Returns the folder.
+ * Throws with Vite's output on failure.
+ */
+export function buildPages(outDir = mkdtempSync(join(tmpdir(), 'cairn-dist-'))): string {
   const vite = resolve(ROOT, 'node_modules/vite/bin/vite.js');
-  const result = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn', '--outDir', outDir, '--emptyOutDir'], { cwd: ROOT, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
+  return outDir;
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { freePort } from './ports.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -19,6 +20,13 @@ export interface StartServerOptions {
   port?: number;
   /** ms to wait for /api/health. */
   timeoutMs?: number;
+  /** Built pages to serve. Default dist/. Test runs build into their own folder (see build.ts). */
+  assetsDir?: string;
+  /**
+   * Durable Object storage folder. Default: a fresh temporary folder per server, so runs never
+   * share room state; pass one to keep state across a restart (eviction tests).
+   */
+  persistDir?: string;
 }
 
 /**
@@ -31,12 +39,30 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const port = options.port ?? (await freePort());
   const inspectorPort = await freePort();
   // wrangler refuses to start without the assets directory; an empty one is enough for server tests.
-  const dist = resolve(ROOT, 'dist');
-  if (!existsSync(dist)) mkdirSync(dist, { recursive: true });
+  const assets = options.assetsDir ?? resolve(ROOT, 'dist');
+  if (!existsSync(assets)) mkdirSync(assets, { recursive: true });
+  const ownPersist = options.persistDir === undefined;
+  const persist = options.persistDir ?? mkdtempSync(join(tmpdir(), 'cairn-state-'));
   const wrangler = resolve(ROOT, 'node_modules/wrangler/bin/wrangler.js');
   const child: ChildProcess = spawn(
     process.execPath,
-    [wrangler, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspectorPort), '--log-level', 'warn', '--show-interactive-dev-session=false'],
+    [
+      wrangler,
+      'dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--inspector-port',
+      String(inspectorPort),
+      '--assets',
+      assets,
+      '--persist-to',
+      persist,
+      '--log-level',
+      'warn',
+      '--show-interactive-dev-session=false',
+    ],
     {
       cwd: ROOT,
       detached: true,
@@ -68,6 +94,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     }, 3000);
     await gone;
     clearTimeout(timer);
+    if (ownPersist) rmSync(persist, { recursive: true, force: true });
   };
 
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
