@@ -1,0 +1,75 @@
+import { AnimationMixer, LoopOnce, LoopRepeat, type AnimationAction, type AnimationClip, type Object3D } from 'three';
+import { AnimationStateMachine, type StateMachineOptions } from './state-machine.ts';
+
+export interface MixerDriverOptions extends StateMachineOptions {
+  /** Crossfade seconds per target state; `default` for the rest. Default 0.25 s. */
+  fades?: Record<string, number>;
+}
+
+/**
+ * Plays an {@link AnimationStateMachine} on a three.js AnimationMixer: each transition crossfades
+ * to the resolved clip. Clips loop unless their `userData.loop` is false (then they hold the last
+ * frame). `setSpeed` scales locomotion playback to ground speed using `userData.speed`.
+ */
+export class MixerAnimationDriver {
+  readonly mixer: AnimationMixer;
+  readonly machine: AnimationStateMachine;
+  private readonly actions = new Map<string, AnimationAction>();
+  private active: AnimationAction | null = null;
+  private readonly fades: Record<string, number>;
+  private readonly unsubscribe: () => void;
+
+  constructor(root: Object3D, clips: readonly AnimationClip[], options: MixerDriverOptions = {}) {
+    this.mixer = new AnimationMixer(root);
+    this.fades = options.fades ?? {};
+    for (const clip of clips) {
+      const action = this.mixer.clipAction(clip);
+      const loop = (clip.userData as { loop?: boolean } | undefined)?.loop !== false;
+      action.setLoop(loop ? LoopRepeat : LoopOnce, Infinity);
+      action.clampWhenFinished = !loop;
+      this.actions.set(clip.name, action);
+    }
+    const { initial, ...rest } = options;
+    this.machine = new AnimationStateMachine({ ...rest, clips: clips.map((c) => c.name) });
+    this.unsubscribe = this.machine.onTransition(({ from, to, clip }) => {
+      const next = this.actions.get(clip)!;
+      next.reset().setEffectiveTimeScale(1).setEffectiveWeight(1).play();
+      const fade = from === null ? 0 : (this.fades[to] ?? this.fades.default ?? 0.25);
+      if (this.active && this.active !== next) {
+        if (fade > 0) this.active.crossFadeTo(next, fade, false);
+        else this.active.stop();
+      }
+      this.active = next;
+    });
+    if (initial) this.machine.transition(initial);
+  }
+
+  /** The clip playing now (after the latest transition). */
+  get clip(): AnimationClip | null {
+    return this.active?.getClip() ?? null;
+  }
+
+  /** Queues a state change (applied on the next update). */
+  request(state: string): void {
+    this.machine.request(state);
+  }
+
+  /** Scales the active locomotion clip to `speed` m/s (clips authored with userData.speed > 0). */
+  setSpeed(speed: number): void {
+    const authored = (this.active?.getClip().userData as { speed?: number } | undefined)?.speed ?? 0;
+    if (this.active) this.active.timeScale = authored > 0 ? Math.max(0.4, speed / authored) : 1;
+  }
+
+  /** Applies the queued state, matches locomotion playback to `speed` (m/s) if given, advances. */
+  update(dt: number, speed?: number): void {
+    this.machine.update();
+    if (speed !== undefined) this.setSpeed(speed);
+    this.mixer.update(dt);
+  }
+
+  dispose(): void {
+    this.unsubscribe();
+    this.mixer.stopAllAction();
+    this.mixer.uncacheRoot(this.mixer.getRoot());
+  }
+}
