@@ -292,9 +292,9 @@ function addLeg(out: MeshAccumulator, rig: RigLookup, side: 'l' | 'r', color: Ve
 function buildClothing(rig: RigLookup, palette: HumanoidPalette, d: Detail): MeshAccumulator {
   const out = new MeshAccumulator();
   const shirtBottom = 0.9;
-  const shirtTop = 1.47;
+  const shirtTop = 1.49;
   // Shirt: the torso profile, a little larger, from the belt to the collar.
-  const torso = profile(TORSO_STOPS, 0.012);
+  const torso = profile(TORSO_STOPS, 0.015);
   addTube(out, {
     from: [0, shirtBottom, -0.005],
     to: [0, shirtTop, 0],
@@ -306,7 +306,7 @@ function buildClothing(rig: RigLookup, palette: HumanoidPalette, d: Detail): Mes
     weights: torsoWeights(rig).map((w) => ({ bone: w.bone, t: tOf(TORSO_BOTTOM + w.t * (TORSO_TOP - TORSO_BOTTOM), shirtBottom, shirtTop) })),
     color: palette.shirt,
   });
-  for (const side of ['l', 'r'] as const) addArm(out, rig, side, palette.shirt, d, 0.01, 0.55);
+  for (const side of ['l', 'r'] as const) addArm(out, rig, side, palette.shirt, d, 0.016, 0.55);
   // Trousers: a hip band and both legs down to the ankles.
   const hips = profile(TORSO_STOPS, 0.014);
   addTube(out, {
