@@ -1,7 +1,171 @@
-import { HibernatingRoom } from './hibernating-room.ts';
+import { HibernatingRoom, type SocketAttachment } from './hibernating-room.ts';
+import type { Env } from './env.ts';
+import { fullBucket, takeToken, type BucketLimits, type BucketState } from './voice/token-bucket.ts';
+import {
+  PING_TEXT,
+  PONG_TEXT,
+  parseClientMessage,
+  type ClientMessage,
+  type ErrorCode,
+  type ServerMessage,
+  type WirePosition,
+} from '../src/voice/protocol/signaling.ts';
+
+/** Most peers in one voice room: a full mesh sends one Opus stream to every other peer. */
+export const VOICE_ROOM_CAPACITY = 16;
+/** Position updates a peer may send: 15 per second sustained, bursts of 15 (clients send ≤ 10 Hz). */
+export const POSITION_LIMITS: BucketLimits = { ratePerSecond: 15, burst: 15 };
+/** A peer that keeps flooding hears about it at most this often (ms). */
+const RATE_ERROR_INTERVAL_MS = 1000;
+/** Close code for a socket replaced by its owner's reconnect. */
+export const CLOSE_REPLACED = 4001;
+/** Close code for a join refused because the room is full. */
+export const CLOSE_FULL = 4008;
+
+/** What a voice socket carries through hibernation (well under the 2,048-byte attachment cap). */
+export interface VoicePeer extends SocketAttachment {
+  /** Secret that lets this peer's next socket replace this one after a reconnect. */
+  token: string;
+  pos: WirePosition | null;
+  bucket: BucketState;
+  /** When this peer was last told it is rate-limited (ms). */
+  rateErrorAt: number;
+}
 
 /**
- * One room of voice signaling (roster, SDP/ICE routing, positions). The signaling logic is owned by
- * the voice module's issue; the foundation only accepts, tags and politely closes sockets.
+ * One room of voice signaling: a JSON relay over hibernating WebSockets. It sends each new peer
+ * the roster, announces joins and leaves, routes offers, answers and ICE candidates to one target
+ * peer by its socket tag, and broadcasts positions. Every forwarded message is rebuilt from the
+ * validated fields with the sender's id stamped on, so a client cannot speak for another. A bad
+ * message earns an `error` to its sender only and nothing is forwarded. Audio never comes here.
+ *
+ * Keep-alive pings are answered by the runtime (`setWebSocketAutoResponse`) without waking the
+ * object, so an idle room costs nothing.
  */
-export class VoiceRoom extends HibernatingRoom {}
+export class VoiceRoom extends HibernatingRoom<VoicePeer> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_TEXT, PONG_TEXT));
+  }
+
+  protected override async admit(_request: Request): Promise<{ code: number; reason: string } | null> {
+    if (this.openSockets().length >= VOICE_ROOM_CAPACITY) {
+      return { code: CLOSE_FULL, reason: `voice room is full (${VOICE_ROOM_CAPACITY} peers)` };
+    }
+    return null;
+  }
+
+  protected override async describePeer(_request: Request, base: SocketAttachment): Promise<VoicePeer> {
+    return { ...base, token: randomToken(), pos: null, bucket: fullBucket(POSITION_LIMITS, Date.now()), rateErrorAt: 0 };
+  }
+
+  protected override async onJoin(ws: WebSocket, peer: VoicePeer): Promise<void> {
+    const others = this.peers().filter((p) => p.peer.id !== peer.id);
+    send(ws, {
+      type: 'welcome',
+      id: peer.id,
+      token: peer.token,
+      room: peer.room,
+      peers: others.map((p) => ({ id: p.peer.id, pos: p.peer.pos })),
+      positionRate: POSITION_LIMITS.ratePerSecond,
+    });
+    for (const other of others) send(other.ws, { type: 'join', id: peer.id });
+  }
+
+  protected override async onMessage(ws: WebSocket, peer: VoicePeer, raw: string | ArrayBuffer): Promise<void> {
+    const parsed = parseClientMessage(raw);
+    if (!parsed.ok) {
+      send(ws, parsed.error);
+      return;
+    }
+    const message: ClientMessage = parsed.message;
+    switch (message.type) {
+      case 'offer':
+      case 'answer':
+      case 'ice': {
+        if (message.to === peer.id) return refuse(ws, 'no-such-peer', 'cannot send signaling to yourself', message.type);
+        const target = this.socketOf(message.to);
+        if (!target) return refuse(ws, 'no-such-peer', `peer ${message.to} is not in this room`, message.type);
+        const relayed: ServerMessage =
+          message.type === 'ice'
+            ? { type: 'ice', from: peer.id, candidate: message.candidate }
+            : { type: message.type, from: peer.id, sdp: message.sdp };
+        send(target, relayed);
+        return;
+      }
+      case 'pos': {
+        const now = Date.now();
+        const taken = takeToken(peer.bucket, POSITION_LIMITS, now);
+        peer.bucket = taken.state;
+        if (!taken.allowed) {
+          if (now - peer.rateErrorAt >= RATE_ERROR_INTERVAL_MS) {
+            peer.rateErrorAt = now;
+            send(ws, { type: 'error', code: 'rate-limited', message: `position updates are limited to ${POSITION_LIMITS.ratePerSecond} per second; extra updates are dropped`, ref: 'pos' });
+          }
+          this.updatePeer(ws, peer);
+          return;
+        }
+        peer.pos = { x: message.x, y: message.y, z: message.z, facing: message.facing };
+        this.updatePeer(ws, peer);
+        const relayed: ServerMessage = { type: 'pos', from: peer.id, ...peer.pos };
+        const text = JSON.stringify(relayed);
+        for (const other of this.openSockets()) if (other !== ws) sendText(other, text);
+        return;
+      }
+      case 'resume': {
+        if (message.id === peer.id) return;
+        const old = this.ctx.getWebSockets(`peer:${message.id}`)[0];
+        const oldPeer = old ? this.peerOf(old) : null;
+        if (!old || !oldPeer || this.hasDeparted(old)) return; // already gone and announced
+        if (oldPeer.token !== message.token) return refuse(ws, 'bad-resume', `token does not match peer ${message.id}`, 'resume');
+        // Closes the old socket and runs its leave (once) for everyone else.
+        await this.dismiss(old, CLOSE_REPLACED, 'replaced by a reconnect');
+        return;
+      }
+      case 'ping':
+        // Only a ping with different spacing gets here; the exact text is auto-answered.
+        sendText(ws, PONG_TEXT);
+        return;
+    }
+  }
+
+  protected override async onLeave(ws: WebSocket, peer: VoicePeer): Promise<void> {
+    const text = JSON.stringify({ type: 'leave', id: peer.id } satisfies ServerMessage);
+    for (const other of this.openSockets()) if (other !== ws) sendText(other, text);
+  }
+
+  private socketOf(id: number): WebSocket | null {
+    return this.ctx.getWebSockets(`peer:${id}`).find((ws) => ws.readyState === WebSocket.OPEN) ?? null;
+  }
+
+  private peers(): Array<{ ws: WebSocket; peer: VoicePeer }> {
+    const list: Array<{ ws: WebSocket; peer: VoicePeer }> = [];
+    for (const ws of this.openSockets()) {
+      const peer = this.peerOf(ws);
+      if (peer) list.push({ ws, peer });
+    }
+    return list;
+  }
+}
+
+function refuse(ws: WebSocket, code: ErrorCode, message: string, ref: string): void {
+  send(ws, { type: 'error', code, message, ref });
+}
+
+function send(ws: WebSocket, message: ServerMessage): void {
+  sendText(ws, JSON.stringify(message));
+}
+
+function sendText(ws: WebSocket, text: string): void {
+  try {
+    ws.send(text);
+  } catch {
+    // the socket closed between listing and sending; its leave is on the way
+  }
+}
+
+function randomToken(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}

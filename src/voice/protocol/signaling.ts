@@ -1,0 +1,306 @@
+/**
+ * The voice signaling protocol: JSON text messages over the VoiceRoom WebSocket
+ * (`/rooms/voice/:room`). Shared by the server (server/voice-room.ts) and the browser client
+ * (src/voice/signaling-client.ts); pure, no DOM, no Workers types.
+ *
+ * Audio never touches the server: it only relays session descriptions, ICE candidates and
+ * positions. The server stamps `from` on everything it forwards, so a client cannot speak for
+ * another peer; whatever `from` a client writes is ignored.
+ *
+ * See docs/voice.md for the sequence diagrams.
+ */
+
+/** Largest text message the server accepts, in UTF-8 bytes. Anything bigger gets `too-large`. */
+export const MAX_MESSAGE_BYTES = 16_384;
+/** Largest SDP blob inside an offer/answer, in characters (an audio-only SDP is 1–4 KB). */
+export const MAX_SDP_CHARS = 12_288;
+/** Largest ICE candidate line, in characters. */
+export const MAX_CANDIDATE_CHARS = 1_024;
+/** Positions beyond this magnitude (metres) are refused as nonsense. */
+export const MAX_COORDINATE = 100_000;
+/** Largest resume token, in characters. */
+export const MAX_TOKEN_CHARS = 64;
+
+/** An RTCIceCandidateInit as it travels (null = end of candidates). */
+export interface WireCandidate {
+  candidate: string;
+  sdpMid: string | null;
+  sdpMLineIndex: number | null;
+  usernameFragment: string | null;
+}
+
+/** A peer's place in the world: metres, and facing = atan2(wx, wz) in radians. */
+export interface WirePosition {
+  x: number;
+  y: number;
+  z: number;
+  facing: number;
+}
+
+// ---------------------------------------------------------------- client → server
+
+export interface OfferMessage {
+  type: 'offer';
+  /** Target peer id. */
+  to: number;
+  sdp: string;
+}
+export interface AnswerMessage {
+  type: 'answer';
+  to: number;
+  sdp: string;
+}
+export interface IceMessage {
+  type: 'ice';
+  to: number;
+  candidate: WireCandidate | null;
+}
+export interface PositionMessage extends WirePosition {
+  type: 'pos';
+}
+/**
+ * Sent after a reconnect: "the socket that was peer `id` is me; drop it now". The server closes
+ * the old socket (if it is still hanging on) and announces its leave, so the others renegotiate
+ * at once instead of waiting for the dead socket to time out.
+ */
+export interface ResumeMessage {
+  type: 'resume';
+  id: number;
+  token: string;
+}
+/** Keep-alive. The room answers `{"type":"pong"}` without waking up (hibernation auto-response). */
+export interface PingMessage {
+  type: 'ping';
+}
+
+export type ClientMessage = OfferMessage | AnswerMessage | IceMessage | PositionMessage | ResumeMessage | PingMessage;
+
+/** The exact ping text the server's auto-response matches; clients must send it byte for byte. */
+export const PING_TEXT = '{"type":"ping"}';
+export const PONG_TEXT = '{"type":"pong"}';
+
+// ---------------------------------------------------------------- server → client
+
+export interface RosterEntry {
+  id: number;
+  /** Last known position, or null if the peer has not sent one yet. */
+  pos: WirePosition | null;
+}
+
+/** First message on every socket. */
+export interface WelcomeMessage {
+  type: 'welcome';
+  /** Your peer id in this room. */
+  id: number;
+  /** Secret for {@link ResumeMessage} after a reconnect. */
+  token: string;
+  room: string;
+  /** Everyone else in the room now. */
+  peers: RosterEntry[];
+  /** Position updates per second the room accepts from one peer (sustained). */
+  positionRate: number;
+}
+export interface JoinMessage {
+  type: 'join';
+  id: number;
+}
+export interface LeaveMessage {
+  type: 'leave';
+  id: number;
+}
+export interface RelayedOffer {
+  type: 'offer';
+  from: number;
+  sdp: string;
+}
+export interface RelayedAnswer {
+  type: 'answer';
+  from: number;
+  sdp: string;
+}
+export interface RelayedIce {
+  type: 'ice';
+  from: number;
+  candidate: WireCandidate | null;
+}
+export interface RelayedPosition extends WirePosition {
+  type: 'pos';
+  from: number;
+}
+export interface PongMessage {
+  type: 'pong';
+}
+
+export type ErrorCode =
+  | 'bad-json'
+  | 'binary'
+  | 'too-large'
+  | 'unknown-type'
+  | 'bad-field'
+  | 'no-such-peer'
+  | 'rate-limited'
+  | 'bad-resume';
+
+/** Sent to the offending sender only; nothing is forwarded for a message that earns one. */
+export interface ErrorMessage {
+  type: 'error';
+  code: ErrorCode;
+  message: string;
+  /** The `type` of the message that was refused, when it could be read. */
+  ref?: string;
+}
+
+export type ServerMessage =
+  | WelcomeMessage
+  | JoinMessage
+  | LeaveMessage
+  | RelayedOffer
+  | RelayedAnswer
+  | RelayedIce
+  | RelayedPosition
+  | PongMessage
+  | ErrorMessage;
+
+// ---------------------------------------------------------------- validation
+
+export type Validated<T> = { ok: true; message: T } | { ok: false; error: ErrorMessage };
+
+function fail(code: ErrorCode, message: string, ref?: string): { ok: false; error: ErrorMessage } {
+  return { ok: false, error: ref === undefined ? { type: 'error', code, message } : { type: 'error', code, message, ref } };
+}
+
+/** UTF-8 byte length without allocating (Workers and browsers both lack a cheap Buffer). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function isPeerId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= 0x7fffffff;
+}
+
+function isCoordinate(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= MAX_COORDINATE;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function validateCandidate(value: unknown): WireCandidate | null | string {
+  if (value === null) return null;
+  if (!isObject(value)) return 'candidate must be an object or null';
+  const { candidate, sdpMid, sdpMLineIndex, usernameFragment } = value;
+  if (typeof candidate !== 'string') return 'candidate.candidate must be a string';
+  if (candidate.length > MAX_CANDIDATE_CHARS) return `candidate.candidate is longer than ${MAX_CANDIDATE_CHARS} characters`;
+  if (sdpMid !== undefined && sdpMid !== null && (typeof sdpMid !== 'string' || sdpMid.length > 64)) return 'candidate.sdpMid must be a short string or null';
+  if (sdpMLineIndex !== undefined && sdpMLineIndex !== null && !(typeof sdpMLineIndex === 'number' && Number.isInteger(sdpMLineIndex) && sdpMLineIndex >= 0 && sdpMLineIndex < 64)) {
+    return 'candidate.sdpMLineIndex must be a small non-negative integer or null';
+  }
+  if (usernameFragment !== undefined && usernameFragment !== null && (typeof usernameFragment !== 'string' || usernameFragment.length > 256)) {
+    return 'candidate.usernameFragment must be a short string or null';
+  }
+  return {
+    candidate,
+    sdpMid: (sdpMid as string | null | undefined) ?? null,
+    sdpMLineIndex: (sdpMLineIndex as number | null | undefined) ?? null,
+    usernameFragment: (usernameFragment as string | null | undefined) ?? null,
+  };
+}
+
+/**
+ * Parses and validates one client message (type, size cap, field types). Whether a target is in
+ * the room is the room's business, checked after this. Returns a clean copy holding only the
+ * schema's fields, so nothing a client adds (a forged `from`, extra keys) can ride along.
+ */
+export function parseClientMessage(raw: string | ArrayBuffer): Validated<ClientMessage> {
+  if (typeof raw !== 'string') return fail('binary', 'voice signaling is JSON text; binary frames are not accepted');
+  const bytes = utf8Length(raw);
+  if (bytes > MAX_MESSAGE_BYTES) return fail('too-large', `message is ${bytes} bytes; the limit is ${MAX_MESSAGE_BYTES}`);
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch (error) {
+    return fail('bad-json', `message is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isObject(data)) return fail('bad-json', 'message must be a JSON object');
+  const type = data.type;
+  if (typeof type !== 'string') return fail('unknown-type', 'message has no string "type"');
+  const ref = type.slice(0, 32);
+  switch (type) {
+    case 'offer':
+    case 'answer': {
+      if (!isPeerId(data.to)) return fail('bad-field', `"to" must be a peer id (a positive integer)`, ref);
+      if (typeof data.sdp !== 'string' || data.sdp.length === 0) return fail('bad-field', '"sdp" must be a non-empty string', ref);
+      if (data.sdp.length > MAX_SDP_CHARS) return fail('too-large', `"sdp" is ${data.sdp.length} characters; the limit is ${MAX_SDP_CHARS}`, ref);
+      if (!data.sdp.startsWith('v=0')) return fail('bad-field', '"sdp" is not a session description (must start with v=0)', ref);
+      return { ok: true, message: { type, to: data.to, sdp: data.sdp } };
+    }
+    case 'ice': {
+      if (!isPeerId(data.to)) return fail('bad-field', `"to" must be a peer id (a positive integer)`, ref);
+      if (!('candidate' in data)) return fail('bad-field', '"candidate" is missing (send null for end-of-candidates)', ref);
+      const candidate = validateCandidate(data.candidate);
+      if (typeof candidate === 'string') return fail('bad-field', candidate, ref);
+      return { ok: true, message: { type, to: data.to, candidate } };
+    }
+    case 'pos': {
+      for (const key of ['x', 'y', 'z', 'facing'] as const) {
+        if (!isCoordinate(data[key])) return fail('bad-field', `"${key}" must be a finite number within ±${MAX_COORDINATE}`, ref);
+      }
+      return { ok: true, message: { type, x: data.x as number, y: data.y as number, z: data.z as number, facing: data.facing as number } };
+    }
+    case 'resume': {
+      if (!isPeerId(data.id)) return fail('bad-field', '"id" must be a peer id', ref);
+      if (typeof data.token !== 'string' || data.token.length === 0 || data.token.length > MAX_TOKEN_CHARS) return fail('bad-field', '"token" must be a short string', ref);
+      return { ok: true, message: { type, id: data.id, token: data.token } };
+    }
+    case 'ping':
+      return { ok: true, message: { type } };
+    default:
+      return fail('unknown-type', `unknown message type "${ref}"; expected offer, answer, ice, pos, resume or ping`, ref);
+  }
+}
+
+/**
+ * Parses a server message on the client. The server is trusted to send the schema, but a proxy
+ * or an old server might not: anything unreadable returns null and is counted, never thrown.
+ */
+export function parseServerMessage(raw: unknown): ServerMessage | null {
+  if (typeof raw !== 'string') return null;
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (!isObject(data) || typeof data.type !== 'string') return null;
+  switch (data.type) {
+    case 'welcome':
+      return isPeerId(data.id) && typeof data.token === 'string' && Array.isArray(data.peers) ? (data as unknown as WelcomeMessage) : null;
+    case 'join':
+    case 'leave':
+      return isPeerId(data.id) ? (data as unknown as JoinMessage | LeaveMessage) : null;
+    case 'offer':
+    case 'answer':
+      return isPeerId(data.from) && typeof data.sdp === 'string' ? (data as unknown as RelayedOffer | RelayedAnswer) : null;
+    case 'ice':
+      return isPeerId(data.from) && 'candidate' in data ? (data as unknown as RelayedIce) : null;
+    case 'pos':
+      return isPeerId(data.from) && isCoordinate(data.x) && isCoordinate(data.y) && isCoordinate(data.z) && isCoordinate(data.facing) ? (data as unknown as RelayedPosition) : null;
+    case 'pong':
+      return { type: 'pong' };
+    case 'error':
+      return typeof data.code === 'string' && typeof data.message === 'string' ? (data as unknown as ErrorMessage) : null;
+    default:
+      return null;
+  }
+}
