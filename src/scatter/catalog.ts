@@ -1,0 +1,263 @@
+import type { Object3D } from 'three';
+import { Emitter } from '../core/emitter.ts';
+import { loadGltfProp, piecesFromObject } from './gltf-prop.ts';
+import type { LodBakeOptions } from './lod-bake.ts';
+import { simplifierReady } from './lod-bake.ts';
+import { bakePiece, type BakedPart } from './prop-lod.ts';
+import type { PropPiece } from './props/prop-types.ts';
+
+/**
+ * The prop catalog: which props exist, in which category, and how to get their geometry. Presets
+ * name categories, never props, so a different catalog needs no engine change. Other modules (the
+ * asset browser) add props here:
+ *
+ * ```ts
+ * catalog.register({ id: 'oak-01', category: 'broadleaf', pieces: [{ geometry, material }] });
+ * catalog.register({ id: 'crate', category: 'prop', object3D: someGroup });
+ * catalog.register({ id: 'fern', category: 'bush', url: '/models/fern.glb' });   // any glTF/GLB
+ * catalog.register({ id: 'lazy', category: 'rock', load: async () => makePieces() });
+ * ```
+ *
+ * Nothing is loaded or baked at registration. {@link PropCatalog.resolve} loads a prop and bakes
+ * its LOD levels once (the in-flight promise is cached, so concurrent callers share it);
+ * {@link PropCatalog.preload} does that for many props in the background with progress. A prop
+ * that fails to load or bake is reported by name (`failed` event, {@link PropCatalog.failures})
+ * and skipped; it never takes the others down.
+ */
+
+export interface PropRegistrationBase {
+  /** Unique id (what recordings and stats name). */
+  id: string;
+  /** Category presets pick from (e.g. "conifer", "rock"). */
+  category: string;
+  /** Replace a prop already registered under this id. Default false (a duplicate id throws). */
+  replace?: boolean;
+}
+
+export type PropRegistration = PropRegistrationBase &
+  (
+    | { pieces: PropPiece[] | (() => PropPiece[]) }
+    | { object3D: Object3D }
+    | { url: string }
+    | { load: () => Promise<PropPiece[] | Object3D> }
+  );
+
+/** A prop loaded and baked: one {@link BakedPart} per piece. */
+export interface ResolvedProp {
+  id: string;
+  category: string;
+  parts: BakedPart[];
+  /** Milliseconds spent loading and baking. */
+  bakeMs: number;
+}
+
+export type PropState = 'registered' | 'loading' | 'ready' | 'failed';
+
+export interface CatalogEvents extends Record<string, unknown> {
+  registered: { id: string; category: string };
+  resolved: ResolvedProp;
+  failed: { id: string; error: Error };
+}
+
+export interface PropCatalogOptions {
+  /** LOD baking options for every prop (ratios, flags, strictness). */
+  lod?: LodBakeOptions;
+  /**
+   * Yields between pieces while baking so frames keep rendering. Default: a macrotask
+   * (MessageChannel where available, else setTimeout 0).
+   */
+  yieldToFrame?: () => Promise<void>;
+}
+
+/** Invalid registration (empty id/category, duplicate id, no source). */
+export class CatalogError extends Error {
+  override name = 'CatalogError';
+}
+
+interface Entry {
+  id: string;
+  category: string;
+  source: PropRegistration;
+  state: PropState;
+  promise?: Promise<ResolvedProp>;
+  resolved?: ResolvedProp;
+  error?: Error;
+}
+
+export class PropCatalog extends Emitter<CatalogEvents> {
+  private readonly entries = new Map<string, Entry>();
+  private readonly byCategory = new Map<string, string[]>();
+  private readonly lod: LodBakeOptions;
+  private readonly yieldToFrame: () => Promise<void>;
+
+  constructor(options: PropCatalogOptions = {}) {
+    super();
+    this.lod = options.lod ?? {};
+    this.yieldToFrame = options.yieldToFrame ?? defaultYield;
+  }
+
+  /** Adds a prop. Throws {@link CatalogError} for an unusable registration. */
+  register(registration: PropRegistration): void {
+    const { id, category } = registration;
+    if (typeof id !== 'string' || id.trim() === '') throw new CatalogError('a prop needs a non-empty id');
+    if (typeof category !== 'string' || category.trim() === '') throw new CatalogError(`prop "${id}" needs a non-empty category`);
+    if (!('pieces' in registration) && !('object3D' in registration) && !('url' in registration) && !('load' in registration)) {
+      throw new CatalogError(`prop "${id}" needs pieces, object3D, url or load`);
+    }
+    const existing = this.entries.get(id);
+    if (existing) {
+      if (!registration.replace) throw new CatalogError(`a prop "${id}" is already registered (pass replace: true to replace it)`);
+      this.removeFromCategory(existing);
+    }
+    this.entries.set(id, { id, category, source: registration, state: 'registered' });
+    // A fresh array per change: callers holding the old one see a consistent snapshot.
+    this.byCategory.set(category, [...(this.byCategory.get(category) ?? []), id]);
+    this.emit('registered', { id, category });
+  }
+
+  /** Registers any glTF/GLB file as a prop (loaded on first use). */
+  registerGltf(registration: PropRegistrationBase & { url: string }): void {
+    this.register(registration);
+  }
+
+  /** Prop ids in a category, in registration order (stable: the placement engine indexes it). */
+  propsIn(category: string): readonly string[] {
+    return this.byCategory.get(category) ?? EMPTY;
+  }
+
+  categories(): string[] {
+    return [...this.byCategory.keys()];
+  }
+
+  ids(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  state(id: string): PropState | undefined {
+    return this.entries.get(id)?.state;
+  }
+
+  categoryOf(id: string): string | undefined {
+    return this.entries.get(id)?.category;
+  }
+
+  /** The baked prop if it is ready now (synchronous), else undefined. */
+  get(id: string): ResolvedProp | undefined {
+    return this.entries.get(id)?.resolved;
+  }
+
+  /** Props that failed, with the reason, by id. */
+  failures(): Map<string, Error> {
+    const out = new Map<string, Error>();
+    for (const entry of this.entries.values()) if (entry.error) out.set(entry.id, entry.error);
+    return out;
+  }
+
+  /**
+   * Loads and bakes a prop once; concurrent and later calls get the same promise. Rejects with an
+   * error naming the prop when it cannot load or a level does not shrink.
+   */
+  resolve(id: string): Promise<ResolvedProp> {
+    const entry = this.entries.get(id);
+    if (!entry) return Promise.reject(new CatalogError(`no prop "${id}" in the catalog`));
+    if (!entry.promise) {
+      entry.state = 'loading';
+      entry.promise = this.loadAndBake(entry).then(
+        (resolved) => {
+          entry.state = 'ready';
+          entry.resolved = resolved;
+          this.emit('resolved', resolved);
+          return resolved;
+        },
+        (error: unknown) => {
+          const failure = new Error(`prop "${id}" failed: ${(error as Error)?.message ?? String(error)}`);
+          entry.state = 'failed';
+          entry.error = failure;
+          this.emit('failed', { id, error: failure });
+          throw failure;
+        },
+      );
+    }
+    return entry.promise;
+  }
+
+  /**
+   * Resolves several props one after another (each yields between pieces), reporting progress.
+   * Never rejects: failures are returned (and were emitted as `failed`).
+   */
+  async preload(ids: readonly string[], onProgress?: (done: number, total: number, id: string) => void): Promise<{ ready: string[]; failed: Array<{ id: string; error: Error }> }> {
+    const ready: string[] = [];
+    const failed: Array<{ id: string; error: Error }> = [];
+    let done = 0;
+    for (const id of ids) {
+      try {
+        await this.resolve(id);
+        ready.push(id);
+      } catch (error) {
+        failed.push({ id, error: error as Error });
+      }
+      onProgress?.(++done, ids.length, id);
+    }
+    return { ready, failed };
+  }
+
+  /** Disposes every baked geometry. Materials belong to whoever made them. */
+  dispose(): void {
+    for (const entry of this.entries.values()) {
+      for (const part of entry.resolved?.parts ?? []) for (const level of part.levels) level.dispose();
+    }
+    this.entries.clear();
+    this.byCategory.clear();
+    this.clear();
+  }
+
+  private async loadAndBake(entry: Entry): Promise<ResolvedProp> {
+    const start = performance.now();
+    await simplifierReady();
+    const pieces = await this.piecesOf(entry);
+    if (pieces.length === 0) throw new Error('has no pieces');
+    const parts: BakedPart[] = [];
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i]!;
+      parts.push(bakePiece(piece, `${entry.id}/${piece.name ?? `part ${i}`}`, this.lod));
+      // Off the click: let a frame render between pieces.
+      if (i < pieces.length - 1) await this.yieldToFrame();
+    }
+    return { id: entry.id, category: entry.category, parts, bakeMs: performance.now() - start };
+  }
+
+  private async piecesOf(entry: Entry): Promise<PropPiece[]> {
+    const source = entry.source;
+    if ('pieces' in source) return typeof source.pieces === 'function' ? source.pieces() : source.pieces;
+    if ('object3D' in source) return piecesFromObject(source.object3D, entry.id);
+    if ('url' in source) return loadGltfProp(source.url);
+    const loaded = await source.load();
+    return Array.isArray(loaded) ? loaded : piecesFromObject(loaded, entry.id);
+  }
+
+  private removeFromCategory(entry: Entry): void {
+    const ids = (this.byCategory.get(entry.category) ?? []).filter((id) => id !== entry.id);
+    if (ids.length) this.byCategory.set(entry.category, ids);
+    else this.byCategory.delete(entry.category);
+  }
+}
+
+const EMPTY: readonly string[] = Object.freeze([]);
+
+function defaultYield(): Promise<void> {
+  if (typeof MessageChannel !== 'undefined') {
+    return new Promise((resolve) => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        channel.port1.close();
+        resolve();
+      };
+      channel.port2.postMessage(0);
+    });
+  }
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}

@@ -1,0 +1,27 @@
+/**
+ * cairn/scatter: a brush that places forests where they belong — presets as JSON data, a pure
+ * deterministic placement engine, a prop catalog with meshoptimizer LOD baking, instanced buckets
+ * with distance LOD, and a heightmap ray-march cursor. See docs/scatter.md.
+ *
+ * Pure (Node-testable): preset, placement, session, instance-buckets, lod-select, lod-bake,
+ * ray-march, transform. three glue: catalog, prop-lod, gltf-prop, props/*, bucket-meshes,
+ * scatter-layer. DOM glue: brush-tool, brush-panel, overview-camera.
+ */
+export * from './preset.ts';
+export * from './presets/index.ts';
+export * from './placement.ts';
+export * from './session.ts';
+export * from './transform.ts';
+export * from './instance-buckets.ts';
+export * from './lod-select.ts';
+export * from './lod-bake.ts';
+export * from './ray-march.ts';
+export * from './catalog.ts';
+export * from './prop-lod.ts';
+export * from './gltf-prop.ts';
+export * from './props/prop-types.ts';
+export * from './props/materials.ts';
+export * from './props/procedural.ts';
+export * from './props/register.ts';
+export * from './bucket-meshes.ts';
+export * from './scatter-layer.ts';

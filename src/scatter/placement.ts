@@ -1,0 +1,254 @@
+import { Mulberry32 } from '../core/rng.ts';
+import { SpatialHash2D } from '../core/spatial-hash.ts';
+import { familyOf, type ScatterPick, type ScatterPreset } from './preset.ts';
+
+/**
+ * The placement engine: pure logic (no three, no DOM). A dab of the brush samples
+ * `densityPerM2 × area` candidate points in the brush disk, reads height and slope from the CPU
+ * heightmap, narrows the preset's picks to those whose conditions pass, picks one by weight, and
+ * keeps it only if no instance of the same family is within the pick's `minSpacing`.
+ *
+ * Determinism: a seeded Mulberry32 makes every choice, each candidate draws exactly
+ * {@link DRAWS_PER_CANDIDATE} numbers whether it is kept or not, and a kept candidate's spacing
+ * reservation enters the spatial hash at once — before anything asynchronous (loading the prop's
+ * asset) happens. So `(seed, dabs)` always gives the same placements.
+ */
+
+/** The ground the engine reads: Cairn's `Heightmap` satisfies it. Slopes in degrees. */
+export interface GroundSampler {
+  readonly waterLevel: number;
+  sampleHeight(x: number, z: number): number;
+  /** Degrees, 0 = flat. */
+  sampleSlope(x: number, z: number): number;
+  sampleNormal(x: number, z: number, out?: { x: number; y: number; z: number }): { x: number; y: number; z: number };
+  contains(x: number, z: number): boolean;
+}
+
+/** Why a candidate was not placed. */
+export type RejectionCause = 'outside' | 'water' | 'altitude' | 'slope' | 'spacing' | 'noProp';
+export const REJECTION_CAUSES: readonly RejectionCause[] = ['slope', 'altitude', 'spacing', 'water', 'outside', 'noProp'];
+export type RejectionCounts = Record<RejectionCause, number>;
+
+/** One brush dab: a disk on the ground. */
+export interface Dab {
+  x: number;
+  z: number;
+  /** Metres. */
+  radius: number;
+}
+
+/** A placed instance: everything needed to draw it, decided synchronously. */
+export interface Placement {
+  /** Session-unique, increasing in placement order. */
+  id: number;
+  propId: string;
+  category: string;
+  family: string;
+  x: number;
+  y: number;
+  z: number;
+  /** Ground slope at the point, degrees. */
+  slope: number;
+  scale: number;
+  /** Radians about the (possibly tilted) up axis. */
+  yaw: number;
+  /** The instance's up vector: the surface normal when the pick aligns to slope, else +Y. */
+  up: { x: number; y: number; z: number };
+}
+
+export interface PlacementEngineOptions {
+  /** Seed of the RNG that makes every choice. */
+  seed: number;
+  ground: GroundSampler;
+  /** Prop ids in a category, in a stable order (the catalog's registration order). */
+  propsIn: (category: string) => readonly string[];
+  /** Spatial hash cell size in metres. Default 4 (spacings of a few metres visit ≤ 9 cells). */
+  cellSize?: number;
+  /** Upper bound on candidates in one dab (a huge brush at a high density). Default 20,000. */
+  maxCandidatesPerDab?: number;
+}
+
+/** Random numbers each candidate consumes, kept or not: radius, angle, pick, prop, scale, yaw. */
+export const DRAWS_PER_CANDIDATE = 6;
+
+export class PlacementEngine {
+  readonly rng: Mulberry32;
+  /** Candidates rejected, by cause, since the engine started (or {@link resetCounts}). */
+  readonly rejections: RejectionCounts = emptyCounts();
+  candidates = 0;
+  placed = 0;
+  /** Categories a preset asked for that the catalog has no props for (reported, skipped). */
+  readonly missingCategories = new Set<string>();
+
+  private readonly ground: GroundSampler;
+  private readonly propsIn: (category: string) => readonly string[];
+  private readonly cellSize: number;
+  private readonly maxCandidates: number;
+  private readonly families = new Map<string, SpatialHash2D>();
+  /** Every live instance, for the eraser. */
+  private readonly all: SpatialHash2D;
+  private readonly live = new Map<number, Placement>();
+  private nextId = 1;
+  // Scratch, reused per candidate (no allocation in the loop).
+  private readonly passing: ScatterPick[] = [];
+  private spacingLimit = 0;
+  private readonly spacingProbe = (id: number): boolean => this.live.has(id);
+
+  constructor(options: PlacementEngineOptions) {
+    this.rng = new Mulberry32(options.seed);
+    this.ground = options.ground;
+    this.propsIn = options.propsIn;
+    this.cellSize = options.cellSize ?? 4;
+    this.maxCandidates = options.maxCandidatesPerDab ?? 20_000;
+    this.all = new SpatialHash2D(this.cellSize);
+  }
+
+  /** Live instances by id. */
+  get instances(): ReadonlyMap<number, Placement> {
+    return this.live;
+  }
+
+  /** Candidates a dab of this radius samples with this preset (fractional part resolved by the RNG). */
+  candidateCount(preset: ScatterPreset, radius: number): number {
+    return Math.min(this.maxCandidates, preset.densityPerM2 * Math.PI * radius * radius);
+  }
+
+  /**
+   * Samples one dab and returns what it placed. Synchronous: the placements' spacing
+   * reservations are in the hash when this returns.
+   */
+  dab(dab: Dab, preset: ScatterPreset, out: Placement[] = []): Placement[] {
+    if (!(dab.radius > 0) || !Number.isFinite(dab.x) || !Number.isFinite(dab.z)) return out;
+    const expected = this.candidateCount(preset, dab.radius);
+    let count = Math.floor(expected);
+    // The fractional candidate is decided by one draw, so small brushes still place on average.
+    if (this.rng.next() < expected - count) count++;
+    const anyUnderwaterPick = preset.picks.some((p) => p.altMin < 0);
+    for (let c = 0; c < count; c++) {
+      const placement = this.candidate(dab, preset, anyUnderwaterPick);
+      if (placement) out.push(placement);
+    }
+    return out;
+  }
+
+  /** Removes an instance (eraser, eviction): frees its spacing reservation. */
+  remove(id: number): Placement | undefined {
+    const placement = this.live.get(id);
+    if (!placement) return undefined;
+    this.live.delete(id);
+    this.all.remove(id);
+    this.families.get(placement.family)?.remove(id);
+    return placement;
+  }
+
+  /** Ids of live instances within `radius` of (x, z), in increasing id order (deterministic). */
+  idsWithin(x: number, z: number, radius: number): number[] {
+    const ids = this.all.queryRadius(x, z, radius);
+    return ids.sort((a, b) => a - b);
+  }
+
+  resetCounts(): void {
+    for (const cause of REJECTION_CAUSES) this.rejections[cause] = 0;
+    this.candidates = 0;
+    this.placed = 0;
+  }
+
+  private candidate(dab: Dab, preset: ScatterPreset, anyUnderwaterPick: boolean): Placement | null {
+    const rng = this.rng;
+    // Always draw the same count, kept or not, so one candidate's fate never shifts the next's numbers.
+    const u = rng.next();
+    const v = rng.next();
+    const pickRoll = rng.next();
+    const propRoll = rng.next();
+    const scaleRoll = rng.next();
+    const yawRoll = rng.next();
+    this.candidates++;
+
+    const r = dab.radius * Math.sqrt(u);
+    const angle = v * Math.PI * 2;
+    const x = dab.x + r * Math.cos(angle);
+    const z = dab.z + r * Math.sin(angle);
+    const ground = this.ground;
+    if (!ground.contains(x, z)) return this.reject('outside');
+    const y = ground.sampleHeight(x, z);
+    const altitude = y - ground.waterLevel;
+    if (altitude < 0 && !anyUnderwaterPick) return this.reject('water');
+    const slope = ground.sampleSlope(x, z);
+
+    // Narrow the picks to those whose conditions pass here.
+    const passing = this.passing;
+    passing.length = 0;
+    let altitudeOk = false;
+    let propless = false;
+    let total = 0;
+    for (const pick of preset.picks) {
+      if (altitude < pick.altMin || altitude > pick.altMax) continue;
+      altitudeOk = true;
+      if (slope < pick.slopeMin || slope > pick.slopeMax) continue;
+      if (this.propsIn(pick.category).length === 0) {
+        this.missingCategories.add(pick.category);
+        propless = true;
+        continue;
+      }
+      passing.push(pick);
+      total += pick.weight;
+    }
+    if (passing.length === 0) {
+      if (!altitudeOk) return this.reject(altitude < 0 ? 'water' : 'altitude');
+      return this.reject(propless ? 'noProp' : 'slope');
+    }
+
+    // Pick one by weight.
+    let roll = pickRoll * total;
+    let pick = passing[passing.length - 1]!;
+    for (const candidate of passing) {
+      roll -= candidate.weight;
+      if (roll < 0) {
+        pick = candidate;
+        break;
+      }
+    }
+
+    // Per-family minimum spacing, in a radius query on the family's spatial hash.
+    const family = familyOf(pick);
+    let hash = this.families.get(family);
+    if (!hash) this.families.set(family, (hash = new SpatialHash2D(this.cellSize)));
+    if (pick.minSpacing > 0) {
+      this.spacingLimit = pick.minSpacing;
+      if (hash.anyWithin(x, z, this.spacingLimit, this.spacingProbe)) return this.reject('spacing');
+    }
+
+    const props = this.propsIn(pick.category);
+    const propId = props[Math.min(props.length - 1, Math.floor(propRoll * props.length))]!;
+    const [scaleMin, scaleMax] = preset.scaleJitter;
+    const up = pick.alignToSlope ? ground.sampleNormal(x, z, { x: 0, y: 1, z: 0 }) : { x: 0, y: 1, z: 0 };
+    const placement: Placement = {
+      id: this.nextId++,
+      propId,
+      category: pick.category,
+      family,
+      x,
+      y,
+      z,
+      slope,
+      scale: scaleMin + (scaleMax - scaleMin) * scaleRoll,
+      yaw: (yawRoll * 2 - 1) * preset.yawJitter,
+      up,
+    };
+    // The reservation enters the hash now, before the prop's asset is even looked at.
+    hash.insert(placement.id, x, z);
+    this.all.insert(placement.id, x, z);
+    this.live.set(placement.id, placement);
+    this.placed++;
+    return placement;
+  }
+
+  private reject(cause: RejectionCause): null {
+    this.rejections[cause]++;
+    return null;
+  }
+}
+
+export function emptyCounts(): RejectionCounts {
+  return { slope: 0, altitude: 0, spacing: 0, water: 0, outside: 0, noProp: 0 };
+}

@@ -1,0 +1,457 @@
+import type { Object3D } from 'three';
+import { Emitter } from '../core/emitter.ts';
+import { BucketMeshes } from './bucket-meshes.ts';
+import { PropCatalog, type ResolvedProp } from './catalog.ts';
+import { BucketSet } from './instance-buckets.ts';
+import { LodSelector, type LodBands } from './lod-select.ts';
+import type { GroundSampler, Placement, RejectionCounts } from './placement.ts';
+import { categoriesOf, loadPresets, PresetError, type ScatterPreset } from './preset.ts';
+import { BUILTIN_PRESET_DATA } from './presets/index.ts';
+import { registerProceduralProps } from './props/register.ts';
+import type { PropMaterials } from './props/materials.ts';
+import { ScatterSession, type BrushEvent, type BrushRecording, type SessionChange } from './session.ts';
+import { writePlacementMatrix } from './transform.ts';
+
+/**
+ * The scatter layer: a {@link ScatterSession} (pure, deterministic placement) drawn through
+ * instanced buckets — one InstancedMesh per (prop, part, LOD level) — with distance LOD. It owns
+ * no DOM and no renderer, so it runs in Node for benchmarks; the brush tool and pages drive it.
+ *
+ * Timing never changes placement: a stroke decides every instance synchronously; instances whose
+ * prop is still loading wait in `pending` and enter their buckets when it resolves (or are
+ * skipped, and reported by prop name, when it fails).
+ */
+
+/** Live figures, published as `window.cairn.stats.scatter` by the pages. */
+export interface ScatterStats {
+  seed: number;
+  preset: string | null;
+  /** Instances placed and alive (logical, whether drawn yet or not). */
+  instances: number;
+  /** Instances in buckets (drawn). */
+  rendered: number;
+  /** Waiting for their prop to finish baking. */
+  pending: number;
+  /** Not drawn because their prop failed to load or bake. */
+  skipped: number;
+  candidates: number;
+  placed: number;
+  rejections: RejectionCounts;
+  /** Buckets created / holding instances / of those, casting shadows. */
+  buckets: number;
+  liveBuckets: number;
+  shadowBuckets: number;
+  /** Drawn instances per LOD level. */
+  perLevel: number[];
+  lod: { evaluations: number; skipped: number; lastChanges: number; lastMs: number };
+  bake: { state: 'idle' | 'baking' | 'ready'; done: number; total: number; current: string; ms: number };
+  /** Triangles per level of each baked prop part, e.g. { "proc:spruce/canopy": [144, 72, 20] }. */
+  lodTriangles: Record<string, number[]>;
+  /** Props that failed to load or bake, with the reason. */
+  failedProps: Record<string, string>;
+  /** Presets that failed validation, with every bad field. */
+  invalidPresets: Record<string, string>;
+  /** Categories presets asked for that no prop fills. */
+  missingCategories: string[];
+  /** Typed-array allocations by buckets (growth) and InstancedMesh swaps. */
+  allocations: number;
+  meshSwaps: number;
+  /** Brush events recorded. */
+  events: number;
+  /** ms the last paint/erase took, synchronous part (placement + bucket writes). */
+  lastStrokeMs: number;
+}
+
+export interface ScatterLayerOptions {
+  ground: GroundSampler;
+  /** Default: a new catalog with Cairn's procedural props registered. */
+  catalog?: PropCatalog;
+  /** Raw preset JSON to validate and offer. Default: the five built-in presets. */
+  presetData?: ReadonlyArray<{ source: string; data: unknown }>;
+  /** Seed of the placement RNG. Default 1. */
+  seed?: number;
+  /** FIFO eviction past this many instances. Default 50,000. */
+  maxInstances?: number;
+  lodBands?: LodBands;
+  /** Whether full-detail props cast shadows. Default true. */
+  shadows?: boolean;
+  /** The layer's group is added here when given (e.g. the scene). */
+  parent?: Object3D;
+}
+
+export interface ScatterLayerEvents extends Record<string, unknown> {
+  /** Something the user should see (bad preset, prop that failed): show it where they look. */
+  problem: { title: string; detail: string };
+  /** Background bake progress for the chosen preset. */
+  progress: { done: number; total: number; current: string; state: 'baking' | 'ready' };
+  /** After each applied brush event. */
+  change: SessionChange & { event: BrushEvent };
+}
+
+/** Rendering state of one prop: bucket ids per [level][part]. */
+interface PropBuckets {
+  prop: ResolvedProp;
+  bucketIds: number[][];
+}
+
+interface Rendered {
+  buckets: PropBuckets;
+  entries: Int32Array;
+  level: number;
+}
+
+export class ScatterLayer extends Emitter<ScatterLayerEvents> {
+  readonly catalog: PropCatalog;
+  readonly presets = new Map<string, ScatterPreset>();
+  readonly buckets: BucketSet;
+  readonly meshes: BucketMeshes;
+  readonly lod: LodSelector;
+  readonly stats: ScatterStats;
+  session: ScatterSession;
+  private readonly ground: GroundSampler;
+  private readonly maxInstances: number;
+  private readonly shadows: boolean;
+  private readonly ownsCatalog: boolean;
+  private readonly materials: PropMaterials | null = null;
+  private readonly propBuckets = new Map<string, PropBuckets>();
+  private readonly rendered = new Map<number, Rendered>();
+  private readonly pending = new Map<string, Set<number>>();
+  private readonly failed = new Map<string, Set<number>>();
+  private readonly preloads = new Map<string, Promise<void>>();
+  private readonly perLevel = [0, 0, 0];
+  private readonly matrix = new Float32Array(16);
+  private unsubscribeSession: () => void = () => undefined;
+  private readonly unsubscribeCatalog: () => void;
+
+  constructor(options: ScatterLayerOptions) {
+    super();
+    this.ground = options.ground;
+    this.maxInstances = options.maxInstances ?? 50_000;
+    this.shadows = options.shadows ?? true;
+    this.ownsCatalog = !options.catalog;
+    this.catalog = options.catalog ?? new PropCatalog();
+    if (!options.catalog) this.materials = registerProceduralProps(this.catalog);
+    // The closure runs only when a bucket grows, after `meshes` exists.
+    this.buckets = new BucketSet({ onGrow: (bucket) => this.meshes.onGrow(bucket) });
+    this.meshes = new BucketMeshes(this.buckets);
+    this.lod = new LodSelector({ bands: options.lodBands, onChange: this.onLevelChange });
+    options.parent?.add(this.meshes.group);
+
+    this.stats = {
+      seed: 0,
+      preset: null,
+      instances: 0,
+      rendered: 0,
+      pending: 0,
+      skipped: 0,
+      candidates: 0,
+      placed: 0,
+      rejections: { slope: 0, altitude: 0, spacing: 0, water: 0, outside: 0, noProp: 0 },
+      buckets: 0,
+      liveBuckets: 0,
+      shadowBuckets: 0,
+      perLevel: this.perLevel,
+      lod: { evaluations: 0, skipped: 0, lastChanges: 0, lastMs: 0 },
+      bake: { state: 'idle', done: 0, total: 0, current: '', ms: 0 },
+      lodTriangles: {},
+      failedProps: {},
+      invalidPresets: {},
+      missingCategories: [],
+      allocations: 0,
+      meshSwaps: 0,
+      events: 0,
+      lastStrokeMs: 0,
+    };
+    this.addPresets(options.presetData ?? BUILTIN_PRESET_DATA);
+    this.unsubscribeCatalog = this.catalog.on('failed', ({ id, error }) => {
+      this.stats.failedProps[id] = error.message;
+      this.emit('problem', { title: `Prop "${id}" could not be used`, detail: `${error.message}\nIts instances are skipped; everything else still places.` });
+    });
+    this.session = this.createSession(options.seed ?? 1);
+  }
+
+  /** The scene object holding every bucket mesh. */
+  get group(): Object3D {
+    return this.meshes.group;
+  }
+
+  /**
+   * Validates and adds presets. Invalid ones are reported by name (event `problem`,
+   * `stats.invalidPresets`) and skipped; returns the errors.
+   */
+  addPresets(data: ReadonlyArray<{ source: string; data: unknown }>): PresetError[] {
+    const { presets, errors } = loadPresets(data);
+    for (const preset of presets) {
+      if (this.presets.has(preset.id)) {
+        errors.push(new PresetError(preset.name, [{ path: 'id', message: `duplicate id "${preset.id}" (already loaded)` }]));
+        continue;
+      }
+      this.presets.set(preset.id, preset);
+    }
+    for (const error of errors) {
+      this.stats.invalidPresets[error.presetName] = error.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+      this.emit('problem', { title: `Preset "${error.presetName}" is invalid and was skipped`, detail: error.errors.map((e) => `${e.path}: ${e.message}`).join('\n') });
+    }
+    return errors;
+  }
+
+  /**
+   * Chooses a preset (recorded as a brush event) and starts baking every prop it can use in the
+   * background. Returns the bake promise; a second call for the same preset joins it. Painting
+   * does not wait for it.
+   */
+  choosePreset(id: string): Promise<void> {
+    this.apply({ kind: 'preset', presetId: id });
+    return this.preloadPreset(id);
+  }
+
+  /** Bakes a preset's props in the background (cached per preset); progress in stats.bake. */
+  preloadPreset(id: string): Promise<void> {
+    const preset = this.presets.get(id);
+    if (!preset) return Promise.reject(new Error(`unknown preset "${id}"`));
+    let promise = this.preloads.get(id);
+    if (!promise) {
+      const ids = categoriesOf(preset).flatMap((category) => this.catalog.propsIn(category));
+      const bake = this.stats.bake;
+      const start = performance.now();
+      bake.state = 'baking';
+      bake.done = 0;
+      bake.total = ids.length;
+      bake.current = ids[0] ?? '';
+      this.emit('progress', { done: 0, total: ids.length, current: bake.current, state: 'baking' });
+      promise = this.catalog
+        .preload(ids, (done, total, current) => {
+          bake.done = done;
+          bake.total = total;
+          bake.current = current;
+          this.emit('progress', { done, total, current, state: done === total ? 'ready' : 'baking' });
+        })
+        .then(() => {
+          bake.state = 'ready';
+          bake.ms = performance.now() - start;
+        });
+      this.preloads.set(id, promise);
+    }
+    return promise;
+  }
+
+  /** Paints one dab at (x, z). Returns what it placed/evicted (logical; drawing may follow). */
+  paint(x: number, z: number, radius: number): SessionChange {
+    return this.apply({ kind: 'paint', x, z, radius });
+  }
+
+  erase(x: number, z: number, radius: number): SessionChange {
+    return this.apply({ kind: 'erase', x, z, radius });
+  }
+
+  /** Applies one brush event (recorded). Throws BrushEventError for one that cannot apply. */
+  apply(event: BrushEvent): SessionChange {
+    const start = performance.now();
+    const change = this.session.apply(event);
+    if (event.kind !== 'preset') this.stats.lastStrokeMs = performance.now() - start;
+    return change;
+  }
+
+  recording(): BrushRecording {
+    return this.session.recording();
+  }
+
+  /**
+   * Clears everything and replays a recording: the same instances, ids and transforms as the
+   * session that recorded it (with the same catalog and presets). Resolves when every prop it
+   * uses is drawn or has failed.
+   */
+  async replay(recording: BrushRecording): Promise<void> {
+    this.reset(recording.seed);
+    for (const event of recording.events) this.apply(event);
+    await this.whenIdle();
+  }
+
+  /** Removes every instance and starts a new session (new seed optional). */
+  reset(seed = this.session.seed): void {
+    for (const id of [...this.rendered.keys()]) this.unrender(id);
+    this.pending.clear();
+    this.failed.clear();
+    this.unsubscribeSession();
+    this.session = this.createSession(seed);
+    this.refreshStats();
+  }
+
+  /** Resolves when no instance is waiting for its prop. */
+  async whenIdle(): Promise<void> {
+    while (this.pending.size > 0) {
+      const ids = [...this.pending.keys()];
+      await Promise.allSettled(ids.map((id) => this.catalog.resolve(id)));
+      await Promise.resolve();
+    }
+  }
+
+  /**
+   * Per frame: re-evaluates LOD (at most 4 Hz, only when the camera moved) and pushes bucket
+   * changes to the meshes.
+   */
+  update(camera: { x: number; y: number; z: number }, timeSeconds: number): void {
+    const start = performance.now();
+    if (this.lod.update(camera.x, camera.y, camera.z, timeSeconds)) this.stats.lod.lastMs = performance.now() - start;
+    this.meshes.sync();
+    this.refreshStats();
+  }
+
+  /** Logical instances (sorted by id), with whether each is drawn and at which level. */
+  snapshot(): Array<Placement & { rendered: boolean; level: number }> {
+    return [...this.session.instances.values()]
+      .sort((a, b) => a.id - b.id)
+      .map((p) => ({ ...p, up: { ...p.up }, rendered: this.rendered.has(p.id), level: this.rendered.get(p.id)?.level ?? -1 }));
+  }
+
+  dispose(): void {
+    this.unsubscribeSession();
+    this.unsubscribeCatalog();
+    this.meshes.dispose();
+    if (this.ownsCatalog) {
+      this.catalog.dispose();
+      this.materials?.dispose();
+    }
+    this.clear();
+  }
+
+  private createSession(seed: number): ScatterSession {
+    const session = new ScatterSession({ seed, ground: this.ground, propsIn: (category) => this.catalog.propsIn(category), presets: this.presets, maxInstances: this.maxInstances });
+    this.unsubscribeSession = session.on('change', (change) => this.onSessionChange(change));
+    this.stats.seed = session.seed;
+    return session;
+  }
+
+  private onSessionChange(change: SessionChange & { event: BrushEvent }): void {
+    for (const placement of change.removed) this.unrender(placement.id);
+    for (const placement of change.added) this.render(placement);
+    this.meshes.sync();
+    this.refreshStats();
+    this.emit('change', change);
+  }
+
+  /** Draws a placement now if its prop is baked, else queues it (never blocks the stroke). */
+  private render(placement: Placement): void {
+    const prop = this.catalog.get(placement.propId);
+    if (prop) {
+      this.addToBuckets(placement, prop);
+      return;
+    }
+    if (this.catalog.state(placement.propId) === 'failed') {
+      this.queue(this.failed, placement.propId, placement.id);
+      return;
+    }
+    const waiting = this.pending.get(placement.propId);
+    if (waiting) {
+      waiting.add(placement.id);
+      return;
+    }
+    this.pending.set(placement.propId, new Set([placement.id]));
+    const session = this.session;
+    this.catalog.resolve(placement.propId).then(
+      (resolved) => this.flushPending(resolved.id, session, resolved),
+      () => this.flushPending(placement.propId, session, null),
+    );
+  }
+
+  private flushPending(propId: string, session: ScatterSession, prop: ResolvedProp | null): void {
+    const ids = this.pending.get(propId);
+    this.pending.delete(propId);
+    if (!ids || session !== this.session) return;
+    for (const id of ids) {
+      const placement = session.instances.get(id);
+      if (!placement) continue; // erased or evicted while its prop loaded
+      if (prop) this.addToBuckets(placement, prop);
+      else this.queue(this.failed, propId, id);
+    }
+    this.meshes.sync();
+    this.refreshStats();
+  }
+
+  private queue(map: Map<string, Set<number>>, propId: string, id: number): void {
+    let set = map.get(propId);
+    if (!set) map.set(propId, (set = new Set()));
+    set.add(id);
+  }
+
+  private addToBuckets(placement: Placement, prop: ResolvedProp): void {
+    const buckets = this.bucketsFor(prop);
+    writePlacementMatrix(placement, this.matrix);
+    const level = this.lod.add(placement.id, placement.x, placement.y, placement.z);
+    const ids = buckets.bucketIds[level]!;
+    const entries = new Int32Array(ids.length);
+    for (let part = 0; part < ids.length; part++) entries[part] = this.buckets.add(ids[part]!, this.matrix);
+    this.rendered.set(placement.id, { buckets, entries, level });
+    this.perLevel[level]!++;
+  }
+
+  private unrender(id: number): void {
+    const rendered = this.rendered.get(id);
+    if (!rendered) {
+      for (const map of [this.pending, this.failed]) for (const set of map.values()) set.delete(id);
+      return;
+    }
+    for (let part = 0; part < rendered.entries.length; part++) this.buckets.remove(rendered.entries[part]!);
+    this.lod.remove(id);
+    this.perLevel[rendered.level]!--;
+    this.rendered.delete(id);
+  }
+
+  /** LOD change: move every part's entry to the bucket of the new level. Allocates nothing. */
+  private readonly onLevelChange = (handle: number, from: number, to: number): void => {
+    const rendered = this.rendered.get(handle);
+    if (!rendered) return;
+    const target = rendered.buckets.bucketIds[to]!;
+    for (let part = 0; part < rendered.entries.length; part++) this.buckets.move(rendered.entries[part]!, target[part]!);
+    rendered.level = to;
+    this.perLevel[from]!--;
+    this.perLevel[to]!++;
+  };
+
+  private bucketsFor(prop: ResolvedProp): PropBuckets {
+    let buckets = this.propBuckets.get(prop.id);
+    if (buckets) return buckets;
+    const levels = prop.parts[0]!.levels.length;
+    const bucketIds: number[][] = [];
+    for (let level = 0; level < levels; level++) {
+      bucketIds.push(
+        prop.parts.map((part) => {
+          const id = this.buckets.createBucket();
+          this.meshes.attach(id, { geometry: part.levels[level]!, material: part.material, castShadow: this.shadows && level === 0 && part.castShadow, name: `${prop.id}/${part.name}/LOD${level}` });
+          return id;
+        }),
+      );
+    }
+    for (const part of prop.parts) this.stats.lodTriangles[`${prop.id}/${part.name}`] = part.triangles;
+    buckets = { prop, bucketIds };
+    this.propBuckets.set(prop.id, buckets);
+    return buckets;
+  }
+
+  private refreshStats(): void {
+    const s = this.stats;
+    const engine = this.session.engine;
+    s.preset = this.session.preset?.id ?? null;
+    s.instances = this.session.instances.size;
+    s.rendered = this.rendered.size;
+    let pending = 0;
+    for (const set of this.pending.values()) pending += set.size;
+    let skipped = 0;
+    for (const set of this.failed.values()) skipped += set.size;
+    s.pending = pending;
+    s.skipped = skipped;
+    s.candidates = engine.candidates;
+    s.placed = engine.placed;
+    Object.assign(s.rejections, engine.rejections);
+    s.buckets = this.buckets.buckets.length;
+    s.liveBuckets = this.meshes.liveBuckets();
+    s.shadowBuckets = this.meshes.shadowBuckets();
+    s.lod.evaluations = this.lod.evaluations;
+    s.lod.skipped = this.lod.skipped;
+    s.lod.lastChanges = this.lod.lastChanges;
+    s.missingCategories = [...engine.missingCategories];
+    s.allocations = this.buckets.allocations;
+    s.meshSwaps = this.meshes.swaps;
+    s.events = this.session.eventCount;
+  }
+}

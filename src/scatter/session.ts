@@ -1,0 +1,165 @@
+import { Emitter } from '../core/emitter.ts';
+import { PlacementEngine, type GroundSampler, type Placement, type RejectionCounts } from './placement.ts';
+import type { ScatterPreset } from './preset.ts';
+
+/**
+ * A scatter session: the seed, the presets, and the brush events applied in order. Pure logic:
+ * everything the brush does goes through {@link ScatterSession.apply}, and the events are recorded,
+ * so `(seed, events)` replays a session exactly — the same instances with the same ids, positions,
+ * props, scales and yaws — whatever the timing of asset loads or frames was the first time.
+ */
+
+/** What the brush did. Positions are on the ground (metres), so a replay needs no camera. */
+export type BrushEvent =
+  | { kind: 'preset'; presetId: string }
+  | { kind: 'paint'; x: number; z: number; radius: number }
+  | { kind: 'erase'; x: number; z: number; radius: number };
+
+/** A saved session: replay it with {@link ScatterSession.replay}. Plain JSON. */
+export interface BrushRecording {
+  version: 1;
+  seed: number;
+  events: BrushEvent[];
+}
+
+export interface ScatterSessionOptions {
+  seed: number;
+  ground: GroundSampler;
+  /** Prop ids per category, stable order (from the catalog). */
+  propsIn: (category: string) => readonly string[];
+  /** Presets by id (validated). */
+  presets: ReadonlyMap<string, ScatterPreset>;
+  /**
+   * Most live instances; past it the oldest are evicted first (FIFO). Default 50,000. Eviction
+   * depends only on counts, so it replays exactly too.
+   */
+  maxInstances?: number;
+}
+
+export interface SessionChange {
+  added: Placement[];
+  removed: Placement[];
+}
+
+export interface SessionEvents extends Record<string, unknown> {
+  /** After every applied event, with what it added and removed. */
+  change: SessionChange & { event: BrushEvent };
+}
+
+/** Thrown for an event that cannot apply (unknown preset, painting before choosing one). */
+export class BrushEventError extends Error {
+  override name = 'BrushEventError';
+}
+
+export class ScatterSession extends Emitter<SessionEvents> {
+  readonly seed: number;
+  readonly engine: PlacementEngine;
+  readonly maxInstances: number;
+  private readonly presets: ReadonlyMap<string, ScatterPreset>;
+  private readonly events: BrushEvent[] = [];
+  private currentPreset: ScatterPreset | null = null;
+  /** Live ids in placement order, for FIFO eviction: a queue with a moving head (O(1) pop). */
+  private order: number[] = [];
+  private head = 0;
+
+  constructor(options: ScatterSessionOptions) {
+    super();
+    this.seed = options.seed >>> 0;
+    this.presets = options.presets;
+    this.maxInstances = options.maxInstances ?? 50_000;
+    this.engine = new PlacementEngine({ seed: this.seed, ground: options.ground, propsIn: options.propsIn });
+  }
+
+  /** Rebuilds a session from a recording (same ground, catalog and presets assumed). */
+  static replay(recording: BrushRecording, options: Omit<ScatterSessionOptions, 'seed'>): ScatterSession {
+    if (recording.version !== 1) throw new BrushEventError(`unsupported recording version ${String(recording.version)}`);
+    const session = new ScatterSession({ ...options, seed: recording.seed });
+    for (const event of recording.events) session.apply(event);
+    return session;
+  }
+
+  get preset(): ScatterPreset | null {
+    return this.currentPreset;
+  }
+
+  get instances(): ReadonlyMap<number, Placement> {
+    return this.engine.instances;
+  }
+
+  get rejections(): RejectionCounts {
+    return this.engine.rejections;
+  }
+
+  /** Events applied so far. */
+  get eventCount(): number {
+    return this.events.length;
+  }
+
+  /** The events so far, as a recording (a copy). */
+  recording(): BrushRecording {
+    return { version: 1, seed: this.seed, events: this.events.map((e) => ({ ...e })) };
+  }
+
+  /**
+   * Applies one brush event synchronously and records it. Throws {@link BrushEventError} (and
+   * records nothing) for an event that cannot apply, so a recording only holds events that did.
+   */
+  apply(event: BrushEvent): SessionChange {
+    const change: SessionChange = { added: [], removed: [] };
+    switch (event.kind) {
+      case 'preset': {
+        const preset = this.presets.get(event.presetId);
+        if (!preset) throw new BrushEventError(`unknown preset "${event.presetId}"`);
+        this.currentPreset = preset;
+        break;
+      }
+      case 'paint': {
+        if (!this.currentPreset) throw new BrushEventError('choose a preset before painting');
+        assertDisk(event);
+        this.engine.dab(event, this.currentPreset, change.added);
+        for (const placement of change.added) this.order.push(placement.id);
+        this.evictOverflow(change.removed);
+        break;
+      }
+      case 'erase': {
+        assertDisk(event);
+        for (const id of this.engine.idsWithin(event.x, event.z, event.radius)) {
+          const removed = this.engine.remove(id);
+          if (removed) change.removed.push(removed);
+        }
+        break;
+      }
+      default:
+        throw new BrushEventError(`unknown brush event ${JSON.stringify(event)}`);
+    }
+    this.events.push({ ...event });
+    this.emit('change', { ...change, event });
+    return change;
+  }
+
+  /** A canonical, comparable list of the live instances (for replay checks and tests). */
+  snapshot(): Array<[id: number, propId: string, x: number, y: number, z: number, scale: number, yaw: number]> {
+    return [...this.engine.instances.values()]
+      .sort((a, b) => a.id - b.id)
+      .map((p) => [p.id, p.propId, p.x, p.y, p.z, p.scale, p.yaw]);
+  }
+
+  private evictOverflow(removed: Placement[]): void {
+    while (this.engine.instances.size > this.maxInstances && this.head < this.order.length) {
+      const id = this.order[this.head++]!;
+      const placement = this.engine.remove(id);
+      if (placement) removed.push(placement);
+    }
+    // Compact the queue now and then so it does not grow without bound.
+    if (this.head > 4096 && this.head * 2 > this.order.length) {
+      this.order = this.order.slice(this.head).filter((id) => this.engine.instances.has(id));
+      this.head = 0;
+    }
+  }
+}
+
+function assertDisk(event: { x: number; z: number; radius: number }): void {
+  if (!Number.isFinite(event.x) || !Number.isFinite(event.z) || !(event.radius > 0) || !Number.isFinite(event.radius)) {
+    throw new BrushEventError(`a brush disk needs finite x, z and a radius > 0 (got ${event.x}, ${event.z}, r ${event.radius})`);
+  }
+}
