@@ -1,0 +1,149 @@
+/**
+ * GPU storage for bone matrices, in the two forms the devices need (see bone-path.ts):
+ * - 'storage': a read-only storage buffer of vec4 rows (WebGPU);
+ * - 'texture': an RGBA32F texture read with textureLoad (WebGL2, WebGPU compatibility mode).
+ * Both hold the same bytes in the same order — per row (an avatar slot, or a baked frame), every
+ * bone's three affine rows — and give the shader one `fetch(row, texel)` to read them. Live bones
+ * upload only the occupied range each frame: buffer update ranges on 'storage', texture layers on
+ * 'texture' (three r187 uploads array-texture layers selectively, not sub-rectangles).
+ */
+import { DataArrayTexture, DataTexture, FloatType, NearestFilter, RGBAFormat, StorageBufferAttribute } from 'three/webgpu';
+import { int, ivec2, storage, textureLoad } from 'three/tsl';
+import type { BonePath } from './bone-path.ts';
+import { FLOATS_PER_BONE } from './virtual-skeleton.ts';
+
+/** A TSL node (kept loose: three's TSL typings do not compose well across helpers). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type TslNode = any;
+
+/** Reads texel `texel` (bone × 3 + affine row) of row `row`; both are TSL int nodes. */
+export type BoneFetch = (row: TslNode, texel: TslNode) => TslNode;
+
+const TEXELS_PER_BONE = FLOATS_PER_BONE / 4;
+
+/** Avatar slots per texture layer on the texture path: the upload granularity. */
+export const LIVE_ROWS_PER_LAYER = 8;
+
+/**
+ * The live bone buffer: `capacity` slots × bones × 3 texels. It wraps an array it does not own
+ * (the live slot table's channel) and is rebuilt when that table reallocates.
+ */
+export class LiveBoneBuffer {
+  readonly path: BonePath;
+  readonly boneCount: number;
+  private array: Float32Array;
+  private capacity: number;
+  private attribute: StorageBufferAttribute | null = null;
+  private texture: DataArrayTexture | null = null;
+  /** TSL accessor; replaced (with the GPU resource) on {@link wrap}. */
+  fetch!: BoneFetch;
+
+  constructor(path: BonePath, boneCount: number, array: Float32Array, capacity: number) {
+    this.path = path;
+    this.boneCount = boneCount;
+    this.array = array;
+    this.capacity = capacity;
+    this.wrap(array, capacity);
+  }
+
+  /** Floats per avatar slot. */
+  get slotFloats(): number {
+    return this.boneCount * FLOATS_PER_BONE;
+  }
+
+  /** Points the buffer at a (re)allocated array; the shader nodes must be rebuilt afterwards. */
+  wrap(array: Float32Array, capacity: number): void {
+    const texelsPerRow = this.boneCount * TEXELS_PER_BONE;
+    if (array.length !== capacity * texelsPerRow * 4) throw new RangeError(`LiveBoneBuffer: array of ${array.length} floats does not hold ${capacity} slots of ${this.boneCount} bones`);
+    this.dispose();
+    this.array = array;
+    this.capacity = capacity;
+    if (this.path === 'storage') {
+      const attribute = new StorageBufferAttribute(array, 4);
+      attribute.name = 'crowdLiveBones';
+      this.attribute = attribute;
+      const node = storage(attribute, 'vec4', attribute.count).toReadOnly();
+      this.fetch = (row, texel) => node.element(int(row).mul(texelsPerRow).add(texel));
+    } else {
+      if (capacity % LIVE_ROWS_PER_LAYER !== 0) throw new RangeError(`LiveBoneBuffer: capacity ${capacity} is not a multiple of ${LIVE_ROWS_PER_LAYER}`);
+      const texture = new DataArrayTexture(array, texelsPerRow, LIVE_ROWS_PER_LAYER, capacity / LIVE_ROWS_PER_LAYER);
+      configureDataTexture(texture);
+      texture.name = 'crowdLiveBones';
+      texture.needsUpdate = true;
+      this.texture = texture;
+      this.fetch = (row, texel) => {
+        const slot = int(row);
+        return textureLoad(texture, ivec2(texel, slot.mod(LIVE_ROWS_PER_LAYER))).depth(slot.div(LIVE_ROWS_PER_LAYER));
+      };
+    }
+  }
+
+  /** Schedules the upload of slots [0, count); returns the bytes that will move. */
+  upload(count: number): number {
+    if (count <= 0) return 0;
+    const floatsPerSlot = this.slotFloats;
+    if (this.attribute) {
+      this.attribute.clearUpdateRanges();
+      this.attribute.addUpdateRange(0, count * floatsPerSlot);
+      this.attribute.needsUpdate = true;
+      return count * floatsPerSlot * 4;
+    }
+    const texture = this.texture!;
+    const layers = Math.ceil(count / LIVE_ROWS_PER_LAYER);
+    for (let layer = 0; layer < layers; layer++) texture.addLayerUpdate(layer);
+    texture.needsUpdate = true;
+    return layers * LIVE_ROWS_PER_LAYER * floatsPerSlot * 4;
+  }
+
+  /** Bytes held on the GPU. */
+  get bytes(): number {
+    return this.array.byteLength;
+  }
+
+  dispose(): void {
+    this.texture?.dispose();
+    this.texture = null;
+    this.attribute = null;
+  }
+}
+
+/** The baked-pose table: written once, read by far avatars. */
+export class BakedBoneBuffer {
+  readonly path: BonePath;
+  readonly fetch: BoneFetch;
+  readonly bytes: number;
+  private readonly texture: DataTexture | null = null;
+
+  constructor(path: BonePath, boneCount: number, data: Float32Array, rows: number) {
+    this.path = path;
+    const texelsPerRow = boneCount * TEXELS_PER_BONE;
+    if (data.length !== rows * texelsPerRow * 4) throw new RangeError(`BakedBoneBuffer: ${data.length} floats is not ${rows} rows of ${boneCount} bones`);
+    this.bytes = data.byteLength;
+    if (path === 'storage') {
+      const attribute = new StorageBufferAttribute(data, 4);
+      attribute.name = 'crowdBakedBones';
+      const node = storage(attribute, 'vec4', attribute.count).toReadOnly();
+      this.fetch = (row, texel) => node.element(int(row).mul(texelsPerRow).add(texel));
+    } else {
+      const texture = new DataTexture(data, texelsPerRow, rows);
+      configureDataTexture(texture);
+      texture.name = 'crowdBakedBones';
+      texture.needsUpdate = true;
+      this.texture = texture;
+      this.fetch = (row, texel) => textureLoad(texture, ivec2(texel, int(row)));
+    }
+  }
+
+  dispose(): void {
+    this.texture?.dispose();
+  }
+}
+
+function configureDataTexture(texture: DataTexture | DataArrayTexture): void {
+  texture.format = RGBAFormat;
+  texture.type = FloatType;
+  texture.magFilter = NearestFilter;
+  texture.minFilter = NearestFilter;
+  texture.generateMipmaps = false;
+  texture.flipY = false;
+}

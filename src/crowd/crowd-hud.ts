@@ -1,0 +1,45 @@
+/**
+ * The crowd's HUD rows, computed only from `cairn.stats.crowd` (and the budget reading stored
+ * there), so the HUD shows exactly what tests assert. Pure: no DOM.
+ */
+import type { CrowdStats } from './crowd.ts';
+import type { GpuBudgetReading } from './gpu-budget.ts';
+
+export interface CrowdHudRow {
+  label: string;
+  value: string;
+  tone?: 'ok' | 'warn' | 'bad';
+}
+
+/** What a page publishes under `cairn.stats.crowd`. */
+export interface CrowdPageStats extends CrowdStats {
+  budget?: GpuBudgetReading;
+  /** Last model-loading error shown to the user, if any. */
+  lastError?: string | null;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1 << 20) return `${(bytes / (1 << 20)).toFixed(2)} MB`;
+  if (bytes >= 1 << 10) return `${(bytes / (1 << 10)).toFixed(1)} KB`;
+  return `${bytes} B`;
+}
+
+export function crowdHudRows(stats: CrowdPageStats | undefined): CrowdHudRow[] {
+  if (!stats) return [{ label: 'crowd', value: 'not started' }];
+  const budget = stats.budget;
+  const rows: CrowdHudRow[] = [
+    { label: 'avatars', value: `${stats.agents} (${stats.template}, ${stats.bones} bones)` },
+    { label: 'live / baked / culled', value: `${stats.live} / ${stats.baked} / ${stats.culled}` },
+    { label: 'bone path', value: stats.path, tone: 'ok' },
+    { label: 'crowd draws/pass', value: String(stats.drawCallsPerPass) },
+    { label: 'anim ms', value: stats.animMsAvg.toFixed(2) },
+    { label: 'mixers this frame', value: String(stats.liveUpdates) },
+    { label: 'upload/frame', value: formatBytes(stats.uploadBytes) },
+  ];
+  if (budget) {
+    const tone = budget.state === 'pass' ? 'ok' : budget.state === 'over' ? 'bad' : 'warn';
+    rows.push({ label: 'gpu budget', value: budget.message, tone });
+  }
+  if (stats.lastError) rows.push({ label: 'model', value: stats.lastError, tone: 'bad' });
+  return rows;
+}

@@ -1,0 +1,26 @@
+/**
+ * Reads what the crowd needs to know about the running renderer's device: backend, vertex-stage
+ * storage buffer limit, largest texture dimension. Glue over three's backend objects.
+ */
+import type { WebGPURenderer } from 'three/webgpu';
+import type { BonePathDevice } from './bone-path.ts';
+
+export interface CrowdDeviceInfo extends BonePathDevice {
+  /** Largest 2D texture dimension (bounds the baked table's rows). */
+  maxTextureSize: number;
+}
+
+export function crowdDeviceInfo(renderer: WebGPURenderer): CrowdDeviceInfo {
+  const backend = renderer.backend as unknown as { isWebGPUBackend?: boolean; device?: GPUDevice; gl?: WebGL2RenderingContext; compatibilityMode?: boolean };
+  if (backend.isWebGPUBackend && backend.device) {
+    const limits = backend.device.limits as GPUSupportedLimits & { maxStorageBuffersInVertexStage?: number };
+    return {
+      backend: 'WebGPU',
+      maxVertexStorageBuffers: limits.maxStorageBuffersInVertexStage,
+      compatibilityMode: backend.compatibilityMode === true,
+      maxTextureSize: limits.maxTextureDimension2D,
+    };
+  }
+  const gl = backend.gl;
+  return { backend: 'WebGL2', maxVertexStorageBuffers: 0, maxTextureSize: gl ? (gl.getParameter(gl.MAX_TEXTURE_SIZE) as number) : 2048 };
+}

@@ -1,0 +1,110 @@
+/**
+ * Which avatars animate live (own mixer, per-frame bone upload) and which sample baked frames on
+ * the GPU, and how often a live avatar's mixer runs. Decisions use hysteresis (separate enter and
+ * exit distances plus a minimum dwell time) so an avatar at the boundary does not flip every
+ * frame. Pure logic: no three.js, no DOM.
+ */
+
+export interface LodOptions {
+  /** A visible baked avatar closer than this (metres) becomes live. Default 14. */
+  liveEnter?: number;
+  /** A live avatar farther than this becomes baked again. Must exceed `liveEnter`. Default 20. */
+  liveExit?: number;
+  /** Most avatars live at once (the live bone buffer's budget). Default 48. */
+  maxLive?: number;
+  /** Seconds an avatar stays in a mode before it may switch back. Default 0.6. */
+  minDwell?: number;
+  /** Live avatars this close run their mixer every frame. Default 8. */
+  fullRateDistance?: number;
+  /** Each further band this wide (metres) adds one frame to the update interval. Default 6. */
+  rateBand?: number;
+  /** Longest interval (frames) for a visible live avatar. Default 4. */
+  maxVisibleInterval?: number;
+  /** Interval (frames) for a live avatar outside the view frustum. Default 12. */
+  culledInterval?: number;
+}
+
+export type ResolvedLodOptions = Required<LodOptions>;
+
+export const DEFAULT_LOD: ResolvedLodOptions = {
+  liveEnter: 14,
+  liveExit: 20,
+  maxLive: 48,
+  minDwell: 0.6,
+  fullRateDistance: 8,
+  rateBand: 6,
+  maxVisibleInterval: 4,
+  culledInterval: 12,
+};
+
+/** Fills defaults and checks the distances make sense. */
+export function resolveLod(options: LodOptions = {}): ResolvedLodOptions {
+  const lod = { ...DEFAULT_LOD, ...options };
+  if (!(lod.liveExit > lod.liveEnter)) throw new RangeError(`LOD: liveExit (${lod.liveExit}) must be greater than liveEnter (${lod.liveEnter}) for hysteresis`);
+  if (!(lod.maxLive >= 0) || !Number.isInteger(lod.maxLive)) throw new RangeError(`LOD: maxLive must be a non-negative integer, got ${lod.maxLive}`);
+  if (!(lod.minDwell >= 0)) throw new RangeError(`LOD: minDwell must be >= 0, got ${lod.minDwell}`);
+  return lod;
+}
+
+/** What one avatar looks like to the planner. */
+export interface LodCandidate {
+  distance: number;
+  visible: boolean;
+  live: boolean;
+  /** Seconds since its last switch. */
+  dwell: number;
+}
+
+/**
+ * Whether an avatar wants to be live, ignoring the budget: a visible avatar inside `liveEnter`
+ * does; a live one stays until it is beyond `liveExit` (off-screen live avatars keep their slot
+ * while still near, so turning around does not pop). Within `minDwell` of a switch nothing changes.
+ */
+export function wantsLive(c: LodCandidate, lod: ResolvedLodOptions): boolean {
+  if (c.dwell < lod.minDwell) return c.live;
+  if (c.live) return c.distance <= lod.liveExit;
+  return c.visible && c.distance < lod.liveEnter;
+}
+
+/**
+ * Decides the live set for this frame. Writes 1 (live) or 0 (baked) into `out` for the first
+ * `count` candidates (default all; the caller may keep a longer, reused array).
+ * When more avatars want to be live than `maxLive` allows, the nearest win; avatars already live
+ * count as 20 % nearer, so two avatars at nearly the same distance do not trade places every frame.
+ * Returns how many are live.
+ */
+export function planLive(candidates: ReadonlyArray<LodCandidate>, lod: ResolvedLodOptions, out: Uint8Array, count = candidates.length): number {
+  let wanting = 0;
+  for (let i = 0; i < count; i++) {
+    const want = wantsLive(candidates[i]!, lod) ? 1 : 0;
+    out[i] = want;
+    wanting += want;
+  }
+  if (wanting <= lod.maxLive) return wanting;
+  const order: number[] = [];
+  for (let i = 0; i < count; i++) if (out[i]) order.push(i);
+  const key = (i: number): number => candidates[i]!.distance * (candidates[i]!.live ? 0.8 : 1);
+  order.sort((a, b) => key(a) - key(b));
+  for (let k = lod.maxLive; k < order.length; k++) out[order[k]!] = 0;
+  return lod.maxLive;
+}
+
+/**
+ * How many frames apart a live avatar's mixer runs: every frame up close, one more frame per
+ * `rateBand` metres beyond `fullRateDistance` up to `maxVisibleInterval`, and `culledInterval`
+ * when it is outside the view frustum.
+ */
+export function liveUpdateInterval(distance: number, visible: boolean, lod: ResolvedLodOptions): number {
+  if (!visible) return lod.culledInterval;
+  if (distance <= lod.fullRateDistance) return 1;
+  const band = 1 + Math.ceil((distance - lod.fullRateDistance) / lod.rateBand);
+  return Math.min(lod.maxVisibleInterval, band);
+}
+
+/**
+ * Whether an avatar with this interval updates on `frame`. Avatars are staggered by `id` so a
+ * crowd at interval 3 spreads its mixer work evenly across three frames instead of bunching it.
+ */
+export function updateDue(frame: number, id: number, interval: number): boolean {
+  return interval <= 1 || (frame + id) % interval === 0;
+}

@@ -1,0 +1,179 @@
+/**
+ * StageCrowd wires a Crowd into a page's Stage (or World): it builds the crowd for the running
+ * device, drives synthetic peers and remote avatars into it every frame, runs the GPU budget,
+ * publishes `cairn.stats.crowd`, adds the HUD section, and swaps the character model on request
+ * without disturbing the running crowd when the new model is bad. Glue over the pure parts.
+ */
+import { createHumanoid } from '../rig/humanoid.ts';
+import type { Stage } from '../world/stage.ts';
+import type { Heightmap } from '../world/terrain/heightmap.ts';
+import { Crowd, type CrowdAgent, type CrowdOptions } from './crowd.ts';
+import { crowdHudRows, type CrowdPageStats } from './crowd-hud.ts';
+import { crowdDeviceInfo, type CrowdDeviceInfo } from './device.ts';
+import { GpuBudget } from './gpu-budget.ts';
+import { RemoteAvatars } from './remote-avatars.ts';
+import { SyntheticPeers, type SyntheticPeersOptions } from './synthetic-peers.ts';
+import { CrowdTemplate } from './template.ts';
+import type { BonePath } from './bone-path.ts';
+import type { LodOptions } from './lod-policy.ts';
+
+export interface StageCrowdOptions {
+  /** Character for everyone. Default: the procedural humanoid at low detail. */
+  template?: CrowdTemplate;
+  /** Ground for synthetic peers; omitted = flat at y 0. */
+  heightmap?: Heightmap;
+  /** Where synthetic peers roam. */
+  peers?: SyntheticPeersOptions;
+  /** Synthetic peers at start. Default 0. */
+  count?: number;
+  /** Bone path override. Default 'auto' (or `?bonePath=` in the URL). */
+  path?: BonePath | 'auto';
+  lod?: LodOptions;
+  /** Publish under `cairn.crowd`/`cairn.stats.crowd` and add a HUD section. Default true. */
+  publish?: boolean;
+}
+
+/** Most synthetic peers the page controls offer. */
+export const MAX_SYNTHETIC_PEERS = 1000;
+
+export class StageCrowd {
+  readonly stage: Stage;
+  readonly device: CrowdDeviceInfo;
+  readonly peers: SyntheticPeers;
+  readonly remotes = new RemoteAvatars<string>();
+  readonly budget = new GpuBudget();
+  private current: Crowd;
+  private peerAgents: CrowdAgent[] = [];
+  private readonly options: StageCrowdOptions;
+  private readonly removers: Array<() => void> = [];
+  private lastError: string | null = null;
+  private lastGpuMs: number | null = null;
+  /** When true, synthetic peers and crowd time stand still (for screenshots). */
+  paused = false;
+
+  constructor(stage: Stage, options: StageCrowdOptions = {}) {
+    this.stage = stage;
+    this.options = options;
+    this.device = crowdDeviceInfo(stage.renderer);
+    const heightmap = options.heightmap;
+    this.peers = new SyntheticPeers({
+      ground: heightmap ? (x, z) => heightmap.sampleHeight(x, z) : undefined,
+      walkable: heightmap ? (x, z) => heightmap.sampleHeight(x, z) > heightmap.waterLevel + 0.4 && heightmap.sampleSlope(x, z) < 28 : undefined,
+      ...options.peers,
+    });
+    this.current = this.build(options.template ?? new CrowdTemplate(createHumanoid({ detail: 'low' }), { name: 'mannequin' }));
+    stage.scene.add(this.current.object);
+    this.remotes.attach(this.current);
+    this.setCount(options.count ?? 0);
+
+    this.removers.push(stage.onFrame((dt) => this.frame(dt)));
+    this.removers.push(stage.afterRender(() => this.afterRender()));
+    if (options.publish !== false) {
+      stage.cairn.crowd = this.current;
+      stage.cairn.crowdRemotes = this.remotes;
+      const remove = stage.hud?.addSection('crowd', { title: 'Crowd', rows: (stats) => crowdHudRows(stats.crowd as CrowdPageStats | undefined) });
+      if (remove) this.removers.push(remove);
+      this.publish();
+    }
+  }
+
+  get crowd(): Crowd {
+    return this.current;
+  }
+
+  get count(): number {
+    return this.peers.peers.length;
+  }
+
+  /** Sets the number of synthetic peers (0–1000). */
+  setCount(count: number): void {
+    const n = Math.round(count);
+    if (!(n >= 0 && n <= MAX_SYNTHETIC_PEERS)) throw new RangeError(`crowd count must be between 0 and ${MAX_SYNTHETIC_PEERS}, got ${count}`);
+    this.peers.resize(n);
+    while (this.peerAgents.length > n) this.peerAgents.pop()!.remove();
+    while (this.peerAgents.length < n) {
+      const peer = this.peers.peers[this.peerAgents.length]!;
+      this.peerAgents.push(this.current.add({ x: peer.x, y: peer.y, z: peer.z, facing: peer.facing, clip: peer.clip, speed: peer.speed, time: peer.phase }));
+    }
+  }
+
+  /**
+   * Replaces the character. The new crowd is fully built before the old one is touched, so a
+   * failure here (thrown) leaves the running crowd exactly as it was.
+   */
+  setTemplate(template: CrowdTemplate): void {
+    const next = this.build(template);
+    const previous = this.current;
+    this.remotes.detach();
+    this.peerAgents = [];
+    previous.dispose();
+    this.current = next;
+    this.stage.scene.add(next.object);
+    this.remotes.attach(next);
+    const count = this.peers.peers.length;
+    this.peers.resize(count);
+    this.setCount(count);
+    if (this.options.publish !== false) this.stage.cairn.crowd = next;
+    this.lastError = null;
+  }
+
+  /** Records a user-facing error (shown in the HUD and `cairn.stats.crowd.lastError`). */
+  reportError(message: string | null): void {
+    this.lastError = message;
+    this.publish();
+  }
+
+  dispose(): void {
+    for (const remove of this.removers) remove();
+    this.remotes.detach();
+    this.current.dispose();
+  }
+
+  private build(template: CrowdTemplate): Crowd {
+    const requested = (new URLSearchParams(location.search).get('bonePath') as BonePath | null) ?? this.options.path ?? 'auto';
+    const options: CrowdOptions = {
+      template,
+      device: this.device,
+      path: requested === 'storage' || requested === 'texture' ? requested : 'auto',
+      lod: this.options.lod,
+      capacity: 64,
+      maxBakedRows: Math.min(8192, this.device.maxTextureSize),
+    };
+    return new Crowd(options);
+  }
+
+  private frame(dt: number): void {
+    const step = this.paused ? 0 : dt;
+    if (step > 0 && this.peers.peers.length > 0) {
+      this.peers.step(step);
+      const peers = this.peers.peers;
+      for (let i = 0; i < this.peerAgents.length; i++) {
+        const peer = peers[i]!;
+        const agent = this.peerAgents[i]!;
+        agent.setTransform(peer.x, peer.y, peer.z, peer.facing);
+        agent.play(peer.clip, { fade: 0.35, speed: peer.speed });
+      }
+    }
+    // Idle crowds cost nothing: no avatars, no work, no draw calls.
+    if (this.current.count > 0 || this.current.renderer.drawCount > 0) this.current.update(step, this.stage.camera);
+    this.publish();
+  }
+
+  private afterRender(): void {
+    if (!this.stage.status.timestampQueries) {
+      this.budget.update(null, this.current.count);
+      return;
+    }
+    // The stage resolves GPU time every few frames; feed each new measurement once.
+    const gpuMs = this.stage.cairn.stats.gpuMs;
+    if (gpuMs === null || gpuMs === this.lastGpuMs) return;
+    this.lastGpuMs = gpuMs;
+    this.budget.update(gpuMs, this.current.count);
+  }
+
+  private publish(): void {
+    if (this.options.publish === false) return;
+    const stats: CrowdPageStats = { ...this.current.stats, budget: this.budget.reading, lastError: this.lastError };
+    this.stage.cairn.stats.crowd = stats;
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * A crowd template: one character (the procedural humanoid, or any loaded skinned glTF/FBX)
+ * prepared once for batched drawing. It fixes the crowd's bone order (the union of every piece's
+ * skeleton), prepares each piece's geometry (see geometry-prep.ts), keeps only the clip tracks a
+ * bones-only clone can play, and measures the bind-pose bounds. Checks happen here, before
+ * anything is built, so a bad model fails with a clear message and touches nothing running.
+ * Uses three's scene-graph and math classes; no renderer.
+ */
+import { AnimationClip, Box3, Matrix4, PropertyBinding, Vector3, type Bone, type BufferGeometry, type Material, type Object3D, type SkinnedMesh } from 'three';
+import type { ClipTiming } from './anim-state.ts';
+import { prepareCrowdGeometry } from './geometry-prep.ts';
+
+/** Raised for characters the crowd cannot use; the message is meant for the person who chose the file. */
+export class CrowdTemplateError extends Error {
+  override name = 'CrowdTemplateError';
+}
+
+/** Anything with a scene graph and clips: `createHumanoid()`, `loadRig()`/`parseRig()` results, a GLTF. */
+export interface CrowdTemplateSource {
+  object: Object3D;
+  clips?: AnimationClip[];
+  /** GLTFLoader results call them animations. */
+  animations?: AnimationClip[];
+}
+
+export interface CrowdTemplateOptions {
+  /** Most bones the crowd's bone buffers are sized for. Default 256. */
+  maxBones?: number;
+  /**
+   * Scale the character uniformly so its bind pose is this tall (metres). Default: keep the
+   * file's units. Useful for models authored in centimetres.
+   */
+  targetHeight?: number;
+  /** A name for messages and the HUD. Default: the root object's name. */
+  name?: string;
+}
+
+/** One geometry piece: one draw call per crowd. */
+export interface CrowdPiece {
+  name: string;
+  geometry: BufferGeometry;
+  /** The file's material(s); the renderer builds node materials from them. */
+  material: Material | Material[];
+  castShadow: boolean;
+  receiveShadow: boolean;
+}
+
+/** What preparing the model changed, for the page to tell the user. */
+export interface CrowdTemplateReport {
+  pieces: number;
+  bones: number;
+  vertices: number;
+  triangles: number;
+  clips: string[];
+  morphTargetsRemoved: number;
+  clampedVertices: number;
+  unweightedVertices: number;
+  droppedTracks: number;
+  scale: number;
+}
+
+export interface CrowdClip extends ClipTiming {
+  name: string;
+  clip: AnimationClip;
+}
+
+export class CrowdTemplate {
+  readonly name: string;
+  /** The source scene graph; virtual skeletons clone it. */
+  readonly root: Object3D;
+  /** Crowd bone order: index i is row i of every bone buffer. */
+  readonly bones: Bone[];
+  /** Inverse bind matrix per crowd bone. */
+  readonly boneInverses: Matrix4[];
+  readonly pieces: CrowdPiece[];
+  readonly clips: CrowdClip[];
+  /** Uniform scale applied in front of every bone matrix (from `targetHeight`). */
+  readonly rootMatrix: Matrix4;
+  /** Bind-pose bounds after scaling, model space (feet near y = 0, facing +Z). */
+  readonly bounds: Box3;
+  readonly report: CrowdTemplateReport;
+
+  constructor(source: CrowdTemplateSource, options: CrowdTemplateOptions = {}) {
+    const maxBones = options.maxBones ?? 256;
+    const root = source.object;
+    if (!root || typeof (root as Object3D).traverse !== 'function') throw new CrowdTemplateError('this is not a model: it has no scene graph');
+    this.root = root;
+    this.name = options.name ?? (root.name || 'character');
+    root.updateMatrixWorld(true);
+
+    const skinned: SkinnedMesh[] = [];
+    root.traverse((node) => {
+      if ((node as SkinnedMesh).isSkinnedMesh) skinned.push(node as SkinnedMesh);
+    });
+    if (skinned.length === 0) throw new CrowdTemplateError(`"${this.name}" has no skinned mesh: a crowd character needs a skeleton`);
+
+    // The union of every piece's bones; the same bone bound with another inverse gets its own row.
+    const bones: Bone[] = [];
+    const inverses: Matrix4[] = [];
+    const remaps: Int32Array[] = [];
+    for (const mesh of skinned) {
+      const skeleton = mesh.skeleton;
+      if (!skeleton || skeleton.bones.length === 0) throw new CrowdTemplateError(`"${this.name}": piece "${mesh.name || '(unnamed)'}" has an empty skeleton`);
+      const remap = new Int32Array(skeleton.bones.length).fill(-1);
+      skeleton.bones.forEach((bone, i) => {
+        if (!bone) return;
+        const inverse = skeleton.boneInverses[i] ?? new Matrix4();
+        let index = -1;
+        for (let j = 0; j < bones.length; j++) {
+          if (bones[j] === bone && matricesClose(inverses[j]!, inverse)) {
+            index = j;
+            break;
+          }
+        }
+        if (index < 0) {
+          index = bones.length;
+          bones.push(bone);
+          inverses.push(inverse.clone());
+        }
+        remap[i] = index;
+      });
+      remaps.push(remap);
+    }
+    if (bones.length > maxBones) {
+      throw new CrowdTemplateError(`"${this.name}" has ${bones.length} bones; this crowd's bone buffers are sized for at most ${maxBones}`);
+    }
+    for (const bone of bones) {
+      if (!isDescendant(bone, root)) throw new CrowdTemplateError(`"${this.name}": bone "${bone.name}" is not inside the model's scene graph`);
+    }
+    this.bones = bones;
+    this.boneInverses = inverses;
+
+    let morphTargetsRemoved = 0;
+    let clampedVertices = 0;
+    let unweightedVertices = 0;
+    let vertices = 0;
+    let triangles = 0;
+    this.pieces = skinned.map((mesh, i) => {
+      let prepared;
+      try {
+        prepared = prepareCrowdGeometry(mesh, remaps[i]!, remaps[i]![0] ?? 0);
+      } catch (error) {
+        throw new CrowdTemplateError(`"${this.name}": ${(error as Error).message}`);
+      }
+      morphTargetsRemoved += prepared.morphTargetsRemoved;
+      clampedVertices += prepared.clampedVertices;
+      unweightedVertices += prepared.unweightedVertices;
+      const geometry = prepared.geometry;
+      vertices += geometry.getAttribute('position').count;
+      triangles += (geometry.index ? geometry.index.count : geometry.getAttribute('position').count) / 3;
+      return { name: mesh.name || `piece${i}`, geometry, material: mesh.material, castShadow: mesh.castShadow, receiveShadow: mesh.receiveShadow };
+    });
+
+    const bounds = new Box3();
+    for (const piece of this.pieces) bounds.union(piece.geometry.boundingBox!);
+    const height = bounds.max.y - bounds.min.y;
+    if (!(height > 0) || !Number.isFinite(height)) throw new CrowdTemplateError(`"${this.name}" has no extent in its bind pose`);
+    let scale = 1;
+    if (options.targetHeight !== undefined) {
+      if (!(options.targetHeight > 0)) throw new CrowdTemplateError(`targetHeight must be positive, got ${options.targetHeight}`);
+      scale = options.targetHeight / height;
+    }
+    this.rootMatrix = new Matrix4().makeScale(scale, scale, scale);
+    this.bounds = bounds.clone().applyMatrix4(this.rootMatrix);
+
+    const sourceClips = source.clips ?? source.animations ?? [];
+    let droppedTracks = 0;
+    const clips: CrowdClip[] = [];
+    for (const clip of sourceClips) {
+      const tracks = clip.tracks.filter((track) => {
+        const keep = playableOnBones(root, track.name);
+        if (!keep) droppedTracks++;
+        return keep;
+      });
+      const playable = new AnimationClip(clip.name, clip.duration, tracks, clip.blendMode);
+      playable.userData = { ...clip.userData };
+      const loop = (clip.userData as { loop?: boolean } | undefined)?.loop !== false;
+      clips.push({ name: clip.name || `clip${clips.length}`, duration: Math.max(0, clip.duration), loop, clip: playable });
+    }
+    if (clips.length === 0) {
+      // A model without animation still stands in the crowd, in its bind pose.
+      clips.push({ name: 'bind', duration: 0, loop: true, clip: new AnimationClip('bind', 0, []) });
+    }
+    this.clips = clips;
+    this.report = {
+      pieces: this.pieces.length,
+      bones: bones.length,
+      vertices,
+      triangles: Math.round(triangles),
+      clips: clips.map((c) => c.name),
+      morphTargetsRemoved,
+      clampedVertices,
+      unweightedVertices,
+      droppedTracks,
+      scale,
+    };
+  }
+
+  get boneCount(): number {
+    return this.bones.length;
+  }
+
+  /** Index of a clip by exact name, else a case-insensitive partial match, else -1. */
+  clipIndex(name: string): number {
+    const exact = this.clips.findIndex((c) => c.name === name);
+    if (exact >= 0) return exact;
+    const lower = name.toLowerCase();
+    return this.clips.findIndex((c) => c.name.toLowerCase().includes(lower));
+  }
+
+  /** Like {@link clipIndex} but falls back to the first clip (a name the model lacks still plays something). */
+  resolveClip(name: string): number {
+    const index = this.clipIndex(name);
+    return index >= 0 ? index : 0;
+  }
+
+  /** Frees the prepared geometries (not the source model). */
+  dispose(): void {
+    for (const piece of this.pieces) piece.geometry.dispose();
+  }
+}
+
+function matricesClose(a: Matrix4, b: Matrix4): boolean {
+  for (let i = 0; i < 16; i++) if (Math.abs(a.elements[i]! - b.elements[i]!) > 1e-5) return false;
+  return true;
+}
+
+function isDescendant(node: Object3D, root: Object3D): boolean {
+  for (let n: Object3D | null = node; n; n = n.parent) if (n === root) return true;
+  return false;
+}
+
+/** True for transform tracks whose target is a bone or plain node (not a mesh) under `root`. */
+function playableOnBones(root: Object3D, trackName: string): boolean {
+  let parsed;
+  try {
+    parsed = PropertyBinding.parseTrackName(trackName);
+  } catch {
+    return false;
+  }
+  if (!['position', 'quaternion', 'scale'].includes(parsed.propertyName)) return false;
+  const node = PropertyBinding.findNode(root, parsed.nodeName) as Object3D | null | undefined;
+  if (!node || (node as { isMesh?: boolean }).isMesh) return false;
+  return true;
+}
+
+/** Bind-pose height of a template (metres), for placing labels and cull spheres. */
+export function templateHeight(template: CrowdTemplate): number {
+  return template.bounds.max.y - Math.min(0, template.bounds.min.y);
+}
+
+/** Centre and radius of a sphere that holds the character in any reasonable pose. */
+export function templateCullSphere(template: CrowdTemplate): { center: Vector3; radius: number } {
+  const center = template.bounds.getCenter(new Vector3());
+  const size = template.bounds.getSize(new Vector3());
+  // Arms and legs swing beyond the bind box; half the largest extent plus a margin covers them.
+  const radius = 0.5 * Math.max(size.x, size.y, size.z) * 1.25;
+  return { center, radius };
+}
