@@ -1,0 +1,264 @@
+import { PerspectiveCamera } from 'three';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bakedFrame } from '../../../src/crowd/baked-layout.ts';
+import { Crowd, type CrowdAgent } from '../../../src/crowd/crowd.ts';
+import { INSTANCE_FLOATS, InstanceField } from '../../../src/crowd/instance-layout.ts';
+import { RemoteAvatars } from '../../../src/crowd/remote-avatars.ts';
+import { CrowdTemplate } from '../../../src/crowd/template.ts';
+import { FLOATS_PER_BONE, VirtualSkeleton } from '../../../src/crowd/virtual-skeleton.ts';
+import { createHumanoid } from '../../../src/rig/humanoid.ts';
+
+let template: CrowdTemplate;
+beforeAll(() => {
+  template = new CrowdTemplate(createHumanoid({ detail: 'low' }), { name: 'mannequin' });
+});
+
+/** A camera at the origin looking down −Z. */
+function camera(z = 0): PerspectiveCamera {
+  const cam = new PerspectiveCamera(60, 1.5, 0.1, 2000);
+  cam.position.set(0, 1.6, z);
+  cam.lookAt(0, 1.6, z - 10);
+  cam.updateMatrixWorld();
+  return cam;
+}
+
+/** The drawn instance record of an agent (found by position), or null when it is not drawn. */
+function recordOf(crowd: Crowd, agent: CrowdAgent): Float32Array | null {
+  const records = crowd.renderer.instances;
+  for (let k = 0; k < crowd.renderer.drawCount; k++) {
+    const r = records.subarray(k * INSTANCE_FLOATS, (k + 1) * INSTANCE_FLOATS);
+    if (r[InstanceField.X] === Math.fround(agent.x) && r[InstanceField.Z] === Math.fround(agent.z)) return r;
+  }
+  return null;
+}
+
+describe('Crowd', () => {
+  it('draws through plain meshes with an instance count: never SkinnedMesh or InstancedMesh', () => {
+    const crowd = new Crowd({ template });
+    for (let i = 0; i < 5; i++) crowd.add({ x: i - 2, z: -20, clip: 'walk' });
+    crowd.update(1 / 60, camera());
+    expect(crowd.renderer.meshes).toHaveLength(3);
+    for (const mesh of crowd.renderer.meshes) {
+      expect((mesh as { isSkinnedMesh?: boolean }).isSkinnedMesh).toBeUndefined();
+      expect((mesh as { isInstancedMesh?: boolean }).isInstancedMesh).toBeUndefined();
+      expect(mesh.count).toBe(5);
+      expect(mesh.visible).toBe(true);
+      expect(mesh.geometry.morphAttributes).toEqual({});
+      expect((mesh.material as { positionNode: unknown }).positionNode).toBeTruthy();
+    }
+    expect(crowd.stats.drawCallsPerPass).toBe(3);
+    crowd.clear();
+    crowd.update(1 / 60, camera());
+    // An empty crowd issues no draws at all.
+    for (const mesh of crowd.renderer.meshes) expect(mesh.visible).toBe(false);
+    crowd.dispose();
+  });
+
+  it('keeps every avatar’s identity and transform through removals (swap-remove)', () => {
+    const crowd = new Crowd({ template, capacity: 2 });
+    const agents = Array.from({ length: 40 }, (_, i) => crowd.add({ x: i, y: i * 0.1, z: -i, facing: i * 0.05, clip: i % 2 ? 'walk' : 'idle' }));
+    for (const i of [0, 5, 39, 17, 18, 1]) agents[i]!.remove();
+    const left = agents.filter((a) => !a.removed);
+    expect(crowd.count).toBe(34);
+    for (const agent of left) {
+      const i = agents.indexOf(agent);
+      expect([agent.x, agent.y, agent.z, agent.facing]).toEqual([i, Math.fround(i * 0.1), -i, Math.fround(i * 0.05)]);
+      expect(agent.clip).toBe(i % 2 ? 'walk' : 'idle');
+    }
+    expect(new Set(crowd.agentList())).toEqual(new Set(left));
+    agents[0]!.remove(); // twice: no-op
+    agents[0]!.setTransform(1, 2, 3, 4); // on a removed agent: ignored
+    expect(crowd.count).toBe(34);
+    crowd.dispose();
+  });
+
+  it('makes near visible avatars live and far ones baked, with hysteresis as the camera moves', () => {
+    const crowd = new Crowd({ template, lod: { liveEnter: 10, liveExit: 16, minDwell: 0.3 } });
+    const agent = crowd.add({ x: 0, z: -5, clip: 'walk' });
+    const far = crowd.add({ x: 0, z: -60, clip: 'idle' });
+    crowd.update(1 / 60, camera(0));
+    expect(agent.mode).toBe('live');
+    expect(far.mode).toBe('baked');
+    expect(crowd.stats).toMatchObject({ live: 1, baked: 1, visible: 2 });
+    // Backing the camera off to 13 m (between the thresholds): still live.
+    for (let f = 0; f < 60; f++) crowd.update(1 / 60, camera(8));
+    expect(agent.mode).toBe('live');
+    // Beyond liveExit: baked.
+    for (let f = 0; f < 5; f++) crowd.update(1 / 60, camera(13));
+    expect(agent.mode).toBe('baked');
+    // Back to 13 m: stays baked (it only re-enters under liveEnter).
+    for (let f = 0; f < 60; f++) crowd.update(1 / 60, camera(8));
+    expect(agent.mode).toBe('baked');
+    for (let f = 0; f < 5; f++) crowd.update(1 / 60, camera(2));
+    expect(agent.mode).toBe('live');
+    crowd.dispose();
+  });
+
+  it('packs baked avatars as (clip rows, blend) and live ones as a slot holding their mixer pose', () => {
+    const crowd = new Crowd({ template, lod: { liveEnter: 10, liveExit: 16 } });
+    const near = crowd.add({ x: 1, z: -4, clip: 'dance', time: 0.5 });
+    const far = crowd.add({ x: 3, z: -40, clip: 'walk', time: 0.25 });
+    crowd.update(0.1, camera());
+    const farRecord = recordOf(crowd, far)!;
+    const walk = crowd.baked.plan.clips[template.clipIndex('walk')]!;
+    const expected = bakedFrame(walk, 0.35);
+    expect(farRecord[InstanceField.LiveSlot]).toBe(-1);
+    expect(farRecord[InstanceField.Row0]).toBe(expected.row0);
+    expect(farRecord[InstanceField.Row1]).toBe(expected.row1);
+    expect(farRecord[InstanceField.Blend]).toBeCloseTo(expected.frac, 5);
+    expect(farRecord[InstanceField.PreviousWeight]).toBe(0);
+
+    const nearRecord = recordOf(crowd, near)!;
+    const slot = nearRecord[InstanceField.LiveSlot]!;
+    expect(slot).toBeGreaterThanOrEqual(0);
+    const reference = new VirtualSkeleton(template);
+    reference.pose({ clip: template.clipIndex('dance'), time: 0.6, previousClip: -1, previousTime: 0, weight: 1 });
+    const rows = new Float32Array(template.boneCount * FLOATS_PER_BONE);
+    reference.writePose(rows, 0);
+    const live = crowd.renderer.live.channels.bones!.subarray(crowd.renderer.liveOffset(slot), crowd.renderer.liveOffset(slot + 1));
+    for (let i = 0; i < rows.length; i++) expect(live[i]).toBeCloseTo(rows[i]!, 5);
+    crowd.dispose();
+  });
+
+  it('packs a baked crossfade: both clips’ rows and the weight of the one fading out', () => {
+    const crowd = new Crowd({ template, lod: { maxLive: 0 } });
+    const agent = crowd.add({ z: -30, clip: 'walk' });
+    crowd.update(0.1, camera());
+    agent.play('wave', { fade: 0.5 });
+    crowd.update(0.25, camera());
+    const record = recordOf(crowd, agent)!;
+    expect(record[InstanceField.PreviousWeight]).toBeCloseTo(0.5, 5);
+    const wave = crowd.baked.plan.clips[template.clipIndex('wave')]!;
+    const walk = crowd.baked.plan.clips[template.clipIndex('walk')]!;
+    expect(record[InstanceField.Row0]).toBe(bakedFrame(wave, 0.25).row0);
+    expect(record[InstanceField.PreviousRow0]).toBe(bakedFrame(walk, 0.35).row0);
+    crowd.dispose();
+  });
+
+  it('culls avatars outside the view: not drawn, not promoted', () => {
+    const crowd = new Crowd({ template });
+    const behind = crowd.add({ z: 5, clip: 'walk' });
+    const ahead = crowd.add({ z: -5, clip: 'walk' });
+    crowd.update(1 / 60, camera());
+    expect(behind.onScreen).toBe(false);
+    expect(behind.mode).toBe('baked');
+    expect(recordOf(crowd, behind)).toBeNull();
+    expect(recordOf(crowd, ahead)).not.toBeNull();
+    expect(crowd.stats).toMatchObject({ agents: 2, visible: 1, culled: 1 });
+    expect(crowd.renderer.meshes[0]!.count).toBe(1);
+    crowd.dispose();
+  });
+
+  it('runs far live mixers less often, and off-screen live mixers least', () => {
+    const lod = { liveEnter: 30, liveExit: 40, fullRateDistance: 5, rateBand: 5, maxVisibleInterval: 4, culledInterval: 12, minDwell: 0 };
+    const count = (z: number, turnAway: boolean): number => {
+      const crowd = new Crowd({ template, lod });
+      crowd.add({ z, clip: 'walk' });
+      crowd.update(1 / 60, camera()); // promotion frame: always poses
+      let updates = 0;
+      const cam = camera();
+      if (turnAway) {
+        cam.lookAt(0, 1.6, 10);
+        cam.updateMatrixWorld();
+      }
+      for (let f = 0; f < 48; f++) {
+        crowd.update(1 / 60, cam);
+        updates += crowd.stats.liveUpdates;
+      }
+      crowd.dispose();
+      return updates;
+    };
+    expect(count(-3, false)).toBe(48);
+    expect(count(-12, false)).toBe(16); // 3 frames apart
+    expect(count(-25, false)).toBe(12); // capped at 4
+    expect(count(-3, true)).toBe(4); // behind the camera: every 12th frame
+  });
+
+  it('grows the live buffer past its first capacity and keeps every live avatar’s pose', () => {
+    const crowd = new Crowd({ template, lod: { liveEnter: 50, liveExit: 60, maxLive: 40 } });
+    const agents = Array.from({ length: 30 }, (_, i) => crowd.add({ x: (i % 6) - 3, z: -4 - Math.floor(i / 6), clip: ['walk', 'idle', 'dance'][i % 3]!, time: i * 0.05 }));
+    crowd.update(1 / 60, camera());
+    const capacityBefore = crowd.renderer.live.capacity;
+    const more = Array.from({ length: 10 }, (_, i) => crowd.add({ x: i - 5, z: -12, clip: 'wave', time: i * 0.1 }));
+    crowd.update(1 / 60, camera());
+    expect(crowd.stats.live).toBe(40);
+    expect(crowd.renderer.live.capacity).toBeGreaterThan(capacityBefore);
+    expect(crowd.renderer.rebuilds).toBeGreaterThan(0);
+    // Remove a few live avatars: others move into their slots but keep their own poses.
+    for (const a of agents.slice(0, 7)) a.remove();
+    crowd.update(0, camera());
+    const reference = new VirtualSkeleton(template);
+    const rows = new Float32Array(template.boneCount * FLOATS_PER_BONE);
+    for (const agent of [...agents.slice(7), ...more]) {
+      expect(agent.mode).toBe('live');
+      const record = recordOf(crowd, agent)!;
+      const slot = record[InstanceField.LiveSlot]!;
+      reference.pose(agent.anim.sample());
+      reference.writePose(rows, 0);
+      const live = crowd.renderer.live.channels.bones!.subarray(crowd.renderer.liveOffset(slot), crowd.renderer.liveOffset(slot + 1));
+      let worst = 0;
+      for (let i = 0; i < rows.length; i++) worst = Math.max(worst, Math.abs(live[i]! - rows[i]!));
+      expect(worst).toBeLessThan(1e-4);
+    }
+    crowd.dispose();
+  });
+
+  it('never exceeds maxLive, however many avatars stand close', () => {
+    const crowd = new Crowd({ template, lod: { maxLive: 8 } });
+    for (let i = 0; i < 50; i++) crowd.add({ x: (i % 10) - 5, z: -3 - Math.floor(i / 10), clip: 'idle' });
+    crowd.update(1 / 60, camera());
+    expect(crowd.stats.live).toBe(8);
+    expect(crowd.stats.baked + crowd.stats.culled).toBe(42);
+    expect(crowd.renderer.live.capacity).toBeLessThanOrEqual(8);
+    crowd.dispose();
+  });
+
+  it('reports what it uploads: only the occupied live range and the drawn records', () => {
+    const crowd = new Crowd({ template, lod: { maxLive: 4 }, path: 'storage' });
+    for (let i = 0; i < 20; i++) crowd.add({ x: (i % 5) - 2, z: -3 - Math.floor(i / 5) * 3, clip: 'walk' });
+    crowd.update(1 / 60, camera());
+    const bonesBytes = template.boneCount * FLOATS_PER_BONE * 4;
+    expect(crowd.stats.liveBytes).toBe(4 * bonesBytes);
+    expect(crowd.stats.instanceBytes).toBe(20 * INSTANCE_FLOATS * 4);
+    expect(crowd.stats.uploadBytes).toBe(crowd.stats.liveBytes + crowd.stats.instanceBytes);
+    crowd.dispose();
+  });
+
+  it('picks the texture path on WebGL2 and on devices without vertex storage buffers', () => {
+    expect(new Crowd({ template, device: { backend: 'WebGL2' } }).stats.path).toBe('texture');
+    expect(new Crowd({ template, device: { backend: 'WebGPU', maxVertexStorageBuffers: 0 } }).stats.path).toBe('texture');
+    expect(new Crowd({ template, device: { backend: 'WebGPU', maxVertexStorageBuffers: 8 } }).stats.path).toBe('storage');
+  });
+});
+
+describe('RemoteAvatars', () => {
+  it('drops updates that arrive before a crowd exists, without touching anything', () => {
+    const remotes = new RemoteAvatars<string>();
+    expect(remotes.update('ann', { x: 1, y: 0, z: -3, facing: 0, clip: 'walk' })).toBe(false);
+    expect(remotes.update('bob', { x: 2, y: 0, z: -3, facing: 0 })).toBe(false);
+    expect(remotes.dropped).toBe(2);
+    expect(remotes.count).toBe(0);
+    remotes.remove('ann'); // unknown: ignored
+  });
+
+  it('creates, moves and removes avatars once attached, and survives a crowd rebuild', () => {
+    const remotes = new RemoteAvatars<string>();
+    const first = new Crowd({ template });
+    remotes.attach(first);
+    remotes.update('ann', { x: 1, y: 0, z: -3, facing: 0.5, clip: 'walk' });
+    remotes.update('ann', { x: 1.5, y: 0, z: -3.2, facing: 0.6, clip: 'wave', fade: 0.3 });
+    expect(first.count).toBe(1);
+    const ann = remotes.agent('ann')!;
+    expect([ann.x, ann.z, ann.clip]).toEqual([1.5, Math.fround(-3.2), 'wave']);
+    // The character model changes: a new crowd replaces the old one.
+    const second = new Crowd({ template });
+    remotes.attach(second);
+    expect(first.count).toBe(0);
+    expect(second.count).toBe(1);
+    expect(remotes.agent('ann')!.clip).toBe('wave');
+    remotes.remove('ann');
+    expect(second.count).toBe(0);
+    remotes.detach();
+    expect(remotes.update('ann', { x: 0, y: 0, z: 0, facing: 0 })).toBe(false);
+  });
+});
