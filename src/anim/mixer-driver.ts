@@ -1,15 +1,20 @@
 import { AnimationMixer, LoopOnce, LoopRepeat, type AnimationAction, type AnimationClip, type Object3D } from 'three';
+import { clipRigOffset, RigOffsetBlend } from './rig-offset.ts';
 import { AnimationStateMachine, type StateMachineOptions } from './state-machine.ts';
 
 export interface MixerDriverOptions extends StateMachineOptions {
   /** Crossfade seconds per target state; `default` for the rest. Default 0.25 s. */
   fades?: Record<string, number>;
+  /** Blend rate of the per-clip rig offset (1/s). Default 5. */
+  rigOffsetRate?: number;
 }
 
 /**
  * Plays an {@link AnimationStateMachine} on a three.js AnimationMixer: each transition crossfades
  * to the resolved clip. Clips loop unless their `userData.loop` is false (then they hold the last
  * frame). `setSpeed` scales locomotion playback to ground speed using `userData.speed`.
+ * Clips with `userData.rigOffset` (swimming) move the character by that much vertically, blended at
+ * 5 Hz: read {@link rigOffset} and add it to the character's height.
  */
 export class MixerAnimationDriver {
   readonly mixer: AnimationMixer;
@@ -18,10 +23,12 @@ export class MixerAnimationDriver {
   private active: AnimationAction | null = null;
   private readonly fades: Record<string, number>;
   private readonly unsubscribe: () => void;
+  private readonly offset: RigOffsetBlend;
 
   constructor(root: Object3D, clips: readonly AnimationClip[], options: MixerDriverOptions = {}) {
     this.mixer = new AnimationMixer(root);
     this.fades = options.fades ?? {};
+    this.offset = new RigOffsetBlend({ rate: options.rigOffsetRate });
     for (const clip of clips) {
       const action = this.mixer.clipAction(clip);
       const loop = (clip.userData as { loop?: boolean } | undefined)?.loop !== false;
@@ -29,7 +36,7 @@ export class MixerAnimationDriver {
       action.clampWhenFinished = !loop;
       this.actions.set(clip.name, action);
     }
-    const { initial, ...rest } = options;
+    const { initial, fades: _fades, rigOffsetRate: _rate, ...rest } = options;
     this.machine = new AnimationStateMachine({ ...rest, clips: clips.map((c) => c.name) });
     this.unsubscribe = this.machine.onTransition(({ from, to, clip }) => {
       const next = this.actions.get(clip)!;
@@ -40,6 +47,9 @@ export class MixerAnimationDriver {
         else this.active.stop();
       }
       this.active = next;
+      this.offset.setTarget(clipRigOffset(next.getClip().userData));
+      // The first clip starts at its offset; later ones blend towards theirs.
+      if (from === null) this.offset.value = this.offset.target;
     });
     if (initial) this.machine.transition(initial);
   }
@@ -47,6 +57,11 @@ export class MixerAnimationDriver {
   /** The clip playing now (after the latest transition). */
   get clip(): AnimationClip | null {
     return this.active?.getClip() ?? null;
+  }
+
+  /** Vertical offset (metres) the active clip asks for, blended at 5 Hz; add it to the character's y. */
+  get rigOffset(): number {
+    return this.offset.value;
   }
 
   /** Queues a state change (applied on the next update). */
@@ -65,6 +80,7 @@ export class MixerAnimationDriver {
     this.machine.update();
     if (speed !== undefined) this.setSpeed(speed);
     this.mixer.update(dt);
+    this.offset.update(dt);
   }
 
   dispose(): void {

@@ -1,0 +1,324 @@
+import { AnimationMixer, LoopOnce, Quaternion, Vector3, type AnimationClip } from 'three';
+import { instantiateRig, type RigInstance } from '../retarget/instantiate.ts';
+import { angleBetween, rotationOf } from '../retarget/kinematics.ts';
+import { scaleHipsPosition } from '../retarget/position-scaling.ts';
+import type { RetargetContext } from '../retarget/retarget-clip.ts';
+
+/**
+ * The trajectory-parity check: plays a source clip on the source rig and its retargeted copy on the
+ * target rig, both through three.js's own AnimationMixer (so track binding, interpolation and the
+ * target's real hierarchy are all in the loop), samples every frame at 60 Hz, and compares every
+ * mapped bone with the source after scaling.
+ *
+ * **Positions.** The target should put each mapped bone where the source's motion, carried on the
+ * target's proportions, puts it: the hips at the two-ratio-scaled source hips, and every other bone
+ * at its mapped parent's expected position plus the target's reference-pose segment turned by the
+ * source parent's world motion. The difference splits into
+ * - a **constant per-bone offset** — the bind delta, how far the target's reference bone sits from
+ *   the proportionally scaled source bone (different shoulder width, a clavicle at another angle):
+ *   it moves rigidly with the bone, changes nothing about the motion, and is reported, not bounded;
+ * - **drift that changes frame to frame** — the residual minus its mean over the clip: a real error
+ *   (a twist the retargeter added, a foot that slides, hips that bob wrongly), bounded.
+ *
+ * **Rotations.** The target bone's world rotation away from its reference is compared with the
+ * source bone's away from its bind; the mean of the difference is the constant offset, the largest
+ * angle from that mean is the drift.
+ */
+
+export interface ParityBounds {
+  /** Largest frame-varying position drift of any mapped bone (metres). */
+  positionDrift: number;
+  /** Largest frame-varying rotation drift of any mapped bone (degrees). */
+  rotationDriftDeg: number;
+  /** Largest frame-varying vertical drift of the hips in locomotion clips (metres). */
+  pelvisVerticalDrift: number;
+  /** Largest bind-alignment residual on any aligned bone (degrees). */
+  alignmentResidualDeg: number;
+}
+
+/** The bounds `npm test` holds the built-in library to (measured values are far below; see docs/anim.md). */
+export const DEFAULT_PARITY_BOUNDS: ParityBounds = {
+  positionDrift: 0.001,
+  rotationDriftDeg: 0.25,
+  pelvisVerticalDrift: 0.003,
+  alignmentResidualDeg: 0.5,
+};
+
+/** A figure and the bone it belongs to. */
+export interface BoneFigure {
+  bone: string;
+  value: number;
+}
+
+export interface ClipParity {
+  clip: string;
+  category: string | null;
+  frames: number;
+  bones: number;
+  /** Largest frame-varying position drift (m). */
+  positionDrift: BoneFigure;
+  /** Largest frame-varying rotation drift (degrees). */
+  rotationDriftDeg: BoneFigure;
+  /** Frame-varying vertical drift of the hips (m). */
+  pelvisVerticalDrift: number;
+  /** Largest constant position offset, the bind delta (m): reported, harmless. */
+  positionOffset: BoneFigure;
+  /** Largest constant rotation offset (degrees): reported, harmless. */
+  rotationOffsetDeg: BoneFigure;
+  ok: boolean;
+  failures: string[];
+}
+
+export interface ParityOptions {
+  /** Samples per second. Default 60. */
+  sampleRate?: number;
+  bounds?: Partial<ParityBounds>;
+}
+
+/** Reusable playback state for checking many clips of one rig pair. */
+export class ParityChecker {
+  readonly bounds: ParityBounds;
+  readonly sampleRate: number;
+  private readonly source: RigInstance;
+  private readonly target: RigInstance;
+  private readonly sourceMixer: AnimationMixer;
+  private readonly targetMixer: AnimationMixer;
+  /** For each pair (target order): index of the nearest mapped ancestor's pair, or -1 (hips). */
+  private readonly parentPair: number[];
+  /** Reference-pose segment from the parent pair's bone to this pair's bone (model space). */
+  private readonly segment: Vector3[];
+  /** Bind delta of each pair's bone: reference position minus the per-segment-scaled source. */
+  private readonly bindDelta: number[];
+  private readonly hipsPair: number;
+
+  constructor(
+    readonly context: RetargetContext,
+    options: ParityOptions = {},
+  ) {
+    this.bounds = { ...DEFAULT_PARITY_BOUNDS, ...options.bounds };
+    this.sampleRate = options.sampleRate ?? 60;
+    this.source = instantiateRig(context.source);
+    this.target = instantiateRig(context.target);
+    this.sourceMixer = new AnimationMixer(this.source.root);
+    this.targetMixer = new AnimationMixer(this.target.root);
+    const { pairs } = context.mapping;
+    const pairOfTarget = new Map(pairs.map((p, k) => [p.target, k]));
+    const reference = context.reference.worldPosition;
+    const sourceBind = (k: number): Vector3 => context.source.bones[pairs[k]!.source]!.worldPosition;
+    this.parentPair = pairs.map((pair) => {
+      for (let p = context.target.bones[pair.target]!.parent; p >= 0; p = context.target.bones[p]!.parent) {
+        const k = pairOfTarget.get(p);
+        if (k !== undefined) return k;
+      }
+      return -1;
+    });
+    this.hipsPair = pairOfTarget.get(context.hips.target)!;
+    this.segment = pairs.map((pair, k) => {
+      const parent = this.parentPair[k]!;
+      return parent < 0 ? new Vector3() : reference[pair.target]!.clone().sub(reference[pairs[parent]!.target]!);
+    });
+    // Bind delta, accumulated down each chain: where the reference bone sits against the source
+    // bone scaled segment by segment to the target's lengths.
+    const scaledSource: Vector3[] = [];
+    this.bindDelta = pairs.map((pair, k) => {
+      const parent = this.parentPair[k]!;
+      if (parent < 0) {
+        scaledSource[k] = reference[pair.target]!.clone();
+        return 0;
+      }
+      const sourceSegment = sourceBind(k).clone().sub(sourceBind(parent));
+      const length = sourceSegment.length();
+      const scale = length > 1e-9 ? this.segment[k]!.length() / length : 1;
+      scaledSource[k] = scaledSource[parent]!.clone().addScaledVector(sourceSegment, scale);
+      return scaledSource[k]!.distanceTo(reference[pair.target]!);
+    });
+  }
+
+  /** Checks one clip against its retargeted copy (null when the copy does not exist). */
+  check(sourceClip: AnimationClip, targetClip: AnimationClip | null): ClipParity {
+    const category = ((sourceClip.userData as { category?: string } | undefined)?.category ?? null) as string | null;
+    const result: ClipParity = {
+      clip: sourceClip.name,
+      category,
+      frames: 0,
+      bones: this.context.mapping.pairs.length,
+      positionDrift: { bone: '', value: 0 },
+      rotationDriftDeg: { bone: '', value: 0 },
+      pelvisVerticalDrift: 0,
+      positionOffset: { bone: '', value: 0 },
+      rotationOffsetDeg: { bone: '', value: 0 },
+      ok: false,
+      failures: [],
+    };
+    if (!targetClip) {
+      result.failures.push('the clip did not retarget');
+      return result;
+    }
+    const { context } = this;
+    const { pairs } = context.mapping;
+    const frames = Math.max(1, Math.floor(sourceClip.duration * this.sampleRate + 1e-6) + 1);
+    result.frames = frames;
+    const positionError = pairs.map(() => new Float64Array(frames * 3));
+    const rotationError = pairs.map(() => new Float64Array(frames * 4));
+    const sourceAction = this.play(this.sourceMixer, sourceClip);
+    const targetAction = this.play(this.targetMixer, targetClip);
+    const sourceRotation = pairs.map(() => new Quaternion());
+    const sourceMotion = pairs.map(() => new Quaternion());
+    const expected = pairs.map(() => new Vector3());
+    const actual = new Vector3();
+    const targetRotation = new Quaternion();
+    const hipsSource = new Vector3();
+    const rootNow = new Vector3();
+    const q = new Quaternion();
+    const sourceHipsBind = context.source.bones[context.hips.source]!.worldPosition;
+    const targetHipsReference = context.reference.worldPosition[context.hips.target]!;
+    const referenceInverse = pairs.map((p) => context.reference.worldRotation[p.target]!.clone().invert());
+    const rootBind = context.sourceRoot >= 0 ? context.source.bones[context.sourceRoot]!.worldPosition : null;
+
+    for (let f = 0; f < frames; f++) {
+      const time = Math.min(f / this.sampleRate, sourceClip.duration);
+      sourceAction.time = time;
+      targetAction.time = Math.min(time, targetClip.duration);
+      this.sourceMixer.update(0);
+      this.targetMixer.update(0);
+      this.source.root.updateMatrixWorld(true);
+      this.target.root.updateMatrixWorld(true);
+      hipsSource.setFromMatrixPosition(this.source.bones[context.hips.source]!.matrixWorld);
+      if (context.options.rootMotion === 'in-place') {
+        if (rootBind) {
+          rootNow.setFromMatrixPosition(this.source.bones[context.sourceRoot]!.matrixWorld);
+          hipsSource.x -= rootNow.x - rootBind.x;
+          hipsSource.z -= rootNow.z - rootBind.z;
+        } else {
+          hipsSource.x = sourceHipsBind.x;
+          hipsSource.z = sourceHipsBind.z;
+        }
+      }
+      pairs.forEach((pair, k) => {
+        rotationOf(this.source.bones[pair.source]!.matrixWorld, sourceRotation[k]!);
+        // The source bone's world-space motion away from its bind.
+        sourceMotion[k]!.copy(sourceRotation[k]!).multiply(context.sourceBindInverse[pair.source]!);
+        const parent = this.parentPair[k]!;
+        if (parent < 0) scaleHipsPosition(hipsSource, sourceHipsBind, targetHipsReference, context.ratios, expected[k]!);
+        else expected[k]!.copy(this.segment[k]!).applyQuaternion(sourceMotion[parent]!).add(expected[parent]!);
+        actual.setFromMatrixPosition(this.target.bones[pair.target]!.matrixWorld);
+        positionError[k]!.set([actual.x - expected[k]!.x, actual.y - expected[k]!.y, actual.z - expected[k]!.z], f * 3);
+        rotationOf(this.target.bones[pair.target]!.matrixWorld, targetRotation);
+        // (target motion away from its reference) · (source motion)⁻¹: identity when they agree.
+        q.copy(targetRotation).multiply(referenceInverse[k]!).multiply(sourceMotion[k]!.clone().invert());
+        rotationError[k]!.set([q.x, q.y, q.z, q.w], f * 4);
+      });
+    }
+    sourceAction.stop();
+    targetAction.stop();
+    this.sourceMixer.uncacheClip(sourceClip);
+    this.targetMixer.uncacheClip(targetClip);
+
+    pairs.forEach((pair, k) => {
+      const name = context.target.bones[pair.target]!.name;
+      const e = positionError[k]!;
+      const mean = [0, 0, 0];
+      for (let f = 0; f < frames; f++) for (let c = 0; c < 3; c++) mean[c]! += e[f * 3 + c]! / frames;
+      let drift = 0;
+      let vertical = 0;
+      for (let f = 0; f < frames; f++) {
+        const dx = e[f * 3]! - mean[0]!;
+        const dy = e[f * 3 + 1]! - mean[1]!;
+        const dz = e[f * 3 + 2]! - mean[2]!;
+        drift = Math.max(drift, Math.hypot(dx, dy, dz));
+        vertical = Math.max(vertical, Math.abs(dy));
+      }
+      if (drift > result.positionDrift.value) result.positionDrift = { bone: name, value: drift };
+      if (k === this.hipsPair) result.pelvisVerticalDrift = vertical;
+      const offset = this.bindDelta[k]! + Math.hypot(mean[0]!, mean[1]!, mean[2]!);
+      if (offset > result.positionOffset.value) result.positionOffset = { bone: name, value: offset };
+      // Rotation: the mean difference (sign-aligned average), then the largest angle from it.
+      const r = rotationError[k]!;
+      const meanQ = new Quaternion(0, 0, 0, 0);
+      const first = new Quaternion(r[0], r[1], r[2], r[3]);
+      const sample = new Quaternion();
+      for (let f = 0; f < frames; f++) {
+        sample.set(r[f * 4]!, r[f * 4 + 1]!, r[f * 4 + 2]!, r[f * 4 + 3]!);
+        const sign = sample.dot(first) < 0 ? -1 : 1;
+        meanQ.set(meanQ.x + sign * sample.x, meanQ.y + sign * sample.y, meanQ.z + sign * sample.z, meanQ.w + sign * sample.w);
+      }
+      meanQ.normalize();
+      let rotationDrift = 0;
+      for (let f = 0; f < frames; f++) {
+        sample.set(r[f * 4]!, r[f * 4 + 1]!, r[f * 4 + 2]!, r[f * 4 + 3]!);
+        rotationDrift = Math.max(rotationDrift, angleBetween(sample, meanQ));
+      }
+      const driftDeg = (rotationDrift * 180) / Math.PI;
+      if (driftDeg > result.rotationDriftDeg.value) result.rotationDriftDeg = { bone: name, value: driftDeg };
+      const offsetDeg = (angleBetween(meanQ, IDENTITY) * 180) / Math.PI;
+      if (offsetDeg > result.rotationOffsetDeg.value) result.rotationOffsetDeg = { bone: name, value: offsetDeg };
+    });
+
+    const b = this.bounds;
+    if (result.positionDrift.value > b.positionDrift) result.failures.push(`position drift ${mm(result.positionDrift.value)} on ${result.positionDrift.bone} exceeds ${mm(b.positionDrift)}`);
+    if (result.rotationDriftDeg.value > b.rotationDriftDeg) result.failures.push(`rotation drift ${result.rotationDriftDeg.value.toFixed(3)}° on ${result.rotationDriftDeg.bone} exceeds ${b.rotationDriftDeg}°`);
+    if (category === 'locomotion' && result.pelvisVerticalDrift > b.pelvisVerticalDrift) result.failures.push(`pelvis vertical drift ${mm(result.pelvisVerticalDrift)} exceeds ${mm(b.pelvisVerticalDrift)}`);
+    result.ok = result.failures.length === 0;
+    return result;
+  }
+
+  private play(mixer: AnimationMixer, clip: AnimationClip) {
+    mixer.stopAllAction();
+    const action = mixer.clipAction(clip);
+    action.setLoop(LoopOnce, 1);
+    action.clampWhenFinished = true;
+    action.play();
+    return action;
+  }
+}
+
+const IDENTITY = new Quaternion();
+const mm = (metres: number): string => `${(metres * 1000).toFixed(2)} mm`;
+
+/** The whole library's parity. */
+export interface ParityReport {
+  source: string;
+  target: string;
+  sampleRate: number;
+  bounds: ParityBounds;
+  clips: ClipParity[];
+  /** Largest bind-alignment residual (degrees) and its bone. */
+  alignmentResidualDeg: BoneFigure;
+  ok: boolean;
+  /** Every failure, prefixed with its clip. */
+  failures: string[];
+  ms: number;
+}
+
+/**
+ * Checks every source clip against the retargeted clip of the same name. Clips that did not
+ * retarget fail; the others are checked one by one (`onProgress` after each).
+ */
+export function checkLibraryParity(sourceClips: readonly AnimationClip[], targetClips: readonly AnimationClip[], context: RetargetContext, options: ParityOptions & { onProgress?: (done: number, total: number, clip: string) => void } = {}): ParityReport {
+  const start = performance.now();
+  const checker = new ParityChecker(context, options);
+  const byName = new Map(targetClips.map((c) => [c.name, c]));
+  const clips = sourceClips.map((clip, i) => {
+    const result = checker.check(clip, byName.get(clip.name) ?? null);
+    options.onProgress?.(i + 1, sourceClips.length, clip.name);
+    return result;
+  });
+  let residual: BoneFigure = { bone: '', value: 0 };
+  for (const [bone, angle] of context.reference.residual) {
+    const deg = (angle * 180) / Math.PI;
+    if (deg > residual.value) residual = { bone: context.target.bones[bone]!.name, value: deg };
+  }
+  const failures = clips.flatMap((c) => c.failures.map((f) => `${c.clip}: ${f}`));
+  if (residual.value > checker.bounds.alignmentResidualDeg) failures.push(`bind alignment left ${residual.value.toFixed(2)}° on ${residual.bone} (bound ${checker.bounds.alignmentResidualDeg}°)`);
+  return {
+    source: context.source.name,
+    target: context.target.name,
+    sampleRate: checker.sampleRate,
+    bounds: checker.bounds,
+    clips,
+    alignmentResidualDeg: residual,
+    ok: failures.length === 0,
+    failures,
+    ms: performance.now() - start,
+  };
+}

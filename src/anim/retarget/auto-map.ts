@@ -1,0 +1,303 @@
+import { Vector3 } from 'three';
+import { FINGERS, SIDES, type CanonicalBone, type Finger, type Side } from './canonical.ts';
+import { isAddressable, type RigDescription } from './rig-description.ts';
+
+/**
+ * The automatic bone mapper for rigs no built-in map knows. Two passes:
+ * 1. **Name patterns**: each bone name is split into words (`DEF-upper_arm.L`, `Bip01 L UpperArm`,
+ *    `mixamorig:LeftForeArm`, `thigh_twist_01_r` …), the side words and rig prefixes are set apart,
+ *    and what is left is matched against body-part patterns. Helper bones (IK targets, "share"
+ *    bones, end/nub bones, face and breast helpers, individual toes) are recognised and left out.
+ * 2. **Hierarchy**: the spine, chest and neck are taken from the path between hips and head (rigs
+ *    number their spine bones every which way), each limb bone must descend from the one above it,
+ *    finger joints are numbered by depth below the hand, missing links (an unnamed forearm) are
+ *    filled from the path between their neighbours, and bones whose name carries no side get one
+ *    from where they sit (left = up × forward, forward taken from the feet).
+ */
+export interface AutoMapResult {
+  /** Canonical bone → bone index in the rig. */
+  map: Map<CanonicalBone, number>;
+  /** What the mapper decided that a person may want to check. */
+  notes: string[];
+}
+
+type Part =
+  | 'hips'
+  | 'spine'
+  | 'neck'
+  | 'head'
+  | 'jaw'
+  | 'eye'
+  | 'Shoulder'
+  | 'UpperArm'
+  | 'LowerArm'
+  | 'Hand'
+  | 'UpperLeg'
+  | 'LowerLeg'
+  | 'Foot'
+  | 'Toes'
+  | 'UpperArmTwist'
+  | 'LowerArmTwist'
+  | 'UpperLegTwist'
+  | 'LowerLegTwist'
+  | `finger:${Finger}`
+  | 'helper'
+  | 'unknown';
+
+interface Classified {
+  index: number;
+  part: Part;
+  side: Side | null;
+  key: string;
+}
+
+/** Words that only say which rig a bone belongs to. */
+const PREFIX_WORDS = new Set(['cc', 'base', 'mixamorig', 'bip', 'def', 'org', 'jnt', 'bn', 'b', 'j', 'bone', 'armature', 'rig', 'skeleton', 'jbip', 'c']);
+/** Words that mark helper bones the retargeter leaves alone. */
+const HELPER_WORDS = new Set([
+  'share', 'sharebone', 'end', 'nub', 'tip', 'ik', 'fk', 'pole', 'target', 'ctrl', 'control', 'helper', 'null', 'socket', 'attach', 'weapon',
+  'prop', 'corrective', 'breast', 'ribs', 'pectoral', 'eyelid', 'lid', 'brow', 'lip', 'cheek', 'nose', 'tongue', 'teeth', 'ear', 'mch',
+  'upperlid', 'lowerlid', 'hair', 'skirt', 'cloth', 'tail', 'wing', 'pelvisshare', 'mouth', 'jawline', 'temple', 'chin', 'squint', 'dimple',
+]);
+
+/** Splits a bone name into lower-case words: case changes, digits and separators all split. */
+export function tokenizeBoneName(name: string): string[] {
+  return name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Za-z])(\d)/g, '$1 $2')
+    .replace(/(\d)([A-Za-z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((t) => t.toLowerCase());
+}
+
+function sideOfTokens(tokens: readonly string[]): Side | null {
+  if (tokens.includes('left') || tokens.includes('l') || tokens.includes('lft')) return 'left';
+  if (tokens.includes('right') || tokens.includes('r') || tokens.includes('rgt') || tokens.includes('rt')) return 'right';
+  return null;
+}
+
+/** Classifies one bone name by patterns alone. */
+export function classifyBoneName(name: string): { part: Part; side: Side | null; key: string } {
+  const tokens = tokenizeBoneName(name);
+  const side = sideOfTokens(tokens);
+  const words = tokens.filter((t) => !/^\d+$/.test(t) && !PREFIX_WORDS.has(t) && !['l', 'r', 'left', 'right', 'lft', 'rgt', 'rt'].includes(t));
+  const digits = tokens.filter((t) => /^\d+$/.test(t));
+  const key = words.join('');
+  const result = (part: Part): { part: Part; side: Side | null; key: string } => ({ part, side, key });
+  if (!key) return result('unknown');
+  if (words.some((w) => HELPER_WORDS.has(w))) return result('helper');
+  if (words.includes('twist') || words.includes('roll')) {
+    const rest = key.replace(/twist|roll/g, '');
+    if (/neck/.test(rest) && side === null) return result('neck');
+    if (/fore|lower.?arm/.test(rest)) return result('LowerArmTwist');
+    if (/arm/.test(rest)) return result('UpperArmTwist');
+    if (/calf|shin|lower.?leg|knee/.test(rest) || rest === 'leg') return result('LowerLegTwist');
+    if (/thigh|up.?leg|upper.?leg/.test(rest)) return result('UpperLegTwist');
+    return result('helper');
+  }
+  if (/toe|ball/.test(key)) return result(['toe', 'toes', 'toebase', 'ball'].includes(key) ? 'Toes' : 'helper');
+  const finger = /thumb/.test(key)
+    ? 'Thumb'
+    : /index/.test(key)
+      ? 'Index'
+      : /middle|mid/.test(key)
+        ? 'Middle'
+        : /ring/.test(key)
+          ? 'Ring'
+          : /pinky|little/.test(key)
+            ? 'Little'
+            : /finger/.test(key) && digits.length
+              ? FINGERS[Number(digits[digits.length - 1]![0])]
+              : undefined;
+  if (finger) return result(`finger:${finger}`);
+  if (/clavicle|shoulder|collar/.test(key)) return result('Shoulder');
+  if (/forearm|lowerarm|elbow/.test(key)) return result('LowerArm');
+  if (/upperarm|uparm/.test(key) || key === 'arm') return result('UpperArm');
+  if (/hand|wrist|palm/.test(key)) return result('Hand');
+  if (/thigh|upleg|upperleg/.test(key)) return result('UpperLeg');
+  if (/calf|shin|lowerleg|knee/.test(key) || key === 'leg') return result('LowerLeg');
+  if (/foot|ankle/.test(key)) return result('Foot');
+  if (/^(eye|eyeball)$/.test(key)) return result(side ? 'eye' : 'helper');
+  if (side === null) {
+    if (/hips|pelvis|^hip$/.test(key)) return result('hips');
+    if (/spine|chest|waist|torso|abdomen|^back$/.test(key)) return result('spine');
+    if (/neck/.test(key)) return result('neck');
+    if (/^head$|^headjnt$/.test(key)) return result('head');
+    if (/jaw/.test(key)) return result('jaw');
+  }
+  return result('unknown');
+}
+
+/** Maps an unknown rig to the canonical humanoid by name patterns and hierarchy. */
+export function autoMapBones(rig: RigDescription): AutoMapResult {
+  const notes: string[] = [];
+  const map = new Map<CanonicalBone, number>();
+  const bones = rig.bones;
+  const parentOf = (i: number): number => bones[i]!.parent;
+  const depth = (i: number): number => {
+    let d = 0;
+    for (let p = parentOf(i); p >= 0; p = parentOf(p)) d++;
+    return d;
+  };
+  const isAncestor = (a: number, b: number): boolean => {
+    for (let p = parentOf(b); p >= 0; p = parentOf(p)) if (p === a) return true;
+    return false;
+  };
+  const pathBetween = (ancestor: number, descendant: number): number[] => {
+    const path: number[] = [];
+    for (let p = parentOf(descendant); p >= 0 && p !== ancestor; p = parentOf(p)) path.unshift(p);
+    return path;
+  };
+  const classified: Classified[] = bones.map((bone, index) => ({ index, ...classifyBoneName(bone.originalName || bone.name) })).filter((c) => isAddressable(rig, c.index));
+  const byPart = (part: Part, side: Side | null = null): Classified[] => classified.filter((c) => c.part === part && (side === null || c.side === side)).sort((a, b) => depth(a.index) - depth(b.index));
+
+  // Hips: the top-most hips-like bone; failing that, where the legs and the head meet.
+  let hips = byPart('hips')[0]?.index;
+  const head = byPart('head')[0]?.index;
+  if (hips === undefined) {
+    const legs = byPart('UpperLeg');
+    if (legs.length >= 2 && head !== undefined) {
+      const ancestors = (i: number): number[] => {
+        const out: number[] = [];
+        for (let p = parentOf(i); p >= 0; p = parentOf(p)) out.push(p);
+        return out;
+      };
+      const shared = ancestors(legs[0]!.index).filter((a) => ancestors(legs[1]!.index).includes(a) && ancestors(head).includes(a));
+      hips = shared[0];
+      if (hips !== undefined) notes.push(`hips taken from the hierarchy: "${bones[hips]!.name}" (where legs and head meet)`);
+    }
+  }
+  if (hips === undefined) {
+    notes.push('no hips bone found (no name like hips/pelvis, and no legs and head to find it from)');
+    return { map, notes };
+  }
+  map.set('hips', hips);
+  if (parentOf(hips) >= 0) map.set('root', rootOf(rig, hips));
+
+  // Left = up × forward; forward from the feet (toes ahead of ankles), else +Z.
+  const forward = new Vector3(0, 0, 1);
+  const feet = byPart('Foot');
+  const toes = byPart('Toes');
+  if (feet.length && toes.length) {
+    const f = new Vector3();
+    for (const toe of toes) {
+      const foot = feet.find((candidate) => isAncestor(candidate.index, toe.index));
+      if (foot) f.add(bones[toe.index]!.worldPosition.clone().sub(bones[foot.index]!.worldPosition));
+    }
+    f.y = 0;
+    if (f.lengthSq() > 1e-8) forward.copy(f.normalize());
+  }
+  const left = new Vector3(0, 1, 0).cross(forward).normalize();
+  const hipsPosition = bones[hips]!.worldPosition;
+  const sideByPosition = (i: number): Side => (bones[i]!.worldPosition.clone().sub(hipsPosition).dot(left) >= 0 ? 'left' : 'right');
+  for (const c of classified) {
+    if (c.side === null && c.part !== 'helper' && c.part !== 'unknown' && !['hips', 'spine', 'neck', 'head', 'jaw'].includes(c.part)) {
+      c.side = sideByPosition(c.index);
+      notes.push(`"${bones[c.index]!.name}" has no side in its name; placed on the ${c.side} by position`);
+    }
+  }
+
+  // Spine, chest and neck from the path hips → head.
+  if (head !== undefined && isAncestor(hips, head)) {
+    map.set('head', head);
+    const path = pathBetween(hips, head).filter((i) => classified.find((c) => c.index === i)?.part !== 'helper');
+    const neckPart = path.filter((i) => /neck/.test(classifyBoneName(bones[i]!.originalName || bones[i]!.name).key));
+    const spinePart = path.filter((i) => !neckPart.includes(i));
+    if (spinePart.length >= 1) map.set('spine', spinePart[0]!);
+    if (spinePart.length === 2) map.set('chest', spinePart[1]!);
+    if (spinePart.length >= 3) {
+      map.set('chest', spinePart[Math.floor(spinePart.length / 2)]!);
+      map.set('upperChest', spinePart[spinePart.length - 1]!);
+    }
+    if (neckPart.length >= 1) map.set('neck', neckPart[0]!);
+    if (neckPart.length >= 2) map.set('neck2', neckPart[1]!);
+  } else {
+    const spine = byPart('spine').filter((c) => isAncestor(hips, c.index));
+    if (spine[0]) map.set('spine', spine[0].index);
+    notes.push('no head below the hips; the spine was mapped by name only');
+  }
+  const jaw = byPart('jaw').find((c) => head !== undefined && isAncestor(head, c.index));
+  if (jaw) map.set('jaw', jaw.index);
+
+  const pick = (part: Part, side: Side, under: number | undefined): number | undefined => {
+    const candidates = byPart(part, side).filter((c) => under === undefined || isAncestor(under, c.index));
+    return candidates[0]?.index;
+  };
+  /** The first non-helper bone strictly between two bones (for a link the names did not give). */
+  const between = (top: number, bottom: number): number | undefined => {
+    const path = pathBetween(top, bottom).filter((i) => {
+      const part = classified.find((c) => c.index === i)?.part;
+      return part !== 'helper' && !String(part).endsWith('Twist');
+    });
+    return path.length ? path[path.length - 1] : undefined;
+  };
+
+  for (const side of SIDES) {
+    const set = (part: string, index: number | undefined): void => {
+      if (index !== undefined) map.set(`${side}${part}`, index);
+    };
+    // Arm.
+    const spineTop = map.get('upperChest') ?? map.get('chest') ?? map.get('spine') ?? hips;
+    let shoulder = pick('Shoulder', side, spineTop);
+    let upperArm = pick('UpperArm', side, shoulder ?? spineTop);
+    const hand = pick('Hand', side, upperArm ?? shoulder ?? spineTop);
+    let lowerArm = pick('LowerArm', side, upperArm ?? shoulder ?? spineTop);
+    if (lowerArm !== undefined && hand !== undefined && !isAncestor(lowerArm, hand)) lowerArm = undefined;
+    if (upperArm === undefined && lowerArm !== undefined) upperArm = between(shoulder ?? spineTop, lowerArm);
+    if (lowerArm === undefined && upperArm !== undefined && hand !== undefined) {
+      lowerArm = between(upperArm, hand);
+      if (lowerArm !== undefined) notes.push(`${side} forearm taken from the hierarchy: "${bones[lowerArm]!.name}"`);
+    }
+    if (shoulder === undefined && upperArm !== undefined) {
+      const parent = parentOf(upperArm);
+      if (parent >= 0 && parent !== spineTop && isAncestor(spineTop, parent)) {
+        shoulder = parent;
+        notes.push(`${side} shoulder taken from the hierarchy: "${bones[parent]!.name}"`);
+      }
+    }
+    set('Shoulder', shoulder);
+    set('UpperArm', upperArm);
+    set('LowerArm', lowerArm);
+    set('Hand', hand);
+    set('UpperArmTwist', pick('UpperArmTwist', side, upperArm));
+    set('LowerArmTwist', pick('LowerArmTwist', side, lowerArm));
+    if (hand !== undefined) {
+      for (const finger of FINGERS) {
+        let chain = byPart(`finger:${finger}`, side).filter((c) => isAncestor(hand, c.index));
+        // Keep one chain: the joints that descend from the first.
+        if (chain.length) chain = chain.filter((c) => c === chain[0] || isAncestor(chain[0]!.index, c.index));
+        if (chain.length >= 4) {
+          const first = chain[0]!;
+          chain = /meta|0$/.test(first.key) || /(^|[^0-9])0$/.test(bones[first.index]!.name) ? chain.slice(1) : chain.slice(0, 3);
+        }
+        chain.slice(0, 3).forEach((c, j) => map.set(`${side}${finger}${j + 1}`, c.index));
+      }
+    }
+    // Leg.
+    let upperLeg = pick('UpperLeg', side, hips);
+    const foot = pick('Foot', side, upperLeg ?? hips);
+    let lowerLeg = pick('LowerLeg', side, upperLeg ?? hips);
+    if (lowerLeg !== undefined && foot !== undefined && !isAncestor(lowerLeg, foot)) lowerLeg = undefined;
+    if (upperLeg === undefined && lowerLeg !== undefined) upperLeg = between(hips, lowerLeg);
+    if (lowerLeg === undefined && upperLeg !== undefined && foot !== undefined) {
+      lowerLeg = between(upperLeg, foot);
+      if (lowerLeg !== undefined) notes.push(`${side} shin taken from the hierarchy: "${bones[lowerLeg]!.name}"`);
+    }
+    set('UpperLeg', upperLeg);
+    set('LowerLeg', lowerLeg);
+    set('Foot', foot);
+    set('UpperLegTwist', pick('UpperLegTwist', side, upperLeg));
+    set('LowerLegTwist', pick('LowerLegTwist', side, lowerLeg));
+    set('Toes', pick('Toes', side, foot));
+    set('Eye', pick('eye', side, head));
+  }
+  return { map, notes };
+}
+
+function rootOf(rig: RigDescription, index: number): number {
+  let i = index;
+  while (rig.bones[i]!.parent >= 0) i = rig.bones[i]!.parent;
+  return i;
+}

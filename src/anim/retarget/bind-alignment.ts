@@ -1,0 +1,117 @@
+import { Matrix4, Quaternion, Vector3 } from 'three';
+import { ALIGNMENT } from './canonical.ts';
+import type { BoneMapping } from './bone-map.ts';
+import { bindLocalPose, forwardKinematics, rotationOf, type LocalPose } from './kinematics.ts';
+import type { RigDescription } from './rig-description.ts';
+
+/**
+ * Step 2 of retargeting: the target's **reference pose**, the target posed like the source's bind
+ * pose (an A-pose target raised into the T-pose of a T-pose source, a different facing turned
+ * around). Both rigs then share one reference orientation, and a frame's motion is carried over as
+ * the source bone's world-space rotation *away from its bind*, applied to the target bone's
+ * reference: `target(t) = source(t) · sourceBind⁻¹ · targetReference`. At the source's bind pose
+ * that is the reference itself, so the A-to-T difference is applied once, here, and never added to
+ * every frame's rotation.
+ */
+export interface ReferencePose {
+  /** Target local pose: aligned bones turned, every other bone at its bind local transform. */
+  local: LocalPose;
+  /** Model-space matrices of the reference pose. */
+  world: Matrix4[];
+  /** Model-space rotation of each target bone in the reference pose (scale removed). */
+  worldRotation: Quaternion[];
+  worldPosition: Vector3[];
+  /** World-space rotation applied to each aligned target bone (by target index). */
+  alignment: Map<number, Quaternion>;
+  /**
+   * What alignment could not remove, per aligned target bone: the angle (radians) left between its
+   * primary direction and the source's (≈ 0 unless a direction is degenerate).
+   */
+  residual: Map<number, number>;
+}
+
+const axis = new Vector3();
+
+/** Aligns the target's mapped bones, top-down, to the source's bind directions. */
+export function alignBindPose(source: RigDescription, target: RigDescription, mapping: BoneMapping): ReferencePose {
+  const local = bindLocalPose(target);
+  const world = target.bones.map(() => new Matrix4());
+  const alignment = new Map<number, Quaternion>();
+  const residual = new Map<number, number>();
+  const sourceIndex = mapping.source.canonical;
+  const targetIndex = mapping.target.canonical;
+  const isDescendant = (rig: RigDescription, ancestor: number, bone: number): boolean => {
+    for (let p = rig.bones[bone]!.parent; p >= 0; p = rig.bones[p]!.parent) if (p === ancestor) return true;
+    return false;
+  };
+  /** A canonical bone both rigs map, below `sourceBone`/`targetBone` in each. */
+  const shared = (canonical: string, sourceBone: number, targetBone: number): { s: number; t: number } | null => {
+    const s = sourceIndex.get(canonical);
+    const t = targetIndex.get(canonical);
+    if (s === undefined || t === undefined || !mapping.byTarget.has(t)) return null;
+    if (!isDescendant(source, sourceBone, s) || !isDescendant(target, targetBone, t)) return null;
+    return { s, t };
+  };
+
+  const parentWorld = new Matrix4();
+  const localMatrix = new Matrix4();
+  const head = new Vector3();
+  const scratch = new Vector3();
+  const scale = new Vector3();
+  target.bones.forEach((bone, i) => {
+    if (bone.parent >= 0) parentWorld.multiplyMatrices(world[bone.parent]!, bone.parentOffset);
+    else parentWorld.copy(bone.parentOffset);
+    localMatrix.compose(local.position[i]!, local.rotation[i]!, local.scale[i]!);
+    world[i]!.multiplyMatrices(parentWorld, localMatrix);
+    const pair = mapping.byTarget.get(i);
+    const spec = pair ? ALIGNMENT.get(pair.canonical) : undefined;
+    if (!pair || !spec) return;
+    const primary = spec.primary.map((c) => shared(c, pair.source, i)).find((x) => x !== null);
+    if (!primary) return;
+    head.setFromMatrixPosition(world[i]!);
+    // Where a bind-relative descendant sits now: the bones in between are still at bind.
+    const now = (t: number, out: Vector3): Vector3 => out.copy(target.bones[t]!.worldPosition).applyMatrix4(target.bones[i]!.worldMatrix.clone().invert()).applyMatrix4(world[i]!);
+    const sourceHead = source.bones[pair.source]!.worldPosition;
+    const wantPrimary = source.bones[primary.s]!.worldPosition.clone().sub(sourceHead);
+    const havePrimary = now(primary.t, scratch).clone().sub(head);
+    if (wantPrimary.lengthSq() < 1e-12 || havePrimary.lengthSq() < 1e-12) return;
+    wantPrimary.normalize();
+    const turn = new Quaternion().setFromUnitVectors(havePrimary.normalize(), wantPrimary);
+    if (spec.secondary) {
+      const a = shared(spec.secondary[0], pair.source, i);
+      const b = shared(spec.secondary[1], pair.source, i);
+      if (a && b) {
+        const want = source.bones[a.s]!.worldPosition.clone().sub(source.bones[b.s]!.worldPosition);
+        const have = now(a.t, new Vector3()).sub(now(b.t, new Vector3())).applyQuaternion(turn);
+        // Compare both in the plane across the primary direction, then roll about it.
+        want.addScaledVector(wantPrimary, -want.dot(wantPrimary));
+        have.addScaledVector(wantPrimary, -have.dot(wantPrimary));
+        if (want.lengthSq() > 1e-10 && have.lengthSq() > 1e-10) {
+          want.normalize();
+          have.normalize();
+          const roll = Math.atan2(axis.crossVectors(have, want).dot(wantPrimary), have.dot(want));
+          turn.premultiply(new Quaternion().setFromAxisAngle(wantPrimary, roll));
+        }
+      }
+    }
+    // Turn the bone about its head: world' = T(head) · R(turn) · T(−head) · world.
+    const pivot = new Matrix4().makeTranslation(head.x, head.y, head.z).multiply(new Matrix4().makeRotationFromQuaternion(turn)).multiply(new Matrix4().makeTranslation(-head.x, -head.y, -head.z));
+    world[i]!.premultiply(pivot);
+    localMatrix.copy(parentWorld).invert().multiply(world[i]!);
+    localMatrix.decompose(scratch, local.rotation[i]!, scale);
+    local.rotation[i]!.normalize();
+    alignment.set(i, turn);
+    const after = now(primary.t, new Vector3()).sub(head).normalize();
+    residual.set(i, Math.acos(Math.min(1, Math.max(-1, after.dot(wantPrimary)))));
+  });
+  // Final pass: the reference pose's matrices from its local pose.
+  forwardKinematics(target, local, world);
+  return {
+    local,
+    world,
+    worldRotation: world.map((m) => rotationOf(m)),
+    worldPosition: world.map((m) => new Vector3().setFromMatrixPosition(m)),
+    alignment,
+    residual,
+  };
+}

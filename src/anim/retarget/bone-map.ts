@@ -1,0 +1,127 @@
+import { autoMapBones } from './auto-map.ts';
+import { BUILTIN_BONE_MAPS, type BuiltinBoneMap } from './bone-maps.ts';
+import { CANONICAL_BONES, CORE_BONES, REQUIRED_BONES, type CanonicalBone } from './canonical.ts';
+import { isAddressable, type RigDescription, type RigProblem } from './rig-description.ts';
+
+/** Step 1 of retargeting: which bone of a rig plays which canonical part. */
+export interface RigBoneMap {
+  /** 'mannequin', 'cc4', 'mixamo' (built-in maps), 'auto' (name patterns + hierarchy) or 'custom'. */
+  mapName: BuiltinBoneMap['name'] | 'auto' | 'custom';
+  /** Canonical bone → bone index. */
+  canonical: Map<CanonicalBone, number>;
+  notes: string[];
+}
+
+/** How to map a rig: detect (default), a built-in map by name, or an explicit canonical → bone-name table. */
+export type BoneMapChoice = 'detect' | 'auto' | BuiltinBoneMap['name'] | Readonly<Record<CanonicalBone, string>>;
+
+/** Share of a built-in map's names a rig must carry for that map to be chosen. */
+const BUILTIN_MATCH = 0.75;
+
+/**
+ * Maps a rig's bones to the canonical humanoid. With 'detect', a built-in map is used when the rig
+ * carries at least 75 % of its names (after that map's normalisation), else the automatic mapper.
+ * Unaddressable bones (unnamed, duplicated, reserved characters) are never mapped.
+ */
+export function mapRigBones(rig: RigDescription, choice: BoneMapChoice = 'detect'): RigBoneMap {
+  if (typeof choice === 'object') {
+    const canonical = new Map<CanonicalBone, number>();
+    const notes: string[] = [];
+    for (const [bone, name] of Object.entries(choice)) {
+      const index = rig.index.get(name);
+      if (!CANONICAL_BONES.includes(bone)) notes.push(`"${bone}" is not a canonical bone name; ignored`);
+      else if (index === undefined) notes.push(`custom map: the rig has no bone "${name}" (for ${bone})`);
+      else if (!isAddressable(rig, index)) notes.push(`custom map: bone "${name}" (for ${bone}) cannot be addressed (duplicate or reserved characters)`);
+      else canonical.set(bone, index);
+    }
+    return { mapName: 'custom', canonical, notes };
+  }
+  if (choice === 'auto') {
+    const auto = autoMapBones(rig);
+    return { mapName: 'auto', canonical: auto.map, notes: auto.notes };
+  }
+  const candidates = choice === 'detect' ? BUILTIN_BONE_MAPS : BUILTIN_BONE_MAPS.filter((m) => m.name === choice);
+  let best: { map: BuiltinBoneMap; canonical: Map<CanonicalBone, number>; score: number } | null = null;
+  for (const builtin of candidates) {
+    const byNormalized = new Map<string, number>();
+    rig.bones.forEach((bone, i) => {
+      if (!isAddressable(rig, i)) return;
+      const normalized = builtin.normalize(bone.originalName || bone.name);
+      if (!byNormalized.has(normalized)) byNormalized.set(normalized, i);
+    });
+    const canonical = new Map<CanonicalBone, number>();
+    for (const [bone, name] of builtin.map) {
+      const index = byNormalized.get(name);
+      if (index !== undefined) canonical.set(bone, index);
+    }
+    const score = canonical.size / builtin.map.size;
+    if (!best || score > best.score) best = { map: builtin, canonical, score };
+  }
+  if (best && (best.score >= BUILTIN_MATCH || choice !== 'detect')) {
+    const notes = best.score < 1 ? [`${best.map.name} map: ${Math.round(best.score * 100)} % of its bones found`] : [];
+    return { mapName: best.map.name, canonical: best.canonical, notes };
+  }
+  const auto = autoMapBones(rig);
+  return { mapName: 'auto', canonical: auto.map, notes: auto.notes };
+}
+
+/** One mapped bone: the same canonical part in both rigs. */
+export interface BonePair {
+  canonical: CanonicalBone;
+  source: number;
+  target: number;
+}
+
+/** The joined map between two rigs. */
+export interface BoneMapping {
+  source: RigBoneMap;
+  target: RigBoneMap;
+  /** Pairs in the target's parent-first order. */
+  pairs: BonePair[];
+  /** Target bone index → its pair. */
+  byTarget: Map<number, BonePair>;
+  /** Source bones no target bone takes (helper bones, bones the target lacks): their tracks are dropped. */
+  droppedSource: string[];
+  /** Target bones nothing drives (face rig, helpers): they keep their bind pose relative to their parent. */
+  unmappedTarget: string[];
+  problems: RigProblem[];
+}
+
+export interface BoneMappingOptions {
+  sourceMap?: BoneMapChoice;
+  targetMap?: BoneMapChoice;
+}
+
+/**
+ * Joins the source's and the target's canonical maps into bone pairs. Missing required bones are
+ * errors (nothing can retarget); missing core bones and the rigs' own problems are warnings.
+ */
+export function buildBoneMapping(source: RigDescription, target: RigDescription, options: BoneMappingOptions = {}): BoneMapping {
+  const sourceMap = mapRigBones(source, options.sourceMap);
+  const targetMap = mapRigBones(target, options.targetMap);
+  const problems: RigProblem[] = [...source.problems.map((p) => ({ ...p, message: `source rig "${source.name}": ${p.message}` })), ...target.problems.map((p) => ({ ...p, message: `target rig "${target.name}": ${p.message}` }))];
+  for (const [label, rig, map] of [['source', source, sourceMap], ['target', target, targetMap]] as const) {
+    for (const note of map.notes) problems.push({ severity: 'warning', message: `${label} rig "${rig.name}": ${note}` });
+    const missingRequired = REQUIRED_BONES.filter((b) => !map.canonical.has(b));
+    if (missingRequired.length) problems.push({ severity: 'error', message: `${label} rig "${rig.name}" has no ${missingRequired.join(', ')} bone (${map.mapName} map); nothing can be retargeted` });
+    const missingCore = CORE_BONES.filter((b) => !map.canonical.has(b) && !REQUIRED_BONES.includes(b));
+    if (missingCore.length) problems.push({ severity: 'warning', message: `${label} rig "${rig.name}" (${map.mapName} map) lacks ${missingCore.join(', ')}` });
+  }
+  const pairs: BonePair[] = [];
+  for (const [canonical, targetIndex] of targetMap.canonical) {
+    const sourceIndex = sourceMap.canonical.get(canonical);
+    if (sourceIndex !== undefined && canonical !== 'root') pairs.push({ canonical, source: sourceIndex, target: targetIndex });
+  }
+  pairs.sort((a, b) => a.target - b.target);
+  const usedSource = new Set(pairs.map((p) => p.source));
+  const usedTarget = new Set(pairs.map((p) => p.target));
+  return {
+    source: sourceMap,
+    target: targetMap,
+    pairs,
+    byTarget: new Map(pairs.map((p) => [p.target, p])),
+    droppedSource: source.bones.filter((_, i) => !usedSource.has(i)).map((b) => b.name),
+    unmappedTarget: target.bones.filter((_, i) => !usedTarget.has(i)).map((b) => b.name),
+    problems,
+  };
+}
