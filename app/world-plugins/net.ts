@@ -1,0 +1,97 @@
+import { BroadcastTransport } from '../../src/net/transport/broadcast-transport.ts';
+import { avatarRoomPath, openTransport } from '../../src/net/transport/open-transport.ts';
+import type { FrameTransport } from '../../src/net/transport/transport.ts';
+import type { WebSocketTransport } from '../../src/net/transport/websocket-transport.ts';
+import { roomNameIssue } from '../../src/net/protocol/room-name.ts';
+import { NetSession, type NetStats } from '../../src/net/net-session.ts';
+import { HumanoidPeerView } from '../../src/net/view/humanoid-peer-view.ts';
+import { showNotice, type World } from '../../src/world/index.ts';
+
+/** How long the page waits for the relay before falling back to the BroadcastChannel (ms). */
+const RELAY_WAIT_MS = 5000;
+
+/**
+ * Avatar sync in the world.
+ * - `?room=NAME`: join relay room NAME on this origin; if no relay answers, fall back to a
+ *   BroadcastChannel of the same name (tabs of this browser), and say so.
+ * - no `room`: the BroadcastChannel `lobby` (two windows of one browser see each other; no server).
+ * - `?net=broadcast` forces the channel, `?net=off` turns avatar sync off.
+ * The HUD's Net section shows which transport is in use and its state.
+ */
+export function install(world: World): void {
+  const params = new URLSearchParams(location.search);
+  if (params.get('net') === 'off') return;
+  const room = params.get('room');
+  const stats = world.cairn.stats;
+  const placeholder: Partial<NetStats> & { fallback: string | null } = { state: 'connecting', fallback: null };
+  stats.net = placeholder;
+  world.hud?.addSection('net', { title: 'Net', rows: (s) => netRows(s.net as NetView | undefined) });
+  void start(world, room, params.get('net') === 'broadcast').catch((error: Error) => {
+    placeholder.state = 'closed';
+    placeholder.lastError = error.message;
+    showNotice({ level: 'error', title: 'Avatar sync failed to start', detail: error.message });
+  });
+}
+
+type NetView = Partial<NetStats> & { fallback?: string | null };
+
+async function start(world: World, room: string | null, forceBroadcast: boolean): Promise<void> {
+  let transport: FrameTransport;
+  let fallback: string | null = null;
+  const issue = room === null ? null : roomNameIssue(room);
+  if (room !== null && issue) {
+    fallback = `?room=${room.slice(0, 40)}: ${issue}`;
+    showNotice({ level: 'warn', title: 'Bad room name; using this browser only', detail: fallback });
+    transport = new BroadcastTransport({ channel: 'lobby' });
+  } else if (room !== null && !forceBroadcast) {
+    const relay = openTransport(avatarRoomPath(room)) as WebSocketTransport;
+    const opened = await Promise.race([relay.opened(), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), RELAY_WAIT_MS))]);
+    if (opened) {
+      transport = relay;
+    } else {
+      fallback = `no relay answered at ${relay.target} (${relay.stats.lastError ?? 'timed out'})`;
+      relay.dispose();
+      transport = new BroadcastTransport({ channel: room });
+      showNotice({ level: 'warn', title: 'Avatar relay unreachable: sharing with this browser only', detail: `${fallback}.\nOther tabs of this browser with ?room=${room} still see you.` });
+    }
+  } else {
+    transport = new BroadcastTransport({ channel: room ?? 'lobby' });
+  }
+
+  const view = new HumanoidPeerView({ parent: world.scene });
+  const session = new NetSession({ transport, view });
+  const published = Object.assign(session.stats, { fallback });
+  world.cairn.stats.net = published;
+  world.cairn.net = session;
+  world.cairn.netView = view;
+  const player = world.player;
+  world.onFrame((dt) => {
+    const s = player.state;
+    session.setLocalPose({ x: s.x, y: s.y, z: s.z, facing: s.facing, speed: s.speed, state: s.state });
+    session.setFocus(s.x, s.z);
+    session.update(dt);
+  });
+  // Leave cleanly: the channel gets a leave frame, the relay sees the close and tells the others.
+  addEventListener('pagehide', () => session.dispose(), { once: true });
+}
+
+function netRows(net: NetView | undefined): Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> {
+  if (!net) return [{ label: 'sync', value: 'off' }];
+  const kind = net.transport === 'relay' ? 'relay' : net.transport === 'broadcast' ? 'BroadcastChannel (this browser)' : '…';
+  const tone = net.state === 'open' ? 'ok' : net.state === 'closed' ? 'bad' : 'warn';
+  const rows: Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> = [
+    { label: 'transport', value: kind, tone: net.fallback ? 'warn' : undefined },
+    { label: 'state', value: net.state === 'reconnecting' ? 'disconnected, reconnecting…' : (net.state ?? '…'), tone },
+  ];
+  if (net.target) rows.push({ label: 'room', value: net.transport === 'relay' ? net.target.replace(/^.*\/rooms\/avatar\//, '') : net.target });
+  if (net.selfId !== undefined) rows.push({ label: 'id', value: net.selfId === null ? '—' : String(net.selfId) });
+  rows.push({ label: 'peers', value: String(net.peers ?? 0) });
+  rows.push({ label: 'sent / frames in', value: `${net.sent ?? 0} / ${net.frames ?? 0}` });
+  if (net.pingMs !== null && net.pingMs !== undefined) rows.push({ label: 'ping', value: `${net.pingMs} ms` });
+  if (net.rejected) rows.push({ label: 'rejected', value: `${net.rejected} (${net.lastRejection ?? ''})`, tone: 'warn' });
+  const drops = Object.entries(net.relayDropped ?? {});
+  if (drops.length) rows.push({ label: 'relay dropped', value: drops.map(([k, v]) => `${k} ${v}`).join(', '), tone: 'warn' });
+  if (net.fallback) rows.push({ label: 'fallback', value: net.fallback, tone: 'warn' });
+  if (net.lastError && net.state !== 'open') rows.push({ label: 'error', value: net.lastError, tone: 'bad' });
+  return rows;
+}

@@ -1,0 +1,16 @@
+/** cairn/net: avatar sync — the 36-byte protocol, transports, the peer table and the session glue. */
+export * from './protocol/frame.ts';
+export * from './protocol/message.ts';
+export * from './protocol/control.ts';
+export * from './protocol/room-name.ts';
+export * from './transport/transport.ts';
+export * from './transport/backoff.ts';
+export * from './transport/websocket-transport.ts';
+export * from './transport/broadcast-transport.ts';
+export * from './transport/open-transport.ts';
+export * from './peers/remote-peer.ts';
+export * from './peers/peer-table.ts';
+export * from './peers/local-publisher.ts';
+export * from './view/remote-peer-view.ts';
+export * from './view/humanoid-peer-view.ts';
+export * from './net-session.ts';

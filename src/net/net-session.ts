@@ -1,0 +1,231 @@
+import type { DropReason } from './protocol/control.ts';
+import { MessageReader } from './protocol/message.ts';
+import { createPose, type RemotePose } from './peers/remote-peer.ts';
+import { LocalPublisher, type LocalPose, type LocalPublisherOptions } from './peers/local-publisher.ts';
+import { PeerTable, type PeerTableOptions } from './peers/peer-table.ts';
+import type { FrameTransport, TransportKind, TransportState } from './transport/transport.ts';
+import type { AnimationStateName } from './protocol/frame.ts';
+import type { AvatarDetail, RemoteAvatar, RemotePeerView } from './view/remote-peer-view.ts';
+
+export interface NetSessionOptions {
+  transport: FrameTransport;
+  /** How remote players are drawn. */
+  view: RemotePeerView;
+  table?: PeerTableOptions;
+  publisher?: LocalPublisherOptions;
+  /** Local monotonic clock (ms). Default performance.now. */
+  now?: () => number;
+  /**
+   * Send regular frames from a timer (ms period) rather than only from rendered frames, so a
+   * slow or background tab keeps its 10 Hz (browsers throttle timers in background tabs to 1 Hz,
+   * still inside the peers' silence timeout; animation frames stop entirely). 0 turns the timer
+   * off. Default 25.
+   */
+  timerMs?: number;
+  /** Within this distance (m) of {@link NetSession.setFocus} avatars are 'live', beyond it 'baked' (+5 m hysteresis). Default 40. */
+  liveRadius?: number;
+}
+
+/** `window.cairn.stats.net`: what the HUD shows and tests assert. */
+export interface NetStats {
+  transport: TransportKind;
+  /** Relay URL or channel name. */
+  target: string;
+  state: TransportState;
+  /** This page's id on the wire (null until the relay's welcome). */
+  selfId: number | null;
+  /** Remote peers in the table. */
+  peers: number;
+  /** Peers drawn with live skinning (the rest are 'baked'). */
+  live: number;
+  /** Frames sent / not sent (transport down). */
+  sent: number;
+  unsent: number;
+  /** State-change frames sent between regular ones. */
+  changeFrames: number;
+  /** Messages received, frames accepted from them, messages rejected (and the last reason). */
+  messages: number;
+  frames: number;
+  rejected: number;
+  lastRejection: string | null;
+  echoes: number;
+  stale: number;
+  leaves: number;
+  silenced: number;
+  reconnects: number;
+  lastError: string | null;
+  pingMs: number | null;
+  /** What the relay reported dropping from this page, by reason. */
+  relayDropped: Partial<Record<DropReason, number>>;
+}
+
+interface Shown {
+  avatar: RemoteAvatar;
+  detail: AvatarDetail;
+}
+
+/**
+ * Glue between a transport, the peer table and a view: publishes the local pose (10 Hz and on
+ * animation-state change), validates incoming messages all-or-nothing, interpolates every remote
+ * peer ~100 ms behind and drives its avatar, and keeps {@link stats} current. No three.js, no DOM.
+ */
+export class NetSession {
+  readonly transport: FrameTransport;
+  readonly view: RemotePeerView;
+  readonly table: PeerTable;
+  readonly publisher: LocalPublisher;
+  readonly stats: NetStats;
+  private readonly reader = new MessageReader();
+  private readonly now: () => number;
+  private readonly shown = new Map<number, Shown>();
+  private readonly pose: RemotePose = createPose();
+  private readonly requests: AnimationStateName[] = [];
+  private readonly liveRadius: number;
+  private latest: LocalPose | null = null;
+  /** Messages the reader rejected (the transport counts the ones it rejects itself). */
+  private rejectedHere = 0;
+  private focusX = Number.NaN;
+  private focusZ = Number.NaN;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private readonly unsubscribe: Array<() => void> = [];
+
+  constructor(options: NetSessionOptions) {
+    this.transport = options.transport;
+    this.view = options.view;
+    this.table = new PeerTable(options.table);
+    this.publisher = new LocalPublisher(options.publisher);
+    this.now = options.now ?? (() => performance.now());
+    this.liveRadius = options.liveRadius ?? 40;
+    this.table.selfId = this.transport.selfId;
+    this.stats = {
+      transport: this.transport.kind,
+      target: this.transport.target,
+      state: this.transport.state,
+      selfId: this.transport.selfId,
+      peers: 0,
+      live: 0,
+      sent: 0,
+      unsent: 0,
+      changeFrames: 0,
+      messages: 0,
+      frames: 0,
+      rejected: 0,
+      lastRejection: null,
+      echoes: 0,
+      stale: 0,
+      leaves: 0,
+      silenced: 0,
+      reconnects: 0,
+      lastError: null,
+      pingMs: null,
+      relayDropped: {},
+    };
+    const events = this.transport.events;
+    this.unsubscribe.push(
+      events.on('message', (bytes) => this.receive(bytes)),
+      events.on('control', (control) => {
+        if (control.type === 'welcome') this.table.selfId = this.transport.selfId;
+        if (control.type === 'dropped') this.stats.relayDropped[(control as { reason: DropReason }).reason] = (control as { count: number }).count;
+      }),
+      events.on('state', () => this.refreshStats()),
+      events.on('rejected', (reason) => {
+        this.stats.lastRejection = reason;
+        this.stats.rejected = this.transport.stats.rejected + this.rejectedHere;
+      }),
+      this.table.events.on('added', (peer) => this.shown.set(peer.id, { avatar: this.view.add(peer.id), detail: 'live' })),
+      this.table.events.on('removed', (peer) => {
+        this.shown.get(peer.id)?.avatar.remove();
+        this.shown.delete(peer.id);
+      }),
+    );
+    const timerMs = options.timerMs ?? 25;
+    if (timerMs > 0) this.timer = setInterval(() => this.pump(), timerMs);
+  }
+
+  /** Sets the local player's pose (every rendered frame); a state change is sent at once. */
+  setLocalPose(pose: LocalPose): void {
+    this.latest = pose;
+    this.pump();
+  }
+
+  /** Where the camera/player is, for the live/baked split. */
+  setFocus(x: number, z: number): void {
+    this.focusX = x;
+    this.focusZ = z;
+  }
+
+  /** Expires peers, poses every avatar and advances the view. Call once per rendered frame. */
+  update(dt: number): void {
+    const now = this.now();
+    this.table.expire(now);
+    let live = 0;
+    for (const peer of this.table.peers.values()) {
+      const shown = this.shown.get(peer.id);
+      if (!shown) continue;
+      const pose = this.pose;
+      peer.pose(this.table.renderTime(peer, now), this.table.extrapolateMs, pose);
+      shown.avatar.setTransform(pose.x, pose.y, pose.z, pose.facing);
+      for (const state of peer.takeStateRequests(this.requests)) shown.avatar.play(state, pose.speed);
+      if (!Number.isNaN(this.focusX)) {
+        const d = Math.hypot(pose.x - this.focusX, pose.z - this.focusZ);
+        const detail: AvatarDetail = shown.detail === 'live' ? (d > this.liveRadius + 5 ? 'baked' : 'live') : d < this.liveRadius ? 'live' : 'baked';
+        if (detail !== shown.detail) {
+          shown.detail = detail;
+          shown.avatar.setDetail?.(detail);
+        }
+      }
+      if (shown.detail === 'live') live++;
+    }
+    this.view.update(dt);
+    this.stats.live = live;
+    this.refreshStats();
+  }
+
+  dispose(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    for (const off of this.unsubscribe) off();
+    this.table.clear();
+    this.transport.dispose();
+    this.view.dispose();
+    this.refreshStats();
+  }
+
+  private pump(): void {
+    if (!this.latest) return;
+    const frame = this.publisher.poll(this.latest, this.now());
+    if (frame) this.transport.send(frame);
+  }
+
+  private receive(bytes: Uint8Array): void {
+    const rejection = this.reader.read(bytes);
+    if (rejection) {
+      this.rejectedHere++;
+      this.stats.lastRejection = rejection.frame >= 0 ? `${rejection.problem} (frame ${rejection.frame})` : rejection.problem;
+      this.stats.rejected = this.transport.stats.rejected + this.rejectedHere;
+      return;
+    }
+    this.stats.frames += this.reader.count;
+    this.table.ingestAll(this.reader.frames, this.reader.count, this.now());
+  }
+
+  private refreshStats(): void {
+    const s = this.stats;
+    const t = this.transport.stats;
+    s.state = this.transport.state;
+    s.selfId = this.transport.selfId;
+    s.peers = this.table.size;
+    s.sent = t.sent;
+    s.unsent = t.unsent;
+    s.changeFrames = this.publisher.changeFrames;
+    s.messages = t.messages;
+    s.rejected = t.rejected + this.rejectedHere;
+    s.echoes = this.table.stats.echoes;
+    s.stale = this.table.stats.stale;
+    s.leaves = this.table.stats.leaves;
+    s.silenced = this.table.stats.silenced;
+    s.reconnects = t.reconnects;
+    s.lastError = t.lastError;
+    s.pingMs = t.pingMs;
+  }
+}

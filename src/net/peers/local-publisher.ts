@@ -1,0 +1,93 @@
+import { animationCode, createFrame, encodeFrame, FRAME_BYTES, FrameKind } from '../protocol/frame.ts';
+
+/** The local player's pose, as the publisher reads it each rendered frame. */
+export interface LocalPose {
+  x: number;
+  y: number;
+  z: number;
+  /** atan2(wx, wz). */
+  facing: number;
+  /** m/s. */
+  speed: number;
+  /** Generic animation state (idle, walk, run, jump, swim, wave, dance). */
+  state: string;
+  /** Seconds into the current clip. Default 0. */
+  animTime?: number;
+}
+
+export interface LocalPublisherOptions {
+  /** Regular frames per second. Default 10. */
+  rateHz?: number;
+  /**
+   * Shortest gap between two frames (ms), also for state-change frames, so a flickering state can
+   * never push a client past the relay's rate cap (30/s). Default 1000 / 30.
+   */
+  minIntervalMs?: number;
+  /** Wall clock for the frame timestamp (ms). Default Date.now. */
+  clock?: () => number;
+}
+
+/**
+ * Decides when the local player sends and writes the frame: at `rateHz`, and at once when the
+ * animation state changes (a jump should not wait up to 100 ms). Reuses one 36-byte buffer — the
+ * transports copy what they send. States version 1 cannot carry are sent as idle (counted).
+ */
+export class LocalPublisher {
+  rateHz: number;
+  readonly minIntervalMs: number;
+  /** Frames written so far (also the last sequence number used). */
+  seq = 0;
+  /** Frames sent because the state changed (the rest are regular). */
+  changeFrames = 0;
+  /** States the wire format has no code for (sent as idle). */
+  unknownStates = 0;
+  private readonly clock: () => number;
+  private readonly bytes = new Uint8Array(FRAME_BYTES);
+  private readonly frame = createFrame();
+  private lastSentAt = Number.NEGATIVE_INFINITY;
+  private nextDue = Number.NEGATIVE_INFINITY;
+  private lastState: number | null = null;
+
+  constructor(options: LocalPublisherOptions = {}) {
+    this.rateHz = options.rateHz ?? 10;
+    this.minIntervalMs = options.minIntervalMs ?? 1000 / 30;
+    this.clock = options.clock ?? Date.now;
+    if (!(this.rateHz > 0)) throw new RangeError(`LocalPublisher: rateHz must be > 0, got ${this.rateHz}`);
+  }
+
+  /**
+   * Call every rendered frame with the pose and local time `now` (ms). Returns the encoded frame
+   * when one is due (valid until the next call), else null.
+   */
+  poll(pose: LocalPose, now: number): Uint8Array | null {
+    let code = animationCode(pose.state);
+    if (code < 0) code = 0;
+    const since = now - this.lastSentAt;
+    const changed = this.lastState !== null && code !== this.lastState;
+    const due = now >= this.nextDue;
+    if (!(due || changed) || since < this.minIntervalMs) return null;
+    if (animationCode(pose.state) < 0) this.unknownStates++;
+    if (changed && !due) this.changeFrames++;
+    const period = 1000 / this.rateHz;
+    // Keep the average cadence: the next regular frame is one period after the last due time,
+    // unless we fell more than a period behind (a stalled tab), then one period from now. A
+    // state-change frame leaves the regular schedule alone.
+    if (due) this.nextDue = now - this.nextDue < period ? this.nextDue + period : now + period;
+    this.lastSentAt = now;
+    this.lastState = code;
+    const f = this.frame;
+    f.kind = FrameKind.state;
+    f.seq = ++this.seq >>> 0;
+    f.senderId = 0; // the relay (or the channel transport) stamps the id
+    f.x = pose.x;
+    f.y = pose.y;
+    f.z = pose.z;
+    f.facing = pose.facing;
+    f.speed = pose.speed;
+    f.animState = code;
+    f.animTime = pose.animTime ?? 0;
+    f.timestamp = this.clock() % 0x100000000;
+    encodeFrame(f, this.bytes, 0);
+    return this.bytes;
+  }
+}

@@ -1,0 +1,139 @@
+import { Emitter } from '../../core/emitter.ts';
+import { FrameKind, type AvatarFrame } from '../protocol/frame.ts';
+import { RemotePeer } from './remote-peer.ts';
+
+export interface PeerTableOptions {
+  /** Render this far behind the newest data (ms); slow peers get more (1.2 × their interval). Default 100. */
+  delayMs?: number;
+  /** Predict at most this far past a peer's newest sample (ms) before holding still. Default 250. */
+  extrapolateMs?: number;
+  /** Drop a peer heard from not for this long (ms). Default 3,000. */
+  silenceMs?: number;
+  /**
+   * Keep a peer this long after a leave frame (ms), in case newer frames still arrive (it moved to
+   * another world cell, whose frames can overtake the old cell's leave). Default 300.
+   */
+  leaveGraceMs?: number;
+  /** Most peers tracked; frames from more are ignored (counted). Default 512. */
+  maxPeers?: number;
+}
+
+/** What happened to one frame offered to the table. */
+export type IngestResult = 'added' | 'updated' | 'stale' | 'echo' | 'leave' | 'full';
+
+export interface PeerTableStats {
+  /** Frames offered. */
+  frames: number;
+  /** Own frames echoed back (filtered). */
+  echoes: number;
+  /** Duplicates and out-of-order frames (dropped). */
+  stale: number;
+  /** Leave frames received. */
+  leaves: number;
+  /** Peers dropped after silence. */
+  silenced: number;
+  /** Frames ignored because the table was full. */
+  full: number;
+}
+
+export interface PeerTableEvents extends Record<string, unknown> {
+  added: RemotePeer;
+  removed: RemotePeer;
+}
+
+/**
+ * The remote-peer table: one {@link RemotePeer} (interpolation buffer) per sender id. It filters
+ * this page's own echo, ignores stale frames, drops a peer after silence or shortly after a leave,
+ * and merges frames from any number of sources (several world cells) without duplicates — a
+ * sender's sequence numbers decide what is new. Pure: time comes in as `now` (ms).
+ */
+export class PeerTable {
+  readonly peers = new Map<number, RemotePeer>();
+  readonly events = new Emitter<PeerTableEvents>();
+  readonly stats: PeerTableStats = { frames: 0, echoes: 0, stale: 0, leaves: 0, silenced: 0, full: 0 };
+  /** This page's id on the wire (frames from it are echoes). */
+  selfId: number | null = null;
+  readonly delayMs: number;
+  readonly extrapolateMs: number;
+  readonly silenceMs: number;
+  readonly leaveGraceMs: number;
+  readonly maxPeers: number;
+
+  constructor(options: PeerTableOptions = {}) {
+    this.delayMs = options.delayMs ?? 100;
+    this.extrapolateMs = options.extrapolateMs ?? 250;
+    this.silenceMs = options.silenceMs ?? 3000;
+    this.leaveGraceMs = options.leaveGraceMs ?? 300;
+    this.maxPeers = options.maxPeers ?? 512;
+  }
+
+  get size(): number {
+    return this.peers.size;
+  }
+
+  /** Offers one decoded frame received at local time `now`. */
+  ingest(frame: AvatarFrame, now: number): IngestResult {
+    this.stats.frames++;
+    if (this.selfId !== null && frame.senderId === this.selfId) {
+      this.stats.echoes++;
+      return 'echo';
+    }
+    let peer = this.peers.get(frame.senderId);
+    if (frame.kind === FrameKind.leave) {
+      this.stats.leaves++;
+      if (peer && peer.leavingSince === null) peer.leavingSince = now;
+      return 'leave';
+    }
+    if (!peer) {
+      if (this.peers.size >= this.maxPeers) {
+        this.stats.full++;
+        return 'full';
+      }
+      peer = new RemotePeer(frame.senderId, now);
+      peer.accept(frame, now);
+      this.peers.set(frame.senderId, peer);
+      this.events.emit('added', peer);
+      return 'added';
+    }
+    if (!peer.accept(frame, now)) {
+      this.stats.stale++;
+      return 'stale';
+    }
+    return 'updated';
+  }
+
+  /** Offers `count` frames (a whole relay message, already validated). */
+  ingestAll(frames: readonly AvatarFrame[], count: number, now: number): void {
+    for (let i = 0; i < count; i++) this.ingest(frames[i]!, now);
+  }
+
+  /** Removes peers that went silent or whose leave grace has passed. Call once per rendered frame. */
+  expire(now: number): void {
+    for (const peer of this.peers.values()) {
+      const left = peer.leavingSince !== null && now - peer.leavingSince >= this.leaveGraceMs;
+      const silent = now - peer.lastHeard > this.silenceMs;
+      if (!left && !silent) continue;
+      if (silent && !left) this.stats.silenced++;
+      this.remove(peer.id);
+    }
+  }
+
+  /** Forgets a peer at once (emits `removed`). */
+  remove(id: number): void {
+    const peer = this.peers.get(id);
+    if (!peer) return;
+    this.peers.delete(id);
+    this.events.emit('removed', peer);
+  }
+
+  /** Forgets everyone (a transport switch or reconnect under a new id). */
+  clear(): void {
+    for (const id of [...this.peers.keys()]) this.remove(id);
+  }
+
+  /** The local time at which `peer` should be drawn now. */
+  renderTime(peer: RemotePeer, now: number): number {
+    return now - peer.delayFor(this.delayMs);
+  }
+}
+

@@ -1,0 +1,68 @@
+import type { Emitter } from '../../core/emitter.ts';
+import type { ServerControl } from '../protocol/control.ts';
+
+/** Which wire a transport uses. */
+export type TransportKind = 'relay' | 'broadcast';
+
+/**
+ * - `connecting`: the first attempt is under way;
+ * - `open`: frames flow;
+ * - `reconnecting`: the connection dropped (or never came up) and a retry is scheduled;
+ * - `closed`: disposed, or refused for good (the reason is in {@link TransportStats.lastError}).
+ */
+export type TransportState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+export interface TransportStats {
+  /** Frames handed to the wire. */
+  sent: number;
+  /** Frames not sent because the transport was not open (they are dropped, never queued: a stale pose is worthless). */
+  unsent: number;
+  /** Binary messages received. */
+  messages: number;
+  /** Control (text) messages received and understood. */
+  controls: number;
+  /** Messages rejected before reaching the peer table, and why the last one was. */
+  rejected: number;
+  lastRejection: string | null;
+  /** Successful connections after the first. */
+  reconnects: number;
+  /** The last error or close reason, for the HUD. */
+  lastError: string | null;
+  /** Round-trip time of the last keep-alive ping (ms), relay only. */
+  pingMs: number | null;
+}
+
+export interface TransportEvents extends Record<string, unknown> {
+  /** One relay message: one or more whole 36-byte frames (not yet validated). */
+  message: Uint8Array;
+  /** A control message from the relay (welcome, dropped, …). */
+  control: ServerControl;
+  state: TransportState;
+  /** Something arrived that the transport could not use; the reason. */
+  rejected: string;
+}
+
+/**
+ * Carries 36-byte frames between this page and the others in a room. Both implementations —
+ * {@link BroadcastTransport} (tabs of one browser) and {@link WebSocketTransport} (the relay) —
+ * deliver the same frames in the same message format, so switching is a URL change
+ * (see {@link openTransport}).
+ */
+export interface FrameTransport {
+  readonly kind: TransportKind;
+  /** The relay URL or the channel name. */
+  readonly target: string;
+  readonly state: TransportState;
+  /** This page's sender id on the wire: assigned by the relay (after its welcome) or chosen at random on a channel. Null until known. */
+  readonly selfId: number | null;
+  readonly stats: TransportStats;
+  readonly events: Emitter<TransportEvents>;
+  /** Sends one 36-byte frame. Returns false (and counts it unsent) when not open. */
+  send(frame: Uint8Array): boolean;
+  /** Closes for good; a leave is sent where the wire allows. */
+  dispose(): void;
+}
+
+export function emptyTransportStats(): TransportStats {
+  return { sent: 0, unsent: 0, messages: 0, controls: 0, rejected: 0, lastRejection: null, reconnects: 0, lastError: null, pingMs: null };
+}
