@@ -34,7 +34,7 @@ export function createCc4Character(options: Cc4CharacterOptions = {}): Cc4Charac
   const palette = { ...CC4_PALETTE, ...options.palette };
   const built = buildSkeleton(CC4_RIG);
   const object = new Group();
-  object.name = 'cc4-character';
+  object.name = CC4_RIG.name;
   object.add(built.root);
   const meshes = buildCc4Pieces(palette, options.detail ?? 'high').map((piece) => {
     const material = new MeshStandardMaterial({ vertexColors: true, roughness: piece.name === 'clothing' ? 0.85 : 0.65, metalness: 0 });

@@ -1,0 +1,63 @@
+import type { BoneMapChoice } from '../retarget/bone-map.ts';
+import type { RetargetProgress } from '../retarget/retarget-library.ts';
+
+/** Parsed `--name value` / `--flag` arguments; repeated options collect every value. */
+export interface ParsedArgs {
+  values: Map<string, string[]>;
+  flags: Set<string>;
+  positional: string[];
+}
+
+/**
+ * Parses command-line arguments. `valueOptions` take a value (`--source a.glb` or `--source=a.glb`);
+ * anything else starting with `--` is a flag. Unknown options throw, naming the known ones.
+ */
+export function parseArgs(argv: readonly string[], valueOptions: readonly string[], flagOptions: readonly string[]): ParsedArgs {
+  const values = new Map<string, string[]>();
+  const flags = new Set<string>();
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) {
+      positional.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+    if (valueOptions.includes(name)) {
+      const value = inline ?? argv[++i];
+      if (value === undefined || value.startsWith('--')) throw new Error(`--${name} needs a value`);
+      values.set(name, [...(values.get(name) ?? []), value]);
+    } else if (flagOptions.includes(name)) {
+      flags.add(name);
+    } else {
+      throw new Error(`unknown option --${name} (options: ${[...valueOptions, ...flagOptions].map((o) => `--${o}`).join(', ')})`);
+    }
+  }
+  return { values, flags, positional };
+}
+
+/** A bone-map option value: 'detect' (default), 'auto', 'mannequin', 'cc4' or 'mixamo'. */
+export function mapChoice(value: string | undefined): BoneMapChoice {
+  if (value === undefined) return 'detect';
+  if (['detect', 'auto', 'mannequin', 'cc4', 'mixamo'].includes(value)) return value as BoneMapChoice;
+  throw new Error(`unknown bone map "${value}" (choose detect, auto, mannequin, cc4 or mixamo)`);
+}
+
+/** A progress line on stderr: rewritten in place on a terminal, one line per 10 % otherwise. */
+export function progressPrinter(label: string): RetargetProgress & { done(): void } {
+  const tty = process.stderr.isTTY === true;
+  let lastDecile = -1;
+  const print = ((done: number, total: number, clip: string) => {
+    const text = `${label} [${done}/${total}] ${clip}`;
+    if (tty) process.stderr.write(`\r\x1b[2K${text}`);
+    else {
+      const decile = Math.floor((done / total) * 10);
+      if (decile !== lastDecile || done === total) process.stderr.write(`${text}\n`);
+      lastDecile = decile;
+    }
+  }) as RetargetProgress & { done(): void };
+  print.done = () => {
+    if (tty) process.stderr.write('\n');
+  };
+  return print;
+}
