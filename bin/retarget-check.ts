@@ -90,7 +90,7 @@ async function main(): Promise<number> {
     try {
       baseline = JSON.parse(await readFile(baselinePath, 'utf8')) as ParityBaseline;
     } catch (error) {
-      throw new Error(`baseline ${baselinePath} is not valid JSON (${(error as Error).message})`);
+      throw new Error(`baseline ${baselinePath} is not valid JSON (${(error as Error).message})`, { cause: error });
     }
     const comparison = compareWithBaseline(report, baseline);
     regressions = comparison.regressions;
