@@ -1,0 +1,183 @@
+import { BroadcastDelay } from './broadcast-delay.ts';
+import { DENOISE_WET, RNNOISE_FRAME, RNNOISE_INTERNAL_DELAY, RNNOISE_SAMPLE_RATE } from './denoise/rnnoise-denoiser.ts';
+import { rms, toDb } from './levels.ts';
+import { PushToTalk, type TalkMode } from './push-to-talk.ts';
+
+/** Name the RNNoise processor registers under (see denoise/rnnoise-processor.ts). */
+export const RNNOISE_PROCESSOR_NAME = 'cairn-rnnoise';
+
+/**
+ * The worklet file, by a module-relative URL: Vite sees `new URL('…', import.meta.url)` and emits
+ * the file for the dev server, the build and any path prefix. One self-contained file (WASM
+ * inlined), so it needs no second request from inside the worklet.
+ */
+export function defaultWorkletUrl(): URL {
+  return new URL('./denoise/rnnoise-worklet.js', import.meta.url);
+}
+
+/**
+ * The microphone constraints: echo cancellation on (speakers feed back into the mic), the
+ * browser's own noise suppression off (RNNoise does that job better and without the browser's
+ * pumping), automatic gain on (people sit at every distance from their mic).
+ */
+export const CAPTURE_CONSTRAINTS: MediaTrackConstraints = {
+  echoCancellation: true,
+  noiseSuppression: false,
+  autoGainControl: true,
+  channelCount: 1,
+  sampleRate: RNNOISE_SAMPLE_RATE,
+};
+
+/**
+ * The soft compressor after the denoiser: evens out near/far speech without audible pumping.
+ * 3:1 above −24 dBFS with a wide knee; 5 ms attack keeps plosives in check, 250 ms release avoids
+ * breathing between words.
+ */
+export const COMPRESSOR_SETTINGS = { threshold: -24, knee: 24, ratio: 3, attack: 0.005, release: 0.25 } as const;
+/** The fallback chain's high-pass: removes rumble and handling noise under the voice band. */
+export const FALLBACK_HIGHPASS_HZ = 100;
+
+export type DenoiserState = 'loading' | 'on' | 'failed';
+
+export interface DenoiserFigures {
+  state: DenoiserState;
+  /** Why it failed (shown in red on the HUD), or null. */
+  error: string | null;
+  /** Mean voice probability over the last half second, 0..1 (RNNoise's VAD). */
+  vad: number;
+  /** 10 ms frames processed. */
+  frames: number;
+  /** Added latency, ms (framing plus RNNoise's own delay: 30 ms). */
+  latencyMs: number;
+  /** Fixed wet share of the mix (0.92). */
+  wet: number;
+}
+
+export interface CaptureChainOptions {
+  /** URL of the RNNoise worklet. Default {@link defaultWorkletUrl}; a bad one exercises the fallback. */
+  workletUrl?: string | URL;
+  /** Push-to-talk mode at start. Default 'push-to-talk'. */
+  mode?: TalkMode;
+  /** Broadcast delay length, s. Default 5 (the delay starts off). */
+  delaySeconds?: number;
+  /** Called once if the denoiser fails and the chain switches to high-pass + compressor. */
+  onDenoiserFailed?: (reason: string) => void;
+}
+
+/**
+ * The one fixed capture chain, no knobs:
+ *
+ *   source → RNNoise worklet (92% wet / 8% dry, aligned) → soft compressor → push-to-talk gain
+ *          → broadcast delay → output (→ MediaStreamAudioDestinationNode → the senders)
+ *
+ * If the worklet cannot load or start, the chain is rebuilt as source → high-pass 100 Hz →
+ * compressor → …, the voice keeps going out, and `denoiser.state` is 'failed' with the reason.
+ * Works on any BaseAudioContext, so tests render the exact graph in an OfflineAudioContext.
+ */
+export class CaptureChain {
+  /** Connect the microphone (or any source) here. */
+  readonly input: GainNode;
+  readonly compressor: DynamicsCompressorNode;
+  readonly ptt: PushToTalk;
+  readonly delay: BroadcastDelay;
+  /** The chain's end: what goes to the peers. */
+  readonly output: GainNode;
+  /** Level meter after the compressor, before push-to-talk: "your mic level" even while silent. */
+  readonly meter: AnalyserNode;
+  readonly denoiser: DenoiserFigures;
+  private worklet: AudioWorkletNode | null = null;
+  private highpass: BiquadFilterNode | null = null;
+  private readonly meterBuffer: Float32Array<ArrayBuffer>;
+  private disposed = false;
+
+  private constructor(
+    readonly context: BaseAudioContext,
+    private readonly options: CaptureChainOptions,
+  ) {
+    this.input = context.createGain();
+    this.compressor = new DynamicsCompressorNode(context, COMPRESSOR_SETTINGS);
+    this.ptt = new PushToTalk(context, { mode: options.mode ?? 'push-to-talk' });
+    this.delay = new BroadcastDelay(context, { seconds: options.delaySeconds ?? 5 });
+    this.output = context.createGain();
+    this.meter = new AnalyserNode(context, { fftSize: 2048 });
+    this.meterBuffer = new Float32Array(this.meter.fftSize);
+    this.denoiser = { state: 'loading', error: null, vad: 0, frames: 0, latencyMs: ((RNNOISE_FRAME + RNNOISE_INTERNAL_DELAY) / RNNOISE_SAMPLE_RATE) * 1000, wet: DENOISE_WET };
+    this.compressor.connect(this.meter);
+    this.compressor.connect(this.ptt.node).connect(this.delay.input);
+    this.delay.output.connect(this.output);
+  }
+
+  /** Builds the chain; resolves once the denoiser is wired in or the fallback is in place. */
+  static async create(context: BaseAudioContext, options: CaptureChainOptions = {}): Promise<CaptureChain> {
+    const chain = new CaptureChain(context, options);
+    await chain.loadDenoiser(options.workletUrl ?? defaultWorkletUrl());
+    return chain;
+  }
+
+  /** Current mic level after the compressor, dBFS. */
+  micLevelDb(): number {
+    this.meter.getFloatTimeDomainData(this.meterBuffer);
+    return toDb(rms(this.meterBuffer));
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.worklet?.port.close();
+    for (const node of [this.input, this.worklet, this.highpass, this.compressor, this.meter, this.output]) node?.disconnect();
+    this.ptt.dispose();
+    this.delay.dispose();
+  }
+
+  private async loadDenoiser(url: string | URL): Promise<void> {
+    const context = this.context;
+    if (context.sampleRate !== RNNOISE_SAMPLE_RATE) {
+      this.useFallback(`RNNoise needs a ${RNNOISE_SAMPLE_RATE} Hz audio context; this one runs at ${context.sampleRate} Hz`);
+      return;
+    }
+    try {
+      await context.audioWorklet.addModule(url);
+      const node = new AudioWorkletNode(context, RNNOISE_PROCESSOR_NAME, {
+        numberOfInputs: 1,
+        numberOfOutputs: 1,
+        outputChannelCount: [1],
+        channelCount: 1,
+        channelCountMode: 'explicit',
+        channelInterpretation: 'speakers',
+      });
+      node.port.onmessage = (event: MessageEvent) => this.onWorkletMessage(event.data as { type: string; [key: string]: unknown });
+      node.onprocessorerror = () => this.useFallback('the RNNoise processor crashed');
+      this.worklet = node;
+      this.input.connect(node).connect(this.compressor);
+    } catch (error) {
+      this.useFallback(`the RNNoise worklet did not load from ${String(url)}: ${(error as Error).message || String(error)}`);
+    }
+  }
+
+  private onWorkletMessage(data: { type: string; [key: string]: unknown }): void {
+    if (data.type === 'ready') {
+      if (this.denoiser.state === 'loading') this.denoiser.state = 'on';
+    } else if (data.type === 'stats') {
+      this.denoiser.frames = Number(data.frames) || 0;
+      this.denoiser.vad = Number(data.vad) || 0;
+    } else if (data.type === 'error') {
+      this.useFallback(String(data.message));
+    }
+  }
+
+  /** Rewires to high-pass + compressor; the voice keeps flowing. */
+  private useFallback(reason: string): void {
+    if (this.disposed || this.denoiser.state === 'failed') return;
+    this.denoiser.state = 'failed';
+    this.denoiser.error = reason;
+    if (this.worklet) {
+      this.input.disconnect(this.worklet);
+      this.worklet.disconnect();
+      this.worklet.port.close();
+      this.worklet = null;
+    }
+    this.highpass = new BiquadFilterNode(this.context, { type: 'highpass', frequency: FALLBACK_HIGHPASS_HZ, Q: Math.SQRT1_2 });
+    this.input.connect(this.highpass).connect(this.compressor);
+    this.options.onDenoiserFailed?.(reason);
+  }
+}

@@ -1,0 +1,336 @@
+import { isOfferer } from './negotiation-roles.ts';
+import { summarizePeerStats, type PeerFigures, type StatsSample } from './peer-stats.ts';
+import type { ClientMessage, WireCandidate } from './protocol/signaling.ts';
+import { CAIRN_OPUS, rewriteOpusFmtp, type OpusParameters } from './sdp.ts';
+
+export interface PeerMeshOptions {
+  /** Sends a signaling message; returns false when signaling is down (the mesh retries nothing). */
+  send(message: ClientMessage): boolean;
+  /** A remote peer's audio arrived. */
+  onStream(peerId: number, stream: MediaStream): void;
+  /** A link was torn down (leave, failure, dispose). */
+  onClosed(peerId: number): void;
+  /** STUN/TURN servers. Default none: host candidates only (same machine or LAN). */
+  iceServers?: RTCIceServer[];
+  /** Opus parameters written into every offer and answer. Default {@link CAIRN_OPUS}. */
+  opus?: OpusParameters;
+  /** Seconds a link may sit in 'disconnected' before the offerer restarts ICE. Default 4. */
+  disconnectedGraceSeconds?: number;
+}
+
+export type LinkRole = 'offerer' | 'answerer';
+
+/** What the HUD shows for one remote peer. */
+export interface PeerLinkFigures extends PeerFigures {
+  id: number;
+  role: LinkRole;
+  connection: RTCPeerConnectionState;
+  ice: RTCIceConnectionState;
+  signaling: RTCSignalingState;
+  iceRestarts: number;
+  /** Offers made or answered on this link. */
+  negotiations: number;
+}
+
+const EMPTY_FIGURES: PeerFigures = {
+  kbpsIn: 0,
+  kbpsOut: 0,
+  targetBitrate: 0,
+  lossPercent: 0,
+  rttMs: Number.NaN,
+  fecPackets: 0,
+  packetsIn: 0,
+  packetsOut: 0,
+  codecIn: '',
+  codecOut: '',
+  fmtpIn: '',
+  fmtpOut: '',
+};
+
+class PeerLink {
+  readonly pc: RTCPeerConnection;
+  closed = false;
+  /** Remote candidates that arrived before the remote description. */
+  pending: RTCIceCandidateInit[] = [];
+  /** Every operation on the connection runs in order through this chain. */
+  queue: Promise<void> = Promise.resolve();
+  awaitingAnswer = false;
+  iceRestarts = 0;
+  negotiations = 0;
+  graceTimer: ReturnType<typeof setTimeout> | null = null;
+  sample: StatsSample | null = null;
+  figures: PeerFigures = { ...EMPTY_FIGURES };
+
+  constructor(
+    readonly id: number,
+    readonly role: LinkRole,
+    configuration: RTCConfiguration,
+  ) {
+    this.pc = new RTCPeerConnection(configuration);
+  }
+}
+
+/**
+ * The full mesh: one RTCPeerConnection per remote peer. The peer with the lexicographically
+ * smaller id offers (negotiation-roles.ts), so both sides agree without perfect negotiation; the
+ * offerer also restarts ICE when a link fails. Offers and answers carry Cairn's Opus parameters
+ * (sdp.ts) on both sides, and the sender's maxBitrate is raised to match. A leave, even in the
+ * middle of a negotiation, closes the link and drops anything that arrives for it later.
+ */
+export class PeerMesh {
+  /** Connections created and closed since start (created − closed = open: the leak check). */
+  readonly counters = { created: 0, closed: 0, staleMessages: 0, failures: 0 };
+  lastFailure: string | null = null;
+  private localId: number | null = null;
+  private readonly links = new Map<number, PeerLink>();
+  private localTrack: MediaStreamTrack | null = null;
+  private localStream: MediaStream | null = null;
+  private readonly opus: OpusParameters;
+  private readonly configuration: RTCConfiguration;
+  private readonly graceMs: number;
+
+  constructor(private readonly options: PeerMeshOptions) {
+    this.opus = options.opus ?? CAIRN_OPUS;
+    this.configuration = { iceServers: options.iceServers ?? [], bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' };
+    this.graceMs = (options.disconnectedGraceSeconds ?? 4) * 1000;
+  }
+
+  /** Our id in the room. Changing it (after a reconnect) closes every link. */
+  setLocalId(id: number): void {
+    if (this.localId !== null && this.localId !== id) this.closeAll();
+    this.localId = id;
+  }
+
+  /** The track we send (the capture chain's output), or null to listen only. Set before peers. */
+  setLocalTrack(track: MediaStreamTrack | null): void {
+    this.localTrack = track;
+    this.localStream = track ? new MediaStream([track]) : null;
+  }
+
+  /** Open links. */
+  get size(): number {
+    return this.links.size;
+  }
+
+  peerIds(): number[] {
+    return [...this.links.keys()];
+  }
+
+  connection(id: number): RTCPeerConnection | null {
+    return this.links.get(id)?.pc ?? null;
+  }
+
+  /** A peer is in the room: make a link; the offerer starts negotiating at once. */
+  addPeer(id: number): void {
+    if (this.localId === null || id === this.localId || this.links.has(id)) return;
+    const link = this.createLink(id);
+    if (link.role === 'offerer') this.enqueue(link, () => this.makeOffer(link, false));
+  }
+
+  /** A peer left: tear its link down (safe mid-negotiation; later messages for it are dropped). */
+  removePeer(id: number): void {
+    const link = this.links.get(id);
+    if (link) this.close(link);
+  }
+
+  handleOffer(from: number, sdp: string): void {
+    if (this.localId === null || from === this.localId) return this.stale();
+    const existing = this.links.get(from);
+    // Only the offerer offers; an offer on a link we offer for is a confused peer: ignore it.
+    if (existing?.role === 'offerer') return this.stale();
+    const link = existing ?? this.createLink(from, 'answerer');
+    this.enqueue(link, () => this.answer(link, sdp));
+  }
+
+  handleAnswer(from: number, sdp: string): void {
+    const link = this.links.get(from);
+    if (!link) return this.stale();
+    this.enqueue(link, async () => {
+      if (!link.awaitingAnswer || link.pc.signalingState !== 'have-local-offer') return this.stale();
+      await link.pc.setRemoteDescription({ type: 'answer', sdp: rewriteOpusFmtp(sdp, this.opus) });
+      link.awaitingAnswer = false;
+      await this.flushCandidates(link);
+      await this.raiseBitrate(link);
+    });
+  }
+
+  handleIce(from: number, candidate: WireCandidate | null): void {
+    const link = this.links.get(from);
+    if (!link) return this.stale();
+    this.enqueue(link, async () => {
+      const init: RTCIceCandidateInit = candidate ?? { candidate: '' };
+      if (!link.pc.remoteDescription) link.pending.push(init);
+      else await link.pc.addIceCandidate(init).catch((error: Error) => this.note(`ICE candidate from ${from} refused: ${error.message}`));
+    });
+  }
+
+  /** Refreshes every link's figures from getStats(). */
+  async pollStats(): Promise<void> {
+    await Promise.all(
+      [...this.links.values()].map(async (link) => {
+        try {
+          const report = await link.pc.getStats();
+          if (link.closed) return;
+          const { figures, sample } = summarizePeerStats(report.values() as Iterable<Record<string, unknown>>, link.sample, Date.now());
+          link.figures = figures;
+          link.sample = sample;
+        } catch {
+          // closed mid-call
+        }
+      }),
+    );
+  }
+
+  figures(): PeerLinkFigures[] {
+    return [...this.links.values()].map((link) => ({
+      ...link.figures,
+      id: link.id,
+      role: link.role,
+      connection: link.pc.connectionState,
+      ice: link.pc.iceConnectionState,
+      signaling: link.pc.signalingState,
+      iceRestarts: link.iceRestarts,
+      negotiations: link.negotiations,
+    }));
+  }
+
+  /** Forces an ICE restart on a link we offer for (diagnostics; failures trigger it themselves). */
+  restartIce(id: number): void {
+    const link = this.links.get(id);
+    if (link?.role === 'offerer') this.enqueue(link, () => this.makeOffer(link, true));
+  }
+
+  closeAll(): void {
+    for (const link of [...this.links.values()]) this.close(link);
+  }
+
+  private createLink(id: number, role: LinkRole = isOfferer(this.localId!, id) ? 'offerer' : 'answerer'): PeerLink {
+    const link = new PeerLink(id, role, this.configuration);
+    this.links.set(id, link);
+    this.counters.created++;
+    const pc = link.pc;
+    pc.onicecandidate = (event) => {
+      if (link.closed) return;
+      const c = event.candidate;
+      this.options.send({
+        type: 'ice',
+        to: id,
+        candidate: c ? { candidate: c.candidate, sdpMid: c.sdpMid, sdpMLineIndex: c.sdpMLineIndex, usernameFragment: c.usernameFragment } : null,
+      });
+    };
+    pc.ontrack = (event) => {
+      if (link.closed) return;
+      this.options.onStream(id, event.streams[0] ?? new MediaStream([event.track]));
+    };
+    pc.onconnectionstatechange = () => this.onConnectionState(link);
+    if (role === 'offerer') {
+      // One audio m-line, added up front; listen-only peers receive without sending.
+      if (this.localTrack) pc.addTransceiver(this.localTrack, { direction: 'sendrecv', streams: [this.localStream!] });
+      else pc.addTransceiver('audio', { direction: 'recvonly' });
+    }
+    return link;
+  }
+
+  private async makeOffer(link: PeerLink, iceRestart: boolean): Promise<void> {
+    if (link.closed) return;
+    if (iceRestart) link.iceRestarts++;
+    const offer = await link.pc.createOffer({ iceRestart });
+    if (link.closed) return;
+    const sdp = rewriteOpusFmtp(offer.sdp ?? '', this.opus);
+    await link.pc.setLocalDescription({ type: 'offer', sdp });
+    if (link.closed) return;
+    link.awaitingAnswer = true;
+    link.negotiations++;
+    this.options.send({ type: 'offer', to: link.id, sdp });
+  }
+
+  private async answer(link: PeerLink, sdp: string): Promise<void> {
+    if (link.closed) return;
+    await link.pc.setRemoteDescription({ type: 'offer', sdp: rewriteOpusFmtp(sdp, this.opus) });
+    if (link.closed) return;
+    const transceiver = link.pc.getTransceivers().find((t) => t.receiver.track.kind === 'audio');
+    if (transceiver && transceiver.currentDirection !== 'stopped') {
+      if (this.localTrack && transceiver.sender.track !== this.localTrack) {
+        await transceiver.sender.replaceTrack(this.localTrack);
+        transceiver.sender.setStreams?.(this.localStream!);
+      }
+      transceiver.direction = this.localTrack ? 'sendrecv' : 'recvonly';
+    }
+    const answer = await link.pc.createAnswer();
+    if (link.closed) return;
+    const local = rewriteOpusFmtp(answer.sdp ?? '', this.opus);
+    await link.pc.setLocalDescription({ type: 'answer', sdp: local });
+    if (link.closed) return;
+    link.negotiations++;
+    this.options.send({ type: 'answer', to: link.id, sdp: local });
+    await this.flushCandidates(link);
+    await this.raiseBitrate(link);
+  }
+
+  private async flushCandidates(link: PeerLink): Promise<void> {
+    const pending = link.pending;
+    link.pending = [];
+    for (const candidate of pending) {
+      await link.pc.addIceCandidate(candidate).catch((error: Error) => this.note(`queued ICE candidate from ${link.id} refused: ${error.message}`));
+    }
+  }
+
+  /** Raises the sender's cap to the bitrate we asked the other side to decode. */
+  private async raiseBitrate(link: PeerLink): Promise<void> {
+    for (const sender of link.pc.getSenders()) {
+      if (sender.track?.kind !== 'audio') continue;
+      const params = sender.getParameters();
+      if (!params.encodings || params.encodings.length === 0) continue;
+      if (params.encodings[0]!.maxBitrate === this.opus.maxaveragebitrate) continue;
+      params.encodings[0]!.maxBitrate = this.opus.maxaveragebitrate;
+      await sender.setParameters(params).catch((error: Error) => this.note(`setParameters(maxBitrate) failed: ${error.message}`));
+    }
+  }
+
+  private onConnectionState(link: PeerLink): void {
+    if (link.closed) return;
+    const state = link.pc.connectionState;
+    if (link.graceTimer && state !== 'disconnected') {
+      clearTimeout(link.graceTimer);
+      link.graceTimer = null;
+    }
+    if (link.role !== 'offerer') return;
+    if (state === 'failed') this.enqueue(link, () => this.makeOffer(link, true));
+    else if (state === 'disconnected' && !link.graceTimer) {
+      link.graceTimer = setTimeout(() => {
+        link.graceTimer = null;
+        if (!link.closed && link.pc.connectionState === 'disconnected') this.enqueue(link, () => this.makeOffer(link, true));
+      }, this.graceMs);
+    }
+  }
+
+  private enqueue(link: PeerLink, operation: () => Promise<void>): void {
+    link.queue = link.queue.then(operation).catch((error: Error) => {
+      if (link.closed) return;
+      this.counters.failures++;
+      this.note(`peer ${link.id}: ${error.message}`);
+    });
+  }
+
+  private close(link: PeerLink): void {
+    if (link.closed) return;
+    link.closed = true;
+    if (link.graceTimer) clearTimeout(link.graceTimer);
+    this.links.delete(link.id);
+    const pc = link.pc;
+    pc.onicecandidate = null;
+    pc.ontrack = null;
+    pc.onconnectionstatechange = null;
+    pc.close();
+    this.counters.closed++;
+    this.options.onClosed(link.id);
+  }
+
+  private stale(): void {
+    this.counters.staleMessages++;
+  }
+
+  private note(message: string): void {
+    this.lastFailure = message;
+  }
+}

@@ -1,0 +1,94 @@
+import { PTT_ATTACK_TAU, PTT_RELEASE_TAU } from './ptt-envelope.ts';
+
+/** 'push-to-talk': silent until pressed. 'open': always sending. */
+export type TalkMode = 'push-to-talk' | 'open';
+
+export interface PushToTalkOptions {
+  /** Default 'push-to-talk' (nothing leaves the microphone until you ask). */
+  mode?: TalkMode;
+  /** Attack time constant, s. Default {@link PTT_ATTACK_TAU} (4 ms). */
+  attackTau?: number;
+  /** Release time constant, s. Default {@link PTT_RELEASE_TAU} (−60 dB after 0.4 s). */
+  releaseTau?: number;
+}
+
+/**
+ * The push-to-talk gain near the tail of the capture chain. It never touches `track.enabled`: a
+ * disabled track restarts the encoder and clips the first syllable, and its on/off is a hard cut.
+ * Instead a GainNode ramps with setTargetAtTime — fast up, slow down — and the track keeps
+ * sending (silence costs little with Opus).
+ */
+export class PushToTalk {
+  readonly node: GainNode;
+  private modeValue: TalkMode;
+  private pressedValue = false;
+  private readonly attackTau: number;
+  private readonly releaseTau: number;
+
+  constructor(
+    private readonly context: BaseAudioContext,
+    options: PushToTalkOptions = {},
+  ) {
+    this.modeValue = options.mode ?? 'push-to-talk';
+    this.attackTau = options.attackTau ?? PTT_ATTACK_TAU;
+    this.releaseTau = options.releaseTau ?? PTT_RELEASE_TAU;
+    this.node = context.createGain();
+    this.node.gain.value = this.modeValue === 'open' ? 1 : 0;
+  }
+
+  get mode(): TalkMode {
+    return this.modeValue;
+  }
+
+  get pressed(): boolean {
+    return this.pressedValue;
+  }
+
+  /** True while audio is going out (open mic, or the key is held). */
+  get talking(): boolean {
+    return this.modeValue === 'open' || this.pressedValue;
+  }
+
+  /** Start talking now (key down). Repeated presses are ignored. */
+  press(): void {
+    if (this.pressedValue) return;
+    this.pressedValue = true;
+    this.apply();
+  }
+
+  /** Stop talking (key up): the gain drains over the release. */
+  release(): void {
+    if (!this.pressedValue) return;
+    this.pressedValue = false;
+    this.apply();
+  }
+
+  setMode(mode: TalkMode): void {
+    if (mode === this.modeValue) return;
+    this.modeValue = mode;
+    this.apply();
+  }
+
+  dispose(): void {
+    this.node.disconnect();
+  }
+
+  private apply(): void {
+    const param = this.node.gain;
+    const now = this.context.currentTime;
+    holdAt(param, now);
+    if (this.talking) param.setTargetAtTime(1, now, this.attackTau);
+    else param.setTargetAtTime(0, now, this.releaseTau);
+  }
+}
+
+/** Freezes a param at its current value from `time` on, dropping later events (no jump). */
+export function holdAt(param: AudioParam, time: number): void {
+  if (typeof param.cancelAndHoldAtTime === 'function') param.cancelAndHoldAtTime(time);
+  else {
+    // Firefox: no cancelAndHoldAtTime; approximate with the current value.
+    const value = param.value;
+    param.cancelScheduledValues(time);
+    param.setValueAtTime(value, time);
+  }
+}

@@ -1,0 +1,275 @@
+import { cairnGlobal, type CairnNotice } from '../world/cairn-global.ts';
+import { CAPTURE_CONSTRAINTS, CaptureChain } from './capture-chain.ts';
+import { RNNOISE_SAMPLE_RATE } from './denoise/rnnoise-denoiser.ts';
+import { PeerMesh } from './peer-mesh.ts';
+import type { WirePosition } from './protocol/signaling.ts';
+import type { TalkMode } from './push-to-talk.ts';
+import { SignalingClient } from './signaling-client.ts';
+import { SpatialMixer } from './spatial-mixer.ts';
+import { emptyVoiceStats, type MicState, type VoiceStats } from './voice-stats.ts';
+
+export interface VoiceChatOptions {
+  /** Voice room to join. Default 'lobby'. */
+  room?: string;
+  /** http(s) origin of the Cairn server. Default the page's origin. */
+  serverUrl?: string;
+  /** Audio context. Default a new 48 kHz interactive one (RNNoise runs at 48 kHz). */
+  context?: AudioContext;
+  /** Push-to-talk ('push-to-talk', hold a key) or open mic. Default 'push-to-talk'. */
+  mode?: TalkMode;
+  /** RNNoise worklet URL (default: the module-relative file next to the capture chain). */
+  workletUrl?: string | URL;
+  /** STUN/TURN servers for peers behind NAT. Default none (host candidates: same machine or LAN). */
+  iceServers?: RTCIceServer[];
+  /** Keep-alive ping interval, s. Default 5. */
+  pingSeconds?: number;
+  /** Signaling silent this long counts as dead and reconnects, s. Default 15. */
+  deadAfterSeconds?: number;
+  /** Position updates sent per second at most. Default 10 (the room accepts 15). */
+  positionRate?: number;
+  /** Publish `cairn.voice` and `cairn.stats.voice`. Default true. */
+  publish?: boolean;
+  /** Shows a message to the user (e.g. showNotice). Default: none. */
+  notify?: (notice: CairnNotice) => void;
+}
+
+/** Only positions that moved this much (m, rad) are worth a message. */
+const MOVE_EPSILON = 0.02;
+const TURN_EPSILON = 0.02;
+
+/**
+ * Proximity voice chat for one room: microphone → capture chain (RNNoise, compressor,
+ * push-to-talk, broadcast delay) → one WebRTC connection per peer → each remote voice through its
+ * own HRTF panner, placed where that peer stands. Positions and signaling go through the
+ * VoiceRoom; audio never touches the server.
+ *
+ * ```ts
+ * const voice = new VoiceChat({ room: 'lobby', notify: showNotice });
+ * await voice.join();
+ * stage.onFrame(() => voice.setListener(player.state));   // x, y, z, facing
+ * voice.press(); voice.release();                          // push-to-talk
+ * voice.setDelay(true); voice.dump();                      // radio-style five-second delay
+ * ```
+ */
+export class VoiceChat {
+  readonly context: AudioContext;
+  readonly room: string;
+  readonly signaling: SignalingClient;
+  readonly mesh: PeerMesh;
+  readonly mixer: SpatialMixer;
+  /** The capture chain, or null when listening only (no microphone). */
+  capture: CaptureChain | null = null;
+  /** The microphone stream, or null. */
+  microphone: MediaStream | null = null;
+  /** The live figures (also `cairn.stats.voice`). */
+  readonly stats: VoiceStats;
+  private readonly options: VoiceChatOptions;
+  private micSource: MediaStreamAudioSourceNode | null = null;
+  private sendNode: MediaStreamAudioDestinationNode | null = null;
+  private listener: WirePosition = { x: 0, y: 0, z: 0, facing: 0 };
+  private lastSent: (WirePosition & { at: number }) | null = null;
+  private statsTimer: ReturnType<typeof setInterval> | null = null;
+  private statsTicks = 0;
+  private joined = false;
+  private disposed = false;
+  private readonly unlockAudio = (): void => void this.context.resume().catch(() => undefined);
+
+  constructor(options: VoiceChatOptions = {}) {
+    this.options = options;
+    this.room = options.room ?? 'lobby';
+    this.context = options.context ?? new AudioContext({ sampleRate: RNNOISE_SAMPLE_RATE, latencyHint: 'interactive' });
+    this.stats = emptyVoiceStats(this.room, options.mode ?? 'push-to-talk');
+    const origin = options.serverUrl ?? location.origin;
+    const url = `${origin.replace(/^http/, 'ws')}/rooms/voice/${encodeURIComponent(this.room)}`;
+    this.signaling = new SignalingClient({ url, pingSeconds: options.pingSeconds, deadAfterSeconds: options.deadAfterSeconds });
+    this.mixer = new SpatialMixer(this.context);
+    this.mesh = new PeerMesh({
+      send: (message) => this.signaling.send(message),
+      onStream: (id, stream) => this.mixer.addStream(id, stream),
+      onClosed: (id) => this.mixer.removeStream(id),
+      iceServers: options.iceServers,
+    });
+    this.wireSignaling();
+    if (options.publish !== false) {
+      const cairn = cairnGlobal();
+      cairn.voice = this;
+      cairn.stats.voice = this.stats;
+    }
+  }
+
+  /**
+   * Joins the room: asks for the microphone (listen-only with a clear message if refused), builds
+   * the capture chain, connects signaling. Resolves once the chain is built; the connection
+   * proceeds in the background (watch `stats.state`).
+   */
+  async join(): Promise<void> {
+    if (this.joined) return;
+    this.joined = true;
+    if (this.context.state === 'suspended') {
+      this.unlockAudio();
+      // Autoplay policy: a page opened with ?voice=1 needs one click or key before it can play.
+      window.addEventListener('pointerdown', this.unlockAudio, { once: true });
+      window.addEventListener('keydown', this.unlockAudio, { once: true });
+    }
+    await this.openMicrophone();
+    if (this.disposed) return;
+    this.signaling.connect();
+    this.statsTimer = setInterval(() => this.refreshStats(), 250);
+  }
+
+  /** Moves the listener to the local player (call every frame) and shares the position (≤ 10 Hz). */
+  setListener(pos: { x: number; y: number; z: number; facing: number }): void {
+    this.listener = { x: pos.x, y: pos.y, z: pos.z, facing: pos.facing };
+    this.mixer.setListener(this.listener);
+    this.maybeSendPosition(false);
+  }
+
+  /** Push-to-talk: start talking. */
+  press(): void {
+    this.capture?.ptt.press();
+  }
+
+  /** Push-to-talk: stop talking (the release drains over 0.4 s). */
+  release(): void {
+    this.capture?.ptt.release();
+  }
+
+  setMode(mode: TalkMode): void {
+    this.capture?.ptt.setMode(mode);
+    this.stats.ptt.mode = mode;
+  }
+
+  /** Turns the five-second broadcast delay on or off. */
+  setDelay(on: boolean): void {
+    this.capture?.delay.setEnabled(on);
+  }
+
+  /** Drops everything said in the last five seconds before anyone hears it. */
+  dump(): void {
+    this.capture?.delay.dump();
+  }
+
+  /** Leaves the room and releases the microphone, connections and audio nodes. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.statsTimer) clearInterval(this.statsTimer);
+    window.removeEventListener('pointerdown', this.unlockAudio);
+    window.removeEventListener('keydown', this.unlockAudio);
+    this.signaling.close();
+    this.mesh.closeAll();
+    this.mixer.dispose();
+    this.capture?.dispose();
+    this.micSource?.disconnect();
+    for (const track of this.microphone?.getTracks() ?? []) track.stop();
+    for (const track of this.sendNode?.stream.getTracks() ?? []) track.stop();
+    this.stats.state = 'closed';
+    this.refreshStats();
+    if (!this.options.context) void this.context.close().catch(() => undefined);
+  }
+
+  private async openMicrophone(): Promise<void> {
+    const mic = this.stats.mic;
+    mic.state = 'asking';
+    try {
+      if (!navigator.mediaDevices?.getUserMedia) throw Object.assign(new Error('this browser has no getUserMedia (an insecure http:// page?)'), { name: 'NotSupportedError' });
+      this.microphone = await navigator.mediaDevices.getUserMedia({ audio: CAPTURE_CONSTRAINTS, video: false });
+    } catch (error) {
+      const name = (error as Error).name;
+      const denied = name === 'NotAllowedError' || name === 'SecurityError';
+      this.setMic(
+        denied ? 'denied' : 'unavailable',
+        denied
+          ? 'Microphone access was denied, so you are listening only: others cannot hear you. Allow the microphone for this site and join again to talk.'
+          : `No microphone could be opened (${name}: ${(error as Error).message}), so you are listening only.`,
+      );
+      this.mesh.setLocalTrack(null);
+      return;
+    }
+    if (this.disposed) return;
+    this.capture = await CaptureChain.create(this.context, {
+      workletUrl: this.options.workletUrl,
+      mode: this.options.mode,
+      onDenoiserFailed: (reason) =>
+        this.options.notify?.({ level: 'warn', title: 'Noise suppression is off', detail: `${reason}\nYour voice still goes out through a plain high-pass and compressor.` }),
+    });
+    this.micSource = this.context.createMediaStreamSource(this.microphone);
+    this.micSource.connect(this.capture.input);
+    this.sendNode = this.context.createMediaStreamDestination();
+    this.sendNode.channelCount = 1;
+    this.capture.output.connect(this.sendNode);
+    const track = this.sendNode.stream.getAudioTracks()[0]!;
+    track.contentHint = 'speech';
+    this.mesh.setLocalTrack(track);
+    this.setMic('live', null);
+  }
+
+  private setMic(state: MicState, message: string | null): void {
+    this.stats.mic.state = state;
+    this.stats.mic.message = message;
+    if (message) this.options.notify?.({ level: 'warn', title: state === 'denied' ? 'Voice: listening only' : 'Voice: no microphone', detail: message });
+  }
+
+  private wireSignaling(): void {
+    const s = this.signaling;
+    s.on('welcome', (welcome) => {
+      // A new id (after a reconnect) closes every old link; the roster re-creates them.
+      this.mesh.setLocalId(welcome.id);
+      for (const peer of welcome.peers) {
+        if (peer.pos) this.mixer.setPeerPosition(peer.id, peer.pos);
+        this.mesh.addPeer(peer.id);
+      }
+      this.lastSent = null;
+      this.maybeSendPosition(true);
+    });
+    s.on('join', ({ id }) => this.mesh.addPeer(id));
+    s.on('leave', ({ id }) => {
+      this.mesh.removePeer(id);
+      this.mixer.removePeer(id);
+    });
+    s.on('offer', ({ from, sdp }) => this.mesh.handleOffer(from, sdp));
+    s.on('answer', ({ from, sdp }) => this.mesh.handleAnswer(from, sdp));
+    s.on('ice', ({ from, candidate }) => this.mesh.handleIce(from, candidate));
+    s.on('pos', (p) => this.mixer.setPeerPosition(p.from, p));
+    s.on('state', (state) => (this.stats.state = state));
+  }
+
+  private maybeSendPosition(force: boolean): void {
+    if (this.signaling.state !== 'open') return;
+    const now = performance.now();
+    const p = this.listener;
+    const last = this.lastSent;
+    if (!force && last) {
+      if (now - last.at < 1000 / (this.options.positionRate ?? 10)) return;
+      const moved = Math.hypot(p.x - last.x, p.y - last.y, p.z - last.z) > MOVE_EPSILON || Math.abs(p.facing - last.facing) > TURN_EPSILON;
+      if (!moved) return;
+    }
+    if (this.signaling.send({ type: 'pos', ...p })) this.lastSent = { ...p, at: now };
+  }
+
+  /** Refreshes `stats` (4× a second; WebRTC stats once a second). */
+  refreshStats(): void {
+    const s = this.stats;
+    s.id = this.signaling.id;
+    s.reconnects = this.signaling.reconnects;
+    s.lastSignalingError = this.signaling.lastError;
+    if (this.capture) {
+      s.mic.levelDb = this.capture.micLevelDb();
+      s.denoiser = { ...this.capture.denoiser };
+      const ptt = this.capture.ptt;
+      s.ptt = { mode: ptt.mode, pressed: ptt.pressed, talking: ptt.talking, gain: ptt.node.gain.value };
+      const delay = this.capture.delay;
+      s.delay = { enabled: delay.enabled, seconds: delay.seconds, phase: delay.phase, resumesIn: delay.resumesIn };
+    }
+    const levels = this.mixer.outputLevels();
+    s.output = { leftDb: levels.left, rightDb: levels.right };
+    s.listener = { ...this.listener };
+    s.peers = this.mesh.figures().map((figures) => {
+      const distance = this.mixer.distanceTo(figures.id);
+      return { ...figures, levelDb: this.mixer.peerLevelDb(figures.id), distance: Number.isNaN(distance) ? null : distance };
+    });
+    const c = this.mesh.counters;
+    s.connections = { created: c.created, closed: c.closed, open: this.mesh.size, failures: c.failures, lastFailure: this.mesh.lastFailure };
+    if (++this.statsTicks % 4 === 0 && !this.disposed) void this.mesh.pollStats();
+  }
+}

@@ -1,0 +1,144 @@
+import type { VoiceChat } from './voice-chat.ts';
+
+const STYLE = `
+.cairn-voice { position: fixed; right: 10px; bottom: 10px; z-index: 12; display: flex; gap: 6px; flex-wrap: wrap;
+  justify-content: flex-end; max-width: min(520px, 90vw); font: 12px/1.3 system-ui, sans-serif; }
+.cairn-voice button { background: rgba(20, 34, 46, .88); color: #e8edf2; border: 1px solid #3f5b73; border-radius: 5px;
+  padding: 6px 10px; cursor: pointer; font: inherit; }
+.cairn-voice button:hover { background: rgba(40, 64, 84, .92); }
+.cairn-voice button[aria-pressed="true"] { background: #2f6b45; border-color: #4d9a68; }
+.cairn-voice button[data-kind="dump"] { background: #7a2f2f; border-color: #a44; }
+.cairn-voice button[hidden] { display: none; }
+`;
+
+export interface VoicePanelOptions {
+  /** Joins voice (builds and joins a VoiceChat); called by the Join button. */
+  join(): Promise<VoiceChat>;
+  /** Called after Leave disposed the chat. */
+  left?(): void;
+  parent?: HTMLElement;
+  /** Key held for push-to-talk (KeyboardEvent.code). Default 'KeyV'. */
+  pushToTalkKey?: string;
+}
+
+/**
+ * The voice controls: Join/Leave, push-to-talk vs open mic, the five-second delay and its Dump
+ * button; holding V talks. Shared by the voice page and the world. Reads state from the chat's
+ * stats, so the buttons and the HUD never disagree.
+ */
+export class VoicePanel {
+  readonly element: HTMLElement;
+  voice: VoiceChat | null = null;
+  private readonly buttons: Record<'join' | 'mode' | 'talk' | 'delay' | 'dump', HTMLButtonElement>;
+  private readonly key: string;
+  private readonly timer: number;
+  private joining = false;
+
+  constructor(private readonly options: VoicePanelOptions) {
+    this.key = options.pushToTalkKey ?? 'KeyV';
+    const style = document.createElement('style');
+    style.textContent = STYLE;
+    document.head.append(style);
+    this.element = document.createElement('div');
+    this.element.className = 'cairn-voice';
+    this.element.setAttribute('role', 'toolbar');
+    this.element.setAttribute('aria-label', 'Voice chat');
+    const make = (kind: keyof VoicePanel['buttons'], label: string, onClick: () => void): HTMLButtonElement => {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.dataset.kind = kind;
+      button.textContent = label;
+      button.addEventListener('click', onClick);
+      // Buttons must not keep focus: Space/WASD would then click them instead of moving the player.
+      button.addEventListener('mouseup', () => button.blur());
+      this.element.append(button);
+      return button;
+    };
+    this.buttons = {
+      talk: make('talk', 'Hold to talk (V)', () => undefined),
+      mode: make('mode', 'Open mic', () => this.voice?.setMode(this.voice.stats.ptt.mode === 'open' ? 'push-to-talk' : 'open')),
+      delay: make('delay', 'Delay 5 s', () => this.voice?.setDelay(!this.voice.stats.delay.enabled)),
+      dump: make('dump', 'Dump', () => this.voice?.dump()),
+      join: make('join', 'Join voice', () => void this.toggleJoin()),
+    };
+    this.buttons.talk.addEventListener('pointerdown', () => this.voice?.press());
+    for (const type of ['pointerup', 'pointerleave', 'pointercancel']) this.buttons.talk.addEventListener(type, () => this.voice?.release());
+    (options.parent ?? document.body).append(this.element);
+    window.addEventListener('keydown', this.onKeyDown);
+    window.addEventListener('keyup', this.onKeyUp);
+    window.addEventListener('blur', this.onBlur);
+    this.timer = window.setInterval(() => this.refresh(), 250);
+    this.refresh();
+  }
+
+  /** Joins as if the button were pressed. */
+  async joinNow(): Promise<VoiceChat> {
+    if (this.voice) return this.voice;
+    this.joining = true;
+    this.refresh();
+    try {
+      this.voice = await this.options.join();
+      return this.voice;
+    } finally {
+      this.joining = false;
+      this.refresh();
+    }
+  }
+
+  leave(): void {
+    this.voice?.dispose();
+    this.voice = null;
+    this.options.left?.();
+    this.refresh();
+  }
+
+  dispose(): void {
+    clearInterval(this.timer);
+    window.removeEventListener('keydown', this.onKeyDown);
+    window.removeEventListener('keyup', this.onKeyUp);
+    window.removeEventListener('blur', this.onBlur);
+    this.element.remove();
+  }
+
+  private async toggleJoin(): Promise<void> {
+    if (this.voice) this.leave();
+    else if (!this.joining) await this.joinNow().catch(() => undefined);
+  }
+
+  private refresh(): void {
+    const voice = this.voice;
+    const b = this.buttons;
+    b.join.textContent = this.joining ? 'Joining…' : voice ? 'Leave voice' : 'Join voice';
+    const talking = !!voice?.capture;
+    for (const button of [b.talk, b.mode, b.delay, b.dump]) button.hidden = !talking;
+    if (!voice || !talking) return;
+    const s = voice.stats;
+    b.mode.textContent = s.ptt.mode === 'open' ? 'Open mic' : 'Push-to-talk';
+    b.mode.setAttribute('aria-pressed', String(s.ptt.mode === 'open'));
+    b.talk.hidden = s.ptt.mode === 'open';
+    b.talk.setAttribute('aria-pressed', String(s.ptt.pressed));
+    b.delay.setAttribute('aria-pressed', String(s.delay.enabled));
+    b.delay.textContent = s.delay.enabled ? `Delay ${s.delay.seconds} s: on` : `Delay ${s.delay.seconds} s`;
+    b.dump.hidden = !s.delay.enabled;
+    b.dump.textContent = s.delay.phase === 'dumped' ? `Dumped · ${s.delay.resumesIn.toFixed(1)} s` : 'Dump';
+  }
+
+  private readonly onKeyDown = (event: KeyboardEvent): void => {
+    if (event.code !== this.key || event.repeat || isTyping(event)) return;
+    this.voice?.press();
+  };
+
+  private readonly onKeyUp = (event: KeyboardEvent): void => {
+    if (event.code === this.key) this.voice?.release();
+  };
+
+  /** A key released while the window is unfocused never sends keyup: stop talking on blur. */
+  private readonly onBlur = (): void => {
+    this.voice?.release();
+  };
+}
+
+function isTyping(event: KeyboardEvent): boolean {
+  const target = event.target as HTMLElement | null;
+  return !!target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable);
+}

@@ -1,0 +1,54 @@
+import type { DenoiserFigures } from './capture-chain.ts';
+import type { DelayPhase } from './delay-schedule.ts';
+import type { PeerLinkFigures } from './peer-mesh.ts';
+import type { TalkMode } from './push-to-talk.ts';
+import type { SignalingState } from './signaling-client.ts';
+
+/** Where the microphone stands. */
+export type MicState = 'off' | 'asking' | 'live' | 'denied' | 'unavailable';
+
+/** One remote peer as the HUD shows it. */
+export interface VoicePeerStats extends PeerLinkFigures {
+  /** Level of its incoming audio before panning, dBFS. */
+  levelDb: number;
+  /** Distance from the listener, m (null until it has sent a position). */
+  distance: number | null;
+}
+
+/** `window.cairn.stats.voice`: everything the voice HUD shows, refreshed 4× a second. */
+export interface VoiceStats {
+  state: 'idle' | SignalingState;
+  room: string;
+  /** Our peer id in the room. */
+  id: number | null;
+  reconnects: number;
+  /** The last error the room sent us ("code: message"). */
+  lastSignalingError: string | null;
+  mic: { state: MicState; levelDb: number; message: string | null };
+  denoiser: DenoiserFigures | { state: 'off'; error: null; vad: 0; frames: 0; latencyMs: 0; wet: 0 };
+  ptt: { mode: TalkMode; pressed: boolean; talking: boolean; gain: number };
+  delay: { enabled: boolean; seconds: number; phase: DelayPhase; resumesIn: number };
+  output: { leftDb: number; rightDb: number };
+  listener: { x: number; y: number; z: number; facing: number };
+  peers: VoicePeerStats[];
+  /** RTCPeerConnections created, closed and open: created − closed = open, or something leaked. */
+  connections: { created: number; closed: number; open: number; failures: number; lastFailure: string | null };
+}
+
+export function emptyVoiceStats(room: string, mode: TalkMode): VoiceStats {
+  return {
+    state: 'idle',
+    room,
+    id: null,
+    reconnects: 0,
+    lastSignalingError: null,
+    mic: { state: 'off', levelDb: -120, message: null },
+    denoiser: { state: 'off', error: null, vad: 0, frames: 0, latencyMs: 0, wet: 0 },
+    ptt: { mode, pressed: false, talking: mode === 'open', gain: mode === 'open' ? 1 : 0 },
+    delay: { enabled: false, seconds: 5, phase: 'off', resumesIn: 0 },
+    output: { leftDb: -120, rightDb: -120 },
+    listener: { x: 0, y: 0, z: 0, facing: 0 },
+    peers: [],
+    connections: { created: 0, closed: 0, open: 0, failures: 0, lastFailure: null },
+  };
+}
