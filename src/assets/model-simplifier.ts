@@ -30,7 +30,8 @@ export interface SimplifyReport {
   ms: number;
 }
 
-export interface ModelSimplifierOptions extends SimplifyIndexOptions {}
+/** Options for {@link ModelSimplifier}: the same as for one index (maxError, lockBorder). */
+export type ModelSimplifierOptions = SimplifyIndexOptions;
 
 function isTriangleMesh(object: Object3D): object is Mesh {
   const mesh = object as Mesh & { isInstancedMesh?: boolean };

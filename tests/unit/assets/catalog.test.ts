@@ -18,7 +18,7 @@ beforeEach(() => {
   fixture.requests.length = 0;
 });
 
-describe('asset ids', () => {
+describe('asset ids', { timeout: 30_000 }, () => {
   it('accepts what the API accepts and nothing else', () => {
     for (const good of ['wooden_crate_01', 'A-b_9', 'x'.repeat(50)]) expect(isValidAssetId(good)).toBe(true);
     for (const bad of ['', 'x'.repeat(51), '../files/x', 'a/b', 'a b', 'a?b', 'a#b', 'a%2Fb', 'ä', 42, null]) expect(isValidAssetId(bad)).toBe(false);
@@ -32,7 +32,7 @@ describe('asset ids', () => {
   });
 });
 
-describe('API base URL', () => {
+describe('API base URL', { timeout: 30_000 }, () => {
   it('defaults to the real API and checks overrides', () => {
     expect(new PolyHavenApi().catalogUrl()).toBe(`${POLY_HAVEN_API}/assets?t=models`);
     expect(parseApiBaseUrl('http://127.0.0.1:9/')).toBe('http://127.0.0.1:9');
@@ -42,7 +42,7 @@ describe('API base URL', () => {
   });
 });
 
-describe('catalog parsing', () => {
+describe('catalog parsing', { timeout: 30_000 }, () => {
   it('keeps valid entries, drops (and reports) invalid ids, merges taxonomy into categories', async () => {
     const json = await (await fetch(`${fixture.url}/assets?t=models`)).json();
     const parsed = parseCatalog(json);
@@ -68,7 +68,7 @@ describe('catalog parsing', () => {
   });
 });
 
-describe('catalog client', () => {
+describe('catalog client', { timeout: 30_000 }, () => {
   const api = () => new PolyHavenApi({ baseUrl: fixture.url });
 
   it('fetches once with progress, then serves the cached copy inside the freshness window', async () => {

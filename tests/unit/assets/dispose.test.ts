@@ -51,7 +51,7 @@ beforeAll(async () => {
 });
 afterAll(() => fixture.close());
 
-describe('disposal releases everything', () => {
+describe('disposal releases everything', { timeout: 30_000 }, () => {
   it('frees each geometry, material and texture once, including shared ones, material arrays and uniforms', () => {
     const shared = texture();
     const sharedMaterial = new MeshStandardMaterial({ map: shared, normalMap: texture() });

@@ -35,7 +35,7 @@ function materialsOf(root: import('three').Object3D): MeshStandardMaterial[] {
   return out;
 }
 
-describe('loading a multi-file glTF through the include map (real HTTP, fixture on loopback)', () => {
+describe('loading a multi-file glTF through the include map (real HTTP, fixture on loopback)', { timeout: 30_000 }, () => {
   it('fetches the buffer and both textures from their include URLs, never from gltf folder + relative path', async () => {
     const model = await load('wooden_barrel_01');
     const paths = fixture.requests.map((r) => r.path);
@@ -54,7 +54,7 @@ describe('loading a multi-file glTF through the include map (real HTTP, fixture 
     const model = await load('mossy_rock_01');
     const materials = materialsOf(model.root);
     expect(materials.map((m) => m.name).sort()).toEqual(['mossy_rock_01_moss', 'mossy_rock_01_stone']);
-    for (const m of materials) expect((m.map as Texture).image.width).toBe(64); // 1k at the fixture's 1/16 scale
+    for (const m of materials) expect((m.map as Texture).image as { width: number }).toMatchObject({ width: 64 }); // 1k at the fixture's 1/16 scale
     expect(new Set(materials.map((m) => m.map)).size).toBe(2);
     expect(model).toMatchObject({ resolution: '1k', materials: 2, textures: 2, meshes: 2, triangles: fixture.trianglesOf('mossy_rock_01') });
   });
@@ -62,7 +62,7 @@ describe('loading a multi-file glTF through the include map (real HTTP, fixture 
   it('loads the chosen resolution, falling back to the nearest offered', async () => {
     const two = await load('wooden_crate_01', '2k');
     expect(two.resolution).toBe('2k');
-    expect(materialsOf(two.root)[0]!.map!.image.width).toBe(128);
+    expect(materialsOf(two.root)[0]!.map!.image as { width: number }).toMatchObject({ width: 128 });
     const eight = await load('wooden_crate_01', '8k');
     expect(eight.resolution).toBe('4k');
     expect(fixture.requests.some((r) => r.path.endsWith('_diff_4k.png'))).toBe(true);
@@ -84,7 +84,7 @@ describe('loading a multi-file glTF through the include map (real HTTP, fixture 
   });
 });
 
-describe('AssetBrowser: one click, one model', () => {
+describe('AssetBrowser: one click, one model', { timeout: 30_000 }, () => {
   function browser() {
     const parent = new Group();
     const slot = new ModelSlot({ parent, simplify: MeshoptSimplifier.simplify });

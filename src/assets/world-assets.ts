@@ -1,0 +1,239 @@
+import { MeshoptSimplifier } from 'meshoptimizer/simplifier';
+import { Group, type Mesh, type Object3D } from 'three';
+import { showNotice } from '../world/notices.ts';
+import type { World } from '../world/world.ts';
+import { AssetBrowser } from './asset-browser.ts';
+import { apiFromLocation } from './api-from-location.ts';
+import { assetHudRows, type AssetPageStats } from './asset-stats.ts';
+import { CacheStorageCatalogCache } from './catalog-cache.ts';
+import { disposeObject3D } from './dispose-object.ts';
+import type { LoadedModel } from './model-loader.ts';
+import { ModelSlot } from './model-slot.ts';
+import { pointAhead, restOn } from './placement.ts';
+import { compactDrawnIndices, guessScatterCategory, scatterPropId, type ScatterPropCatalog } from './scatter-bridge.ts';
+import { AssetPanel, type PanelAction } from './ui/asset-panel.ts';
+import { injectAssetStyles } from './ui/styles.ts';
+
+export interface WorldAssetsOptions {
+  /** Metres in front of the player where a model is put. Default 4. */
+  distance?: number;
+  /** Extra buttons for the panel's model section (e.g. "Add to scatter catalog"). */
+  actions?: PanelAction[];
+  /** Page query (reads ?api=, ?res=, ?place=). Default location.search. */
+  params?: URLSearchParams;
+}
+
+/** A model put into the world and kept there. */
+export interface PlacedModel {
+  id: string;
+  resolution: string;
+  root: Object3D;
+  triangles: number;
+}
+
+/**
+ * Assets in the world: an "Assets" button opens the search panel; clicking a card puts that model
+ * on the ground in front of the player (the next click replaces it, freeing the previous one) and
+ * "Keep here" leaves it in the world. `?place=<id>` places a model at start-up (the assets page's
+ * "Place in world" uses it). Nothing is fetched and no per-frame work runs until first use.
+ */
+export class WorldAssets {
+  readonly world: World;
+  readonly placed: PlacedModel[] = [];
+  readonly button: HTMLButtonElement;
+  private browser: AssetBrowser | null = null;
+  private panel: AssetPanel | null = null;
+  private readonly distance: number;
+  private readonly actions: PanelAction[];
+  private readonly params: URLSearchParams;
+  private started: Promise<AssetBrowser> | null = null;
+  private stopStats: (() => void) | null = null;
+
+  constructor(world: World, options: WorldAssetsOptions = {}) {
+    this.world = world;
+    this.distance = options.distance ?? 4;
+    this.actions = options.actions ?? [];
+    this.params = options.params ?? new URLSearchParams(location.search);
+    injectAssetStyles();
+    this.button = document.createElement('button');
+    this.button.type = 'button';
+    this.button.className = 'cairn-assets-toggle';
+    this.button.textContent = 'Assets';
+    this.button.title = 'Search CC0 models and place them in the world';
+    this.button.onclick = () => void this.toggle();
+    document.body.append(this.button);
+  }
+
+  /** Creates the browser (and starts the catalog download) on first use. */
+  private start(): Promise<AssetBrowser> {
+    this.started ??= (async () => {
+      await MeshoptSimplifier.ready;
+      const world = this.world;
+      const slot = new ModelSlot({
+        parent: world.scene,
+        simplify: MeshoptSimplifier.simplify,
+        place: (root) => this.putInFrontOfPlayer(root),
+      });
+      const browser = new AssetBrowser({ api: apiFromLocation(this.params), slot, cache: new CacheStorageCatalogCache(), resolution: this.params.get('res') ?? '1k' });
+      this.browser = browser;
+      this.stopStats = world.afterRender(() => {
+        const stats: AssetPageStats = {
+          ...browser.stats,
+          thumbnails: this.panel ? { ...this.panel.thumbnails.stats } : { requested: 0, loaded: 0, failed: 0, waiting: 0 },
+          memory: { geometries: world.renderer.info.memory.geometries, textures: world.renderer.info.memory.textures },
+          placed: this.placed.length,
+        };
+        world.cairn.stats.assets = stats;
+      });
+      world.hud?.addSection('assets', { title: 'Assets', rows: (stats) => assetHudRows(stats.assets as AssetPageStats | undefined) });
+      void browser.loadCatalog();
+      return browser;
+    })();
+    return this.started;
+  }
+
+  private putInFrontOfPlayer(root: Object3D): void {
+    const { state } = this.world.player;
+    const spot = pointAhead(state.x, state.z, state.facing, this.distance);
+    restOn(root, spot.x, this.world.heightmap.sampleHeight(spot.x, spot.z), spot.z);
+    root.traverse((object) => {
+      if ((object as Mesh).isMesh) object.castShadow = object.receiveShadow = true;
+    });
+  }
+
+  /** Opens (creating on first use) or closes the search panel. */
+  async toggle(): Promise<void> {
+    if (this.panel?.visible) this.panel.hide();
+    else await this.open();
+  }
+
+  async open(): Promise<void> {
+    const browser = await this.start();
+    if (!this.panel) {
+      const keep: PanelAction = {
+        id: 'keep',
+        label: 'Keep here',
+        title: 'Leave this model in the world (the next one goes beside it)',
+        run: () => void this.keep(),
+      };
+      const clear: PanelAction = {
+        id: 'clear-placed',
+        label: 'Remove kept',
+        title: 'Remove every kept model from the world',
+        available: () => (this.placed.length > 0 ? true : 'nothing kept yet'),
+        run: () => void this.removePlaced(),
+      };
+      const scatter: PanelAction = {
+        id: 'add-to-scatter',
+        label: 'Add to scatter',
+        title: 'Hand this model to the scatter brush as a prop in the chosen category',
+        available: () => (this.scatterCatalog() ? true : 'open the scatter brush first (B)'),
+        choices: (model) => {
+          const catalog = this.scatterCatalog();
+          const categories = catalog ? catalog.categories() : [];
+          const entry = browser.catalog.state.entries.find((e) => e.id === model.id);
+          const selected = entry ? guessScatterCategory(entry, categories) : 'prop';
+          return { options: [...new Set([...categories, selected])].sort(), selected };
+        },
+        run: (_model, category) => {
+          const result = this.addToScatter(category);
+          this.panel?.setStatus(`Added ${result.propId} to scatter category "${result.category}"${result.category === 'prop' ? ' (no preset uses it)' : ''}.`);
+        },
+      };
+      this.panel = new AssetPanel({ browser, title: 'Assets', actions: [keep, scatter, ...this.actions, clear] });
+    }
+    this.panel.show();
+  }
+
+  close(): void {
+    this.panel?.hide();
+  }
+
+  /** Loads a model in front of the player (replacing the one not yet kept). */
+  async preview(id: string, options: { resolution?: string } = {}): Promise<LoadedModel> {
+    const browser = await this.start();
+    return browser.load(id, options);
+  }
+
+  /** Leaves the previewed model in the world; returns it, or null when there is none. */
+  keep(): PlacedModel | null {
+    const model = this.browser?.slot.release();
+    if (!model) return null;
+    const placed: PlacedModel = { id: model.id, resolution: model.resolution, root: model.root, triangles: this.browser!.stats.triangles };
+    this.placed.push(placed);
+    this.browser!.unload();
+    this.panel?.clearModel();
+    this.panel?.refreshActions();
+    return placed;
+  }
+
+  /** Loads and keeps a model in one go (what `?place=` does). */
+  async place(id: string, options: { resolution?: string } = {}): Promise<PlacedModel> {
+    await this.preview(id, options);
+    return this.keep()!;
+  }
+
+  /** The scatter module's prop catalog when its tool is running on this page (`cairn.scatter`). */
+  scatterCatalog(): ScatterPropCatalog | null {
+    const scatter = this.world.cairn.scatter as { layer?: { catalog?: ScatterPropCatalog } } | undefined;
+    const catalog = scatter?.layer?.catalog;
+    return catalog && typeof catalog.register === 'function' ? catalog : null;
+  }
+
+  /**
+   * Hands the previewed model to the scatter catalog as a prop (it leaves the world and this
+   * panel; scatter owns it from now on, at its current simplification). The category defaults to
+   * a guess from the model's Poly Haven categories and tags.
+   */
+  addToScatter(category?: string): { propId: string; category: string } {
+    const catalog = this.scatterCatalog();
+    if (!catalog) throw new Error('the scatter brush is not running here; open it first (B)');
+    const content = this.browser?.slot.current;
+    if (!content) throw new Error('no model to add; load one first');
+    const entry = this.browser!.catalog.state.entries.find((e) => e.id === content.model.id);
+    const chosen = category ?? (entry ? guessScatterCategory(entry, catalog.categories()) : 'prop');
+    const model = this.browser!.slot.release()!;
+    // Scatter bakes each mesh's transform relative to the object it is given, not that object's
+    // own: wrap the model so "standing on the origin" is part of what it bakes.
+    const holder = new Group();
+    holder.name = model.id;
+    model.root.removeFromParent();
+    model.root.position.set(0, 0, 0);
+    model.root.rotation.set(0, 0, 0);
+    holder.add(model.root);
+    restOn(model.root, 0, 0, 0);
+    compactDrawnIndices(model.root);
+    const propId = scatterPropId(model.id);
+    catalog.register({ id: propId, category: chosen, object3D: holder, replace: true });
+    this.browser!.unload();
+    this.panel?.clearModel();
+    return { propId, category: chosen };
+  }
+
+  /** Frees every kept model. */
+  removePlaced(): number {
+    const count = this.placed.length;
+    for (const placed of this.placed.splice(0)) disposeObject3D(placed.root);
+    this.panel?.refreshActions();
+    return count;
+  }
+
+  /** Acts on `?place=` (called once at install). */
+  async placeFromLocation(): Promise<void> {
+    const id = this.params.get('place');
+    if (!id) return;
+    try {
+      await this.place(id, { resolution: this.params.get('res') ?? undefined });
+    } catch (error) {
+      showNotice({ level: 'error', title: `Could not place "${id.slice(0, 60)}"`, detail: (error as Error).message });
+    }
+  }
+
+  dispose(): void {
+    this.stopStats?.();
+    this.removePlaced();
+    this.panel?.dispose();
+    this.browser?.dispose();
+    this.button.remove();
+  }
+}
