@@ -56,12 +56,12 @@ export default {
       if (!namespaceOf) return text(404, `unknown room kind "${kind}"; expected one of: ${Object.keys(ROOM_KINDS).join(', ')}`);
       const room = roomFromSegment(match[2] as string);
       if (room instanceof Response) return room;
-      if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket') {
-        return text(426, `${url.pathname} is a WebSocket endpoint; send "Upgrade: websocket"`);
-      }
       if (kind === 'avatar') {
         const parsed = parseRoomRequest(url);
         if (!parsed.ok) return text(400, `bad avatar room request: ${parsed.problem}`);
+      }
+      if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket') {
+        return text(426, `${url.pathname} is a WebSocket endpoint; send "Upgrade: websocket"`);
       }
       const namespace = namespaceOf(env);
       const stub = namespace.get(namespace.idFromName(room));
