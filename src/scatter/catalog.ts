@@ -63,10 +63,12 @@ export interface PropCatalogOptions {
   /** LOD baking options for every prop (ratios, flags, strictness). */
   lod?: LodBakeOptions;
   /**
-   * Yields between pieces while baking so frames keep rendering. Default: a macrotask
+   * How baking gives the main thread back so frames keep rendering. Default: a macrotask
    * (MessageChannel where available, else setTimeout 0).
    */
   yieldToFrame?: () => Promise<void>;
+  /** Longest stretch of baking (ms) before yielding. Default 8. */
+  sliceMs?: number;
 }
 
 /** Invalid registration (empty id/category, duplicate id, no source). */
@@ -89,11 +91,14 @@ export class PropCatalog extends Emitter<CatalogEvents> {
   private readonly byCategory = new Map<string, string[]>();
   private readonly lod: LodBakeOptions;
   private readonly yieldToFrame: () => Promise<void>;
+  private readonly sliceMs: number;
+  private sliceStart = 0;
 
   constructor(options: PropCatalogOptions = {}) {
     super();
     this.lod = options.lod ?? {};
     this.yieldToFrame = options.yieldToFrame ?? defaultYield;
+    this.sliceMs = options.sliceMs ?? 8;
   }
 
   /** Adds a prop. Throws {@link CatalogError} for an unusable registration. */
@@ -218,14 +223,21 @@ export class PropCatalog extends Emitter<CatalogEvents> {
   private async loadAndBake(entry: Entry): Promise<ResolvedProp> {
     const start = performance.now();
     await simplifierReady();
+    if (performance.now() - this.sliceStart > this.sliceMs) {
+      await this.yieldToFrame();
+      this.sliceStart = performance.now();
+    }
     const pieces = await this.piecesOf(entry);
     if (pieces.length === 0) throw new Error('has no pieces');
     const parts: BakedPart[] = [];
     for (let i = 0; i < pieces.length; i++) {
+      // Off the click: bake in slices of a few ms, giving the main thread back between them.
+      if (performance.now() - this.sliceStart > this.sliceMs) {
+        await this.yieldToFrame();
+        this.sliceStart = performance.now();
+      }
       const piece = pieces[i]!;
       parts.push(bakePiece(piece, `${entry.id}/${piece.name ?? `part ${i}`}`, this.lod));
-      // Off the click: let a frame render between pieces.
-      if (i < pieces.length - 1) await this.yieldToFrame();
     }
     return { id: entry.id, category: entry.category, parts, bakeMs: performance.now() - start };
   }

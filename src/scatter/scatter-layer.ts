@@ -73,7 +73,7 @@ export interface ScatterLayerOptions {
   /** FIFO eviction past this many instances. Default 50,000. */
   maxInstances?: number;
   lodBands?: LodBands;
-  /** Whether full-detail props cast shadows. Default true. */
+  /** Whether props at LOD 0 and 1 cast shadows. Default true. */
   shadows?: boolean;
   /** The layer's group is added here when given (e.g. the scene). */
   parent?: Object3D;
@@ -87,6 +87,12 @@ export interface ScatterLayerEvents extends Record<string, unknown> {
   /** After each applied brush event. */
   change: SessionChange & { event: BrushEvent };
 }
+
+/**
+ * Levels that cast shadows: 0 and 1 (to 90 m). The sun's shadow map covers ±36 m around the
+ * focus, so farther levels would cost a shadow-pass draw and add nothing.
+ */
+const SHADOW_LEVELS = 1;
 
 /** Rendering state of one prop: bucket ids per [level][part]. */
 interface PropBuckets {
@@ -417,7 +423,7 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
       bucketIds.push(
         prop.parts.map((part) => {
           const id = this.buckets.createBucket();
-          this.meshes.attach(id, { geometry: part.levels[level]!, material: part.material, castShadow: this.shadows && level === 0 && part.castShadow, name: `${prop.id}/${part.name}/LOD${level}` });
+          this.meshes.attach(id, { geometry: part.levels[level]!, material: part.material, castShadow: this.shadows && level <= SHADOW_LEVELS && part.castShadow, name: `${prop.id}/${part.name}/LOD${level}` });
           return id;
         }),
       );

@@ -12,14 +12,16 @@ function matrixFor(instance: number): Float32Array {
 function contents(set: BucketSet): Map<number, number> {
   // instance id (decoded from the matrix) → bucket
   const out = new Map<number, number>();
+  const problems: string[] = [];
   for (const bucket of set.buckets) {
     for (let slot = 0; slot < bucket.count; slot++) {
       const instance = bucket.matrices[slot * 16]! / 16;
-      for (let k = 0; k < 16; k++) expect(bucket.matrices[slot * 16 + k]).toBe(instance * 16 + k);
-      expect(out.has(instance)).toBe(false);
+      for (let k = 0; k < 16; k++) if (bucket.matrices[slot * 16 + k] !== instance * 16 + k) problems.push(`bucket ${bucket.id} slot ${slot}: torn matrix`);
+      if (out.has(instance)) problems.push(`instance ${instance} duplicated (buckets ${out.get(instance)} and ${bucket.id})`);
       out.set(instance, bucket.id);
     }
   }
+  expect(problems).toEqual([]);
   return out;
 }
 
@@ -65,17 +67,20 @@ describe('instance buckets', () => {
     const set = new BucketSet({ initialCapacity: 2 });
     const bucketIds = Array.from({ length: 6 }, () => set.createBucket());
     const live = new Map<number, number>(); // instance → entry
+    const ids: number[] = []; // the live instances, for picking one at random
     let nextInstance = 0;
-    for (let i = 0; i < 3000; i++) {
+    const addOne = (): void => {
       const instance = nextInstance++;
       live.set(instance, set.add(bucketIds[rng.int(bucketIds.length)]!, matrixFor(instance)));
-    }
+      ids.push(instance);
+    };
+    for (let i = 0; i < 3000; i++) addOne();
     const expected = (): Map<number, number> => new Map([...live].map(([instance, entry]) => [instance, set.bucketOf(entry)]));
     let moves = 0;
     for (let step = 0; step < 20_000; step++) {
       const roll = rng.next();
-      const instances = [...live.keys()];
-      const instance = instances[rng.int(instances.length)]!;
+      const index = rng.int(ids.length);
+      const instance = ids[index]!;
       const entry = live.get(instance)!;
       if (roll < 0.8) {
         set.move(entry, bucketIds[rng.int(bucketIds.length)]!);
@@ -83,15 +88,20 @@ describe('instance buckets', () => {
       } else if (roll < 0.9) {
         set.remove(entry);
         live.delete(instance);
+        ids[index] = ids[ids.length - 1]!;
+        ids.pop();
       } else {
-        const fresh = nextInstance++;
-        live.set(fresh, set.add(bucketIds[rng.int(bucketIds.length)]!, matrixFor(fresh)));
+        addOne();
       }
     }
     expect(moves).toBeGreaterThan(15_000);
     set.validate();
     // Every instance is in exactly the bucket its entry says, with its own matrix: none lost, none duplicated.
-    expect(contents(set)).toEqual(expected());
+    const found = contents(set);
+    const want = expected();
+    const wrong = [...want].filter(([instance, bucket]) => found.get(instance) !== bucket);
+    expect(wrong).toEqual([]);
+    expect(found.size).toBe(want.size);
     expect(set.size).toBe(live.size);
   });
 

@@ -1,0 +1,52 @@
+import type { World } from '../../src/world/world.ts';
+import type { ScatterTool } from '../../src/scatter/scatter-tool.ts';
+
+/**
+ * The scatter brush as a tool in the world. Idle cost is one small button and a key listener:
+ * the brush, its presets and meshoptimizer load only when the tool is first switched on (B or the
+ * button). While it is on, left-drag paints (the camera rig leaves the left button to tools that
+ * set `canvas.dataset.tool`); right-drag still orbits, WASD still walks.
+ */
+export function install(world: World): void {
+  let tool: ScatterTool | null = null;
+  let loading: Promise<ScatterTool> | null = null;
+
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'cairn-scatter-toggle';
+  button.textContent = 'Scatter brush (B)';
+  button.setAttribute('aria-pressed', 'false');
+  Object.assign(button.style, {
+    position: 'fixed',
+    right: '10px',
+    bottom: '10px',
+    zIndex: '11',
+    padding: '5px 10px',
+    borderRadius: '6px',
+    border: '1px solid #3b546c',
+    background: 'rgba(12, 18, 24, .78)',
+    color: '#e8edf2',
+    font: '12px system-ui, sans-serif',
+    cursor: 'pointer',
+  });
+  document.body.append(button);
+
+  const load = (): Promise<ScatterTool> =>
+    (loading ??= import('../../src/scatter/scatter-tool.ts').then(({ createScatterTool }) => {
+      tool = createScatterTool({ stage: world, ground: world.heightmap, active: false, radius: 6 });
+      return tool;
+    }));
+
+  const toggle = async (): Promise<void> => {
+    const active = !(tool?.brush.isActive ?? false);
+    const ready = await load();
+    ready.setActive(active);
+    button.setAttribute('aria-pressed', String(active));
+  };
+
+  button.addEventListener('click', () => void toggle());
+  window.addEventListener('keydown', (event) => {
+    if (event.code !== 'KeyB' || event.repeat || event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
+    void toggle();
+  });
+}

@@ -1,0 +1,212 @@
+import { BufferAttribute, BufferGeometry, Line, LineBasicMaterial, Vector2, Vector3, type Object3D, type PerspectiveCamera } from 'three';
+import { rayMarchHeightfield, type HeightField, type RayHit } from './ray-march.ts';
+import type { ScatterLayer } from './scatter-layer.ts';
+
+/**
+ * The brush as a pointer tool (DOM glue). Pointer-move finds the ground under the cursor by
+ * ray-marching the heightmap (never by raycasting the terrain mesh) and draws a ring that hugs
+ * the ground; left-drag paints dabs spaced along the path (Alt-drag, or erase mode, erases).
+ * While active it sets `canvas.dataset.tool = 'scatter'`, so the world's camera rig leaves the
+ * left button alone.
+ */
+
+export type BrushMode = 'paint' | 'erase';
+
+export interface BrushToolOptions {
+  canvas: HTMLCanvasElement;
+  camera: PerspectiveCamera;
+  layer: ScatterLayer;
+  ground: HeightField;
+  /** Where the cursor ring goes (the scene). */
+  parent: Object3D;
+  /** Brush radius in metres. Default 8. */
+  radius?: number;
+  /** Distance between dabs along a drag, as a fraction of the radius. Default 0.5. */
+  dabSpacing?: number;
+  /** Start active. Default true. */
+  active?: boolean;
+  /** Called when a dab throws (e.g. no preset chosen). Default: console.warn. */
+  onError?: (error: Error) => void;
+}
+
+/** Where the cursor is and what the last query cost; published in stats.scatter.cursor. */
+export interface CursorState {
+  x: number;
+  y: number;
+  z: number;
+  /** Height lookups the ray march spent. */
+  samples: number;
+}
+
+export class BrushTool {
+  radius: number;
+  mode: BrushMode = 'paint';
+  readonly dabSpacing: number;
+  cursor: CursorState | null = null;
+  /** Dabs applied since creation (paint and erase). */
+  dabs = 0;
+  private active = false;
+  private painting = false;
+  private erasing = false;
+  private lastDab: { x: number; z: number } | null = null;
+  private readonly canvas: HTMLCanvasElement;
+  private readonly camera: PerspectiveCamera;
+  private readonly layer: ScatterLayer;
+  private readonly ground: HeightField;
+  private readonly ring: Line;
+  private readonly ringPositions: Float32Array;
+  private readonly onError: (error: Error) => void;
+  private readonly ndc = new Vector2();
+  private readonly origin = new Vector3();
+  private readonly direction = new Vector3();
+  private static readonly SEGMENTS = 64;
+
+  constructor(options: BrushToolOptions) {
+    this.canvas = options.canvas;
+    this.camera = options.camera;
+    this.layer = options.layer;
+    this.ground = options.ground;
+    this.radius = options.radius ?? 8;
+    this.dabSpacing = options.dabSpacing ?? 0.5;
+    this.onError = options.onError ?? ((error) => console.warn(error.message));
+    this.ringPositions = new Float32Array((BrushTool.SEGMENTS + 1) * 3);
+    const geometry = new BufferGeometry();
+    geometry.setAttribute('position', new BufferAttribute(this.ringPositions, 3));
+    const material = new LineBasicMaterial({ color: 0xffffff, depthTest: false, transparent: true, opacity: 0.9 });
+    this.ring = new Line(geometry, material);
+    this.ring.name = 'scatter-brush-cursor';
+    this.ring.frustumCulled = false;
+    this.ring.renderOrder = 10;
+    this.ring.visible = false;
+    options.parent.add(this.ring);
+    this.canvas.addEventListener('pointermove', this.onPointerMove);
+    this.canvas.addEventListener('pointerdown', this.onPointerDown);
+    window.addEventListener('pointerup', this.onPointerUp);
+    this.canvas.addEventListener('pointerleave', this.onPointerLeave);
+    this.setActive(options.active ?? true);
+  }
+
+  get isActive(): boolean {
+    return this.active;
+  }
+
+  setActive(active: boolean): void {
+    this.active = active;
+    if (active) this.canvas.dataset.tool = 'scatter';
+    else if (this.canvas.dataset.tool === 'scatter') delete this.canvas.dataset.tool;
+    if (!active) {
+      this.painting = false;
+      this.ring.visible = false;
+    }
+  }
+
+  setRadius(radius: number): void {
+    this.radius = Math.min(60, Math.max(1, radius));
+    if (this.cursor) this.drawRing(this.cursor.x, this.cursor.z);
+  }
+
+  /**
+   * The ground point under a canvas pixel (CSS pixels from the canvas's top-left), by ray march.
+   * Null when the pointer is on the sky.
+   */
+  pick(clientX: number, clientY: number): RayHit | null {
+    const rect = this.canvas.getBoundingClientRect();
+    this.ndc.set(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
+    this.camera.updateMatrixWorld();
+    this.origin.setFromMatrixPosition(this.camera.matrixWorld);
+    this.direction.set(this.ndc.x, this.ndc.y, 0.5).unproject(this.camera).sub(this.origin);
+    return rayMarchHeightfield(this.ground, this.origin, this.direction);
+  }
+
+  dispose(): void {
+    this.setActive(false);
+    this.canvas.removeEventListener('pointermove', this.onPointerMove);
+    this.canvas.removeEventListener('pointerdown', this.onPointerDown);
+    window.removeEventListener('pointerup', this.onPointerUp);
+    this.canvas.removeEventListener('pointerleave', this.onPointerLeave);
+    this.ring.removeFromParent();
+    this.ring.geometry.dispose();
+    (this.ring.material as LineBasicMaterial).dispose();
+  }
+
+  private readonly onPointerMove = (event: PointerEvent): void => {
+    if (!this.active) return;
+    const hit = this.pick(event.clientX, event.clientY);
+    if (!hit) {
+      this.cursor = null;
+      this.ring.visible = false;
+      return;
+    }
+    this.cursor = { x: hit.x, y: hit.y, z: hit.z, samples: hit.samples };
+    this.drawRing(hit.x, hit.z);
+    if (this.painting) this.dragTo(hit.x, hit.z);
+  };
+
+  private readonly onPointerDown = (event: PointerEvent): void => {
+    if (!this.active || event.button !== 0) return;
+    const hit = this.pick(event.clientX, event.clientY);
+    if (!hit) return;
+    this.painting = true;
+    this.erasing = this.mode === 'erase' || event.altKey;
+    this.canvas.setPointerCapture?.(event.pointerId);
+    this.cursor = { x: hit.x, y: hit.y, z: hit.z, samples: hit.samples };
+    this.drawRing(hit.x, hit.z);
+    this.dab(hit.x, hit.z);
+  };
+
+  private readonly onPointerUp = (): void => {
+    this.painting = false;
+    this.lastDab = null;
+  };
+
+  private readonly onPointerLeave = (): void => {
+    if (!this.painting) this.ring.visible = false;
+  };
+
+  /** Dabs along the segment from the last dab, one every `dabSpacing × radius` metres. */
+  private dragTo(x: number, z: number): void {
+    const last = this.lastDab;
+    if (!last) return this.dab(x, z);
+    const step = Math.max(0.25, this.radius * this.dabSpacing);
+    let dx = x - last.x;
+    let dz = z - last.z;
+    let distance = Math.hypot(dx, dz);
+    while (distance >= step) {
+      dx /= distance;
+      dz /= distance;
+      this.dab(this.lastDab!.x + dx * step, this.lastDab!.z + dz * step);
+      dx = x - this.lastDab!.x;
+      dz = z - this.lastDab!.z;
+      distance = Math.hypot(dx, dz);
+    }
+  }
+
+  private dab(x: number, z: number): void {
+    this.lastDab = { x, z };
+    try {
+      if (this.erasing) this.layer.erase(x, z, this.radius);
+      else this.layer.paint(x, z, this.radius);
+      this.dabs++;
+    } catch (error) {
+      this.painting = false;
+      this.onError(error as Error);
+    }
+  }
+
+  private drawRing(cx: number, cz: number): void {
+    const n = BrushTool.SEGMENTS;
+    const p = this.ringPositions;
+    for (let i = 0; i <= n; i++) {
+      const a = (i / n) * Math.PI * 2;
+      const x = cx + Math.cos(a) * this.radius;
+      const z = cz + Math.sin(a) * this.radius;
+      p[i * 3] = x;
+      p[i * 3 + 1] = this.ground.sampleHeight(x, z) + 0.25;
+      p[i * 3 + 2] = z;
+    }
+    const attribute = this.ring.geometry.getAttribute('position') as BufferAttribute;
+    attribute.needsUpdate = true;
+    (this.ring.material as LineBasicMaterial).color.set(this.mode === 'erase' ? 0xff7766 : 0xffffff);
+    this.ring.visible = true;
+  }
+}
