@@ -1,0 +1,132 @@
+import * as audio from '../src/audio/index.ts';
+import { AudioEngine, RECIPE_NAMES, RECIPES, SURFACES, GAMEPLAY_SLICE, playSlice, toDb, type BusVolumes, type RecipeName } from '../src/audio/index.ts';
+import { cairnGlobal } from '../src/world/cairn-global.ts';
+
+/**
+ * The sound page: every recipe on a button, the mix controls, the output meters after the soft
+ * clipper, a scripted gameplay slice and a flood. `?seed=N` fixes the random sequence (test mode).
+ * Publishes `cairn.audio` (the engine), `cairn.stats.audio` and `cairn.sfx` (the module, for tests).
+ */
+const cairn = cairnGlobal();
+const params = new URLSearchParams(location.search);
+const seedParam = params.get('seed');
+const engine = new AudioEngine({
+  seed: seedParam === null ? undefined : Number(seedParam),
+  strict: params.get('strict') === '1' ? true : undefined,
+  ambience: { wind: 0.5, fire: 0 },
+});
+cairn.audio = engine;
+cairn.stats.audio = engine.stats;
+cairn.sfx = { audio, playSlice: () => playGameplaySlice(), flood: () => flood() };
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+const surface = $<HTMLSelectElement>('surface');
+const crackCount = $<HTMLInputElement>('crack-count');
+const intensity = $<HTMLInputElement>('intensity');
+
+for (const name of SURFACES) surface.append(new Option(name, name));
+
+function paramsFor(name: RecipeName): Record<string, unknown> {
+  const k = Number(intensity.value);
+  switch (name) {
+    case 'strike':
+    case 'groan':
+      return { intensity: k };
+    case 'crack-line':
+      return { count: Number(crackCount.value), intensity: k };
+    case 'footstep':
+      return { surface: surface.value, intensity: Math.max(0.2, k) };
+    case 'jump':
+      return { surface: surface.value };
+    case 'land':
+      return { surface: surface.value, impact: 6 * k };
+    default:
+      return {};
+  }
+}
+
+const grid = $('recipes');
+for (const name of RECIPE_NAMES) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.textContent = name;
+  button.title = RECIPES[name].summary;
+  button.dataset.recipe = name;
+  button.addEventListener('click', () => engine.play(name, paramsFor(name)));
+  grid.append(button);
+}
+
+const volumes = $('volumes');
+for (const bus of ['master', 'effects', 'music', 'ambience', 'ui'] as (keyof BusVolumes)[]) {
+  const label = document.createElement('label');
+  const input = document.createElement('input');
+  Object.assign(input, { type: 'range', min: '0', max: '1.5', step: '0.05', value: String(engine.getVolume(bus)) });
+  input.dataset.bus = bus;
+  input.addEventListener('input', () => engine.setVolume(bus, Number(input.value)));
+  label.append(`${bus} `, input);
+  volumes.append(label);
+}
+
+$<HTMLInputElement>('music').addEventListener('change', (e) => engine.setMusic((e.target as HTMLInputElement).checked));
+$<HTMLInputElement>('wind').addEventListener('input', (e) => engine.setAmbience({ wind: Number((e.target as HTMLInputElement).value) }));
+$<HTMLInputElement>('fire').addEventListener('input', (e) => engine.setAmbience({ fire: Number((e.target as HTMLInputElement).value) }));
+$<HTMLInputElement>('paused').addEventListener('change', (e) => engine.setPaused((e.target as HTMLInputElement).checked));
+const muteButton = $<HTMLButtonElement>('mute');
+muteButton.addEventListener('click', () => engine.toggleMute());
+$('slice').addEventListener('click', () => playGameplaySlice());
+$('flood').addEventListener('click', () => flood());
+
+// Menu sounds for every control that is not itself a recipe button.
+document.addEventListener('click', (event) => {
+  const control = (event.target as HTMLElement).closest('button, input[type="checkbox"]');
+  if (control && !(control as HTMLElement).dataset.recipe) engine.play('ui-click');
+});
+
+/** Plays the scripted slice from a moment from now; returns when (audio time) it starts. */
+function playGameplaySlice(): number {
+  const start = (engine.context?.currentTime ?? 0) + 0.15;
+  if (engine.state === 'running') playSlice(engine, start, GAMEPLAY_SLICE);
+  return start;
+}
+
+/** Twenty strikes in the same instant, guards off: what the limiter and soft clipper are for. */
+function flood(count = 20): number {
+  const at = (engine.context?.currentTime ?? 0) + 0.05;
+  for (let i = 0; i < count; i++) engine.play('strike', { intensity: 1.5 }, { at, bypassGuards: true });
+  return at;
+}
+
+const stateLine = $('sfx-state');
+const rmsBar = $('meter-rms');
+const peakBar = $('meter-peak');
+const holdMark = $('meter-hold');
+const rmsDb = $('meter-rms-db');
+const peakDb = $('meter-peak-db');
+const statsBox = $('sfx-stats');
+const width = (linear: number): string => `${Math.max(0, Math.min(100, ((toDb(linear) + 60) / 60) * 100)).toFixed(1)}%`;
+
+/** Meters read cairn.stats.audio only: the page shows exactly what tests assert. */
+function drawMeters(): void {
+  const s = engine.stats;
+  stateLine.dataset.state = s.state;
+  stateLine.textContent =
+    s.state === 'running' ? `Sound on${s.muted ? ' (muted)' : ''} · ${s.sampleRate} Hz · ${s.chord || 'no music'}` : s.state === 'waiting' ? 'Click anywhere or press a key to turn sound on.' : `Sound ${s.state}: ${s.reason}`;
+  rmsBar.style.width = width(s.rms);
+  peakBar.style.width = width(s.peak);
+  holdMark.style.left = width(s.peakHold);
+  rmsDb.textContent = `${s.rmsDb.toFixed(1)} dB`;
+  peakDb.textContent = `${s.peakDb.toFixed(1)} dB`;
+  muteButton.setAttribute('aria-pressed', String(s.muted));
+  requestAnimationFrame(drawMeters);
+}
+requestAnimationFrame(drawMeters);
+setInterval(() => {
+  const s = engine.stats;
+  statsBox.textContent = [
+    `state ${s.state} (context ${s.contextState})  voices ${s.voices}  fx ${s.voicesByBus.effects} · music ${s.voicesByBus.music} · amb ${s.voicesByBus.ambience} · ui ${s.voicesByBus.ui}`,
+    `triggered ${s.triggered}  played ${s.played}  cooldown-skipped ${s.skippedCooldown}  refused ${s.refused}  stolen ${s.stolen}  unknown ${s.unknown}`,
+    `peak hold ${toDb(s.peakHold).toFixed(1)} dB  max ${toDb(s.maxPeak).toFixed(1)} dB  latency ${(s.outputLatency * 1000).toFixed(0)} ms  underruns ${s.underruns ?? 'n/a'}  seed ${s.seed}`,
+  ].join('\n');
+}, 250);
+
+cairn.ready = true;

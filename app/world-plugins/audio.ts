@@ -1,0 +1,61 @@
+import { AudioEngine, FootstepTracker, audioHudRows, surfaceAt, type AudioStats } from '../../src/audio/index.ts';
+import { smoothstep } from '../../src/core/math.ts';
+import type { World } from '../../src/world/index.ts';
+
+/**
+ * Sound in the world: footsteps by the surface under the player, jump and land, menu clicks on
+ * every button, wind that rises with altitude, the music, and the output meters in the HUD.
+ * Nothing is created until the first pointerdown/keydown (the engine listens in the capture phase).
+ * Keys: M mutes, P pauses (the world muffled, the player still). `?seed=N` fixes the random sequence.
+ */
+export function install(world: World): void {
+  const seed = new URLSearchParams(location.search).get('seed');
+  const engine = new AudioEngine({ seed: seed === null ? undefined : Number(seed), ambience: { wind: 0.35 } });
+  const tracker = new FootstepTracker();
+  world.cairn.audio = engine;
+  world.cairn.stats.audio = engine.stats;
+
+  let windTarget = -1;
+  world.onFrame(() => {
+    if (engine.state !== 'running') return;
+    const s = world.player.state;
+    const surface = surfaceAt(world.heightmap, s.x, s.z);
+    engine.stats.surface = s.state === 'swim' ? 'water' : surface;
+    for (const sound of tracker.update(s, surface)) {
+      if (sound.recipe === 'footstep') engine.play('footstep', { surface: sound.surface, intensity: sound.intensity });
+      else if (sound.recipe === 'jump') engine.play('jump', { surface: sound.surface });
+      else engine.play('land', { surface: sound.surface, impact: Math.min(40, sound.impact) });
+    }
+    // Wind: a breeze in the lowlands, a gale on the peaks. Re-aimed only when it moves noticeably.
+    const wind = 0.25 + 0.6 * smoothstep(10, 60, s.y - world.heightmap.waterLevel);
+    if (Math.abs(wind - windTarget) > 0.02) {
+      windTarget = wind;
+      engine.setAmbience({ wind });
+    }
+  });
+
+  // Menu sounds: any button or checkbox on the page (notices' close buttons, modules' panels).
+  const onClick = (event: MouseEvent): void => {
+    if ((event.target as HTMLElement | null)?.closest?.('button, [role="button"], input[type="checkbox"]')) engine.play('ui-click');
+  };
+  document.addEventListener('click', onClick, true);
+
+  const onKey = (event: KeyboardEvent): void => {
+    if (event.code !== 'KeyP' || event.repeat) return;
+    const paused = !engine.paused;
+    engine.setPaused(paused);
+    world.player.enabled = !paused;
+    engine.play('ui-confirm');
+  };
+  window.addEventListener('keydown', onKey);
+
+  world.hud?.addSection('audio', { title: 'Audio', rows: (stats) => audioHudRows(stats.audio as AudioStats | undefined) });
+
+  const baseDispose = world.dispose;
+  world.dispose = () => {
+    document.removeEventListener('click', onClick, true);
+    window.removeEventListener('keydown', onKey);
+    engine.dispose();
+    baseDispose();
+  };
+}

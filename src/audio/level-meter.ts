@@ -1,0 +1,73 @@
+/**
+ * Output level figures: RMS and peak of a block of samples, dB conversion, and a peak hold that
+ * falls back after a while, like a mixing desk's meter. Pure.
+ */
+
+export interface Level {
+  /** Root mean square, linear (1 = full scale). */
+  rms: number;
+  /** Largest |sample|, linear. */
+  peak: number;
+}
+
+/** RMS and peak over one or more channels' blocks together. */
+export function measureLevel(...channels: ArrayLike<number>[]): Level {
+  let sum = 0;
+  let count = 0;
+  let peak = 0;
+  for (const samples of channels) {
+    for (let i = 0; i < samples.length; i++) {
+      const s = samples[i]!;
+      sum += s * s;
+      const a = s < 0 ? -s : s;
+      if (a > peak) peak = a;
+    }
+    count += samples.length;
+  }
+  return { rms: count > 0 ? Math.sqrt(sum / count) : 0, peak };
+}
+
+/** Decibels relative to full scale; `floor` for silence. */
+export function toDb(linear: number, floor = -120): number {
+  return linear > 0 ? Math.max(floor, 20 * Math.log10(linear)) : floor;
+}
+
+/** Holds the highest peak for `holdSeconds`, then lets it follow the live peak again. */
+export class PeakHold {
+  private held = 0;
+  private heldAt = Number.NEGATIVE_INFINITY;
+
+  constructor(readonly holdSeconds = 1.5) {}
+
+  push(peak: number, now: number): number {
+    if (peak >= this.held || now - this.heldAt > this.holdSeconds) {
+      this.held = peak;
+      this.heldAt = now;
+    }
+    return this.held;
+  }
+
+  get value(): number {
+    return this.held;
+  }
+
+  reset(): void {
+    this.held = 0;
+    this.heldAt = Number.NEGATIVE_INFINITY;
+  }
+}
+
+/** Median of a list (0 for none): the in-band figure the level tests use. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** A text meter for HUDs: `width` cells filled for −60…0 dBFS. */
+export function meterBar(linear: number, width = 12): string {
+  const db = toDb(linear);
+  const filled = Math.max(0, Math.min(width, Math.round(((db + 60) / 60) * width)));
+  return '█'.repeat(filled) + '░'.repeat(width - filled);
+}

@@ -1,0 +1,79 @@
+import type { Layer } from './layers.ts';
+import { beatSeconds, chordAt, CAIRN_PROGRESSION, type Chord, type Progression } from './music-theory.ts';
+import { notesForBeat, DEFAULT_MUSIC_MIX, type MusicMix } from './music-score.ts';
+import type { BusName } from './recipes/recipe.ts';
+
+/** What the music player needs from its host: the clock and a way to play layers as voices. */
+export interface MusicHost {
+  readonly context: BaseAudioContext;
+  playLayers(sound: string, bus: BusName, layers: Layer[], at: number): unknown;
+}
+
+export interface MusicPlayerOptions {
+  progression?: Progression;
+  /** Seed of the arpeggio patterns. */
+  seed?: number;
+  mix?: MusicMix;
+}
+
+/**
+ * The procedural music: schedules the score (music-score.ts) beat by beat ahead of the audio clock
+ * and tells effects which chord is sounding. Scheduling is explicit (`scheduleUntil`), so the live
+ * engine calls it from a timer with a lookahead and an offline render calls it once for the span.
+ */
+export class MusicPlayer {
+  readonly progression: Progression;
+  private readonly seed: number;
+  private readonly mix: MusicMix;
+  private startTime = Number.NaN;
+  private nextBeat = 0;
+
+  constructor(
+    private readonly host: MusicHost,
+    options: MusicPlayerOptions = {},
+  ) {
+    this.progression = options.progression ?? CAIRN_PROGRESSION;
+    this.seed = options.seed ?? 1;
+    this.mix = options.mix ?? DEFAULT_MUSIC_MIX;
+  }
+
+  get playing(): boolean {
+    return !Number.isNaN(this.startTime);
+  }
+
+  /** Starts the progression at audio time `at` (default: a beat's breath from now). */
+  start(at = this.host.context.currentTime + 0.05): void {
+    this.startTime = at;
+    this.nextBeat = 0;
+  }
+
+  stop(): void {
+    this.startTime = Number.NaN;
+  }
+
+  /** Schedules every beat that starts before `time`. Beats the clock has already passed are skipped, not crammed in. */
+  scheduleUntil(time: number): number {
+    if (!this.playing) return 0;
+    const beatDur = beatSeconds(this.progression);
+    const now = this.host.context.currentTime;
+    let scheduled = 0;
+    while (this.startTime + this.nextBeat * beatDur < time) {
+      const beatTime = this.startTime + this.nextBeat * beatDur;
+      // After a stall (hidden tab, a long frame) drop beats already in the past instead of firing them together.
+      if (beatTime >= now - 0.05) {
+        for (const note of notesForBeat(this.progression, this.nextBeat, this.seed, this.mix)) {
+          this.host.playLayers(`music-${note.voice}`, 'music', [note.layer], beatTime);
+          scheduled++;
+        }
+      }
+      this.nextBeat++;
+    }
+    return scheduled;
+  }
+
+  /** The chord sounding at audio time `time`; the first chord (the tonic) when the music is off. */
+  chordAt(time = this.host.context.currentTime): Chord {
+    if (!this.playing) return this.progression.chords[0]!;
+    return chordAt(this.progression, time - this.startTime).chord;
+  }
+}

@@ -1,0 +1,49 @@
+import { chime } from './chime.ts';
+import { footstep, jump, land } from './footsteps.ts';
+import { crackLine, groan, strike } from './impacts.ts';
+import { uiClick, uiConfirm } from './interface.ts';
+import type { Recipe } from './recipe.ts';
+
+export * from './recipe.ts';
+export * from './impacts.ts';
+export * from './footsteps.ts';
+export * from './interface.ts';
+export * from './chime.ts';
+
+/** Every triggerable sound, by name. */
+export const RECIPES = {
+  strike,
+  'crack-line': crackLine,
+  groan,
+  footstep,
+  jump,
+  land,
+  chime,
+  'ui-click': uiClick,
+  'ui-confirm': uiConfirm,
+} as const;
+
+export type RecipeName = keyof typeof RECIPES;
+
+/** Parameters of each recipe, by name: `RecipeParams<'footstep'>` is `FootstepParams`. */
+export type RecipeParams<N extends RecipeName> = (typeof RECIPES)[N] extends Recipe<infer P> ? P : never;
+
+export const RECIPE_NAMES = Object.keys(RECIPES) as RecipeName[];
+
+/** Thrown (in development) for a name that is not in {@link RECIPES}. */
+export class UnknownRecipeError extends Error {
+  constructor(readonly recipe: string) {
+    super(`Unknown sound recipe "${recipe}". Known recipes: ${RECIPE_NAMES.join(', ')}.`);
+    this.name = 'UnknownRecipeError';
+  }
+}
+
+export function isRecipeName(name: unknown): name is RecipeName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(RECIPES, name);
+}
+
+/** The recipe called `name`, or an {@link UnknownRecipeError}. */
+export function getRecipe(name: string): Recipe<object> {
+  if (!isRecipeName(name)) throw new UnknownRecipeError(name);
+  return RECIPES[name] as unknown as Recipe<object>;
+}

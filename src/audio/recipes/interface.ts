@@ -1,0 +1,28 @@
+import { tone } from '../layers.ts';
+import { defineRecipe } from './recipe.ts';
+
+/** Menu sounds. They play on the `ui` bus, after the pause low-pass, so a muffled world leaves them crisp. */
+
+export const uiClick = defineRecipe<Record<string, never>>({
+  name: 'ui-click',
+  summary: 'A short, bright click for buttons.',
+  bus: 'ui',
+  cooldownMs: 25,
+  limit: { max: 4, steal: 'oldest' },
+  defaults: {},
+  plan(_params, { vary }) {
+    return [tone('sine', vary(1850, 0.03), vary(1350, 0.03), 0, 0.001, vary(0.03), 0.2), tone('triangle', vary(3700, 0.03), vary(3100, 0.03), 0, 0.001, 0.012, 0.05)];
+  },
+});
+
+export const uiConfirm = defineRecipe<Record<string, never>>({
+  name: 'ui-confirm',
+  summary: 'Two rising notes (a fifth) for confirming a choice.',
+  bus: 'ui',
+  cooldownMs: 60,
+  limit: { max: 2, steal: 'oldest' },
+  defaults: {},
+  plan() {
+    return [tone('sine', 880, 880, 0, 0.004, 0.12, 0.16), tone('sine', 1320, 1320, 0.06, 0.004, 0.16, 0.14), tone('triangle', 2640, 2640, 0.06, 0.002, 0.08, 0.03)];
+  },
+});

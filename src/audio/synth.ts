@@ -1,0 +1,121 @@
+import type { AudioRandom } from './audio-random.ts';
+import { ENVELOPE_FLOOR, STOP_MARGIN, type Layer, type NoiseFilter, type WaveType } from './layers.ts';
+
+/** Seconds of white noise in the shared buffer. */
+export const NOISE_SECONDS = 4;
+
+/** The nodes one building-block call made, so a voice can fade and stop them. */
+export interface ScheduledSound {
+  source: AudioScheduledSourceNode;
+  /** Every node of the call, source first, for disconnecting after it ends. */
+  nodes: AudioNode[];
+  /** Audio time the source stops. */
+  stop: number;
+}
+
+/**
+ * The two building blocks every sound is made of, on any BaseAudioContext (live or offline):
+ * `tone` — an oscillator gliding exponentially under a short envelope from and to 0.0001 — and
+ * `noiseHit` — the one shared white-noise buffer from a random offset at rate 0.8–1.2 through a
+ * swept filter. Each call makes short-lived nodes that disconnect themselves when they end.
+ */
+export class Synth {
+  /** The shared noise: {@link NOISE_SECONDS} of white noise, filled once from the seeded sequence. */
+  readonly noise: AudioBuffer;
+
+  constructor(
+    readonly context: BaseAudioContext,
+    private readonly random: AudioRandom,
+    /** Where calls without a destination go. */
+    public output: AudioNode = context.destination,
+  ) {
+    const length = Math.round(NOISE_SECONDS * context.sampleRate);
+    this.noise = context.createBuffer(1, length, context.sampleRate);
+    const data = this.noise.getChannelData(0);
+    for (let i = 0; i < length; i++) data[i] = random.next() * 2 - 1;
+  }
+
+  /** An oscillator of `type` gliding f0 → f1 Hz, starting at audio time `t`. */
+  tone(type: WaveType, f0: number, f1: number, t: number, attack: number, decay: number, peak: number, destination: AudioNode = this.output, pan = 0): ScheduledSound {
+    const ctx = this.context;
+    const osc = ctx.createOscillator();
+    osc.type = type;
+    const end = t + attack + decay;
+    osc.frequency.setValueAtTime(f0, t);
+    if (f1 !== f0) osc.frequency.exponentialRampToValueAtTime(f1, end);
+    const gain = this.envelope(t, attack, decay, peak);
+    osc.connect(gain);
+    const nodes: AudioNode[] = [osc, gain];
+    this.route(gain, destination, pan, nodes);
+    const stop = end + STOP_MARGIN;
+    osc.start(t);
+    osc.stop(stop);
+    return this.autoRelease({ source: osc, nodes, stop });
+  }
+
+  /** The shared noise from a random offset at a random rate (0.8–1.2) through a filter swept f0 → f1 Hz. */
+  noiseHit(filter: NoiseFilter, f0: number, f1: number, q: number, t: number, attack: number, decay: number, peak: number, destination: AudioNode = this.output, pan = 0): ScheduledSound {
+    const ctx = this.context;
+    const source = ctx.createBufferSource();
+    source.buffer = this.noise;
+    const rate = this.random.range(0.8, 1.2);
+    source.playbackRate.value = rate;
+    const length = attack + decay + STOP_MARGIN;
+    const offset = this.random.range(0, Math.max(0, this.noise.duration - length * rate - 0.01));
+    const biquad = ctx.createBiquadFilter();
+    biquad.type = filter;
+    biquad.Q.value = q;
+    const end = t + attack + decay;
+    biquad.frequency.setValueAtTime(f0, t);
+    if (f1 !== f0) biquad.frequency.exponentialRampToValueAtTime(f1, end);
+    const gain = this.envelope(t, attack, decay, peak);
+    source.connect(biquad).connect(gain);
+    const nodes: AudioNode[] = [source, biquad, gain];
+    this.route(gain, destination, pan, nodes);
+    const stop = end + STOP_MARGIN;
+    source.start(t, offset);
+    source.stop(stop);
+    return this.autoRelease({ source, nodes, stop });
+  }
+
+  /** Plays planned layers from audio time `when` into `destination`. */
+  renderLayers(layers: readonly Layer[], when: number, destination: AudioNode = this.output): ScheduledSound[] {
+    return layers.map((l) =>
+      l.kind === 'tone'
+        ? this.tone(l.type, l.f0, l.f1, when + l.t, l.attack, l.decay, l.peak, destination, l.pan ?? 0)
+        : this.noiseHit(l.filter, l.f0, l.f1, l.q, when + l.t, l.attack, l.decay, l.peak, destination, l.pan ?? 0),
+    );
+  }
+
+  /** Gain from 0.0001 up to `peak` over `attack`, back to 0.0001 over `decay` (exponential both ways). */
+  private envelope(t: number, attack: number, decay: number, peak: number): GainNode {
+    const gain = this.context.createGain();
+    gain.gain.setValueAtTime(ENVELOPE_FLOOR, t);
+    gain.gain.exponentialRampToValueAtTime(Math.max(peak, ENVELOPE_FLOOR * 1.0001), t + attack);
+    gain.gain.exponentialRampToValueAtTime(ENVELOPE_FLOOR, t + attack + decay);
+    return gain;
+  }
+
+  private route(from: AudioNode, destination: AudioNode, pan: number, nodes: AudioNode[]): void {
+    if (pan !== 0) {
+      const panner = this.context.createStereoPanner();
+      panner.pan.value = pan;
+      from.connect(panner).connect(destination);
+      nodes.push(panner);
+    } else {
+      from.connect(destination);
+    }
+  }
+
+  /** Disconnects the call's nodes once its source has ended, so nothing lingers in the graph. */
+  private autoRelease(sound: ScheduledSound): ScheduledSound {
+    sound.source.addEventListener(
+      'ended',
+      () => {
+        for (const node of sound.nodes) node.disconnect();
+      },
+      { once: true },
+    );
+    return sound;
+  }
+}
