@@ -170,13 +170,15 @@ export class AssetBrowser extends Emitter<AssetBrowserEvents> {
     this.figures.loadingId = id;
     this.figures.modelState = 'loading';
     this.emit('load', { id, state: 'loading', resolution });
+    let settled = false;
     try {
       const model = await loadPolyHavenModel(this.api, id, {
         resolution,
         signal: abort.signal,
         configureManager: this.configureManager,
-        onProgress: (loaded, total) => this.emit('load', { id, state: 'loading', resolution, progress: { loaded, total } }),
+        onProgress: (loaded, total) => void (!settled && !abort.signal.aborted && this.emit('load', { id, state: 'loading', resolution, progress: { loaded, total } })),
       });
+      settled = true;
       this.slot.show(model);
       const f = this.figures;
       f.loads++;
@@ -189,6 +191,7 @@ export class AssetBrowser extends Emitter<AssetBrowserEvents> {
       this.emit('load', { id, state: 'loaded', resolution: model.resolution, model });
       return model;
     } catch (error) {
+      settled = true;
       const assetError = error instanceof AssetError ? error : new AssetError('corrupt', (error as Error).message, undefined, undefined, { cause: error });
       if (assetError.kind !== 'superseded') this.fail(id, resolution, assetError);
       throw assetError;

@@ -89,7 +89,10 @@ export async function loadPolyHavenModel(api: PolyHavenApi, id: string, options:
   const manager = new LoadingManager();
   manager.setURLModifier(modifier);
   manager.onError = (url) => failedFiles.push(url);
-  if (options.onProgress) manager.onProgress = (_url, loaded, total) => options.onProgress!(loaded, total);
+  // The manager reports the failed file's end after the loader has already rejected: progress
+  // must stop once the load has settled, or a late "2/2 files" would follow the error.
+  let settled = false;
+  if (options.onProgress) manager.onProgress = (_url, loaded, total) => void (!settled && options.onProgress!(loaded, total));
   options.configureManager?.(manager);
 
   let root: Object3D;
@@ -98,6 +101,8 @@ export async function loadPolyHavenModel(api: PolyHavenApi, id: string, options:
     root = gltf.scene;
   } catch (error) {
     throw loaderError(error, download.url, modifier);
+  } finally {
+    settled = true;
   }
   if (signal?.aborted) {
     disposeObject3D(root);

@@ -112,6 +112,9 @@ describe('AssetBrowser: one click, one model', { timeout: 30_000 }, () => {
     expect(parent.children).toEqual([first.root]);
     expect(b.stats).toMatchObject({ model: 'wooden_crate_01', modelState: 'loaded', loadErrors: 3 });
     expect(events.filter((e) => e.state === 'error').map((e) => e.id)).toEqual(['broken_statue', 'missing_lamp', '../secret']);
+    // A card's last word is its outcome: no late progress event after the error.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(events.filter((e) => e.id === 'broken_statue').at(-1)!.state).toBe('error');
     expect(fixture.requests.some((r) => r.path.includes('secret'))).toBe(false);
   });
 
