@@ -114,6 +114,11 @@ export class CaptureChain {
     return chain;
   }
 
+  /** The RNNoise worklet node (its output is the 92/8 mix), or null once the fallback is in use. */
+  get denoiserNode(): AudioWorkletNode | null {
+    return this.worklet;
+  }
+
   /** Current mic level after the compressor, dBFS. */
   micLevelDb(): number {
     this.meter.getFloatTimeDomainData(this.meterBuffer);

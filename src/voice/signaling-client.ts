@@ -75,6 +75,8 @@ export class SignalingClient extends Emitter<SignalingEvents> {
   private pingTimer: ReturnType<typeof setInterval> | null = null;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private lastHeard = 0;
+  /** Keep-alive ticks in a row with nothing heard from the room. */
+  private silentTicks = 0;
   private closedByUser = false;
 
   constructor(private readonly options: SignalingClientOptions) {
@@ -98,9 +100,11 @@ export class SignalingClient extends Emitter<SignalingEvents> {
     }
     this.socket = socket;
     this.lastHeard = Date.now();
+    this.silentTicks = 0;
     socket.onmessage = (event) => {
       if (socket !== this.socket) return;
       this.lastHeard = Date.now();
+      this.silentTicks = 0;
       this.onText(event.data);
     };
     socket.onclose = (event) => {
@@ -197,14 +201,23 @@ export class SignalingClient extends Emitter<SignalingEvents> {
     }, delay * 1000);
   }
 
+  /**
+   * Keep-alive: a ping every `pingSeconds`; the socket is dead after `deadAfterSeconds` worth of
+   * ticks in a row with nothing heard. Counting ticks (not wall time) means a main thread frozen
+   * for a while (a long shader compile) never mistakes a pong still waiting in the queue for a
+   * dead network.
+   */
   private startPings(): void {
     this.stopPings();
+    const interval = Math.min(this.pingMs, this.deadMs / 3);
+    const allowed = Math.max(2, Math.round(this.deadMs / interval));
     this.pingTimer = setInterval(() => {
       const socket = this.socket;
       if (!socket) return;
-      if (Date.now() - this.lastHeard > this.deadMs) {
-        // Dead: no pong for too long. Abandon it; a close frame would not get through a dead
-        // network anyway (a simulated dead socket is left open, as a real one would be).
+      if (socket.readyState !== OPEN) return; // still connecting: the browser times that out itself
+      if (++this.silentTicks > allowed) {
+        // Dead. Abandon it; a close frame would not get through a dead network anyway (a
+        // simulated dead socket is left open, as a real one would be).
         detach(socket);
         if (socket !== this.deadSocket) {
           try {
@@ -217,8 +230,8 @@ export class SignalingClient extends Emitter<SignalingEvents> {
         this.lost(`no answer for ${Math.round((Date.now() - this.lastHeard) / 1000)} s (keep-alive timeout)`);
         return;
       }
-      if (socket.readyState === OPEN && socket !== this.deadSocket) socket.send(PING_TEXT);
-    }, Math.min(this.pingMs, this.deadMs / 3));
+      if (socket !== this.deadSocket) socket.send(PING_TEXT);
+    }, interval);
   }
 
   private stopPings(): void {

@@ -1,0 +1,237 @@
+/**
+ * Voice in real Chromium with real WebRTC against the real VoiceRoom on workerd. Two browsers with
+ * their fake microphones fed from WAV files of espeak-ng speech talk to each other through
+ * voice.html; a third browser whose microphone permission is denied listens only. The offline
+ * graph measurements (denoiser, push-to-talk envelope, broadcast delay) are in voice-graphs.test.ts.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { collectPageErrors, launchChromium, MEDIA_ARGS } from '../harness/browser.ts';
+import { countPeerConnections, measureOutput, measurePeer, peerConnectionCensus, voiceStats, waitForPeers } from '../harness/voice-page.ts';
+import { concat, speak, writeWav } from '../harness/voice-signals.ts';
+
+const base = inject('serverUrl');
+const room = `voice-e2e-${process.pid}-${Date.now().toString(36)}`;
+
+/** Opus fmtp parameters from a getStats() codec entry. */
+function fmtpOf(line: string): Record<string, string> {
+  return Object.fromEntries(line.split(';').map((kv) => kv.split('=') as [string, string]));
+}
+
+/** getStats() straight from the page's RTCPeerConnection to a peer: codecs and outbound figures. */
+async function rawStats(page: Page, peerId: number): Promise<{ codecs: Array<{ mimeType: string; sdpFmtpLine: string }>; targetBitrate: number; maxBitrate: number | undefined }> {
+  return page.evaluate(async (id) => {
+    const voice = window.cairn.voice as { mesh: { connection(id: number): RTCPeerConnection | null } };
+    const pc = voice.mesh.connection(id)!;
+    const report = await pc.getStats();
+    const codecs: Array<{ mimeType: string; sdpFmtpLine: string }> = [];
+    let targetBitrate = 0;
+    report.forEach((entry) => {
+      if (entry.type === 'codec') codecs.push({ mimeType: entry.mimeType, sdpFmtpLine: entry.sdpFmtpLine ?? '' });
+      if (entry.type === 'outbound-rtp' && entry.kind === 'audio') targetBitrate = entry.targetBitrate ?? 0;
+    });
+    const sender = pc.getSenders().find((s) => s.track?.kind === 'audio');
+    return { codecs, targetBitrate, maxBitrate: sender?.getParameters().encodings[0]?.maxBitrate };
+  }, peerId);
+}
+
+describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
+  let dir: string;
+  let browserA: Browser;
+  let browserB: Browser;
+  let browserC: Browser | null = null;
+  let a: Page;
+  let b: Page;
+  let errorsA: string[];
+  let errorsB: string[];
+  let idA: number;
+  let idB: number;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cairn-voice-'));
+    // Continuous speech for A (the one everybody measures), another voice for B.
+    const speechA = concat([
+      speak('One two three four five six seven eight nine ten. The rain in Spain stays mainly in the plain.', { wordsPerMinute: 175 }),
+      speak('She sells sea shells by the sea shore, and the shells she sells are sea shells for sure.', { wordsPerMinute: 175 }),
+    ], 0.1);
+    writeWav(join(dir, 'a.wav'), speechA);
+    writeWav(join(dir, 'b.wav'), speak('Hello from the other side. This is peer B, speaking clearly into a fake microphone.', { voice: 'en+f3', wordsPerMinute: 160 }));
+    browserA = await launchChromium({ args: [...MEDIA_ARGS, `--use-file-for-fake-audio-capture=${join(dir, 'a.wav')}`] });
+    browserB = await launchChromium({ args: [...MEDIA_ARGS, `--use-file-for-fake-audio-capture=${join(dir, 'b.wav')}`] });
+    a = await browserA.newPage({ viewport: { width: 400, height: 280 } });
+    b = await browserB.newPage({ viewport: { width: 400, height: 280 } });
+    errorsA = collectPageErrors(a);
+    errorsB = collectPageErrors(b);
+    await countPeerConnections(a);
+    await countPeerConnections(b);
+    // A stands 3 m east of B. B faces north (facing π looks down −Z), so east is B's right.
+    // A keeps a short keep-alive so the dead-socket test below runs in seconds.
+    await a.goto(`${base}/voice.html?room=${room}&mode=open&x=3&z=0&facing=0&keepalive=1,3`);
+    // B loads the denoiser from a URL that does not exist: its voice must still go out.
+    await b.goto(`${base}/voice.html?room=${room}&mode=open&x=0&z=0&facing=${Math.PI}&denoiserUrl=/no-such-worklet.js`);
+  });
+
+  afterAll(async () => {
+    await Promise.all([browserA?.close(), browserB?.close(), browserC?.close()]);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('connects two pages with Opus at 128 kbps, FEC on, DTX off, on both sides, and audio arrives', async () => {
+    const sa = await waitForPeers(a, 1);
+    const sb = await waitForPeers(b, 1);
+    idA = sa.id!;
+    idB = sb.id!;
+    expect(sa.peers[0]!.id).toBe(idB);
+    expect(sb.peers[0]!.id).toBe(idA);
+    // Exactly one side offered: the lexicographically smaller id.
+    expect([sa.peers[0]!.role, sb.peers[0]!.role].sort()).toEqual(['answerer', 'offerer']);
+    expect(sa.peers[0]!.role).toBe(String(idA) < String(idB) ? 'offerer' : 'answerer');
+
+    for (const [page, peer] of [[a, idB], [b, idA]] as const) {
+      // Codec entries appear once RTP flows; the encoder target once the first report lands.
+      await expect.poll(async () => (await rawStats(page, peer)).targetBitrate, { timeout: 20_000 }).toBeGreaterThan(64_000);
+      const raw = await rawStats(page, peer);
+      const opus = raw.codecs.filter((c) => c.mimeType.toLowerCase() === 'audio/opus');
+      expect(opus.length).toBeGreaterThanOrEqual(1);
+      for (const codec of opus) expect(fmtpOf(codec.sdpFmtpLine)).toMatchObject({ maxaveragebitrate: '128000', useinbandfec: '1', usedtx: '0' });
+      expect(raw.maxBitrate).toBe(128_000);
+    }
+
+    // Audio arrives both ways (B's voice goes out through the fallback chain).
+    await expect.poll(async () => (await voiceStats(b)).peers[0]!.packetsIn, { timeout: 10_000 }).toBeGreaterThan(100);
+    expect(await measurePeer(b, idA, 3)).toBeGreaterThan(-45);
+    expect(await measurePeer(a, idB, 3)).toBeGreaterThan(-45);
+    const after = await voiceStats(b);
+    expect(after.peers[0]!.codecIn).toBe('audio/opus');
+    expect(after.peers[0]!.codecOut).toBe('audio/opus');
+    expect(after.reconnects).toBe(0);
+    expect((await voiceStats(a)).reconnects).toBe(0);
+
+    // Chrome only pulls a remote track while a media element plays it: one hidden, muted <audio> per peer.
+    const elements = await b.evaluate(() => [...document.querySelectorAll('audio[data-voice-peer]')].map((e) => ({ muted: (e as HTMLAudioElement).muted, hidden: (e as HTMLAudioElement).hidden, paused: (e as HTMLAudioElement).paused })));
+    expect(elements).toEqual([{ muted: true, hidden: true, paused: false }]);
+
+    // The HUD shows what the stats say, including B's failed denoiser in red.
+    const hudA = await a.locator('.cairn-hud').innerText();
+    expect(hudA).toMatch(/connected as \d+/);
+    expect(hudA).toMatch(/RNNoise on/);
+    expect(hudA).toContain(`peer ${idB}`);
+    const sbNow = await voiceStats(b);
+    expect(sbNow.denoiser.state).toBe('failed');
+    expect(sbNow.denoiser.error).toMatch(/no-such-worklet\.js/);
+    await expect.poll(() => b.locator('.cairn-hud [data-tone="bad"]').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/FAILED: .*no-such-worklet/)]));
+    expect((await voiceStats(a)).denoiser.state).toBe('on');
+  });
+
+  it('pans a peer to where it stands: right louder on the right, quieter farther away', async () => {
+    // A is 3 m to B's right.
+    await expect.poll(async () => (await voiceStats(b)).peers[0]!.distance, { timeout: 10_000 }).toBeCloseTo(3, 1);
+    const near = await measureOutput(b, 3);
+    expect(near.rightDb).toBeGreaterThan(near.leftDb + 3);
+
+    // Same direction, 24 m away: the inverse model says −18 dB (2/(2+22) vs 2/(2+1)).
+    await a.evaluate(() => (window.cairn.voicePage as { place(x: number, y: number, z: number, f: number): void }).place(24, 0, 0, 0));
+    await expect.poll(async () => (await voiceStats(b)).peers[0]!.distance, { timeout: 10_000 }).toBeCloseTo(24, 1);
+    await b.waitForTimeout(300); // the panner glides over ~50 ms
+    const far = await measureOutput(b, 3);
+    const total = (m: { leftDb: number; rightDb: number }) => 10 * Math.log10(10 ** (m.leftDb / 10) + 10 ** (m.rightDb / 10));
+    expect(total(far)).toBeLessThan(total(near) - 8);
+    expect(far.rightDb).toBeGreaterThan(far.leftDb);
+
+    // Moved to B's left, the left channel wins.
+    await a.evaluate(() => (window.cairn.voicePage as { place(x: number, y: number, z: number, f: number): void }).place(-3, 0, 0, 0));
+    await expect.poll(async () => (await voiceStats(b)).peers[0]!.distance, { timeout: 10_000 }).toBeCloseTo(3, 1);
+    await b.waitForTimeout(300);
+    const left = await measureOutput(b, 3);
+    expect(left.leftDb).toBeGreaterThan(left.rightDb + 3);
+    await a.evaluate(() => (window.cairn.voicePage as { place(x: number, y: number, z: number, f: number): void }).place(3, 0, 0, 0));
+  });
+
+  it('push-to-talk gates with a gain ramp: the track stays enabled and packets keep flowing', async () => {
+    await a.evaluate(() => (window.cairn.voice as { setMode(m: string): void }).setMode('push-to-talk'));
+    // Released: B hears silence (after the 0.4 s release and the jitter buffer)…
+    await expect.poll(() => measurePeer(b, idA, 0.5), { timeout: 10_000 }).toBeLessThan(-70);
+    const before = (await voiceStats(b)).peers[0]!.packetsIn;
+    // …while the track is still enabled and sending (DTX off: silence is still packets).
+    const track = await a.evaluate(() => {
+      const voice = window.cairn.voice as { mesh: { connection(id: number): RTCPeerConnection | null; peerIds(): number[] } };
+      const sender = voice.mesh.connection(voice.mesh.peerIds()[0]!)!.getSenders().find((s) => s.track)!;
+      return { enabled: sender.track!.enabled, readyState: sender.track!.readyState };
+    });
+    expect(track).toEqual({ enabled: true, readyState: 'live' });
+    await expect.poll(async () => (await voiceStats(b)).peers[0]!.packetsIn, { timeout: 10_000 }).toBeGreaterThan(before + 25);
+
+    // Hold V: A's voice is back at B.
+    await a.keyboard.down('KeyV');
+    await expect.poll(async () => (await voiceStats(a)).ptt.pressed).toBe(true);
+    await expect.poll(() => measurePeer(b, idA, 1), { timeout: 10_000 }).toBeGreaterThan(-45);
+    expect(await a.locator('.cairn-hud').innerText()).toContain('TALKING');
+    await a.keyboard.up('KeyV');
+    await expect.poll(() => measurePeer(b, idA, 0.5), { timeout: 10_000 }).toBeLessThan(-70);
+    await a.evaluate(() => (window.cairn.voice as { setMode(m: string): void }).setMode('open'));
+  });
+
+  it('reconnects after a dead socket and renegotiates without a reload', async () => {
+    const oldId = idA;
+    await a.evaluate(() => (window.cairn.voice as { signaling: { simulateDeadSocket(): void } }).signaling.simulateDeadSocket());
+    // A's keep-alive gives up after 3 s of silence, reconnects, and resumes: the room drops the
+    // old socket and B sees a leave for the old id and a fresh link to the new one.
+    await a.waitForFunction((old) => {
+      const v = window.cairn.stats.voice as { reconnects: number; id: number; state: string };
+      return v.reconnects === 1 && v.id !== old && v.state === 'open';
+    }, oldId, { timeout: 30_000, polling: 250 });
+    const sa = await waitForPeers(a, 1);
+    idA = sa.id!;
+    const sb = await waitForPeers(b, 1);
+    expect(sb.peers.map((p) => p.id)).toEqual([idA]);
+    expect(sb.connections.closed).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => measurePeer(b, idA, 1), { timeout: 15_000 }).toBeGreaterThan(-45);
+    expect(await a.locator('.cairn-hud').innerText()).toMatch(/reconnects\s+1/);
+  });
+
+  it('a listener without microphone permission hears the room and leaves no connections behind', async () => {
+    // Chromium's fake permission UI set to deny: getUserMedia fails with NotAllowedError.
+    browserC = await launchChromium({ args: [...MEDIA_ARGS.filter((f) => !f.startsWith('--use-fake-ui-for-media-stream')), '--use-fake-ui-for-media-stream=deny'] });
+    const c = await browserC.newPage({ viewport: { width: 400, height: 280 } });
+    await countPeerConnections(c);
+    await c.goto(`${base}/voice.html?room=${room}&x=0&z=3&facing=${Math.PI}`);
+    const sc = await waitForPeers(c, 2);
+    expect(sc.mic.state).toBe('denied');
+    expect(sc.mic.message).toMatch(/listening only/);
+    await expect.poll(() => c.locator('.cairn-notice').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/listening only[\s\S]*denied/)]));
+    expect(await c.locator('.cairn-hud').innerText()).toMatch(/denied — listen only/);
+    // C hears A (C sends nothing, but receives).
+    expect(await measurePeer(c, idA, 2)).toBeGreaterThan(-45);
+
+    // Leave and join three times; every connection made is closed again, on every side.
+    for (let round = 0; round < 3; round++) {
+      await c.evaluate(() => (window.cairn.voicePage as { panel: { leave(): void } }).panel.leave());
+      await waitForPeers(a, 1);
+      await waitForPeers(b, 1);
+      await c.evaluate(() => (window.cairn.voicePage as { panel: { joinNow(): Promise<unknown> } }).panel.joinNow());
+      await waitForPeers(c, 2);
+    }
+    await c.evaluate(() => (window.cairn.voicePage as { panel: { leave(): void } }).panel.leave());
+    for (const page of [a, b]) {
+      const s = await waitForPeers(page, 1);
+      expect(s.connections.open).toBe(1);
+      expect(s.connections.created - s.connections.closed).toBe(1);
+      expect(s.connections.failures).toBe(0);
+      const census = await peerConnectionCensus(page);
+      expect(census.notClosed).toBe(1);
+      expect(census.made).toBe(s.connections.created);
+    }
+    const censusC = await peerConnectionCensus(c);
+    expect(censusC.made).toBe(8); // 4 joins × 2 peers
+    expect(censusC.notClosed).toBe(0);
+    expect(await c.evaluate(() => document.querySelectorAll('audio[data-voice-peer]').length)).toBe(0);
+  });
+
+  it('left no page errors', () => {
+    expect(errorsA).toEqual([]);
+    expect(errorsB.filter((e) => !/no-such-worklet/.test(e))).toEqual([]);
+  });
+});
