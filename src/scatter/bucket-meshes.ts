@@ -28,16 +28,20 @@ export class BucketMeshes {
     this.group.name = 'scatter';
   }
 
-  /** Declares how a bucket is drawn (call once per bucket, right after creating it). */
+  /**
+   * Declares how a bucket is drawn (once per bucket, right after creating it) and creates its
+   * mesh now, hidden, so the first stroke that fills it builds nothing.
+   */
   attach(bucketId: number, look: BucketLook): void {
     this.looks[bucketId] = look;
     if (!look.geometry.boundingSphere) look.geometry.computeBoundingSphere();
     const sphere = look.geometry.boundingSphere!;
     this.radius[bucketId] = sphere.radius + sphere.center.length();
     this.synced[bucketId] = -1;
+    this.createMesh(this.buckets.buckets[bucketId]!, look).visible = false;
   }
 
-  /** The mesh drawing a bucket (undefined until it first holds an instance). */
+  /** The mesh drawing a bucket. */
   meshOf(bucketId: number): InstancedMesh | undefined {
     return this.meshes[bucketId];
   }
@@ -67,14 +71,7 @@ export class BucketMeshes {
       if (this.synced[id] === bucket.version) continue;
       const look = this.looks[id];
       if (!look) continue;
-      let mesh = this.meshes[id];
-      if (!mesh) {
-        if (bucket.count === 0) {
-          this.synced[id] = bucket.version;
-          continue;
-        }
-        mesh = this.createMesh(bucket, look);
-      }
+      const mesh = this.meshes[id] ?? this.createMesh(bucket, look);
       mesh.count = bucket.count;
       mesh.visible = bucket.count > 0;
       if (bucket.dirtyTo > bucket.dirtyFrom) {

@@ -62,7 +62,10 @@ export interface PlacementEngineOptions {
   ground: GroundSampler;
   /** Prop ids in a category, in a stable order (the catalog's registration order). */
   propsIn: (category: string) => readonly string[];
-  /** Spatial hash cell size in metres. Default 4 (spacings of a few metres visit ≤ 9 cells). */
+  /**
+   * Spatial hash cell size in metres. Default: per family, twice the spacing of the pick that
+   * first uses it (clamped to 1–16 m), so a spacing query visits about four cells of a few items.
+   */
   cellSize?: number;
   /** Upper bound on candidates in one dab (a huge brush at a high density). Default 20,000. */
   maxCandidatesPerDab?: number;
@@ -82,7 +85,7 @@ export class PlacementEngine {
 
   private readonly ground: GroundSampler;
   private readonly propsIn: (category: string) => readonly string[];
-  private readonly cellSize: number;
+  private readonly cellSize: number | undefined;
   private readonly maxCandidates: number;
   private readonly families = new Map<string, SpatialHash2D>();
   /** Every live instance, for the eraser. */
@@ -91,16 +94,14 @@ export class PlacementEngine {
   private nextId = 1;
   // Scratch, reused per candidate (no allocation in the loop).
   private readonly passing: ScatterPick[] = [];
-  private spacingLimit = 0;
-  private readonly spacingProbe = (id: number): boolean => this.live.has(id);
 
   constructor(options: PlacementEngineOptions) {
     this.rng = new Mulberry32(options.seed);
     this.ground = options.ground;
     this.propsIn = options.propsIn;
-    this.cellSize = options.cellSize ?? 4;
+    this.cellSize = options.cellSize;
     this.maxCandidates = options.maxCandidatesPerDab ?? 20_000;
-    this.all = new SpatialHash2D(this.cellSize);
+    this.all = new SpatialHash2D(this.cellSize ?? 8);
   }
 
   /** Live instances by id. */
@@ -212,11 +213,8 @@ export class PlacementEngine {
     // Per-family minimum spacing, in a radius query on the family's spatial hash.
     const family = familyOf(pick);
     let hash = this.families.get(family);
-    if (!hash) this.families.set(family, (hash = new SpatialHash2D(this.cellSize)));
-    if (pick.minSpacing > 0) {
-      this.spacingLimit = pick.minSpacing;
-      if (hash.anyWithin(x, z, this.spacingLimit, this.spacingProbe)) return this.reject('spacing');
-    }
+    if (!hash) this.families.set(family, (hash = new SpatialHash2D(this.cellSize ?? Math.min(16, Math.max(1, 2 * pick.minSpacing)))));
+    if (pick.minSpacing > 0 && hash.anyWithin(x, z, pick.minSpacing)) return this.reject('spacing');
 
     const props = this.propsIn(pick.category);
     const propId = props[Math.min(props.length - 1, Math.floor(propRoll * props.length))]!;

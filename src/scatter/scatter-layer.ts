@@ -169,10 +169,16 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
       lastStrokeMs: 0,
     };
     this.addPresets(options.presetData ?? BUILTIN_PRESET_DATA);
-    this.unsubscribeCatalog = this.catalog.on('failed', ({ id, error }) => {
+    // Buckets and their (hidden) meshes are made as soon as a prop is baked, off the stroke.
+    const offResolved = this.catalog.on('resolved', (prop) => void this.bucketsFor(prop));
+    const offFailed = this.catalog.on('failed', ({ id, error }) => {
       this.stats.failedProps[id] = error.message;
       this.emit('problem', { title: `Prop "${id}" could not be used`, detail: `${error.message}\nIts instances are skipped; everything else still places.` });
     });
+    this.unsubscribeCatalog = () => {
+      offResolved();
+      offFailed();
+    };
     this.session = this.createSession(options.seed ?? 1);
   }
 
