@@ -1,4 +1,4 @@
-import type { AnimationClip } from 'three';
+import { AnimationClip } from 'three';
 import { BOW_CLIPS, SWORD_CLIPS } from './combat.ts';
 import { EMOTE_CLIPS } from './emotes.ts';
 import { bakeLibraryClip, type BakeLibraryOptions, type LibraryClipDef } from './library-clip.ts';
@@ -37,17 +37,43 @@ export const LIBRARY_ALIASES: Readonly<Record<string, string>> = {
 };
 
 const cache = new Map<string, AnimationClip[]>();
+const single = new Map<string, AnimationClip>();
+
+/** One baked library clip by name (cached), for code that needs a few clips, not all 55. */
+export function libraryClip(name: string, options: Pick<BakeLibraryOptions, 'fps'> = {}): AnimationClip {
+  const fps = options.fps ?? 30;
+  const key = `${fps}:${name}`;
+  let clip = single.get(key);
+  if (!clip) {
+    const def = ANIMATION_LIBRARY.find((d) => d.name === name);
+    if (!def) throw new Error(`the animation library has no clip "${name}"; it has: ${ANIMATION_LIBRARY.map((d) => d.name).join(', ')}`);
+    clip = bakeLibraryClip(def, { fps });
+    single.set(key, clip);
+  }
+  return clip;
+}
 
 /**
  * Bakes the library (cached per option set: the clips depend only on the rig definition).
  * `rootMotion: false` bakes every clip in place, for characters a controller moves.
  */
 export function createAnimationLibrary(options: Omit<BakeLibraryOptions, 'def'> = {}): AnimationClip[] {
-  const key = `${options.fps ?? 30}:${options.rootMotion !== false}`;
+  const fps = options.fps ?? 30;
+  const key = `${fps}:${options.rootMotion !== false}`;
   let clips = cache.get(key);
   if (!clips) {
-    clips = ANIMATION_LIBRARY.map((def) => bakeLibraryClip(def, options));
+    // The in-place set is the root-motion set without its root tracks: no second bake.
+    clips = options.rootMotion === false ? createAnimationLibrary({ fps }).map(withoutRootMotion) : ANIMATION_LIBRARY.map((def) => libraryClip(def.name, { fps }));
     cache.set(key, clips);
   }
   return clips;
 }
+
+/** A copy of a library clip with its root bone's tracks left out (motion in place). */
+export function withoutRootMotion(clip: AnimationClip): AnimationClip {
+  const copy = new AnimationClip(clip.name, clip.duration, clip.tracks.filter((t) => !t.name.startsWith(`${ROOT_BONE}.`)));
+  copy.userData = { ...(clip.userData as Record<string, unknown>), rootMotion: false };
+  return copy;
+}
+
+const ROOT_BONE = 'root';

@@ -1,6 +1,24 @@
 import type { BoneMapChoice } from '../retarget/bone-map.ts';
 import type { RetargetProgress } from '../retarget/retarget-library.ts';
 
+/** Where a command writes: its report lines, its errors, and (on a terminal) a progress line. */
+export interface CommandIO {
+  out(line: string): void;
+  err(line: string): void;
+  /** Progress text; `final` ends the line. Omit to print no progress. */
+  progress?(text: string, final: boolean): void;
+}
+
+/** stdout/stderr, with the progress line rewritten in place on a terminal (one line per 10 % otherwise). */
+export const consoleIO: CommandIO = {
+  out: (line) => console.log(line),
+  err: (line) => console.error(line),
+  progress(text, final) {
+    if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${text}${final ? '\n' : ''}`);
+    else process.stderr.write(`${text}\n`);
+  },
+};
+
 /** Parsed `--name value` / `--flag` arguments; repeated options collect every value. */
 export interface ParsedArgs {
   values: Map<string, string[]>;
@@ -43,21 +61,17 @@ export function mapChoice(value: string | undefined): BoneMapChoice {
   throw new Error(`unknown bone map "${value}" (choose detect, auto, mannequin, cc4 or mixamo)`);
 }
 
-/** A progress line on stderr: rewritten in place on a terminal, one line per 10 % otherwise. */
-export function progressPrinter(label: string): RetargetProgress & { done(): void } {
+/** A progress callback for long work: "label [12/55] clip", at most once per 10 % off a terminal. */
+export function progressPrinter(label: string, io: CommandIO): RetargetProgress & { done(): void } {
   const tty = process.stderr.isTTY === true;
   let lastDecile = -1;
   const print = ((done: number, total: number, clip: string) => {
-    const text = `${label} [${done}/${total}] ${clip}`;
-    if (tty) process.stderr.write(`\r\x1b[2K${text}`);
-    else {
-      const decile = Math.floor((done / total) * 10);
-      if (decile !== lastDecile || done === total) process.stderr.write(`${text}\n`);
-      lastDecile = decile;
-    }
+    const decile = Math.floor((done / total) * 10);
+    if (tty || decile !== lastDecile || done === total) io.progress?.(`${label} [${done}/${total}] ${clip}`, !tty);
+    lastDecile = decile;
   }) as RetargetProgress & { done(): void };
   print.done = () => {
-    if (tty) process.stderr.write('\n');
+    if (tty) io.progress?.('', true);
   };
   return print;
 }

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import type { AnimationClip, Object3D } from 'three';
 import { GLTFExporter } from 'three/addons/exporters/GLTFExporter.js';
 import { createHumanoid } from '../../rig/humanoid.ts';
-import { parseRig, RigLoadError } from '../../rig/load.ts';
+import { parseRig, RigLoadError, type LoadedRig } from '../../rig/load.ts';
 import { installFileReaderPolyfill } from '../../rig/node/file-reader-polyfill.ts';
 import { createAnimationLibrary } from '../library/index.ts';
 import { rigFromObject, type RigDescription } from '../retarget/rig-description.ts';
@@ -44,19 +44,23 @@ export function builtinRig(label: string): RigSource {
  */
 export async function loadRigSource(label: string): Promise<RigSource> {
   if (label.startsWith('builtin:')) return builtinRig(label);
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(label);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new RigLoadError(code === 'ENOENT' ? 'no such file' : `cannot be read (${(error as Error).message})`, label);
-  }
-  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  const loaded = await parseRig(buffer, label);
+  const loaded = await loadModelFile(label);
   // A model exported as one named object (as Cairn's built-ins are) keeps that name; else the file's.
   const only = loaded.object.children.length === 1 ? loaded.object.children[0]!.name : '';
   const name = only || basename(label).replace(/\.[^.]+$/, '');
   return { label, description: rigFromObject(loaded.object, name, loaded.bones), clips: loaded.clips, object: loaded.object };
+}
+
+/** Reads and parses a model file; {@link RigLoadError} names the file and what is wrong with it. */
+export async function loadModelFile(path: string): Promise<LoadedRig> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new RigLoadError(code === 'ENOENT' ? 'no such file' : `cannot be read (${(error as Error).message})`, path);
+  }
+  return parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, path);
 }
 
 /** Exports a model with clips as GLB bytes (Node needs the FileReader polyfill; installed here). */

@@ -243,8 +243,9 @@ for (const [side, s] of SIDES) {
 // ---- Bind frames: +Y along the bone, +Z towards the roll hint (Blender's convention) ----
 const worldRotation = new Map<string, Quaternion>();
 function boneFrame(draft: Draft): Quaternion {
-  const parent = draft.parent ? byName.get(draft.parent)! : null;
-  const tail = draft.tail ?? null;
+  // Without an explicit tail a bone points at its first child, like an exported bone chain.
+  const child = drafts.find((d) => d.parent === draft.name);
+  const tail = draft.tail ?? child?.head ?? null;
   let y = tail ? new Vector3(...tail).sub(new Vector3(...draft.head)) : new Vector3();
   if (y.lengthSq() < 1e-10) y = new Vector3(0, 0, 1); // face bones point out of the face
   y.normalize();
@@ -253,7 +254,6 @@ function boneFrame(draft: Draft): Quaternion {
   if (Math.abs(hint.clone().normalize().dot(y)) > 0.95) hint = new Vector3(1, 0, 0);
   const xAxis = new Vector3().crossVectors(y, hint).normalize();
   const zAxis = new Vector3().crossVectors(xAxis, y).normalize();
-  void parent;
   return new Quaternion().setFromRotationMatrix(new Matrix4().makeBasis(xAxis, y, zAxis));
 }
 

@@ -1,0 +1,125 @@
+/**
+ * The `npm run retarget:check` command (bin/retarget-check.ts): the trajectory-parity check. Loads
+ * both rigs headless, retargets every clip, samples source and target at 60 Hz through three.js's
+ * AnimationMixer, and compares every mapped bone's world position and rotation with the scaled
+ * source: constant per-bone offsets (bind deltas) are reported, frame-varying drift is bounded, and a
+ * baseline catches a clip that got worse. `--help` lists the options.
+ * Exit status: 0 pass; 1 a clip fails its bounds or regressed against the baseline; 2 unusable input.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { loadRigSource, writeGlb } from './rig-files.ts';
+import { consoleIO, mapChoice, parseArgs, progressPrinter, type CommandIO } from './cli.ts';
+import { compareWithBaseline, formatParityReport, makeBaseline, type ParityBaseline } from '../parity/baseline.ts';
+import { checkLibraryParity } from '../parity/parity-check.ts';
+import { createRetargetContext, RetargetError } from '../retarget/retarget-clip.ts';
+import { formatClipReports, retargetLibrary } from '../retarget/retarget-library.ts';
+
+/** The baseline `npm test` and the built-in rigs use. */
+export const BUILTIN_BASELINE = resolve(import.meta.dirname, '../../../tests/fixtures/anim/parity-baseline.json');
+
+const HELP = `Trajectory-parity check: does the retargeted motion follow the source?
+
+  npm run retarget:check -- [--source A.glb] [--target B.glb] [options]
+
+  --source RIG          rig with clips: a .glb/.gltf/.fbx file or builtin:mannequin (default)
+  --target RIG          rig to retarget onto: a file or builtin:cc4 (default)
+  --baseline FILE.json  compare against this baseline (default for the built-in pair:
+                        tests/fixtures/anim/parity-baseline.json)
+  --write-baseline      write this run's figures as the new baseline (to --baseline or the default)
+  --report FILE.json    write the full per-clip report as JSON
+  --out FILE.glb        also write the target model with the retargeted clips
+  --clip NAME           check only this clip (repeatable)
+  --sample-rate HZ      samples per second (default 60)
+  --source-map MAP / --target-map MAP   detect (default), auto, mannequin, cc4, mixamo
+  --in-place            retarget without horizontal root motion
+  --help
+
+Exit status: 0 pass, 1 a clip fails or regressed, 2 the input cannot be used.`;
+
+export async function checkCommand(argv: readonly string[], io: CommandIO = consoleIO): Promise<number> {
+  try {
+    return await run(argv, io);
+  } catch (error) {
+    // Unusable input: say why, with every problem.
+    io.err(error instanceof RetargetError ? error.message : `retarget:check: ${(error as Error).message}`);
+    return 2;
+  }
+}
+
+async function run(argv: readonly string[], io: CommandIO): Promise<number> {
+  const args = parseArgs(argv, ['source', 'target', 'baseline', 'report', 'out', 'clip', 'sample-rate', 'source-map', 'target-map'], ['write-baseline', 'in-place', 'help']);
+  if (args.flags.has('help')) {
+    io.out(HELP);
+    return 0;
+  }
+  const sourceLabel = args.values.get('source')?.[0] ?? 'builtin:mannequin';
+  const targetLabel = args.values.get('target')?.[0] ?? 'builtin:cc4';
+  const source = await loadRigSource(sourceLabel);
+  const target = await loadRigSource(targetLabel);
+  const only = args.values.get('clip');
+  const clips = only ? source.clips.filter((c) => only.includes(c.name)) : source.clips;
+  if (clips.length === 0) {
+    io.err(`nothing to check: ${sourceLabel} carries ${only ? 'none of the requested clips' : 'no clips'}`);
+    return 2;
+  }
+  const sampleRate = Number(args.values.get('sample-rate')?.[0] ?? 60);
+  if (!(sampleRate > 0)) throw new Error('--sample-rate must be a positive number');
+
+  const context = createRetargetContext(source.description, target.description, {
+    sourceMap: mapChoice(args.values.get('source-map')?.[0]),
+    targetMap: mapChoice(args.values.get('target-map')?.[0]),
+    rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips',
+  });
+  io.out(`source ${sourceLabel} (${context.mapping.source.mapName} map) → target ${targetLabel} (${context.mapping.target.mapName} map): ${context.mapping.pairs.length} bones mapped`);
+  for (const problem of context.mapping.problems) io.out(`! ${problem.message}`);
+
+  const retargetProgress = progressPrinter('retargeting', io);
+  const retargeted = retargetLibrary(clips, context, retargetProgress);
+  retargetProgress.done();
+  const failedClips = retargeted.reports.filter((r) => !r.ok);
+  if (failedClips.length) io.out(formatClipReports(failedClips));
+
+  const parityProgress = progressPrinter('checking', io);
+  const report = checkLibraryParity(clips, retargeted.clips, context, { sampleRate, onProgress: parityProgress });
+  parityProgress.done();
+  io.out(formatParityReport(report));
+  io.out(`retarget ${retargeted.ms.toFixed(0)} ms (${(retargeted.ms / clips.length).toFixed(1)} ms/clip), parity ${report.ms.toFixed(0)} ms (${(report.ms / clips.length).toFixed(1)} ms/clip)`);
+
+  const builtinPair = sourceLabel === 'builtin:mannequin' && targetLabel === 'builtin:cc4' && !only && !args.flags.has('in-place');
+  const baselinePath = args.values.get('baseline')?.[0] ?? (builtinPair ? BUILTIN_BASELINE : undefined);
+  let regressions: string[] = [];
+  if (args.flags.has('write-baseline')) {
+    if (!baselinePath) throw new Error('--write-baseline needs --baseline FILE for rigs other than the built-in pair');
+    await writeFile(baselinePath, `${JSON.stringify(makeBaseline(report), null, 2)}\n`);
+    io.out(`wrote baseline ${baselinePath}`);
+  } else if (baselinePath) {
+    if (!existsSync(baselinePath)) throw new Error(`baseline ${baselinePath} does not exist (create it with --write-baseline)`);
+    let baseline: ParityBaseline;
+    try {
+      baseline = JSON.parse(await readFile(baselinePath, 'utf8')) as ParityBaseline;
+    } catch (error) {
+      throw new Error(`baseline ${baselinePath} is not valid JSON (${(error as Error).message})`, { cause: error });
+    }
+    const comparison = compareWithBaseline(report, baseline);
+    regressions = comparison.regressions;
+    io.out(comparison.ok ? `baseline ${baselinePath}: no regressions${comparison.added.length ? ` (${comparison.added.length} new clips: ${comparison.added.join(', ')})` : ''}` : `baseline ${baselinePath}: ${regressions.length} regression(s)`);
+    for (const line of regressions) io.out(`✗ ${line}`);
+  }
+  const reportPath = args.values.get('report')?.[0];
+  if (reportPath) {
+    await writeFile(reportPath, JSON.stringify({ ...report, retarget: retargeted.reports, regressions }, null, 2));
+    io.out(`wrote ${reportPath}`);
+  }
+  const out = args.values.get('out')?.[0];
+  if (out) {
+    const bytes = await writeGlb(out, target.object, retargeted.clips);
+    io.out(`wrote ${out} (${retargeted.clips.length} clips, ${(bytes / 1024).toFixed(0)} KiB)`);
+  }
+  const ok = report.ok && regressions.length === 0;
+  io.out(ok ? 'PASS' : `FAIL: ${report.failures.length} bound failure(s), ${regressions.length} regression(s)`);
+  for (const failure of report.failures) io.out(`✗ ${failure}`);
+  return ok ? 0 : 1;
+}
+
