@@ -60,6 +60,8 @@ export interface AudioStats extends PlayCounters {
   lastRecipe: string;
   /** Voices started per recipe name since start. */
   byRecipe: Record<string, number>;
+  /** Voices started per `surface` parameter (footsteps, jumps, landings). */
+  bySurface: Record<string, number>;
   /** The ground under the listener, where a world plugin reports it ('' elsewhere). */
   surface: string;
   seed: number;
@@ -196,6 +198,7 @@ export class AudioEngine {
       dropped: 0,
       lastRecipe: '',
       byRecipe: {},
+      bySurface: {},
       surface: '',
       seed: this.random.seed,
       reason: 'waiting for a click or key press',
@@ -256,7 +259,7 @@ export class AudioEngine {
       this.stats.dropped++;
       return null;
     }
-    let voice: VoiceHandle | null = null;
+    let voice: VoiceHandle | null;
     try {
       voice = graph.play(name, params, options);
     } catch (error) {
@@ -266,7 +269,11 @@ export class AudioEngine {
       return null;
     }
     this.stats.lastRecipe = name;
-    if (voice) this.stats.byRecipe[name] = (this.stats.byRecipe[name] ?? 0) + 1;
+    if (voice) {
+      this.stats.byRecipe[name] = (this.stats.byRecipe[name] ?? 0) + 1;
+      const surface = (params as { surface?: unknown }).surface;
+      if (typeof surface === 'string') this.stats.bySurface[surface] = (this.stats.bySurface[surface] ?? 0) + 1;
+    }
     this.syncCounters();
     this.events.emit('play', { recipe: name, voice });
     return voice;

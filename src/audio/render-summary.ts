@@ -91,15 +91,15 @@ export function summariseRender(channels: readonly ArrayLike<number>[], sampleRa
 }
 
 export interface SummaryTolerance {
-  /** Largest allowed envelope difference per frame, dB. Default 3. */
+  /** Largest allowed envelope difference per frame, dB. Default 1.5. */
   envelopeDb?: number;
-  /** Largest allowed band difference, dB. Default 3. */
+  /** Largest allowed band difference, dB. Default 1.5. */
   bandDb?: number;
   /** Frames and bands quieter than this (in both) are not compared, dB. Default −60 (envelope) / max band − 60. */
   floorDb?: number;
-  /** Largest allowed relative peak and RMS difference. Default 0.12. */
+  /** Largest allowed relative peak and RMS difference. Default 0.05. */
   level?: number;
-  /** Largest allowed relative centroid difference. Default 0.05. */
+  /** Largest allowed relative centroid difference. Default 0.03. */
   centroid?: number;
 }
 
@@ -109,13 +109,17 @@ export interface SummaryComparison {
   problems: string[];
 }
 
-/** Compares a fresh render's summary with a golden one; lists what is out of tolerance. */
+/**
+ * Compares a fresh render's summary with a golden one; lists what is out of tolerance. The defaults
+ * are tight (a seeded render in the same engine is identical) but leave room for the small float
+ * differences between Chromium builds and CPUs.
+ */
 export function compareSummaries(actual: RenderSummary, golden: RenderSummary, tolerance: SummaryTolerance = {}): SummaryComparison {
-  const envTol = tolerance.envelopeDb ?? 3;
-  const bandTol = tolerance.bandDb ?? 3;
+  const envTol = tolerance.envelopeDb ?? 1.5;
+  const bandTol = tolerance.bandDb ?? 1.5;
   const floor = tolerance.floorDb ?? -60;
-  const levelTol = tolerance.level ?? 0.12;
-  const centroidTol = tolerance.centroid ?? 0.05;
+  const levelTol = tolerance.level ?? 0.05;
+  const centroidTol = tolerance.centroid ?? 0.03;
   const problems: string[] = [];
   const relative = (a: number, b: number): number => Math.abs(a - b) / Math.max(Math.abs(b), 1e-9);
 

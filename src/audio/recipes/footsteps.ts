@@ -44,9 +44,9 @@ export const FOOTSTEP_LAYERS: Record<Surface, readonly Row[]> = {
   ],
   // Compacting snow: two narrow squeaks over a soft crunch.
   snow: [
-    ['noise', 'bandpass', 2800, 2000, 4, 0, 0.008, 0.05, 0.16],
-    ['noise', 'bandpass', 3400, 2400, 5, 0.045, 0.006, 0.05, 0.12],
-    ['noise', 'lowpass', 1500, 600, 0.7, 0, 0.01, 0.12, 0.14],
+    ['noise', 'bandpass', 2800, 2000, 4, 0, 0.008, 0.05, 0.24],
+    ['noise', 'bandpass', 3400, 2400, 5, 0.045, 0.006, 0.05, 0.18],
+    ['noise', 'lowpass', 1500, 600, 0.7, 0, 0.01, 0.12, 0.2],
   ],
   // Wading: an upward-swept splash, a bubble, spray.
   water: [

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { VoiceLimiter, voiceLevelAt, type VoiceInfo } from '../../../src/audio/voice-limiter.ts';
+
+let nextId = 1;
+function voice(sound: string, start: number, peak = 0.5, length = 1, bus = 'effects'): VoiceInfo {
+  return { id: nextId++, sound, bus, start, peakTime: start + 0.01, end: start + length, peak };
+}
+
+/** Admits and adds like the engine does; returns the victims' ids, or null when refused. */
+function play(limiter: VoiceLimiter, v: VoiceInfo, now = v.start): number[] | null {
+  const result = limiter.admit(v, now);
+  if (!result.admitted) return null;
+  limiter.add(v);
+  return result.victims.map((x) => x.id);
+}
+
+describe('voiceLevelAt', () => {
+  it('rises to the peak, then decays exponentially to 1e-4 at the end', () => {
+    const v = { id: 1, sound: 's', bus: 'b', start: 0, peakTime: 0.01, end: 1.01, peak: 0.5 };
+    expect(voiceLevelAt(v, -0.1)).toBe(0);
+    expect(voiceLevelAt(v, 0.005)).toBeCloseTo(0.25, 9);
+    expect(voiceLevelAt(v, 0.01)).toBe(0.5);
+    expect(voiceLevelAt(v, 0.51)).toBeCloseTo(0.5 * Math.sqrt(1e-4 / 0.5), 9);
+    expect(voiceLevelAt(v, 1.01)).toBe(0);
+  });
+});
+
+describe('VoiceLimiter', () => {
+  it('steals the oldest voice of a sound at its limit', () => {
+    const limiter = new VoiceLimiter({ perSound: { step: { max: 2, steal: 'oldest' } } });
+    const a = voice('step', 0);
+    const b = voice('step', 0.1);
+    expect(play(limiter, a)).toEqual([]);
+    expect(play(limiter, b)).toEqual([]);
+    expect(play(limiter, voice('step', 0.2))).toEqual([a.id]);
+    expect(limiter.count({ sound: 'step' })).toBe(2);
+    expect(limiter.stolen).toBe(1);
+  });
+
+  it('steals the quietest voice now, and refuses a new voice quieter than every playing one', () => {
+    const limiter = new VoiceLimiter({ perSound: { strike: { max: 2, steal: 'quietest' } } });
+    const loudOld = voice('strike', 0, 0.9, 10); // long ring: still loud at t = 0.5
+    const quietNew = voice('strike', 0.4, 0.1, 10);
+    play(limiter, loudOld);
+    play(limiter, quietNew);
+    // At 0.5 s the older voice is louder than the newer, quieter one: the quieter one goes.
+    expect(play(limiter, voice('strike', 0.5, 0.6, 10))).toEqual([quietNew.id]);
+    // A whisper cannot push out voices louder than itself.
+    expect(play(limiter, voice('strike', 0.6, 0.0001, 10))).toBeNull();
+    expect(limiter.refused).toBe(1);
+  });
+
+  it('refuses the new voice under the "none" policy', () => {
+    const limiter = new VoiceLimiter({ perSound: { groan: { max: 1, steal: 'none' } } });
+    expect(play(limiter, voice('groan', 0))).toEqual([]);
+    expect(play(limiter, voice('groan', 0.1))).toBeNull();
+  });
+
+  it('limits a bus across sounds, after the per-sound limit', () => {
+    const limiter = new VoiceLimiter({ perBus: { ui: { max: 3, steal: 'oldest' } }, defaultSound: { max: 10, steal: 'oldest' } });
+    const first = voice('click', 0, 0.5, 1, 'ui');
+    play(limiter, first);
+    play(limiter, voice('confirm', 0.1, 0.5, 1, 'ui'));
+    play(limiter, voice('click', 0.2, 0.5, 1, 'ui'));
+    expect(play(limiter, voice('hover', 0.3, 0.5, 1, 'ui'))).toEqual([first.id]);
+    expect(limiter.count({ bus: 'ui' })).toBe(3);
+    // Another bus is not affected.
+    expect(play(limiter, voice('click', 0.3, 0.5, 1, 'effects'))).toEqual([]);
+  });
+
+  it('can steal one voice for the sound limit and another for the bus limit in one admission', () => {
+    const limiter = new VoiceLimiter({ perSound: { a: { max: 1, steal: 'oldest' } }, perBus: { fx: { max: 2, steal: 'oldest' } }, defaultSound: { max: 8, steal: 'oldest' } });
+    const a1 = voice('a', 0, 0.5, 5, 'other');
+    const b1 = voice('b', 0.1, 0.5, 5, 'fx');
+    const b2 = voice('b', 0.2, 0.5, 5, 'fx');
+    play(limiter, a1);
+    play(limiter, b1);
+    play(limiter, b2);
+    expect(play(limiter, voice('a', 0.3, 0.5, 5, 'fx'))?.sort()).toEqual([a1.id, b1.id].sort());
+    expect(limiter.size).toBe(2);
+  });
+
+  it('counts only voices sounding when the new one starts (sounds scheduled ahead do not compete early)', () => {
+    const limiter = new VoiceLimiter({ perSound: { step: { max: 1, steal: 'none' } } });
+    // Steps scheduled up front, each 0.2 s long, 0.5 s apart: never two at once.
+    for (let i = 0; i < 10; i++) expect(play(limiter, voice('step', i * 0.5, 0.3, 0.2), 0)).toEqual([]);
+    expect(limiter.size).toBe(10);
+    expect(limiter.soundingAt(1.1, { sound: 'step' })).toBe(1);
+    expect(limiter.soundingAt(1.3, { sound: 'step' })).toBe(0);
+  });
+
+  it('forgets voices that have ended', () => {
+    const limiter = new VoiceLimiter({ perSound: { step: { max: 1, steal: 'none' } } });
+    play(limiter, voice('step', 0, 0.3, 0.2));
+    expect(limiter.reap(0.19)).toBe(0);
+    expect(limiter.reap(0.21)).toBe(1);
+    expect(play(limiter, voice('step', 0.25, 0.3, 0.2))).toEqual([]);
+  });
+
+  it('admits everything when disabled (stress tests)', () => {
+    const limiter = new VoiceLimiter({ perSound: { s: { max: 1, steal: 'none' } } });
+    limiter.enabled = false;
+    for (let i = 0; i < 5; i++) expect(play(limiter, voice('s', 0))).toEqual([]);
+    expect(limiter.size).toBe(5);
+  });
+});
