@@ -7,14 +7,18 @@ import { NetSession, type NetStats } from '../../src/net/net-session.ts';
 import { HumanoidPeerView } from '../../src/net/view/humanoid-peer-view.ts';
 import { showNotice, type World } from '../../src/world/index.ts';
 
-/** How long the page waits for the relay before falling back to the BroadcastChannel (ms). */
-const RELAY_WAIT_MS = 5000;
+/**
+ * How long the page waits for the relay before falling back to the BroadcastChannel (ms). A
+ * refused or failed connection falls back at once; this only bounds a connection that hangs.
+ */
+const RELAY_WAIT_MS = 20_000;
 
 /**
  * Avatar sync in the world.
  * - `?room=NAME`: join relay room NAME on this origin; if no relay answers, fall back to a
  *   BroadcastChannel of the same name (tabs of this browser), and say so.
  * - no `room`: the BroadcastChannel `lobby` (two windows of one browser see each other; no server).
+ * - `?relay=wss://host` uses the relay at another origin (pages hosted apart from the Worker).
  * - `?net=broadcast` forces the channel, `?net=off` turns avatar sync off.
  * The HUD's Net section shows which transport is in use and its state.
  */
@@ -26,7 +30,7 @@ export function install(world: World): void {
   const placeholder: Partial<NetStats> & { fallback: string | null } = { state: 'connecting', fallback: null };
   stats.net = placeholder;
   world.hud?.addSection('net', { title: 'Net', rows: (s) => netRows(s.net as NetView | undefined) });
-  void start(world, room, params.get('net') === 'broadcast').catch((error: Error) => {
+  void start(world, room, params.get('net') === 'broadcast', params.get('relay')).catch((error: Error) => {
     placeholder.state = 'closed';
     placeholder.lastError = error.message;
     showNotice({ level: 'error', title: 'Avatar sync failed to start', detail: error.message });
@@ -35,7 +39,7 @@ export function install(world: World): void {
 
 type NetView = Partial<NetStats> & { fallback?: string | null };
 
-async function start(world: World, room: string | null, forceBroadcast: boolean): Promise<void> {
+async function start(world: World, room: string | null, forceBroadcast: boolean, relayOrigin: string | null): Promise<void> {
   let transport: FrameTransport;
   let fallback: string | null = null;
   const issue = room === null ? null : roomNameIssue(room);
@@ -44,7 +48,12 @@ async function start(world: World, room: string | null, forceBroadcast: boolean)
     showNotice({ level: 'warn', title: 'Bad room name; using this browser only', detail: fallback });
     transport = new BroadcastTransport({ channel: 'lobby' });
   } else if (room !== null && !forceBroadcast) {
-    const relay = openTransport(avatarRoomPath(room)) as WebSocketTransport;
+    let target = avatarRoomPath(room);
+    if (relayOrigin !== null) {
+      if (/^wss?:\/\/[^/]+$/.test(relayOrigin)) target = relayOrigin + target;
+      else showNotice({ level: 'warn', title: 'Ignoring ?relay', detail: `"${relayOrigin.slice(0, 60)}" is not a ws:// or wss:// origin such as wss://cairn.example; using this page's origin.` });
+    }
+    const relay = openTransport(target) as WebSocketTransport;
     const opened = await Promise.race([relay.opened(), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), RELAY_WAIT_MS))]);
     if (opened) {
       transport = relay;

@@ -1,0 +1,136 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+
+const base = inject('serverUrl');
+const run = Date.now().toString(36);
+
+interface NetFigures {
+  transport: string;
+  state: string;
+  selfId: number | null;
+  peers: number;
+  sent: number;
+  frames: number;
+  rejected: number;
+  fallback: string | null;
+}
+
+const net = (page: Page): Promise<NetFigures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.net)) as NetFigures);
+const player = (page: Page): Promise<{ x: number; z: number }> => page.evaluate(() => window.cairn.stats.player as { x: number; z: number });
+/** Positions of the remote avatars this page draws. */
+const remotes = (page: Page): Promise<Array<{ name: string; x: number; z: number }>> =>
+  page.evaluate(() => {
+    const view = window.cairn.netView as { avatars: Set<{ humanoid: { object: { name: string; position: { x: number; z: number } } } }> };
+    return [...view.avatars].map((a) => ({ name: a.humanoid.object.name, x: a.humanoid.object.position.x, z: a.humanoid.object.position.z }));
+  });
+
+async function openWorld(context: BrowserContext, query: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 400, height: 260 });
+  const errors = collectPageErrors(page);
+  await page.goto(`${base}/${query}`);
+  await waitForCairn(page, 180_000);
+  return { page, errors };
+}
+
+/**
+ * Runs page A's player north (away from its camera) until it has moved `metres`. Held keys, not a
+ * fixed time: on a loaded machine SwiftShader may draw well under one frame a second.
+ */
+async function walk(page: Page, metres: number): Promise<void> {
+  const from = await player(page);
+  // Two tabs of one browser: only the front one has focus (a blurred window drops held keys).
+  await page.bringToFront();
+  await page.keyboard.down('ShiftLeft');
+  await page.keyboard.down('KeyW');
+  await page.waitForFunction(
+    ([x0, z0, d]) => {
+      const p = window.cairn.stats.player as { x: number; z: number };
+      return Math.hypot(p.x - x0!, p.z - z0!) > d!;
+    },
+    [from.x, from.z, metres],
+    { timeout: 120_000, polling: 100 },
+  );
+  await page.keyboard.up('KeyW');
+  await page.keyboard.up('ShiftLeft');
+}
+
+/** Both pages see exactly one remote avatar; when A walks, B's copy of A follows it there. */
+async function expectMutualMovement(a: Page, b: Page): Promise<void> {
+  await expect.poll(async () => (await net(a)).peers, { timeout: 120_000 }).toBe(1);
+  await expect.poll(async () => (await net(b)).peers, { timeout: 120_000 }).toBe(1);
+  const idA = (await net(a)).selfId;
+  const seen = await remotes(b);
+  expect(seen.map((r) => r.name)).toEqual([`remote-peer-${idA}`]);
+  const start = seen[0]!;
+  await walk(a, 2);
+  // Let A come to rest (it decelerates over a few frames), then read where it stands.
+  await expect.poll(async () => (await a.evaluate(() => (window.cairn.stats.player as { speed: number }).speed)), { timeout: 60_000 }).toBeLessThan(0.05);
+  const end = await player(a);
+  expect(Math.hypot(end.x - start.x, end.z - start.z)).toBeGreaterThan(1.5);
+  // B draws A where A now stands (once the ~100 ms interpolation delay has passed).
+  await expect
+    .poll(async () => {
+      const [r] = await remotes(b);
+      return r ? Math.hypot(r.x - end.x, r.z - end.z) : Infinity;
+    }, { timeout: 60_000 })
+    .toBeLessThan(0.3);
+}
+
+describe('avatar sync in the world page', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => browser?.close());
+
+  it('two pages in one relay room (real Worker + Durable Object) see each other move', async () => {
+    const room = `net-${run}`;
+    const contextA = await browser.newContext();
+    const contextB = await browser.newContext();
+    try {
+      const [{ page: a, errors: errorsA }, { page: b, errors: errorsB }] = await Promise.all([openWorld(contextA, `?room=${room}`), openWorld(contextB, `?room=${room}`)]);
+      await expect.poll(async () => (await net(a)).state, { timeout: 30_000 }).toBe('open');
+      const figures = await net(b);
+      expect(figures.transport).toBe('relay');
+      expect(figures.fallback).toBeNull();
+      await expectMutualMovement(a, b);
+      const stats = await (await fetch(`${base}/api/rooms/avatar/${room}`)).json();
+      expect(stats).toMatchObject({ peers: 2, mode: 'direct' });
+      expect((stats as { received: number }).received).toBeGreaterThan(10);
+      expect((await net(b)).rejected).toBe(0);
+      const hud = await b.locator('.cairn-hud').innerText();
+      expect(hud).toMatch(/transport\s+relay/);
+      expect(hud).toMatch(/state\s+open/);
+      expect(hud).toMatch(/peers\s+1/);
+      expect(errorsA.concat(errorsB)).toEqual([]);
+      // Closing A's page: the relay sends B a leave frame and A's avatar goes.
+      await a.close();
+      await expect.poll(async () => (await net(b)).peers, { timeout: 30_000 }).toBe(0);
+      expect(await remotes(b)).toEqual([]);
+    } finally {
+      await contextA.close();
+      await contextB.close();
+    }
+  }, 420_000);
+
+  it('with no relay reachable, falls back to a BroadcastChannel (and says so); two tabs still see each other move', async () => {
+    const room = `bc-${run}`;
+    const context = await browser.newContext();
+    try {
+      // Port 9 on loopback: nothing listens, the connection is refused — an unreachable relay.
+      const query = `?room=${room}&relay=ws://127.0.0.1:9`;
+      const [{ page: a }, { page: b }] = await Promise.all([openWorld(context, query), openWorld(context, query)]);
+      await expect.poll(async () => (await net(b)).transport, { timeout: 30_000 }).toBe('broadcast');
+      await expect.poll(async () => (await net(a)).transport, { timeout: 30_000 }).toBe('broadcast');
+      const figures = await net(b);
+      expect(figures.fallback).toMatch(/no relay answered at ws:\/\/127\.0\.0\.1:9\/rooms\/avatar\//);
+      await expect.poll(() => b.locator('.cairn-notice[data-level="warn"]').innerText()).toMatch(/Avatar relay unreachable/);
+      expect(await b.locator('.cairn-hud').innerText()).toMatch(/BroadcastChannel \(this browser\)/);
+      await expectMutualMovement(a, b);
+    } finally {
+      await context.close();
+    }
+  }, 420_000);
+});
