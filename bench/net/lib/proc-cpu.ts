@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Clock ticks per second for /proc/<pid>/stat times (USER_HZ; 100 on Linux everywhere we run). */
+const TICKS_PER_SECOND = 100;
+
+function statOf(pid: number): string[] | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces; fields after the closing parenthesis are fixed.
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds (user + system) used so far by every process in process group `pgid`. */
+export function groupCpuSeconds(pgid: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    const fields = statOf(pid);
+    // After the name: state(0) ppid(1) pgrp(2) … utime(11) stime(12).
+    if (!fields || Number(fields[2]) !== pgid) continue;
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / TICKS_PER_SECOND;
+}
+
+/** CPU seconds used so far by one process. */
+export function processCpuSeconds(pid: number): number {
+  const fields = statOf(pid);
+  return fields ? (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND : 0;
+}
+
+/** The process group of the `wrangler dev` listening on `port` (found by its command line). */
+export function wranglerGroup(port: number): number {
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const at = args.indexOf('--port');
+      if (args.some((a) => a.endsWith('wrangler.js')) && at >= 0 && args[at + 1] === String(port)) return Number(statOf(pid)![2]);
+    } catch {
+      // gone
+    }
+  }
+  throw new Error(`no wrangler dev process listening on port ${port}`);
+}
+
+/** 1-minute load average, to print beside results measured on a shared machine. */
+export function loadAverage(): number {
+  return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+}
