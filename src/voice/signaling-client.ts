@@ -64,6 +64,7 @@ export class SignalingClient extends Emitter<SignalingEvents> {
   unreadable = 0;
   /** Errors the room sent us. */
   errors = 0;
+  /** The last error the room sent ("code: message") or why the socket was lost. */
   lastError: string | null = null;
 
   private socket: WebSocket | null = null;
@@ -192,6 +193,7 @@ export class SignalingClient extends Emitter<SignalingEvents> {
   private lost(reason: string): void {
     this.stopTimers();
     if (this.closedByUser) return;
+    this.lastError = reason;
     this.emit('lost', { reason });
     this.setState('reconnecting');
     const delay = this.backoff.next();

@@ -25,7 +25,7 @@ export function voiceHudRows(stats: VoiceStats | undefined): VoiceHudRow[] {
   if (stats.lastSignalingError) rows.push({ label: 'signaling', value: stats.lastSignalingError, tone: 'warn' });
 
   const mic = stats.mic;
-  if (mic.state === 'live') rows.push({ label: 'mic', value: db(mic.levelDb), tone: mic.levelDb > -60 ? 'ok' : undefined } as VoiceHudRow);
+  if (mic.state === 'live') rows.push({ label: 'mic', value: db(mic.levelDb), ...(mic.levelDb > -60 ? { tone: 'ok' as const } : {}) });
   else if (mic.state === 'denied' || mic.state === 'unavailable') rows.push({ label: 'mic', value: `${mic.state} — listen only`, tone: 'bad' });
   else rows.push({ label: 'mic', value: mic.state });
 
