@@ -36,6 +36,8 @@ export interface SummaryOptions {
 }
 
 const round1 = (x: number): number => Math.round(x * 10) / 10;
+/** Six significant digits: renders differ run to run around the 7th (float order in the audio thread). */
+const sig6 = (x: number): number => Number(x.toPrecision(6));
 
 /** Mixes channels to mono by averaging. */
 export function mixDown(channels: readonly ArrayLike<number>[]): Float32Array {
@@ -80,8 +82,8 @@ export function summariseRender(channels: readonly ArrayLike<number>[], sampleRa
     sampleRate,
     durationSeconds: mono.length / sampleRate,
     channels: channels.length,
-    peak,
-    rms,
+    peak: sig6(peak),
+    rms: sig6(rms),
     envelopeDb,
     frameMs,
     bandsDb,
