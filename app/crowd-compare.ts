@@ -14,6 +14,8 @@ export type CompareView = 'three' | 'live' | 'baked' | 'none';
 export async function startCompare(): Promise<void> {
   const params = new URLSearchParams(location.search);
   const stage = await createStage({ hud: params.get('hud') === '1' });
+  // Nothing but the scene in the picture: the page's help line would cover the feet.
+  document.querySelector<HTMLElement>('.cairn-help')?.remove();
   const { scene, camera } = stage;
   scene.background = new Color(0.55, 0.62, 0.7);
   scene.add(new HemisphereLight(new Color(0.75, 0.8, 0.9), new Color(0.3, 0.26, 0.22), 1.2));
@@ -45,8 +47,11 @@ export async function startCompare(): Promise<void> {
   const mixer = new AnimationMixer(reference.object);
   const action = mixer.clipAction(reference.clip(clipName));
   action.play();
-  action.time = time;
-  mixer.update(0);
+  const poseReference = (t: number): void => {
+    action.time = t;
+    mixer.update(0);
+  };
+  poseReference(time);
 
   // The batched renderer, forced live and forced baked (two crowds from one template).
   const template = new CrowdTemplate(createHumanoid({ detail: 'low' }), { name: 'mannequin' });
@@ -82,13 +87,21 @@ export async function startCompare(): Promise<void> {
         view = next;
         apply();
       },
-      /** Crossfades both crowd avatars to `clip` and holds them `elapsed` seconds into the fade. */
-      crossfade(clip: string, fade: number, elapsed: number) {
+      /**
+       * Restarts both crowd avatars on `from` at `time`, starts a crossfade to `to` lasting `fade`
+       * seconds, and holds them `elapsed` seconds into it.
+       */
+      crossfade(from: string, time: number, to: string, fade: number, elapsed: number) {
         for (const [i, crowd] of [live, baked].entries()) {
-          agents[i]!.play(clip, { fade });
+          agents[i]!.remove();
+          agents[i] = crowd.add({ ...place, facing, clip: from, time });
+          crowd.update(0, camera);
+          agents[i]!.play(to, { fade });
           crowd.update(elapsed, camera);
         }
       },
+      /** Poses three's SkinnedMesh at another time (a control: the images must then differ). */
+      setReferenceTime: poseReference,
       modes: () => agents.map((a) => a.mode),
       path: live.pathChoice.path,
     },

@@ -227,7 +227,8 @@ export class Crowd {
       liveCapacity: Math.min(32, Math.max(8, this.lod.maxLive)),
       maxLiveCapacity: Math.max(8, this.lod.maxLive),
       instanceCapacity: options.capacity ?? 64,
-      castShadow: options.castShadow,
+      castShadow: options.castShadow ?? true,
+      receiveShadow: true,
     });
     this.agents = new SlotTable<CrowdAgent>({ channels: { pose: 4 }, capacity: options.capacity ?? 64 });
     this.cullSphere = templateCullSphere(this.template);

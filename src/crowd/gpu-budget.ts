@@ -14,7 +14,7 @@ export interface GpuBudgetOptions {
   /** Headroom over the baseline so idle noise never fails: max(slackMs, slackFraction × baseline). */
   slackMs?: number;
   slackFraction?: number;
-  /** Idle samples needed before the baseline counts as calibrated. Default 3. */
+  /** Idle samples needed before the baseline counts as calibrated. Default 1. */
   minSamples?: number;
 }
 
@@ -49,7 +49,7 @@ export class GpuBudget {
     this.alpha = options.alpha ?? 0.3;
     this.slackMs = options.slackMs ?? 0.5;
     this.slackFraction = options.slackFraction ?? 0.25;
-    this.minSamples = options.minSamples ?? 3;
+    this.minSamples = options.minSamples ?? 1;
     this.last = { state: 'calibrating', gpuMs: null, baselineMs: null, budgetMs: null, tracking: true, message: 'calibrating' };
   }
 

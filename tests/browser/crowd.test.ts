@@ -1,0 +1,343 @@
+/**
+ * The crowd page in headless Chromium on WebGPU: draw calls stay one per geometry piece per pass
+ * at 50 and at 500 avatars, avatars show up where they stand and animate, the GPU budget
+ * calibrates at idle, and bringing your own character works — including files with morph
+ * targets, eight influences per vertex, several pieces and another bone count — while bad
+ * models (no skeleton, too many bones, a failed load, garbage bytes) get a clear message and
+ * leave the running crowd untouched.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { Vector3 } from 'three';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { buildFixtureCharacter, buildStaticModel, exportGlb } from '../harness/crowd-fixtures.ts';
+import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { decodePng, type Image } from '../harness/png.ts';
+
+const base = inject('serverUrl');
+const WIDTH = 480;
+const HEIGHT = 300;
+
+interface CrowdStats {
+  template: string;
+  path: string;
+  pieces: number;
+  bones: number;
+  drawCallsPerPass: number;
+  agents: number;
+  visible: number;
+  live: number;
+  baked: number;
+  culled: number;
+  budget: { state: string; budgetMs: number | null; baselineMs: number | null; message: string };
+  lastError: string | null;
+}
+
+interface PageStats {
+  backend: string;
+  drawCalls: number;
+  shaderErrors: number;
+  frame: number;
+  crowd: CrowdStats;
+}
+
+interface ScreenAgent {
+  x: number;
+  y: number;
+  distance: number;
+  mode: string;
+  /** The chest point is inside the viewport (not just the avatar's bounding sphere). */
+  inside: boolean;
+}
+
+async function stats(page: Page): Promise<PageStats> {
+  return page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats)));
+}
+
+async function frames(page: Page, count: number): Promise<void> {
+  await page.evaluate((n) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(n), count);
+}
+
+async function setCount(page: Page, count: number): Promise<void> {
+  await page.evaluate((n) => (window.cairn.crowdPage as { setCount(n: number): void }).setCount(n), count);
+  await frames(page, 2);
+}
+
+async function shot(page: Page): Promise<Image> {
+  return decodePng(await page.screenshot());
+}
+
+/** Screen position (pixels) of every drawn avatar's chest, with its distance and mode. */
+async function onScreen(page: Page): Promise<ScreenAgent[]> {
+  const raw = await page.evaluate(() => {
+    const crowd = window.cairn.crowd as { agentList(): Array<{ x: number; y: number; z: number; onScreen: boolean; mode: string }> };
+    const camera = window.cairn.camera as { position: { x: number; y: number; z: number }; projectionMatrix: { elements: number[] }; matrixWorldInverse: { elements: number[] } };
+    return {
+      agents: crowd.agentList().filter((a) => a.onScreen).map((a) => ({ x: a.x, y: a.y, z: a.z, mode: a.mode })),
+      projection: [...camera.projectionMatrix.elements],
+      view: [...camera.matrixWorldInverse.elements],
+      eye: [camera.position.x, camera.position.y, camera.position.z],
+    };
+  });
+  return raw.agents.flatMap((a) => {
+    const p = new Vector3(a.x, a.y + 1.2, a.z);
+    const distance = p.distanceTo(new Vector3(...(raw.eye as [number, number, number])));
+    p.applyMatrix4({ elements: raw.view } as never).applyMatrix4({ elements: raw.projection } as never);
+    if (p.z > 1) return [];
+    const inside = Math.abs(p.x) < 0.95 && Math.abs(p.y) < 0.95;
+    return [{ x: ((p.x + 1) / 2) * WIDTH, y: ((1 - p.y) / 2) * HEIGHT, distance, mode: a.mode, inside }];
+  });
+}
+
+/** Pixels that differ (by more than 24 in a channel) inside a box around a screen point. */
+function changedNear(a: Image, b: Image, x: number, y: number, halfWidth: number, halfHeight: number): number {
+  let count = 0;
+  for (let py = Math.max(0, Math.round(y - halfHeight)); py < Math.min(a.height, Math.round(y + halfHeight)); py++) {
+    for (let px = Math.max(0, Math.round(x - halfWidth)); px < Math.min(a.width, Math.round(x + halfWidth)); px++) {
+      const i = (py * a.width + px) * 4;
+      if (Math.abs(a.data[i]! - b.data[i]!) > 24 || Math.abs(a.data[i + 1]! - b.data[i + 1]!) > 24 || Math.abs(a.data[i + 2]! - b.data[i + 2]!) > 24) count++;
+    }
+  }
+  return count;
+}
+
+/** Every changed pixel, and how many of them lie near no avatar. */
+function changedAway(a: Image, b: Image, agents: ScreenAgent[]): { changed: number; away: number } {
+  let changed = 0;
+  let away = 0;
+  for (let py = 0; py < a.height; py++) {
+    for (let px = 0; px < a.width; px++) {
+      const i = (py * a.width + px) * 4;
+      if (!(Math.abs(a.data[i]! - b.data[i]!) > 24 || Math.abs(a.data[i + 1]! - b.data[i + 1]!) > 24 || Math.abs(a.data[i + 2]! - b.data[i + 2]!) > 24)) continue;
+      changed++;
+      // A character 1.8 m tall at distance d spans about (focal × 1.8 / d) pixels; allow its shadow too.
+      const near = agents.some((g) => {
+        const size = (HEIGHT / (2 * Math.tan((55 * Math.PI) / 360))) * (2.6 / g.distance);
+        return Math.abs(px - g.x) < size && Math.abs(py - g.y) < size * 1.2;
+      });
+      if (!near) away++;
+    }
+  }
+  return { changed, away };
+}
+
+describe('the crowd page on WebGPU', () => {
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+  const drawCalls: Record<number, number> = {};
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: WIDTH, height: HEIGHT } });
+    // SwiftShader draws 500 avatars slowly on a busy machine; screenshots wait for a frame.
+    page.setDefaultTimeout(150_000);
+    errors = collectPageErrors(page);
+    // still=1: peers stand where they are (they still animate), so screenshots compare cleanly.
+    await page.goto(`${base}/crowd.html?count=0&still=1`);
+    await waitForCairn(page, 120_000);
+    await page.waitForFunction(() => window.cairn.crowdReady === true, undefined, { timeout: 120_000, polling: 200 });
+    // The player is animated too; hide it so every change on screen belongs to the crowd.
+    await page.evaluate(() => ((window.cairn.world as { player: { avatar: { humanoid: { object: { visible: boolean } } } } }).player.avatar.humanoid.object.visible = false));
+    // Overlays would show up as changed pixels; transparent, they still hold their text.
+    await page.addStyleTag({ content: '.cairn-notices, .crowd-panel, .cairn-help, .cairn-hud { opacity: 0 !important; }' });
+    await frames(page, 2);
+    drawCalls[0] = (await stats(page)).drawCalls;
+  });
+  afterAll(async () => browser?.close());
+
+  it('calibrates the GPU budget on the empty crowd and passes at idle', async () => {
+    const timestamps = await page.evaluate(() => (window.cairn.rendererStatus as { timestampQueries: boolean }).timestampQueries);
+    if (!timestamps) {
+      // No numbers invented where the device cannot measure.
+      expect((await stats(page)).crowd.budget.state).toBe('unavailable');
+      return;
+    }
+    await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).budget.state === 'pass', undefined, { timeout: 120_000, polling: 250 });
+    const hud = await page.locator('.cairn-hud').innerText();
+    expect(hud).toMatch(/gpu budget\s+PASS/);
+  });
+
+  for (const count of [50, 500]) {
+    describe(`with ${count} avatars`, () => {
+      let withCrowd: Image;
+      let withoutCrowd: Image;
+      let again: Image;
+      let later: Image;
+      let agents: ScreenAgent[];
+
+      beforeAll(async () => {
+        await setCount(page, count);
+        // Crowd time stands still for the first three pictures, then runs.
+        await page.evaluate(() => ((window.cairn.stageCrowd as { paused: boolean }).paused = true));
+        await frames(page, 1);
+        withCrowd = await shot(page);
+        agents = await onScreen(page);
+        await page.evaluate(() => ((window.cairn.crowd as { object: { visible: boolean } }).object.visible = false));
+        await frames(page, 1);
+        withoutCrowd = await shot(page);
+        await page.evaluate(() => ((window.cairn.crowd as { object: { visible: boolean } }).object.visible = true));
+        await frames(page, 1);
+        again = await shot(page);
+        await page.evaluate(() => ((window.cairn.stageCrowd as { paused: boolean }).paused = false));
+        await frames(page, 2);
+        later = await shot(page);
+      });
+
+      it('draws each geometry piece once per pass, whatever the crowd size', async () => {
+        const s = await stats(page);
+        drawCalls[count] = s.drawCalls;
+        expect(s.backend).toBe('WebGPU');
+        expect(s.crowd.path).toBe('storage');
+        expect(s.crowd.agents).toBe(count);
+        expect(s.crowd.pieces).toBe(3);
+        // Main view + the sun's shadow map: the crowd adds pieces × 2 draws, at 50 as at 500.
+        expect(s.drawCalls - drawCalls[0]!).toBe(s.crowd.drawCallsPerPass * 2);
+        expect(s.crowd.drawCallsPerPass).toBe(3);
+        if (count === 500) expect(drawCalls[500]).toBe(drawCalls[50]);
+        expect(s.crowd.visible).toBeGreaterThan(count * 0.4);
+        expect(s.crowd.live).toBeGreaterThan(0);
+        expect(s.crowd.baked).toBeGreaterThan(0);
+        expect(s.crowd.live + s.crowd.baked + s.crowd.culled).toBeGreaterThanOrEqual(count);
+        expect(s.shaderErrors).toBe(0);
+        const hud = await page.locator('.cairn-hud').innerText();
+        expect(hud).toContain(`${s.crowd.live} / ${s.crowd.baked} / ${s.crowd.culled}`);
+        expect(hud).toMatch(/bone path\s+storage/);
+      });
+
+      it('shows avatars where they stand, and nothing where none stands', () => {
+        // The nearest avatars, live and baked alike, each cover pixels at their projected spot.
+        const nearest = agents.filter((a) => a.inside).sort((a, b) => a.distance - b.distance).slice(0, 8);
+        expect(nearest.some((a) => a.mode === 'live')).toBe(true);
+        expect(nearest.some((a) => a.mode === 'baked')).toBe(true);
+        for (const agent of nearest) {
+          const size = (HEIGHT / (2 * Math.tan((55 * Math.PI) / 360))) * (0.5 / agent.distance);
+          expect(changedNear(withCrowd, withoutCrowd, agent.x, agent.y, size, size), `avatar at ${agent.x.toFixed(0)},${agent.y.toFixed(0)} (${agent.mode})`).toBeGreaterThan(0);
+        }
+        const { changed, away } = changedAway(withCrowd, withoutCrowd, agents);
+        expect(changed).toBeGreaterThan(1000);
+        expect(away / changed).toBeLessThan(0.02);
+      });
+
+      it('animates them (live and baked), and holds still while paused', () => {
+        // Paused, hidden and shown again: the very same picture.
+        expect(changedAway(withCrowd, again, agents).changed).toBe(0);
+        const { changed: moving, away } = changedAway(again, later, agents);
+        expect(moving).toBeGreaterThan(200);
+        expect(away / moving).toBeLessThan(0.02);
+        const nearest = agents.filter((g) => g.inside).sort((x, y) => x.distance - y.distance);
+        for (const mode of ['live', 'baked']) {
+          const agent = nearest.find((g) => g.mode === mode)!;
+          const size = (HEIGHT / (2 * Math.tan((55 * Math.PI) / 360))) * (1.2 / agent.distance);
+          expect(changedNear(again, later, agent.x, agent.y, size, size * 1.3), `the nearest ${mode} avatar animates`).toBeGreaterThan(0);
+        }
+      });
+    });
+  }
+
+  it('grows the budget by 0.06 ms per avatar against the frozen idle baseline', async () => {
+    const s = (await stats(page)).crowd;
+    if (s.budget.state === 'unavailable') return;
+    const reading = await page.evaluate(() => {
+      const budget = (window.cairn.stageCrowd as { budget: { budgetFor(n: number): number } }).budget;
+      return { idle: budget.budgetFor(0), full: budget.budgetFor(500) };
+    });
+    expect(reading.full - reading.idle).toBeCloseTo(30, 5);
+    expect(s.budget.baselineMs).not.toBeNull();
+  });
+
+  describe('bring your own character', () => {
+    let file: (name: string, bytes: ArrayBuffer) => Promise<void>;
+
+    beforeAll(async () => {
+      await setCount(page, 30);
+      file = async (name, bytes) => {
+        await page.locator('.crowd-panel input[type=file]').setInputFiles({ name, mimeType: 'model/gltf-binary', buffer: Buffer.from(bytes) });
+      };
+    });
+
+    it('fills the crowd with a dropped model: morph targets, 8 influences, 3 pieces, 23 bones', async () => {
+      const fixture = buildFixtureCharacter({ bones: 23, pieces: 3, influences: 8, morphs: true, color: 0xd02090 });
+      await file('totem.glb', await exportGlb(fixture.object, fixture.clips));
+      await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).template === 'totem.glb', undefined, { timeout: 120_000, polling: 250 });
+      await frames(page, 2);
+      const s = await stats(page);
+      expect(s.crowd).toMatchObject({ bones: 23, pieces: 3, agents: 30, lastError: null });
+      expect(s.shaderErrors).toBe(0);
+      expect(s.drawCalls - drawCalls[0]!).toBe(3 * 2);
+      const notice = await page.evaluate(() => window.cairn.notices.at(-1));
+      expect(notice?.title).toBe('Crowd character: totem.glb');
+      expect(notice?.detail).toMatch(/6 morph target\(s\) set aside/);
+      expect(notice?.detail).toMatch(/more than 4 influences: kept the strongest 4, renormalised/);
+      // It is on screen: magenta pixels where the orange-shirted mannequins stood.
+      const image = await shot(page);
+      let magenta = 0;
+      for (let i = 0; i < image.data.length; i += 4) if (image.data[i]! > 120 && image.data[i + 2]! > 60 && image.data[i + 1]! < 80) magenta++;
+      expect(magenta).toBeGreaterThan(200);
+    });
+
+    const rejections: Array<[string, () => Promise<void>, RegExp]> = [
+      ['a model with no skeleton', async () => file('statue.glb', await exportGlb(buildStaticModel())), /statue\.glb:? .*has no skinned mesh.*needs a skeleton/],
+      [
+        'more bones than the buffers were sized for',
+        async () => {
+          const big = buildFixtureCharacter({ bones: 300 });
+          await file('centipede.glb', await exportGlb(big.object, big.clips));
+        },
+        /has 300 bones; this crowd's bone buffers are sized for at most 256/,
+      ],
+      ['a failed load (HTTP 404)', () => page.evaluate(() => (window.cairn.crowdPage as { loadModelUrl(u: string): Promise<void> }).loadModelUrl('/models/missing-hero.glb')), /missing-hero\.glb: HTTP 404/],
+      ['bytes that are not a model', () => file('broken.glb', new TextEncoder().encode('definitely not a glb').buffer as ArrayBuffer), /broken\.glb: could not be parsed as GLTF/],
+    ];
+    for (const [what, load, message] of rejections) {
+      it(`rejects ${what} with a clear message and leaves the crowd untouched`, async () => {
+        const before = await stats(page);
+        const notices = await page.evaluate(() => window.cairn.notices.length);
+        await load();
+        await page.waitForFunction((n) => window.cairn.notices.length > n, notices, { timeout: 60_000, polling: 200 });
+        const notice = await page.evaluate(() => window.cairn.notices.at(-1)!);
+        expect(notice.level).toBe('error');
+        expect(notice.title).toBe('This model cannot join the crowd');
+        expect(notice.detail).toMatch(message);
+        expect(notice.detail).toMatch(/The running crowd is unchanged/);
+        await frames(page, 2);
+        const after = await stats(page);
+        expect(after.crowd.template).toBe(before.crowd.template);
+        expect(after.crowd.agents).toBe(before.crowd.agents);
+        expect(after.crowd.lastError).toMatch(message);
+        expect(after.frame).toBeGreaterThan(before.frame);
+        expect(after.drawCalls).toBe(before.drawCalls);
+        expect(await page.locator('.cairn-hud').innerText()).toMatch(/model\s/);
+      });
+    }
+
+    it('logged no page errors along the way', () => {
+      // A failed fetch logs a console error in Chromium; nothing else may.
+      expect(errors.filter((e) => !/Failed to load resource.*404/.test(e))).toEqual([]);
+    });
+  });
+});
+
+describe('the crowd page with ?model=', () => {
+  it('loads a character from a URL and runs the crowd with it', async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 320, height: 240 } });
+      const errors = collectPageErrors(page);
+      const fixture = buildFixtureCharacter({ bones: 7, pieces: 2, color: 0x20a0d0 });
+      const glb = Buffer.from(await exportGlb(fixture.object, fixture.clips));
+      // The model is a test file, served at a URL on the page's own origin.
+      await page.route((url) => url.pathname === '/models/column.glb', (route) => route.fulfill({ status: 200, contentType: 'model/gltf-binary', body: glb }));
+      await page.goto(`${base}/crowd.html?count=20&model=/models/column.glb`);
+      await waitForCairn(page, 120_000);
+      await page.waitForFunction(() => window.cairn.crowdReady === true, undefined, { timeout: 120_000, polling: 200 });
+      await frames(page, 1);
+      const s = await stats(page);
+      expect(s.crowd).toMatchObject({ template: 'column.glb', bones: 7, pieces: 2, agents: 20, lastError: null });
+      expect(s.crowd.drawCallsPerPass).toBe(2);
+      expect(s.shaderErrors).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});
