@@ -19,7 +19,8 @@ let clients: SignalingClient[] = [];
  */
 class BrowserLikeWebSocket extends WebSocket {
   constructor(url: string) {
-    super(url, { closeTimeout: 2000 });
+    // closeTimeout is in ws 8.18+ but not yet in @types/ws.
+    super(url, { closeTimeout: 2000 } as WebSocket.ClientOptions);
   }
 }
 let sockets: VoiceSocket[] = [];
