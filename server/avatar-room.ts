@@ -1,18 +1,24 @@
 import { DROP_REASON_TEXT, CloseCode, type DropReason, type RelayMode, type WelcomeMessage } from '../src/net/protocol/control.ts';
-import { FRAME_BYTES, isRelayableHeader, stampSenderId, writeLeaveFrame } from '../src/net/protocol/frame.ts';
+import { FRAME_BYTES, FRAME_OFFSET, FrameFlag, isRelayableHeader, stampSenderId, writeLeaveFrame } from '../src/net/protocol/frame.ts';
+import { DIRECTORY_ROOM, parseCellCommand, parseCellRoom, type Cell, type CellAck, type CellRole, type WorldDirectory as DirectoryView, type WorldEntry, type WorldHop } from '../src/net/protocol/world.ts';
 import { TokenBucket } from './avatar/rate-bucket.ts';
-import { chooseMode, DEFAULT_RELAY_OPTIONS, parseRoomRequest, type RelayOptions, type RoomRequest } from './avatar/relay-options.ts';
+import { CELL_RELAY_OPTIONS, chooseMode, DEFAULT_RELAY_OPTIONS, MAX_CELL_PUBLISHERS, parseRoomRequest, type RelayOptions, type RoomRequest } from './avatar/relay-options.ts';
 import { emptyCounters, type PersistedCounters, type RoomStats } from './avatar/room-stats.ts';
 import { TickBuffer, type TickRecipient } from './avatar/tick-buffer.ts';
 import type { Env } from './env.ts';
 import { HibernatingRoom, type Refusal, type SocketAttachment } from './hibernating-room.ts';
+import { CellGate } from './world/cell-gate.ts';
+import { REPORT_INTERVAL_MS, WorldDirectory, type DirectoryResult } from './world/directory.ts';
+import type { TokenClaims } from './world/token.ts';
 
 /** What an avatar socket carries through hibernation (well under the 2,048-byte attachment cap). */
 export interface AvatarPeer extends SocketAttachment {
   /** What the socket asked of the room; the founder's (earliest joiner's) request applies. */
   request: RoomRequest;
   /** `pub` sockets send frames and get a leave frame when they go; `sub` sockets only listen. */
-  role: 'pub' | 'sub';
+  role: CellRole;
+  /** World cells: ms since epoch when the socket's token expires unless renewed. */
+  expiresAt?: number;
 }
 
 /** A socket's live relay state: rebuilt from the socket and its attachment after hibernation. */
@@ -25,11 +31,24 @@ interface Member {
   recipient: TickRecipient;
 }
 
+/** What this object is, from its name: a plain room, a world cell, or the world directory. */
+type RoomKind = { kind: 'room' } | { kind: 'cell'; cell: Cell } | { kind: 'directory' };
+
 /** ms between a counter change and its write to storage (so floods cost one write, not thousands). */
 const SAVE_DELAY_MS = 1000;
+/** World cells check for expired tokens at most this often (ms). */
+const SWEEP_INTERVAL_MS = 5000;
+/** A busy cell re-reports its population this often, so the directory never shows a stale count. */
+const REREPORT_MS = 60_000;
 /** Text a client sends to keep its connection alive; answered without waking the object. */
 export const PING_TEXT = 'ping';
 export const PONG_TEXT = 'pong';
+
+function kindOf(room: string): RoomKind {
+  if (room === DIRECTORY_ROOM) return { kind: 'directory' };
+  const cell = parseCellRoom(room);
+  return cell ? { kind: 'cell', cell } : { kind: 'room' };
+}
 
 /**
  * One room of avatar sync: a dumb relay over hibernating WebSockets. It forwards each binary
@@ -44,24 +63,42 @@ export const PONG_TEXT = 'pong';
  * frames (see {@link TickBuffer}). Keep-alive pings are answered by `setWebSocketAutoResponse`,
  * which does not wake the object.
  *
+ * The same class serves the open world (docs/scale.md): rooms named `world:cell:X:Z` are cells —
+ * joins need a signed identity token, the id stamped is the world id, sockets publish (`pub`, the
+ * cell they stand in) or watch from a neighbouring cell (`sub`, which does not get frames the
+ * sender flagged near-only), and the cell reports its population to the directory. The object
+ * named `world:directory` is the {@link WorldDirectory}, reached through RPC methods only.
+ *
  * Hibernation: ids live in durable storage, per-socket data in attachments, counters are saved a
- * second after they change; the member table, token buckets and the tick buffer are rebuilt or
+ * second after they change; the member table, token buckets and the tick buffers are rebuilt or
  * restart empty after an eviction (an evicted room was idle, so nothing was in flight).
  */
 export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
-  protected readonly options: RelayOptions = DEFAULT_RELAY_OPTIONS;
   private members: Map<WebSocket, Member> | null = null;
+  private options: RelayOptions = DEFAULT_RELAY_OPTIONS;
   private settings: RelayOptions = DEFAULT_RELAY_OPTIONS;
   private mode: RelayMode = 'direct';
+  private room: RoomKind | null = null;
+  /** Frames for everyone (plain rooms) or for the cell's own publishers (world cells). */
   private readonly tick: TickBuffer;
+  /** World cells: frames for subscribers in neighbouring cells (no near-only frames). */
+  private readonly farTick: TickBuffer;
   private tickTimer: ReturnType<typeof setTimeout> | null = null;
   private counters: PersistedCounters = emptyCounters();
   private wakes = 0;
   private saveTimer: ReturnType<typeof setTimeout> | null = null;
+  private gate: CellGate | null = null;
+  /** Token claims checked in admit(), for assignPeerId/describePeer of the same request. */
+  private readonly admitted = new WeakMap<Request, TokenClaims>();
+  private lastSweep = 0;
+  private reportTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastReport = 0;
+  private directoryLogic: WorldDirectory | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.tick = new TickBuffer(this.options.capacity * 4);
+    this.tick = new TickBuffer(DEFAULT_RELAY_OPTIONS.capacity * 4);
+    this.farTick = new TickBuffer(DEFAULT_RELAY_OPTIONS.capacity * 4);
     // Keep-alive without waking: the runtime answers "ping" with "pong" itself.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_TEXT, PONG_TEXT));
     void ctx.blockConcurrencyWhile(async () => {
@@ -73,7 +110,9 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
   }
 
   override async fetch(request: Request): Promise<Response> {
-    if (request.headers.get('X-Cairn-Action') === 'stats') return Response.json(await this.stats(request.headers.get('X-Cairn-Room') ?? ''));
+    const room = request.headers.get('X-Cairn-Room') ?? '';
+    this.identify(room);
+    if (request.headers.get('X-Cairn-Action') === 'stats') return Response.json(await this.stats(room));
     return super.fetch(request);
   }
 
@@ -92,13 +131,60 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     };
   }
 
+  // ── World directory (RPC: only Worker code holding the binding can call these) ──────────────
+
+  /** The directory's token key (base64), for cells. */
+  async worldKey(): Promise<string> {
+    return this.directory().rawKey();
+  }
+
+  async worldEnter(position: { x: number; z: number } | null): Promise<DirectoryResult<WorldEntry>> {
+    return this.directory().enter(position);
+  }
+
+  async worldHop(token: string, to: Cell): Promise<DirectoryResult<WorldHop>> {
+    return this.directory().hop(token, to);
+  }
+
+  async worldReport(cell: Cell, players: number): Promise<void> {
+    await this.directory().report(cell, players);
+  }
+
+  async worldSnapshot(): Promise<DirectoryView> {
+    return this.directory().snapshot();
+  }
+
+  private directory(): WorldDirectory {
+    this.directoryLogic ??= new WorldDirectory(this.ctx.storage);
+    return this.directoryLogic;
+  }
+
+  // ── Joining ─────────────────────────────────────────────────────────────────────────────────
+
   protected override async admit(request: Request): Promise<Refusal | null> {
-    const parsed = parseRoomRequest(new URL(request.url));
+    const url = new URL(request.url);
+    const room = this.room ?? { kind: 'room' };
+    if (room.kind === 'directory') return { code: 1008, reason: 'the world directory takes no sockets; use /api/world' };
+    const parsed = parseRoomRequest(url);
     if (!parsed.ok) {
       this.count('refused');
       return { code: 1008, reason: parsed.problem };
     }
     const members = this.memberTable();
+    if (room.kind === 'cell') {
+      const role = url.searchParams.get('role') === 'sub' ? 'sub' : 'pub';
+      const checked = await this.gate!.check(url.searchParams.get('token'), role, Date.now());
+      if (!checked.ok) {
+        this.count('refused');
+        return { code: checked.code, reason: checked.reason };
+      }
+      this.sweep(true);
+      if (role === 'pub' && this.publishers() >= MAX_CELL_PUBLISHERS && !this.hasMember(checked.claims.id)) {
+        this.count('refused');
+        return { code: CloseCode.roomFull, reason: `cell full: ${MAX_CELL_PUBLISHERS} players publish here already` };
+      }
+      this.admitted.set(request, checked.claims);
+    }
     const capacity = members.size === 0 ? (parsed.value.capacity ?? this.options.capacity) : this.settings.capacity;
     if (members.size >= capacity) {
       this.count('refused');
@@ -107,13 +193,24 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     return null;
   }
 
+  protected override async assignPeerId(request: Request): Promise<number> {
+    return this.admitted.get(request)?.id ?? super.assignPeerId(request);
+  }
+
   protected override async describePeer(request: Request, base: SocketAttachment): Promise<AvatarPeer> {
-    const parsed = parseRoomRequest(new URL(request.url));
-    return { ...base, request: parsed.ok ? parsed.value : {}, role: 'pub' };
+    const url = new URL(request.url);
+    const parsed = parseRoomRequest(url);
+    const claims = this.admitted.get(request);
+    if (!claims) return { ...base, request: parsed.ok ? parsed.value : {}, role: 'pub' };
+    return { ...base, request: {}, role: url.searchParams.get('role') === 'sub' ? 'sub' : 'pub', expiresAt: claims.expiresAt };
   }
 
   protected override async onJoin(ws: WebSocket, peer: AvatarPeer): Promise<void> {
+    const older = [...this.memberTable().values()].filter((member) => this.room?.kind === 'cell' && member.peer.id === peer.id && member.ws !== ws);
     this.memberTable().set(ws, this.createMember(ws, peer));
+    // One socket per identity per cell: a newer one (a reconnect) replaces the older — after the
+    // newer is in the table, so the older's departure sends no leave for an identity still here.
+    for (const member of older) await this.dismiss(member.ws, CloseCode.replaced, 'replaced by a newer connection of the same identity');
     this.membershipChanged();
     const welcome: WelcomeMessage = {
       type: 'welcome',
@@ -126,31 +223,104 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
       peers: this.memberTable().size,
     };
     ws.send(JSON.stringify(welcome));
+    if (this.room?.kind === 'cell') {
+      this.acknowledge(ws, peer);
+      if (peer.role === 'pub') this.schedulePopulationReport();
+    }
   }
+
+  // ── Messages ────────────────────────────────────────────────────────────────────────────────
 
   protected override async onMessage(ws: WebSocket, peer: AvatarPeer, message: string | ArrayBuffer): Promise<void> {
     const member = this.memberOf(ws, peer);
-    if (typeof message === 'string') return this.drop(member, 'text');
+    if (typeof message === 'string') {
+      if (this.room?.kind === 'cell' && message.startsWith('{')) return this.command(member, message);
+      return this.drop(member, 'text');
+    }
     if (message.byteLength !== FRAME_BYTES) return this.drop(member, 'size');
     const bytes = new Uint8Array(message);
     if (!isRelayableHeader(bytes)) return this.drop(member, 'header');
-    if (peer.role !== 'pub') return this.drop(member, 'role');
+    if (member.peer.role !== 'pub') return this.drop(member, 'role');
     if (!member.bucket.take(Date.now())) return this.drop(member, 'rate');
-    stampSenderId(bytes, 0, peer.id);
+    stampSenderId(bytes, 0, member.peer.id);
     this.counters.received++;
-    this.relay(bytes, member);
+    this.relay(bytes, member, (bytes[FRAME_OFFSET.flags]! & FrameFlag.nearOnly) !== 0);
     this.scheduleSave();
+    if (this.room?.kind === 'cell') {
+      this.sweep(false);
+      if (Date.now() - this.lastReport > REREPORT_MS) this.schedulePopulationReport();
+    }
   }
 
   protected override async onLeave(ws: WebSocket, peer: AvatarPeer): Promise<void> {
     const members = this.memberTable();
+    const member = members.get(ws);
     members.delete(ws);
-    if (peer.role === 'pub') this.sendLeave(peer.id);
+    // A replaced socket's identity is still here (the newer socket): no leave for it.
+    const stillHere = this.hasMember(peer.id);
+    const role = member?.peer.role ?? peer.role;
+    if (role === 'pub' && !stillHere) this.sendLeave(peer.id);
     this.membershipChanged();
+    if (this.room?.kind === 'cell' && role === 'pub') this.schedulePopulationReport();
   }
 
-  /** Sends (or queues, when coalescing) `bytes` — one stamped frame — to every member but `from`. */
-  protected relay(bytes: Uint8Array, from: Member | null): void {
+  /** World-cell commands: publish here, stop publishing here, renew the token. */
+  private async command(member: Member, text: string): Promise<void> {
+    const parsed = parseCellCommand(text);
+    if (!parsed.ok) return this.drop(member, 'text');
+    const command = parsed.value;
+    const ws = member.ws;
+    const refuse = (reason: string): void => {
+      try {
+        ws.send(JSON.stringify({ type: 'refused', command: command.type, reason }));
+      } catch {
+        // closing
+      }
+    };
+    if (command.type === 'subscribe') {
+      if (member.peer.role === 'pub') {
+        this.setPeer(member, { ...member.peer, role: 'sub' });
+        this.sendLeave(member.peer.id);
+        this.schedulePopulationReport();
+      }
+      this.acknowledge(ws, member.peer);
+      return;
+    }
+    const role: CellRole = command.type === 'publish' ? 'pub' : member.peer.role;
+    const checked = await this.gate!.check(command.token, role, Date.now());
+    if (!checked.ok) return refuse(checked.reason);
+    if (checked.claims.id !== member.peer.id) return refuse('token belongs to another identity');
+    if (role === 'pub' && member.peer.role !== 'pub' && this.publishers() >= MAX_CELL_PUBLISHERS) return refuse(`cell full: ${MAX_CELL_PUBLISHERS} players publish here already`);
+    const wasPub = member.peer.role === 'pub';
+    this.setPeer(member, { ...member.peer, role, expiresAt: checked.claims.expiresAt });
+    if (!wasPub && role === 'pub') this.schedulePopulationReport();
+    this.acknowledge(ws, member.peer);
+  }
+
+  private acknowledge(ws: WebSocket, peer: AvatarPeer): void {
+    const room = this.room;
+    if (room?.kind !== 'cell') return;
+    const ack: CellAck = { type: 'cell', cell: room.cell, role: peer.role, expiresAt: peer.expiresAt ?? 0 };
+    try {
+      ws.send(JSON.stringify(ack));
+    } catch {
+      // closing
+    }
+  }
+
+  private setPeer(member: Member, peer: AvatarPeer): void {
+    member.peer = peer;
+    member.recipient.key = peer.role === 'pub' ? peer.id : 0;
+    this.updatePeer(member.ws, peer);
+  }
+
+  // ── Relaying ────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Sends (or queues, when coalescing) `bytes` — one stamped frame — to every member but `from`.
+   * In a world cell, near-only frames go to the cell's own publishers only.
+   */
+  protected relay(bytes: Uint8Array, from: Member | null, nearOnly = false): void {
     if (this.mode === 'direct') {
       let delivered = 0;
       for (const member of this.memberTable().values()) {
@@ -161,10 +331,13 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
       this.counters.sends += delivered;
       return;
     }
-    if (!this.tick.add(bytes, from ? from.peer.id : 0)) {
+    const key = from ? from.peer.id : 0;
+    const cell = this.room?.kind === 'cell';
+    if (!this.tick.add(bytes, key) || (cell && !nearOnly && !this.farTick.add(bytes, key))) {
       // A full tick means more frames than capacity × 4 in one tick: flush now rather than lose any.
       this.flush();
-      this.tick.add(bytes, from ? from.peer.id : 0);
+      this.tick.add(bytes, key);
+      if (cell && !nearOnly) this.farTick.add(bytes, key);
     }
     this.tickTimer ??= setTimeout(() => this.flush(), this.settings.tickMs);
   }
@@ -182,13 +355,17 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
   private flush(): void {
     if (this.tickTimer !== null) clearTimeout(this.tickTimer);
     this.tickTimer = null;
-    if (this.tick.count === 0) return;
-    const recipients: TickRecipient[] = [];
-    for (const member of this.memberTable().values()) recipients.push(member.recipient);
-    const { frames, sends } = this.tick.deliver(recipients);
+    if (this.tick.count === 0 && this.farTick.count === 0) return;
+    const near: TickRecipient[] = [];
+    const far: TickRecipient[] = [];
+    const cell = this.room?.kind === 'cell';
+    for (const member of this.memberTable().values()) (cell && member.peer.role === 'sub' ? far : near).push(member.recipient);
+    const a = this.tick.deliver(near);
+    const b = far.length ? this.farTick.deliver(far) : { frames: 0, sends: 0 };
     this.tick.clear();
-    this.counters.delivered += frames;
-    this.counters.sends += sends;
+    this.farTick.clear();
+    this.counters.delivered += a.frames + b.frames;
+    this.counters.sends += a.sends + b.sends;
     this.counters.ticks++;
   }
 
@@ -221,6 +398,71 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     this.scheduleSave();
   }
 
+  // ── World cells: expiry sweep and population reports ──────────────────────────────────────
+
+  /** Closes sockets whose token expired without renewal (at most every few seconds unless forced). */
+  private sweep(force: boolean): void {
+    const now = Date.now();
+    if (!force && now - this.lastSweep < SWEEP_INTERVAL_MS) return;
+    this.lastSweep = now;
+    for (const member of [...this.memberTable().values()]) {
+      if (member.peer.expiresAt !== undefined && member.peer.expiresAt <= now) void this.dismiss(member.ws, CloseCode.expired, 'world token expired; renew before it runs out');
+    }
+  }
+
+  private publishers(): number {
+    let n = 0;
+    for (const member of this.memberTable().values()) if (member.peer.role === 'pub') n++;
+    return n;
+  }
+
+  private hasMember(id: number): boolean {
+    for (const member of this.memberTable().values()) if (member.peer.id === id) return true;
+    return false;
+  }
+
+  /** Tells the directory how many players publish here, at most every couple of seconds. */
+  private schedulePopulationReport(): void {
+    if (this.reportTimer !== null || this.room?.kind !== 'cell') return;
+    const cell = this.room.cell;
+    const wait = Math.max(0, REPORT_INTERVAL_MS - (Date.now() - this.lastReport));
+    this.reportTimer = setTimeout(() => {
+      this.reportTimer = null;
+      this.lastReport = Date.now();
+      void this.directoryStub()
+        .worldReport(cell, this.publishers())
+        .catch(() => undefined);
+    }, wait);
+  }
+
+  private directoryStub(): DurableObjectStub<AvatarRoom> {
+    const namespace = this.env.AVATAR_ROOM as unknown as DurableObjectNamespace<AvatarRoom>;
+    return namespace.get(namespace.idFromName(DIRECTORY_ROOM));
+  }
+
+  /** Learns what this object is from its name (first request, or any attachment after hibernation). */
+  private identify(room: string): void {
+    if (this.room || !room) return;
+    this.room = kindOf(room);
+    const room_ = this.room;
+    if (room_.kind === 'cell') {
+      this.options = CELL_RELAY_OPTIONS;
+      this.settings = CELL_RELAY_OPTIONS;
+      this.mode = 'coalesce';
+      this.gate = new CellGate(room_.cell, async () => {
+        let raw = await this.ctx.storage.get<Uint8Array>('world:cellKey');
+        if (!raw) {
+          const b64 = await this.directoryStub().worldKey();
+          raw = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+          await this.ctx.storage.put('world:cellKey', raw);
+        }
+        return raw;
+      });
+    }
+  }
+
+  // ── Members ─────────────────────────────────────────────────────────────────────────────────
+
   private createMember(ws: WebSocket, peer: AvatarPeer): Member {
     const zero = (): Record<DropReason, number> => ({ text: 0, size: 0, header: 0, rate: 0, role: 0 });
     return {
@@ -230,7 +472,8 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
       drops: zero(),
       noticeAt: { text: -Infinity, size: -Infinity, header: -Infinity, rate: -Infinity, role: -Infinity },
       recipient: {
-        key: peer.id,
+        // Subscribers own no frames in this cell, so nothing is excluded from their messages.
+        key: peer.role === 'pub' ? peer.id : 0,
         send: (message) => ws.send(message),
       },
     };
@@ -242,7 +485,9 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     this.members = new Map();
     for (const ws of this.openSockets()) {
       const peer = this.peerOf(ws);
-      if (peer) this.members.set(ws, this.createMember(ws, peer));
+      if (!peer) continue;
+      this.identify(peer.room);
+      this.members.set(ws, this.createMember(ws, peer));
     }
     this.membershipChanged();
     return this.members;
@@ -252,11 +497,11 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     const members = this.memberTable();
     let member = members.get(ws);
     if (!member) {
+      this.identify(peer.room);
       member = this.createMember(ws, peer);
       members.set(ws, member);
       this.membershipChanged();
     }
-    member.peer = peer;
     return member;
   }
 
@@ -285,3 +530,4 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     }, SAVE_DELAY_MS);
   }
 }
+

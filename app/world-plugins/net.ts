@@ -4,6 +4,9 @@ import type { FrameTransport } from '../../src/net/transport/transport.ts';
 import type { WebSocketTransport } from '../../src/net/transport/websocket-transport.ts';
 import { roomNameIssue } from '../../src/net/protocol/room-name.ts';
 import { NetSession, type NetStats } from '../../src/net/net-session.ts';
+import type { LocalPublisherOptions } from '../../src/net/peers/local-publisher.ts';
+import type { WorldDirectory } from '../../src/net/protocol/world.ts';
+import { WorldTransport, type WorldStats } from '../../src/net/world/world-transport.ts';
 import { HumanoidPeerView } from '../../src/net/view/humanoid-peer-view.ts';
 import { showNotice, type World } from '../../src/world/index.ts';
 
@@ -19,6 +22,8 @@ const RELAY_WAIT_MS = 20_000;
  *   BroadcastChannel of the same name (tabs of this browser), and say so.
  * - no `room`: the BroadcastChannel `lobby` (two windows of one browser see each other; no server).
  * - `?relay=wss://host` uses the relay at another origin (pages hosted apart from the Worker).
+ * - `?world=1`: the open world — spatial cells on this origin's Worker (docs/scale.md); if the
+ *   world API does not answer, the BroadcastChannel `world`, and say so.
  * - `?net=broadcast` forces the channel, `?net=off` turns avatar sync off.
  * The HUD's Net section shows which transport is in use and its state.
  */
@@ -30,14 +35,15 @@ export function install(world: World): void {
   const placeholder: Partial<NetStats> & { fallback: string | null } = { state: 'connecting', fallback: null };
   stats.net = placeholder;
   world.hud?.addSection('net', { title: 'Net', rows: (s) => netRows(s.net as NetView | undefined) });
-  void start(world, room, params.get('net') === 'broadcast', params.get('relay')).catch((error: Error) => {
+  const open = params.get('world') === '1' ? startWorld(world) : start(world, room, params.get('net') === 'broadcast', params.get('relay'));
+  void open.catch((error: Error) => {
     placeholder.state = 'closed';
     placeholder.lastError = error.message;
     showNotice({ level: 'error', title: 'Avatar sync failed to start', detail: error.message });
   });
 }
 
-type NetView = Partial<NetStats> & { fallback?: string | null };
+type NetView = Partial<NetStats> & { fallback?: string | null; world?: WorldStats; population?: { players: number; cells: number } };
 
 async function start(world: World, room: string | null, forceBroadcast: boolean, relayOrigin: string | null): Promise<void> {
   let transport: FrameTransport;
@@ -67,8 +73,41 @@ async function start(world: World, room: string | null, forceBroadcast: boolean,
     transport = new BroadcastTransport({ channel: room ?? 'lobby' });
   }
 
+  run(world, transport, fallback);
+}
+
+/** The open world: cells through the Worker's /api/world; falls back to the BroadcastChannel `world`. */
+async function startWorld(world: World): Promise<void> {
+  const s = world.player.state;
+  const cells = new WorldTransport({ origin: location.origin, start: { x: s.x, z: s.z } });
+  if (await cells.start()) {
+    const session = run(world, cells, null, { farRateDivisor: 2 });
+    world.onFrame(() => cells.setPosition(world.player.state.x, world.player.state.z));
+    const population = { players: 0, cells: 0 };
+    Object.assign(session.stats, { world: cells.world, population });
+    // The directory's view of the world, for the HUD (cheap: one small GET every 10 s).
+    const poll = async (): Promise<void> => {
+      try {
+        const directory = (await (await fetch('/api/world')).json()) as WorldDirectory;
+        population.players = directory.players;
+        population.cells = directory.cells.length;
+      } catch {
+        // the HUD keeps the last figures
+      }
+    };
+    void poll();
+    const timer = setInterval(() => void poll(), 10_000);
+    addEventListener('pagehide', () => clearInterval(timer), { once: true });
+    return;
+  }
+  const fallback = `the world API did not answer (${cells.stats.lastError ?? 'no reason'})`;
+  showNotice({ level: 'warn', title: 'Open world unreachable: sharing with this browser only', detail: fallback });
+  run(world, new BroadcastTransport({ channel: 'world' }), fallback);
+}
+
+function run(world: World, transport: FrameTransport, fallback: string | null, publisher?: LocalPublisherOptions): NetSession {
   const view = new HumanoidPeerView({ parent: world.scene });
-  const session = new NetSession({ transport, view });
+  const session = new NetSession({ transport, view, publisher });
   const published = Object.assign(session.stats, { fallback });
   world.cairn.stats.net = published;
   world.cairn.net = session;
@@ -82,19 +121,24 @@ async function start(world: World, room: string | null, forceBroadcast: boolean,
   });
   // Leave cleanly: the channel gets a leave frame, the relay sees the close and tells the others.
   addEventListener('pagehide', () => session.dispose(), { once: true });
+  return session;
 }
 
 function netRows(net: NetView | undefined): Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> {
   if (!net) return [{ label: 'sync', value: 'off' }];
-  const kind = net.transport === 'relay' ? 'relay' : net.transport === 'broadcast' ? 'BroadcastChannel (this browser)' : '…';
+  const kind = net.transport === 'relay' ? 'relay' : net.transport === 'world' ? 'world cells' : net.transport === 'broadcast' ? 'BroadcastChannel (this browser)' : '…';
   const tone = net.state === 'open' ? 'ok' : net.state === 'closed' ? 'bad' : 'warn';
   const rows: Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> = [
     { label: 'transport', value: kind, tone: net.fallback ? 'warn' : undefined },
     { label: 'state', value: net.state === 'reconnecting' ? 'disconnected, reconnecting…' : (net.state ?? '…'), tone },
   ];
-  if (net.target) rows.push({ label: 'room', value: net.transport === 'relay' ? net.target.replace(/^.*\/rooms\/avatar\//, '') : net.target });
+  if (net.world) {
+    rows.push({ label: 'cell', value: `${net.world.cell ?? '…'} (${net.world.subscriptions} open)` });
+    if (net.population) rows.push({ label: 'world', value: `${net.population.players} players in ${net.population.cells} cells` });
+    if (net.world.lastHopError) rows.push({ label: 'hop', value: net.world.lastHopError, tone: 'warn' });
+  } else if (net.target) rows.push({ label: 'room', value: net.transport === 'relay' ? net.target.replace(/^.*\/rooms\/avatar\//, '') : net.target });
   if (net.selfId !== undefined) rows.push({ label: 'id', value: net.selfId === null ? '—' : String(net.selfId) });
-  rows.push({ label: 'peers', value: String(net.peers ?? 0) });
+  rows.push({ label: 'peers', value: `${net.peers ?? 0}${net.hearing ? ` (${net.hearing} in earshot)` : ''}` });
   rows.push({ label: 'sent / frames in', value: `${net.sent ?? 0} / ${net.frames ?? 0}` });
   if (net.pingMs !== null && net.pingMs !== undefined) rows.push({ label: 'ping', value: `${net.pingMs} ms` });
   if (net.rejected) rows.push({ label: 'rejected', value: `${net.rejected} (${net.lastRejection ?? ''})`, tone: 'warn' });

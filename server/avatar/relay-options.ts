@@ -28,6 +28,24 @@ export const DEFAULT_RELAY_OPTIONS: RelayOptions = {
   coalesceAt: 8,
 };
 
+/**
+ * World cells always coalesce, on a shorter tick (neighbours within 50 ms at p99 is the target),
+ * and hold the cell's publishers plus everyone watching from the 8 cells around it.
+ */
+export const CELL_RELAY_OPTIONS: RelayOptions = {
+  ...DEFAULT_RELAY_OPTIONS,
+  mode: 'coalesce',
+  tickMs: 25,
+  capacity: 320,
+};
+
+/**
+ * Most players publishing in one cell: 80 × 10 frames/s = 800 incoming messages a second, under
+ * a Durable Object's ~1,000 requests/s soft limit. A crowd denser than this needs smaller cells
+ * (docs/scale.md).
+ */
+export const MAX_CELL_PUBLISHERS = 80;
+
 /** What a joining socket may ask of the room through its URL (`?mode=…&capacity=…`). */
 export interface RoomRequest {
   mode?: RelayMode | 'auto';

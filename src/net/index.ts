@@ -14,3 +14,7 @@ export * from './peers/local-publisher.ts';
 export * from './view/remote-peer-view.ts';
 export * from './view/humanoid-peer-view.ts';
 export * from './net-session.ts';
+export * from './protocol/world.ts';
+export * from './world/cell-tracker.ts';
+export * from './world/hearing.ts';
+export * from './world/world-transport.ts';

@@ -6,6 +6,8 @@ import { PeerTable, type PeerTableOptions } from './peers/peer-table.ts';
 import type { FrameTransport, TransportKind, TransportState } from './transport/transport.ts';
 import type { AnimationStateName } from './protocol/frame.ts';
 import type { AvatarDetail, RemoteAvatar, RemotePeerView } from './view/remote-peer-view.ts';
+import { Emitter } from '../core/emitter.ts';
+import { HearingSet, type HearingChange, type HearingOptions } from './world/hearing.ts';
 
 export interface NetSessionOptions {
   transport: FrameTransport;
@@ -24,6 +26,8 @@ export interface NetSessionOptions {
   timerMs?: number;
   /** Within this distance (m) of {@link NetSession.setFocus} avatars are 'live', beyond it 'baked' (+5 m hysteresis). Default 40. */
   liveRadius?: number;
+  /** Who voice should connect to (see {@link HearingSet}); updated 4 times a second around the focus. Default: a HearingSet with its defaults. */
+  hearing?: HearingOptions;
 }
 
 /** `window.cairn.stats.net`: what the HUD shows and tests assert. */
@@ -57,6 +61,13 @@ export interface NetStats {
   pingMs: number | null;
   /** What the relay reported dropping from this page, by reason. */
   relayDropped: Partial<Record<DropReason, number>>;
+  /** Peers within hearing range (offered voice connections). */
+  hearing: number;
+}
+
+export interface NetSessionEvents extends Record<string, unknown> {
+  /** The hearing set changed: voice connects to `added` and hangs up on `removed` (peer ids). */
+  hearing: HearingChange;
 }
 
 interface Shown {
@@ -75,7 +86,12 @@ export class NetSession {
   readonly table: PeerTable;
   readonly publisher: LocalPublisher;
   readonly stats: NetStats;
+  /** Peers within hearing range, by id: what voice should connect to. */
+  readonly hearing: HearingSet;
+  readonly events = new Emitter<NetSessionEvents>();
   private readonly reader = new MessageReader();
+  private hearingAt = Number.NEGATIVE_INFINITY;
+  private readonly hearingScratch: Array<{ id: number; x: number; z: number }> = [];
   private readonly now: () => number;
   private readonly shown = new Map<number, Shown>();
   private readonly pose: RemotePose = createPose();
@@ -96,6 +112,7 @@ export class NetSession {
     this.publisher = new LocalPublisher(options.publisher);
     this.now = options.now ?? (() => performance.now());
     this.liveRadius = options.liveRadius ?? 40;
+    this.hearing = new HearingSet(options.hearing);
     this.table.selfId = this.transport.selfId;
     this.stats = {
       transport: this.transport.kind,
@@ -119,6 +136,7 @@ export class NetSession {
       lastError: null,
       pingMs: null,
       relayDropped: {},
+      hearing: 0,
     };
     const events = this.transport.events;
     this.unsubscribe.push(
@@ -159,6 +177,9 @@ export class NetSession {
     const now = this.now();
     this.table.expire(now);
     let live = 0;
+    const hearingDue = now - this.hearingAt >= 250 && !Number.isNaN(this.focusX);
+    const around = this.hearingScratch;
+    around.length = 0;
     for (const peer of this.table.peers.values()) {
       const shown = this.shown.get(peer.id);
       if (!shown) continue;
@@ -175,6 +196,13 @@ export class NetSession {
         }
       }
       if (shown.detail === 'live') live++;
+      if (hearingDue) around.push({ id: peer.id, x: pose.x, z: pose.z });
+    }
+    if (hearingDue) {
+      this.hearingAt = now;
+      const change = this.hearing.update(this.focusX, this.focusZ, around);
+      if (change.added.length || change.removed.length) this.events.emit('hearing', change);
+      this.stats.hearing = this.hearing.ids.size;
     }
     this.view.update(dt);
     this.stats.live = live;

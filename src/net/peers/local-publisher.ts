@@ -1,4 +1,4 @@
-import { animationCode, createFrame, encodeFrame, FRAME_BYTES, FrameKind } from '../protocol/frame.ts';
+import { animationCode, createFrame, encodeFrame, FRAME_BYTES, FrameFlag, FrameKind } from '../protocol/frame.ts';
 
 /** The local player's pose, as the publisher reads it each rendered frame. */
 export interface LocalPose {
@@ -25,6 +25,12 @@ export interface LocalPublisherOptions {
   minIntervalMs?: number;
   /** Wall clock for the frame timestamp (ms). Default Date.now. */
   clock?: () => number;
+  /**
+   * Send only every n-th regular frame to peers outside the sender's own world cell: the others
+   * carry {@link FrameFlag.nearOnly}. 2 halves the rate to neighbouring cells; 1 (default) sends
+   * every frame everywhere. State-change frames always go everywhere.
+   */
+  farRateDivisor?: number;
 }
 
 /**
@@ -35,6 +41,7 @@ export interface LocalPublisherOptions {
 export class LocalPublisher {
   rateHz: number;
   readonly minIntervalMs: number;
+  readonly farRateDivisor: number;
   /** Frames written so far (also the last sequence number used). */
   seq = 0;
   /** Frames sent because the state changed (the rest are regular). */
@@ -52,6 +59,7 @@ export class LocalPublisher {
     this.rateHz = options.rateHz ?? 10;
     this.minIntervalMs = options.minIntervalMs ?? 1000 / 30;
     this.clock = options.clock ?? Date.now;
+    this.farRateDivisor = Math.max(1, Math.floor(options.farRateDivisor ?? 1));
     if (!(this.rateHz > 0)) throw new RangeError(`LocalPublisher: rateHz must be > 0, got ${this.rateHz}`);
   }
 
@@ -79,6 +87,7 @@ export class LocalPublisher {
     f.kind = FrameKind.state;
     f.seq = ++this.seq >>> 0;
     f.senderId = 0; // the relay (or the channel transport) stamps the id
+    f.flags = !changed && this.farRateDivisor > 1 && f.seq % this.farRateDivisor !== 0 ? FrameFlag.nearOnly : 0;
     f.x = pose.x;
     f.y = pose.y;
     f.z = pose.z;

@@ -7,7 +7,7 @@
  * |      0 |    1 | u8   | format version ({@link FRAME_VERSION})                        |
  * |      1 |    1 | u8   | message kind ({@link FrameKind}: 1 state, 2 leave)            |
  * |      2 |    1 | u8   | animation state ({@link ANIMATION_STATES} index)              |
- * |      3 |    1 | u8   | flags (reserved, 0 in version 1)                              |
+ * |      3 |    1 | u8   | flags: bit 0 {@link FrameFlag.nearOnly}; bits 1–7 reserved (0)  |
  * |      4 |    4 | u32  | sender id — written by the relay, never trusted from a client |
  * |      8 |    4 | u32  | sequence number (per sender, wraps)                           |
  * |     12 |    4 | f32  | position x (m)                                                |
@@ -54,6 +54,18 @@ export const FrameKind = {
 } as const;
 export type FrameKind = (typeof FrameKind)[keyof typeof FrameKind];
 
+/** Bits of the flags byte. */
+export const FrameFlag = {
+  /**
+   * The sender halves its rate to cells it does not stand in: frames with this bit go only to
+   * peers in the sender's own world cell; relays may withhold them from subscribers of
+   * neighbouring cells (plain rooms forward them like any frame).
+   */
+  nearOnly: 0x01,
+} as const;
+/** Flag bits version 1 defines; frames with any other bit set are rejected. */
+export const KNOWN_FLAGS = FrameFlag.nearOnly;
+
 /** Animation states by wire code: index = code. Generic names, resolved to clips by each rig. */
 export const ANIMATION_STATES = ['idle', 'walk', 'run', 'jump', 'swim', 'wave', 'dance'] as const;
 export type AnimationStateName = (typeof ANIMATION_STATES)[number];
@@ -69,6 +81,7 @@ export interface AvatarFrame {
   kind: FrameKind;
   /** Index into {@link ANIMATION_STATES}. */
   animState: number;
+  /** {@link FrameFlag} bits. */
   flags: number;
   senderId: number;
   seq: number;
@@ -129,7 +142,7 @@ export function encodeFrame(frame: AvatarFrame, target: Uint8Array, offset = 0):
   v.setUint8(FRAME_OFFSET.version, FRAME_VERSION);
   v.setUint8(FRAME_OFFSET.kind, frame.kind);
   v.setUint8(FRAME_OFFSET.animState, frame.animState);
-  v.setUint8(FRAME_OFFSET.flags, 0);
+  v.setUint8(FRAME_OFFSET.flags, frame.flags & KNOWN_FLAGS);
   v.setUint32(FRAME_OFFSET.senderId, frame.senderId >>> 0, true);
   v.setUint32(FRAME_OFFSET.seq, frame.seq >>> 0, true);
   v.setFloat32(FRAME_OFFSET.x, frame.x, true);
@@ -172,7 +185,7 @@ export function decodeFrame(bytes: Uint8Array, offset: number, out: AvatarFrame)
   out.version = FRAME_VERSION;
   out.kind = v.getUint8(FRAME_OFFSET.kind) as FrameKind;
   out.animState = v.getUint8(FRAME_OFFSET.animState);
-  out.flags = 0;
+  out.flags = v.getUint8(FRAME_OFFSET.flags);
   out.senderId = v.getUint32(FRAME_OFFSET.senderId, true);
   out.seq = v.getUint32(FRAME_OFFSET.seq, true);
   out.x = v.getFloat32(FRAME_OFFSET.x, true);
@@ -198,7 +211,7 @@ function checkScratch(): FrameProblem | null {
   const kind = v.getUint8(FRAME_OFFSET.kind);
   if (kind !== FrameKind.state && kind !== FrameKind.leave) return FrameProblem.kind;
   if (v.getUint8(FRAME_OFFSET.animState) >= ANIMATION_STATES.length) return FrameProblem.animState;
-  if (v.getUint8(FRAME_OFFSET.flags) !== 0) return FrameProblem.flags;
+  if ((v.getUint8(FRAME_OFFSET.flags) & ~KNOWN_FLAGS) !== 0) return FrameProblem.flags;
   if (v.getUint32(FRAME_OFFSET.senderId, true) === 0) return FrameProblem.senderId;
   if (kind === FrameKind.leave) return null; // a leave carries only the id
   const x = v.getFloat32(FRAME_OFFSET.x, true);

@@ -1,8 +1,8 @@
 import type { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
 
-/** Which wire a transport uses. */
-export type TransportKind = 'relay' | 'broadcast';
+/** Which wire a transport uses: one relay room, a BroadcastChannel, or the open world's cells. */
+export type TransportKind = 'relay' | 'broadcast' | 'world';
 
 /**
  * - `connecting`: the first attempt is under way;

@@ -32,7 +32,8 @@ const FATAL_CLOSE_CODES = new Set<number>([1008, CloseCode.badToken, CloseCode.r
  */
 export class WebSocketTransport implements FrameTransport {
   readonly kind = 'relay' as const;
-  readonly target: string;
+  /** The URL of the current (or next) connection; see {@link setUrl}. */
+  target: string;
   readonly stats: TransportStats = emptyTransportStats();
   readonly events = new Emitter<TransportEvents>();
   state: TransportState = 'connecting';
@@ -87,6 +88,12 @@ export class WebSocketTransport implements FrameTransport {
     socket.send(frame as Uint8Array<ArrayBuffer>);
     this.stats.sent++;
     return true;
+  }
+
+  /** Changes the URL used from the next connection attempt on (a fresher token, another role). */
+  setUrl(url: string): void {
+    if (!/^wss?:\/\//.test(url)) throw new Error(`WebSocketTransport: "${url}" is not a ws:// or wss:// URL`);
+    this.target = url;
   }
 
   /** Sends a control text (world cells accept a few commands). Returns false when not open. */

@@ -1,0 +1,105 @@
+import { CELL_SIZE, cellAt, cellDistance, sameCell, type Cell, type CellPopulation, type WorldDirectory as DirectoryView, type WorldEntry, type WorldHop } from '../../src/net/protocol/world.ts';
+import { importTokenKey, randomTokenKey, signToken, TOKEN_TTL_MS, verifyToken } from './token.ts';
+
+/** Shortest time between two hops of one identity (ms); hysteresis keeps honest clients far above it. */
+export const MIN_HOP_MS = 1000;
+/** Cells report population at most this often (ms). */
+export const REPORT_INTERVAL_MS = 2000;
+/** A cell's report older than this is ignored (ms): cells re-report every minute while busy. */
+export const REPORT_STALE_MS = 5 * 60_000;
+/** A cell this full is not suggested as a spawn (players). */
+export const CROWDED = 40;
+/** Cells stay within ±this many cells of the origin (±4 km at 64 m). */
+export const CELL_LIMIT = 64;
+
+export type DirectoryResult<T> = { ok: true; value: T } | { ok: false; status: number; problem: string };
+
+interface Whereabouts {
+  cell: Cell;
+  /** ms since epoch of the last token issued. */
+  at: number;
+}
+
+/**
+ * The world directory: issues identities and cell tokens, authorises hops between adjacent cells,
+ * and keeps each cell's last reported population so clients can show where people are and pick
+ * a spawn point. One small Durable Object (KV-free); its work per player is one storage write per
+ * cell crossing and per renewal, and each cell reports at most every {@link REPORT_INTERVAL_MS}.
+ *
+ * Hops are checked against the identity's *current* record, so an old token cannot be forked into
+ * several cells: a client publishes in one cell at a time and moves one cell per hop.
+ */
+export class WorldDirectory {
+  private key: Promise<CryptoKey> | null = null;
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The token key's raw bytes (base64), for cells (created on first use). */
+  async rawKey(): Promise<string> {
+    let raw = await this.storage.get<Uint8Array>('world:key');
+    if (!raw) {
+      raw = randomTokenKey();
+      await this.storage.put('world:key', raw);
+    }
+    return btoa(String.fromCharCode(...raw));
+  }
+
+  private signingKey(): Promise<CryptoKey> {
+    this.key ??= this.rawKey().then((b64) => importTokenKey(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))));
+    return this.key;
+  }
+
+  /** A new identity publishing in the cell at (x, z) — or at the suggested spawn when no position is given. */
+  async enter(position: { x: number; z: number } | null): Promise<DirectoryResult<WorldEntry>> {
+    let cell: Cell;
+    if (position) {
+      if (!Number.isFinite(position.x) || !Number.isFinite(position.z)) return { ok: false, status: 400, problem: 'x and z must be finite numbers (metres)' };
+      cell = cellAt(position.x, position.z);
+    } else {
+      cell = (await this.snapshot()).spawn?.cell ?? { x: 0, z: 0 };
+    }
+    if (Math.abs(cell.x) > CELL_LIMIT || Math.abs(cell.z) > CELL_LIMIT) return { ok: false, status: 400, problem: `position is outside the world (cells ±${CELL_LIMIT})` };
+    const id = ((await this.storage.get<number>('world:lastId')) ?? 0) + 1;
+    const now = this.now();
+    await this.storage.put({ 'world:lastId': id, [`who:${id}`]: { cell, at: now } satisfies Whereabouts });
+    const token = await signToken(await this.signingKey(), id, cell, now);
+    return { ok: true, value: { id, token, cell, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, cellSize: CELL_SIZE } };
+  }
+
+  /** A token for `to` — the current cell (renewal) or an adjacent one (a hop) — given the current token. */
+  async hop(token: string, to: Cell): Promise<DirectoryResult<WorldHop>> {
+    if (!Number.isInteger(to.x) || !Number.isInteger(to.z) || Math.abs(to.x) > CELL_LIMIT || Math.abs(to.z) > CELL_LIMIT) return { ok: false, status: 400, problem: 'cell must be whole numbers inside the world' };
+    const now = this.now();
+    const checked = await verifyToken(await this.signingKey(), token, now);
+    if (!checked.ok) return { ok: false, status: checked.expired ? 401 : 403, problem: checked.reason };
+    const { id, cell } = checked.claims;
+    const record = await this.storage.get<Whereabouts>(`who:${id}`);
+    if (!record || !sameCell(record.cell, cell)) return { ok: false, status: 409, problem: 'this token is not the identity’s current cell (a newer token exists)' };
+    if (cellDistance(cell, to) > 1) return { ok: false, status: 400, problem: `cell ${to.x}:${to.z} is not next to ${cell.x}:${cell.z}; enter again to teleport` };
+    const moving = !sameCell(cell, to);
+    if (moving && now - record.at < MIN_HOP_MS) return { ok: false, status: 429, problem: `hopped ${now - record.at} ms ago; at most one hop per ${MIN_HOP_MS} ms` };
+    await this.storage.put(`who:${id}`, { cell: to, at: moving ? now : record.at } satisfies Whereabouts);
+    const fresh = await signToken(await this.signingKey(), id, to, now);
+    return { ok: true, value: { token: fresh, cell: to, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS } };
+  }
+
+  /** A cell's population report (from the cell itself). */
+  async report(cell: Cell, players: number): Promise<void> {
+    const key = `pop:${cell.x}:${cell.z}`;
+    if (players <= 0) await this.storage.delete(key);
+    else await this.storage.put(key, { x: cell.x, z: cell.z, players, at: this.now() } satisfies CellPopulation);
+  }
+
+  /** Busy cells, total players and a spawn suggestion. */
+  async snapshot(): Promise<DirectoryView> {
+    const now = this.now();
+    const cells = [...(await this.storage.list<CellPopulation>({ prefix: 'pop:' })).values()].filter((c) => now - c.at < REPORT_STALE_MS && c.players > 0).sort((a, b) => b.players - a.players || a.x - b.x || a.z - b.z);
+    const players = cells.reduce((sum, c) => sum + c.players, 0);
+    const pick = cells.find((c) => c.players < CROWDED);
+    const spawn = pick ? { x: (pick.x + 0.5) * CELL_SIZE, z: (pick.z + 0.5) * CELL_SIZE, cell: { x: pick.x, z: pick.z } } : null;
+    return { cellSize: CELL_SIZE, cells, players, spawn };
+  }
+}

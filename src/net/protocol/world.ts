@@ -1,0 +1,137 @@
+/**
+ * The open world's spatial cells, shared by the browser and the relay: the world is split into
+ * square cells, each its own AvatarRoom Durable Object named `world:cell:X:Z`. A client publishes
+ * its frames to the cell it stands in and subscribes to the 3×3 cells around it.
+ */
+
+/** Cell edge (m). 64 m: a neighbourhood of 3×3 cells sees at least 60 m in every direction. */
+export const CELL_SIZE = 64;
+
+/** Room-name prefix of world cells. */
+export const CELL_ROOM_PREFIX = 'world:cell:';
+/** The world directory's object name. */
+export const DIRECTORY_ROOM = 'world:directory';
+
+export interface Cell {
+  x: number;
+  z: number;
+}
+
+/** The cell holding world position (x, z). */
+export function cellAt(x: number, z: number, size = CELL_SIZE): Cell {
+  return { x: Math.floor(x / size), z: Math.floor(z / size) };
+}
+
+/** `world:cell:X:Z`. */
+export function cellRoom(cell: Cell): string {
+  return `${CELL_ROOM_PREFIX}${cell.x}:${cell.z}`;
+}
+
+/** Cell coordinates from a room name, or null when it is not a world cell. */
+export function parseCellRoom(name: string): Cell | null {
+  if (!name.startsWith(CELL_ROOM_PREFIX)) return null;
+  const match = /^(-?\d{1,5}):(-?\d{1,5})$/.exec(name.slice(CELL_ROOM_PREFIX.length));
+  if (!match) return null;
+  return { x: Number(match[1]), z: Number(match[2]) };
+}
+
+/** Chebyshev distance in cells: 0 the same cell, 1 a neighbour (the 3×3). */
+export function cellDistance(a: Cell, b: Cell): number {
+  return Math.max(Math.abs(a.x - b.x), Math.abs(a.z - b.z));
+}
+
+/** The cells within `radius` (1: the 3×3) of `center`, center first. */
+export function neighbourhood(center: Cell, radius = 1): Cell[] {
+  const cells: Cell[] = [{ ...center }];
+  for (let dz = -radius; dz <= radius; dz++) {
+    for (let dx = -radius; dx <= radius; dx++) if (dx !== 0 || dz !== 0) cells.push({ x: center.x + dx, z: center.z + dz });
+  }
+  return cells;
+}
+
+export function sameCell(a: Cell, b: Cell): boolean {
+  return a.x === b.x && a.z === b.z;
+}
+
+/** A socket's role in a cell: `pub` stands there (sends and gets everything), `sub` watches from next door. */
+export type CellRole = 'pub' | 'sub';
+
+/**
+ * Commands a client may send a cell as text (anything else is dropped like any text):
+ * - `publish` with a token for this cell: start publishing here (after a hop);
+ * - `subscribe`: stop publishing here (the cell tells the others this peer left);
+ * - `renew` with a fresher token: keep this socket past the old token's expiry.
+ */
+export type CellCommand = { type: 'publish'; token: string } | { type: 'subscribe' } | { type: 'renew'; token: string };
+
+/** Cell → client acknowledgement of a command (or of the join). */
+export interface CellAck {
+  type: 'cell';
+  cell: Cell;
+  role: CellRole;
+  /** ms since epoch when this socket's token expires unless renewed. */
+  expiresAt: number;
+}
+
+/** Cell → client: a command was refused (the socket keeps its old role). */
+export interface CellRefusal {
+  type: 'refused';
+  command: string;
+  reason: string;
+}
+
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
+
+/** Parses a client command; null with a reason for anything else. */
+export function parseCellCommand(text: string): { ok: true; value: CellCommand } | { ok: false; problem: string } {
+  if (text.length > 512) return { ok: false, problem: 'command longer than 512 characters' };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, problem: 'not JSON' };
+  }
+  if (typeof value !== 'object' || value === null) return { ok: false, problem: 'not an object' };
+  const command = value as Record<string, unknown>;
+  if (command.type === 'subscribe') return { ok: true, value: { type: 'subscribe' } };
+  if (command.type === 'publish' || command.type === 'renew') {
+    if (typeof command.token !== 'string' || !TOKEN_PATTERN.test(command.token)) return { ok: false, problem: `${command.type} without a well-formed token` };
+    return { ok: true, value: { type: command.type, token: command.token } };
+  }
+  return { ok: false, problem: 'unknown command' };
+}
+
+/** `POST /api/world/enter` answer: a world identity and where it may publish. */
+export interface WorldEntry {
+  /** The id every cell stamps on this client's frames (the same in every cell). */
+  id: number;
+  /** Signed identity token: id, cell, issue time. Opaque to clients. */
+  token: string;
+  cell: Cell;
+  /** ms since epoch; renew (hop to the same cell) well before. */
+  expiresAt: number;
+  cellSize: number;
+}
+
+/** `POST /api/world/hop` answer: a token for the new (adjacent or same) cell. */
+export type WorldHop = Omit<WorldEntry, 'id' | 'cellSize'>;
+
+/** One busy cell in the directory. */
+export interface CellPopulation {
+  x: number;
+  z: number;
+  /** Players publishing in the cell at its last report. */
+  players: number;
+  /** ms since epoch of that report. */
+  at: number;
+}
+
+/** `GET /api/world` answer. */
+export interface WorldDirectory {
+  cellSize: number;
+  /** Busy cells, busiest first. */
+  cells: CellPopulation[];
+  players: number;
+  /** Where a newcomer could spawn: the centre of the busiest cell that is not crowded, or null when the world is empty. */
+  spawn: { x: number; z: number; cell: Cell } | null;
+}

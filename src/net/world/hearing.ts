@@ -1,0 +1,54 @@
+/**
+ * Who is close enough to hear: the peers voice should connect to. Peers within `enterRadius`
+ * (nearest first, at most `max`) join; members stay until they are beyond `exitRadius`, so a
+ * peer pacing at the edge does not make the voice mesh connect and hang up over and over. Voice
+ * discovery follows the same cells as avatars because its input is the avatar peer table, which
+ * only holds peers from the 3×3 cells around the player. Pure.
+ */
+export interface HearingOptions {
+  /** Metres within which a peer is offered a connection. Default 24. */
+  enterRadius?: number;
+  /** Metres beyond which a connection is closed. Default 32. */
+  exitRadius?: number;
+  /** Most connections at once (the nearest win). Default 8. */
+  max?: number;
+}
+
+export interface HearingChange {
+  added: number[];
+  removed: number[];
+}
+
+export class HearingSet {
+  readonly ids = new Set<number>();
+  readonly enterRadius: number;
+  readonly exitRadius: number;
+  readonly max: number;
+
+  constructor(options: HearingOptions = {}) {
+    this.enterRadius = options.enterRadius ?? 24;
+    this.exitRadius = options.exitRadius ?? 32;
+    this.max = options.max ?? 8;
+    if (!(this.exitRadius >= this.enterRadius)) throw new RangeError('HearingSet: exitRadius must be ≥ enterRadius');
+  }
+
+  /** Re-selects from `peers` around (x, z); returns who joined and who left. */
+  update(x: number, z: number, peers: Iterable<{ id: number; x: number; z: number }>): HearingChange {
+    const candidates: Array<{ id: number; d: number }> = [];
+    for (const peer of peers) {
+      const d = Math.hypot(peer.x - x, peer.z - z);
+      const limit = this.ids.has(peer.id) ? this.exitRadius : this.enterRadius;
+      if (d <= limit) candidates.push({ id: peer.id, d });
+    }
+    // Members first at equal distance, so a tie never swaps an existing connection for a new one.
+    candidates.sort((a, b) => a.d - b.d || Number(this.ids.has(b.id)) - Number(this.ids.has(a.id)));
+    const keep = new Set(candidates.slice(0, this.max).map((c) => c.id));
+    const added: number[] = [];
+    const removed: number[] = [];
+    for (const id of this.ids) if (!keep.has(id)) removed.push(id);
+    for (const id of keep) if (!this.ids.has(id)) added.push(id);
+    for (const id of removed) this.ids.delete(id);
+    for (const id of added) this.ids.add(id);
+    return { added, removed };
+  }
+}

@@ -1,0 +1,302 @@
+import { Emitter } from '../../core/emitter.ts';
+import type { ServerControl } from '../protocol/control.ts';
+import { cellDistance, cellRoom, neighbourhood, sameCell, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
+import type { BackoffOptions } from '../transport/backoff.ts';
+import { emptyTransportStats, type FrameTransport, type TransportEvents, type TransportState, type TransportStats } from '../transport/transport.ts';
+import { WebSocketTransport, type WebSocketConstructor } from '../transport/websocket-transport.ts';
+import { CellTracker } from './cell-tracker.ts';
+
+export interface WorldTransportOptions {
+  /** http(s) origin of the Worker, e.g. `https://cairn.example` (its /api/world and /rooms). */
+  origin: string;
+  /** Where the player stands when entering (m). */
+  start: { x: number; z: number };
+  /** Metres past a border before publication moves (hysteresis). Default 4. */
+  margin?: number;
+  /** Renew the identity token this often (ms); tokens last 120 s. Default 40,000. */
+  renewMs?: number;
+  backoff?: BackoffOptions;
+  /** WebSocket implementation (Node: `ws`). Default the global one. */
+  WebSocket?: WebSocketConstructor;
+  /** fetch implementation. Default the global one. */
+  fetch?: typeof fetch;
+}
+
+/** The world-specific figures (`stats.net.world`). */
+export interface WorldStats {
+  /** Publication cell, "x:z". */
+  cell: string | null;
+  /** Cell sockets open now (the 3×3: 9 inside the map). */
+  subscriptions: number;
+  /** Cell changes completed. */
+  hops: number;
+  /** Times the identity was replaced (teleports, lost identity). */
+  reentries: number;
+  hopErrors: number;
+  lastHopError: string | null;
+  /** Token renewals completed. */
+  renewals: number;
+}
+
+interface CellSocket {
+  cell: Cell;
+  transport: WebSocketTransport;
+  /** Role acknowledged by the cell. */
+  role: 'pub' | 'sub' | null;
+  offs: Array<() => void>;
+}
+
+/**
+ * The open world as one {@link FrameTransport}: publishes to the cell the player stands in and
+ * listens to the 3×3 cells around it, one WebSocket per cell, each cell an AvatarRoom Durable
+ * Object (`world:cell:X:Z`). Messages from every cell come out of one `message` event; the peer
+ * table merges them without duplicates (one world id per player, sequence numbers decide).
+ *
+ * Crossing a border (past the hysteresis margin) asks the directory for a token for the new cell
+ * (`POST /api/world/hop`), tells the new cell `publish` and the old one `subscribe` (the old cell
+ * sends the others a leave frame for this id; they keep the avatar because its frames continue
+ * from the new cell), then opens the cells that came into the 3×3 and closes those that left it.
+ * A jump of more than one cell (a teleport) enters again under a new identity.
+ */
+export class WorldTransport implements FrameTransport {
+  readonly kind = 'world' as const;
+  readonly target: string;
+  readonly stats: TransportStats = emptyTransportStats();
+  readonly events = new Emitter<TransportEvents>();
+  readonly world: WorldStats = { cell: null, subscriptions: 0, hops: 0, reentries: 0, hopErrors: 0, lastHopError: null, renewals: 0 };
+  state: TransportState = 'connecting';
+  selfId: number | null = null;
+  /** The cell this client publishes in (acknowledged). */
+  cell: Cell | null = null;
+  readonly tracker: CellTracker;
+  private readonly cells = new Map<string, CellSocket>();
+  private token: string | null = null;
+  private tokenCell: Cell | null = null;
+  private readonly origin: string;
+  private readonly wsOrigin: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly options: WorldTransportOptions;
+  private busy = false;
+  private retryAt = 0;
+  private renewTimer: ReturnType<typeof setInterval> | null = null;
+  private disposed = false;
+  private position: { x: number; z: number };
+
+  constructor(options: WorldTransportOptions) {
+    this.options = options;
+    this.origin = options.origin.replace(/\/$/, '');
+    if (!/^https?:\/\//.test(this.origin)) throw new Error(`WorldTransport: origin "${options.origin}" must be http:// or https://`);
+    this.wsOrigin = this.origin.replace(/^http/, 'ws');
+    this.target = `${this.origin}/api/world`;
+    this.fetchImpl = options.fetch ?? fetch.bind(globalThis);
+    this.tracker = new CellTracker(undefined, options.margin ?? 4);
+    this.position = { ...options.start };
+  }
+
+  /** Enters the world and opens the 3×3 around the start. Resolves false (with a reason in stats) when the world API does not answer. */
+  async start(): Promise<boolean> {
+    try {
+      await this.enter(this.position);
+    } catch (error) {
+      this.stats.lastError = (error as Error).message;
+      this.setState('closed');
+      return false;
+    }
+    this.renewTimer = setInterval(() => void this.renew(), this.options.renewMs ?? 40_000);
+    return true;
+  }
+
+  /** Where the player is now (every rendered frame). Moves publication and subscriptions when due. */
+  setPosition(x: number, z: number): void {
+    this.position = { x, z };
+    if (this.disposed || this.busy || !this.token || Date.now() < this.retryAt) return;
+    const want = this.tracker.update(x, z);
+    if (this.tokenCell && !sameCell(want, this.tokenCell)) void this.move(want);
+  }
+
+  send(frame: Uint8Array): boolean {
+    const pub = this.cell ? this.cells.get(cellRoom(this.cell)) : undefined;
+    if (!pub || pub.role !== 'pub' || !pub.transport.send(frame)) {
+      this.stats.unsent++;
+      return false;
+    }
+    this.stats.sent++;
+    return true;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.renewTimer !== null) clearInterval(this.renewTimer);
+    for (const key of [...this.cells.keys()]) this.closeCell(key);
+    this.setState('closed');
+    this.events.clear();
+  }
+
+  // ── Identity and cells ──────────────────────────────────────────────────────────────────────
+
+  private async post<T>(path: string, body: unknown): Promise<T> {
+    const response = await this.fetchImpl(`${this.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await response.text();
+    if (!response.ok) throw Object.assign(new Error(`${path}: HTTP ${response.status} ${text.trim()}`), { status: response.status });
+    return JSON.parse(text) as T;
+  }
+
+  private async enter(at: { x: number; z: number }): Promise<void> {
+    const entry = await this.post<WorldEntry>('/api/world/enter', at);
+    if (this.selfId !== null) this.world.reentries++;
+    for (const key of [...this.cells.keys()]) this.closeCell(key);
+    this.selfId = entry.id;
+    this.token = entry.token;
+    this.tokenCell = entry.cell;
+    this.cell = null;
+    this.tracker.reset(entry.cell);
+    for (const cell of neighbourhood(entry.cell)) this.openCell(cell, sameCell(cell, entry.cell) ? 'pub' : 'sub');
+  }
+
+  /** Moves publication to `to` (adjacent: a hop; farther: enter again). */
+  private async move(to: Cell): Promise<void> {
+    this.busy = true;
+    try {
+      if (cellDistance(to, this.tokenCell!) > 1) {
+        await this.enter(this.position);
+        return;
+      }
+      const hop = await this.post<WorldHop>('/api/world/hop', { token: this.token, cell: to });
+      this.adopt(hop);
+      const target = this.cells.get(cellRoom(to));
+      if (target && target.transport.state === 'open') target.transport.sendText(JSON.stringify({ type: 'publish', token: hop.token }));
+      else this.openCell(to, 'pub');
+      // The rest (stop publishing in the old cell, reshape the 3×3) follows the new cell's ack.
+    } catch (error) {
+      const status = (error as { status?: number }).status;
+      this.world.hopErrors++;
+      this.world.lastHopError = (error as Error).message;
+      if (status === 409 || status === 401) {
+        // The directory no longer knows this token (expired, or another tab took over): start over.
+        try {
+          await this.enter(this.position);
+        } catch (again) {
+          this.world.lastHopError = (again as Error).message;
+        }
+      }
+      this.tracker.reset(this.tokenCell);
+      this.retryAt = Date.now() + 1000;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private adopt(grant: WorldHop): void {
+    this.token = grant.token;
+    this.tokenCell = grant.cell;
+    for (const socket of this.cells.values()) socket.transport.setUrl(this.cellUrl(socket.cell, sameCell(socket.cell, grant.cell) ? 'pub' : 'sub'));
+  }
+
+  /** Keeps the identity alive: a fresh token for the current cell, passed to every open cell. */
+  private async renew(): Promise<void> {
+    if (this.busy || !this.token || !this.tokenCell || this.disposed) return;
+    this.busy = true;
+    try {
+      const grant = await this.post<WorldHop>('/api/world/hop', { token: this.token, cell: this.tokenCell });
+      this.adopt(grant);
+      for (const socket of this.cells.values()) socket.transport.sendText(JSON.stringify({ type: 'renew', token: grant.token }));
+      this.world.renewals++;
+    } catch (error) {
+      this.world.lastHopError = (error as Error).message;
+      this.world.hopErrors++;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private cellUrl(cell: Cell, role: 'pub' | 'sub'): string {
+    return `${this.wsOrigin}/rooms/avatar/${encodeURIComponent(cellRoom(cell))}?role=${role}&token=${this.token}`;
+  }
+
+  private openCell(cell: Cell, role: 'pub' | 'sub'): void {
+    const key = cellRoom(cell);
+    if (this.cells.has(key)) return;
+    const transport = new WebSocketTransport({ url: this.cellUrl(cell, role), backoff: this.options.backoff, WebSocket: this.options.WebSocket });
+    const socket: CellSocket = { cell, transport, role: null, offs: [] };
+    this.cells.set(key, socket);
+    socket.offs.push(
+      transport.events.on('message', (bytes) => {
+        this.stats.messages++;
+        this.events.emit('message', bytes);
+      }),
+      transport.events.on('control', (control) => this.onControl(socket, control)),
+      transport.events.on('rejected', (reason) => {
+        this.stats.rejected++;
+        this.stats.lastRejection = reason;
+        this.events.emit('rejected', reason);
+      }),
+      transport.events.on('state', (state) => {
+        if (state !== 'open') socket.role = null;
+        if (state === 'closed' && transport.stats.lastError) this.stats.lastError = `${key}: ${transport.stats.lastError}`;
+        this.refreshState();
+      }),
+    );
+    this.world.subscriptions = this.cells.size;
+  }
+
+  private closeCell(key: string): void {
+    const socket = this.cells.get(key);
+    if (!socket) return;
+    for (const off of socket.offs) off();
+    socket.transport.dispose();
+    this.cells.delete(key);
+    this.world.subscriptions = this.cells.size;
+  }
+
+  private onControl(socket: CellSocket, control: ServerControl): void {
+    this.stats.controls++;
+    if (control.type === 'cell') {
+      const ack = control as unknown as CellAck;
+      socket.role = ack.role;
+      if (ack.role === 'pub') this.published(socket.cell);
+      this.refreshState();
+    } else if (control.type === 'refused') {
+      this.world.lastHopError = `${cellRoom(socket.cell)} refused ${String(control.command)}: ${String(control.reason)}`;
+      this.world.hopErrors++;
+    } else if (control.type === 'welcome' || control.type === 'dropped') {
+      this.events.emit('control', control);
+    }
+  }
+
+  /** A cell acknowledged publication: stop publishing in the old one and reshape the 3×3. */
+  private published(cell: Cell): void {
+    const previous = this.cell;
+    this.cell = cell;
+    this.world.cell = `${cell.x}:${cell.z}`;
+    if (previous && !sameCell(previous, cell)) {
+      this.world.hops++;
+      this.cells.get(cellRoom(previous))?.transport.sendText(JSON.stringify({ type: 'subscribe' }));
+    }
+    const wanted = new Set(neighbourhood(cell).map(cellRoom));
+    for (const key of [...this.cells.keys()]) if (!wanted.has(key)) this.closeCell(key);
+    for (const next of neighbourhood(cell)) {
+      const key = cellRoom(next);
+      const existing = this.cells.get(key);
+      if (!existing) this.openCell(next, 'sub');
+      else if (!sameCell(next, cell) && previous && !sameCell(previous, cell)) existing.transport.sendText(JSON.stringify({ type: 'renew', token: this.token }));
+    }
+  }
+
+  private refreshState(): void {
+    if (this.disposed) return;
+    const pub = this.cell ? this.cells.get(cellRoom(this.cell)) : undefined;
+    const state: TransportState = pub?.role === 'pub' && pub.transport.state === 'open' ? 'open' : this.cell ? 'reconnecting' : 'connecting';
+    this.stats.pingMs = pub?.transport.stats.pingMs ?? null;
+    let reconnects = 0;
+    for (const socket of this.cells.values()) reconnects += socket.transport.stats.reconnects;
+    this.stats.reconnects = reconnects;
+    this.setState(state);
+  }
+
+  private setState(state: TransportState): void {
+    if (state === this.state) return;
+    this.state = state;
+    this.events.emit('state', state);
+  }
+}
