@@ -1,0 +1,185 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { countDifferentPixels, decodePng } from '../harness/png.ts';
+import { ROOT } from '../harness/server.ts';
+
+const base = inject('serverUrl');
+
+interface AnimStats {
+  phase: string;
+  clips: number;
+  retargeted: number;
+  failed: number;
+  targetBones: number;
+  sourceBones: number;
+  mappedBones: number;
+  clip: string | null;
+  reference: boolean;
+  parity: { clip: string; positionDriftMm: number; rotationDriftDeg: number; ok: boolean } | null;
+}
+
+const animStats = (page: Page): Promise<AnimStats> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.anim)) as AnimStats);
+const frames = (page: Page, count = 2): Promise<void> => page.evaluate((n) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(n), count);
+
+/**
+ * In the page: plays `clip` paused at each time, and returns the world matrices (elements) of the
+ * named bones of the character on screen, read from the very bones its skinned meshes draw with.
+ */
+function boneMatrices(page: Page, clip: string, times: number[], bones: string[]): Promise<Record<string, number[]>[]> {
+  return page.evaluate(
+    ({ clip, times, bones }) => {
+      const viewer = window.cairn.retarget as {
+        play(name: string): void;
+        setPlaying(on: boolean): void;
+        setTime(t: number): void;
+        target: { object: { getObjectByName(name: string): { matrixWorld: { elements: number[] } } | undefined } };
+      };
+      viewer.play(clip);
+      viewer.setPlaying(false);
+      return times.map((t) => {
+        viewer.setTime(t);
+        return Object.fromEntries(bones.map((name) => [name, [...viewer.target.object.getObjectByName(name)!.matrixWorld.elements]]));
+      });
+    },
+    { clip, times, bones },
+  );
+}
+const position = (m: number[]): [number, number, number] => [m[12]!, m[13]!, m[14]!];
+const distance = (a: number[], b: number[]): number => Math.hypot(a[12]! - b[12]!, a[13]! - b[13]!, a[14]! - b[14]!);
+
+describe('the retarget page: the library on the CC4-style character', () => {
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 640, height: 400 } });
+    errors = collectPageErrors(page);
+    await page.goto(`${base}/retarget.html`);
+    await waitForCairn(page, 120_000);
+    await page.waitForFunction(() => (window.cairn.stats.anim as { phase?: string } | undefined)?.phase === 'ready', undefined, { timeout: 150_000, polling: 250 });
+  });
+  afterAll(async () => browser?.close());
+
+  it('retargets every clip of the library onto the 213-bone rig, on WebGPU, with no errors', async () => {
+    const s = await animStats(page);
+    expect(s.clips).toBeGreaterThanOrEqual(40);
+    expect(s.retargeted).toBe(s.clips);
+    expect(s.failed).toBe(0);
+    expect(s.targetBones).toBe(213);
+    expect(s.sourceBones).toBe(64);
+    expect(s.mappedBones).toBe(61);
+    expect(await page.evaluate(() => window.cairn.stats.backend)).toBe('WebGPU');
+    expect(await page.evaluate(() => window.cairn.stats.shaderErrors)).toBe(0);
+    expect(errors).toEqual([]);
+    // The HUD shows the same figures, including the parity of the clip on screen.
+    expect(s.parity?.clip).toBe(s.clip);
+    expect(s.parity?.ok).toBe(true);
+    const hud = await page.locator('.cairn-hud').innerText();
+    expect(hud).toContain(`${s.retargeted}/${s.clips}`);
+    expect(hud).toContain('cairn-cc4 (213 bones)');
+  });
+
+  it('closes the CC4 hands on the sword grip: finger bones turn and fingertips come to the palm', async () => {
+    const fingers = ['Index', 'Mid', 'Ring', 'Pinky'].flatMap((f) => [1, 2, 3].map((j) => `CC_Base_R_${f}${j}`));
+    const names = ['CC_Base_R_Hand', 'CC_Base_R_Mid1', ...fingers];
+    const [open] = await boneMatrices(page, 'idle', [0], names);
+    const grip = await boneMatrices(page, 'sword_slash_1', [0.1, 0.4, 0.7], names);
+    for (const frame of grip) {
+      const palm = (m: Record<string, number[]>): number[] => {
+        const hand = m.CC_Base_R_Hand!;
+        const knuckle = m.CC_Base_R_Mid1!;
+        return hand.map((v, i) => v + (knuckle[i]! - v) * 0.6);
+      };
+      for (const finger of ['Index', 'Mid', 'Ring', 'Pinky']) {
+        const tip = `CC_Base_R_${finger}3`;
+        expect(distance(frame[tip]!, palm(frame)), finger).toBeLessThan(distance(open![tip]!, palm(open!)) * 0.8);
+      }
+      // Each finger joint's orientation relative to the hand changed from the open idle hand.
+      for (const joint of fingers) {
+        const rel = (m: Record<string, number[]>): number[] => {
+          const a = m.CC_Base_R_Hand!;
+          const b = m[joint]!;
+          // Columns of the joint's basis dotted with the hand's: a rotation-only comparison.
+          return [0, 4, 8].flatMap((i) => [0, 4, 8].map((k) => (a[k]! * b[i]! + a[k + 1]! * b[i + 1]! + a[k + 2]! * b[i + 2]!) / (Math.hypot(a[k]!, a[k + 1]!, a[k + 2]!) * Math.hypot(b[i]!, b[i + 1]!, b[i + 2]!))));
+        };
+        const change = Math.max(...rel(frame).map((v, i) => Math.abs(v - rel(open!)[i]!)));
+        expect(change, joint).toBeGreaterThan(0.15);
+      }
+    }
+  });
+
+  it('keeps the CC4 feet on the ground through the walk cycle', async () => {
+    const times = Array.from({ length: 22 }, (_, i) => (i / 22) * 1.1);
+    const frames = await boneMatrices(page, 'walk_fwd', times, ['CC_Base_L_Foot', 'CC_Base_R_Foot']);
+    const stepping: number[] = [];
+    for (const frame of frames) {
+      const left = position(frame.CC_Base_L_Foot!)[1];
+      const right = position(frame.CC_Base_R_Foot!)[1];
+      // The lower ankle stays at its bind height (0.09 m), never below the floor.
+      expect(Math.abs(Math.min(left, right) - 0.09)).toBeLessThan(0.008);
+      stepping.push(Math.max(left, right));
+    }
+    // …while the other foot lifts: the feet really walk.
+    expect(Math.max(...stepping) - 0.09).toBeGreaterThan(0.05);
+  });
+
+  it('shows the source rig beside the character on backslash, playing the same clip', async () => {
+    await page.evaluate(() => (window.cairn.retarget as { play(n: string): void }).play('wave'));
+    await frames(page, 2);
+    const before = decodePng(await page.screenshot());
+    await page.locator('canvas').click({ position: { x: 200, y: 300 } });
+    await page.keyboard.press('Backslash');
+    await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean }).reference === true, undefined, { timeout: 10_000 });
+    await frames(page, 3);
+    const shot = await page.screenshot();
+    // The picture in docs/anim.md: the CC4 character and, beside it, the source mannequin.
+    writeFileSync(resolve(ROOT, 'docs/anim-reference.png'), shot);
+    const after = decodePng(shot);
+    expect(countDifferentPixels(before, after)).toBeGreaterThan(800);
+    const reference = await page.evaluate(() => {
+      const viewer = window.cairn.retarget as { reference: { clip: string | null; source: { visible: boolean; position: { x: number } } } };
+      return { clip: viewer.reference.clip, visible: viewer.reference.source.visible, x: viewer.reference.source.position.x };
+    });
+    expect(reference).toEqual({ clip: 'wave', visible: true, x: expect.closeTo(1.1, 6) as unknown as number });
+    expect(await page.locator('.cairn-hud').innerText()).toContain('source shown');
+    await page.keyboard.press('Backslash');
+    await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean }).reference === false, undefined, { timeout: 10_000 });
+  });
+});
+
+describe('the reference view in the world', () => {
+  it('stays idle until backslash, then shows the source beside the player playing the player\'s clip', async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 640, height: 400 } });
+      const errors = collectPageErrors(page);
+      await page.goto(`${base}/`);
+      await waitForCairn(page);
+      // Nothing built before the key: no reference object in the scene.
+      expect(await page.evaluate(() => (window.cairn.scene as { getObjectByName(n: string): unknown }).getObjectByName('anim-reference') === undefined)).toBe(true);
+      const calls = await page.evaluate(() => window.cairn.stats.drawCalls);
+      await page.locator('canvas').click({ position: { x: 320, y: 380 } });
+      await page.keyboard.press('Backslash');
+      await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean; clip: string | null }).reference && (window.cairn.stats.anim as { clip: string | null }).clip !== null, undefined, { timeout: 60_000, polling: 100 });
+      await frames(page, 3);
+      const state = await page.evaluate(() => {
+        const scene = window.cairn.scene as { getObjectByName(n: string): { visible: boolean; position: { x: number; z: number } } | undefined };
+        const reference = scene.getObjectByName('anim-reference')!;
+        const player = window.cairn.stats.player as { x: number; z: number; clip: string };
+        return { visible: reference.visible, dx: reference.position.x - player.x, dz: reference.position.z - player.z, clip: (window.cairn.stats.anim as { clip: string }).clip, playerClip: player.clip, drawCalls: window.cairn.stats.drawCalls };
+      });
+      expect(state.visible).toBe(true);
+      expect(Math.hypot(state.dx, state.dz)).toBeCloseTo(1.1, 2);
+      expect(state.clip).toBe(state.playerClip);
+      expect(state.drawCalls).toBeGreaterThan(calls);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});
