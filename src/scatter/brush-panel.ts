@@ -85,6 +85,10 @@ export class BrushPanel {
     el.querySelector<HTMLInputElement>('[data-role="preset-file"]')!.addEventListener('change', (event) => void this.loadPresetFile(event.target as HTMLInputElement));
     el.querySelector<HTMLInputElement>('[data-role="prop-file"]')!.addEventListener('change', (event) => void this.addPropFile(event.target as HTMLInputElement));
     this.unsubscribe.push(
+      // Presets chosen elsewhere (console, replay, the world) still light the right button.
+      this.layer.on('change', ({ event }) => {
+        if (event.kind === 'preset') this.renderPresets();
+      }),
       this.layer.on('progress', ({ done, total, current, state }) => {
         const percent = total === 0 ? 100 : Math.round((done / total) * 100);
         this.progressBar.style.width = `${percent}%`;
@@ -130,7 +134,6 @@ export class BrushPanel {
     if (!target) return;
     if (target.dataset.preset) {
       void this.layer.choosePreset(target.dataset.preset);
-      this.renderPresets();
     } else if (target.dataset.mode) {
       this.setMode(target.dataset.mode as 'paint' | 'erase');
     } else if (target.dataset.action === 'new-session') {

@@ -367,9 +367,11 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
   }
 
   private flushPending(propId: string, session: ScatterSession, prop: ResolvedProp | null): void {
+    // A bake that lands after a reset belongs to the old session: the new one queued its own.
+    if (session !== this.session) return;
     const ids = this.pending.get(propId);
     this.pending.delete(propId);
-    if (!ids || session !== this.session) return;
+    if (!ids) return;
     for (const id of ids) {
       const placement = session.instances.get(id);
       if (!placement) continue; // erased or evicted while its prop loaded

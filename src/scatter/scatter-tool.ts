@@ -76,10 +76,7 @@ export function createScatterTool(options: ScatterToolOptions): ScatterTool {
   window.addEventListener('keydown', onKey);
 
   const preset = options.preset === undefined ? 'mixed-forest' : options.preset;
-  if (preset && layer.presets.has(preset)) {
-    void layer.choosePreset(preset);
-    panel.renderPresets();
-  }
+  if (preset && layer.presets.has(preset)) void layer.choosePreset(preset);
 
   const tool: ScatterTool = {
     layer,

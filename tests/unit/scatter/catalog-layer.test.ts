@@ -183,3 +183,20 @@ describe('scatter layer (Node: placement → buckets → LOD, no renderer)', () 
     expect(scatter.snapshot()).toEqual(snapshot);
   });
 });
+
+describe('scatter layer reset while props are baking', () => {
+  it('draws the new session once the bake lands, even if it started for the old one', async () => {
+    const scatter = layer();
+    void scatter.choosePreset('meadow');
+    scatter.paint(0, 0, 12); // queued: the props are still baking
+    expect(scatter.stats.pending).toBeGreaterThan(0);
+    scatter.reset(99);
+    void scatter.choosePreset('meadow');
+    const { added } = scatter.paint(5, 5, 12);
+    await scatter.whenIdle();
+    scatter.update({ x: 0, y: 30, z: 0 }, 0);
+    expect(scatter.stats.pending).toBe(0);
+    expect(scatter.stats.rendered).toBe(added.length);
+    expect(scatter.stats.instances).toBe(added.length);
+  });
+});
