@@ -64,7 +64,8 @@ export class WorldDirectory {
     if (Math.abs(cell.x) > CELL_LIMIT || Math.abs(cell.z) > CELL_LIMIT) return { ok: false, status: 400, problem: `position is outside the world (cells ±${CELL_LIMIT})` };
     const id = ((await this.storage.get<number>('world:lastId')) ?? 0) + 1;
     const now = this.now();
-    await this.storage.put({ 'world:lastId': id, [`who:${id}`]: { cell, at: now } satisfies Whereabouts });
+    // Entering is not a hop: the first hop may follow at once.
+    await this.storage.put({ 'world:lastId': id, [`who:${id}`]: { cell, at: 0 } satisfies Whereabouts });
     const token = await signToken(await this.signingKey(), id, cell, now);
     return { ok: true, value: { id, token, cell, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, cellSize: CELL_SIZE } };
   }

@@ -16,6 +16,12 @@ export class RelayClient {
   readonly binary: Buffer[] = [];
   readonly texts: string[] = [];
   readonly closed: Promise<{ code: number; reason: string }>;
+  /**
+   * Resolves when the server's close *frame* arrives. A server-initiated close of a hibernatable
+   * socket completes its TCP teardown only ~10 s later through wrangler dev (measured), so tests
+   * of server-side closes wait for the frame, not for {@link closed}.
+   */
+  readonly closeFrame: Promise<{ code: number; reason: string }>;
   private readonly waiters = new Set<() => void>();
 
   private constructor(readonly socket: WebSocket) {
@@ -26,6 +32,14 @@ export class RelayClient {
       for (const wake of [...this.waiters]) wake();
     });
     this.closed = new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    this.closeFrame = new Promise((resolve) => {
+      void this.closed.then(resolve);
+      socket.once('open', () => {
+        // ws's Receiver emits 'conclude' with the close frame's code and reason (Buffer).
+        const receiver = (socket as unknown as { _receiver: { once(event: 'conclude', listener: (code: number, reason: Buffer) => void): void } | null })._receiver;
+        receiver?.once('conclude', (code, reason) => resolve({ code, reason: reason.toString() }));
+      });
+    });
     void this.closed.then(() => {
       for (const wake of [...this.waiters]) wake();
     });

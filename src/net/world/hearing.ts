@@ -1,6 +1,6 @@
 /**
  * Who is close enough to hear: the peers voice should connect to. Peers within `enterRadius`
- * (nearest first, at most `max`) join; members stay until they are beyond `exitRadius`, so a
+ * (nearest first, while fewer than `max`) join; members stay until they are beyond `exitRadius`, so a
  * peer pacing at the edge does not make the voice mesh connect and hang up over and over. Voice
  * discovery follows the same cells as avatars because its input is the avatar peer table, which
  * only holds peers from the 3×3 cells around the player. Pure.
@@ -34,15 +34,24 @@ export class HearingSet {
 
   /** Re-selects from `peers` around (x, z); returns who joined and who left. */
   update(x: number, z: number, peers: Iterable<{ id: number; x: number; z: number }>): HearingChange {
-    const candidates: Array<{ id: number; d: number }> = [];
+    // Members keep their place while within the exit radius; newcomers (within the enter radius,
+    // nearest first) only take free places — so a closer stranger never makes voice hang up on
+    // someone still in range.
+    const members: Array<{ id: number; d: number }> = [];
+    const newcomers: Array<{ id: number; d: number }> = [];
     for (const peer of peers) {
       const d = Math.hypot(peer.x - x, peer.z - z);
-      const limit = this.ids.has(peer.id) ? this.exitRadius : this.enterRadius;
-      if (d <= limit) candidates.push({ id: peer.id, d });
+      if (this.ids.has(peer.id)) {
+        if (d <= this.exitRadius) members.push({ id: peer.id, d });
+      } else if (d <= this.enterRadius) newcomers.push({ id: peer.id, d });
     }
-    // Members first at equal distance, so a tie never swaps an existing connection for a new one.
-    candidates.sort((a, b) => a.d - b.d || Number(this.ids.has(b.id)) - Number(this.ids.has(a.id)));
-    const keep = new Set(candidates.slice(0, this.max).map((c) => c.id));
+    members.sort((a, b) => a.d - b.d);
+    newcomers.sort((a, b) => a.d - b.d);
+    const keep = new Set(members.slice(0, this.max).map((c) => c.id));
+    for (const c of newcomers) {
+      if (keep.size >= this.max) break;
+      keep.add(c.id);
+    }
     const added: number[] = [];
     const removed: number[] = [];
     for (const id of this.ids) if (!keep.has(id)) removed.push(id);

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { CellGate } from '../../../server/world/cell-gate.ts';
+import { importTokenKey, randomTokenKey, signToken, TOKEN_TTL_MS, verifyToken } from '../../../server/world/token.ts';
+import { cellAt, cellDistance, cellRoom, neighbourhood, parseCellCommand, parseCellRoom } from '../../../src/net/protocol/world.ts';
+import { CellTracker } from '../../../src/net/world/cell-tracker.ts';
+import { HearingSet } from '../../../src/net/world/hearing.ts';
+import { createFrame, decodeFrame, FrameFlag } from '../../../src/net/protocol/frame.ts';
+import { LocalPublisher } from '../../../src/net/peers/local-publisher.ts';
+
+describe('cells', () => {
+  it('maps positions to 64 m cells and names them world:cell:X:Z', () => {
+    expect(cellAt(0, 0)).toEqual({ x: 0, z: 0 });
+    expect(cellAt(63.9, -0.1)).toEqual({ x: 0, z: -1 });
+    expect(cellAt(-256, 255)).toEqual({ x: -4, z: 3 });
+    expect(cellRoom({ x: 3, z: -2 })).toBe('world:cell:3:-2');
+    expect(parseCellRoom('world:cell:3:-2')).toEqual({ x: 3, z: -2 });
+    expect(parseCellRoom('world:cell:3')).toBeNull();
+    expect(parseCellRoom('lobby')).toBeNull();
+    const around = neighbourhood({ x: 0, z: 0 });
+    expect(around).toHaveLength(9);
+    expect(around[0]).toEqual({ x: 0, z: 0 });
+    expect(new Set(around.map(cellRoom)).size).toBe(9);
+    expect(Math.max(...around.map((c) => cellDistance(c, { x: 0, z: 0 })))).toBe(1);
+  });
+
+  it('moves publication only past the hysteresis margin (walking along a border does not thrash)', () => {
+    const tracker = new CellTracker(64, 4);
+    expect(tracker.update(60, 10)).toEqual({ x: 0, z: 0 });
+    // Zig-zag across the x = 64 border within 4 m: stays in cell 0.
+    for (let i = 0; i < 50; i++) expect(tracker.update(i % 2 ? 62 : 67.5, 10)).toEqual({ x: 0, z: 0 });
+    expect(tracker.changes).toBe(0);
+    expect(tracker.update(68.5, 10)).toEqual({ x: 1, z: 0 });
+    // And back: needs 4 m into cell 0 again.
+    expect(tracker.update(61, 10)).toEqual({ x: 1, z: 0 });
+    expect(tracker.update(59.5, 10)).toEqual({ x: 0, z: 0 });
+    expect(tracker.changes).toBe(2);
+    expect(() => new CellTracker(64, 40)).toThrow(/margin/);
+  });
+
+  it('parses cell commands and refuses anything else', () => {
+    expect(parseCellCommand('{"type":"subscribe"}')).toEqual({ ok: true, value: { type: 'subscribe' } });
+    expect(parseCellCommand(JSON.stringify({ type: 'publish', token: 'A'.repeat(38) }))).toMatchObject({ ok: true });
+    expect(parseCellCommand('{"type":"publish"}')).toEqual({ ok: false, problem: 'publish without a well-formed token' });
+    expect(parseCellCommand(JSON.stringify({ type: 'renew', token: 'x y' }))).toMatchObject({ ok: false });
+    expect(parseCellCommand('{"type":"teleport"}')).toEqual({ ok: false, problem: 'unknown command' });
+    expect(parseCellCommand('nope')).toEqual({ ok: false, problem: 'not JSON' });
+    expect(parseCellCommand('x'.repeat(600))).toMatchObject({ ok: false });
+  });
+});
+
+describe('world tokens and the cell gate', () => {
+  it('sign/verify round-trips; a changed byte, another key or age past the TTL is refused', async () => {
+    const key = await importTokenKey(randomTokenKey());
+    const now = 1_750_000_000_000;
+    const token = await signToken(key, 42, { x: -3, z: 7 }, now);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{38}$/);
+    const ok = await verifyToken(key, token, now + 1000);
+    expect(ok).toEqual({ ok: true, claims: { id: 42, cell: { x: -3, z: 7 }, issuedAt: now, expiresAt: now + TOKEN_TTL_MS } });
+    const tampered = token.slice(0, 5) + (token[5] === 'A' ? 'B' : 'A') + token.slice(6);
+    expect(await verifyToken(key, tampered, now)).toMatchObject({ ok: false, reason: 'world token signature does not match' });
+    const other = await importTokenKey(randomTokenKey());
+    expect(await verifyToken(other, token, now)).toMatchObject({ ok: false, expired: false });
+    expect(await verifyToken(key, token, now + TOKEN_TTL_MS)).toMatchObject({ ok: false, expired: true });
+    expect(await verifyToken(key, 'short', now)).toMatchObject({ ok: false, reason: 'malformed world token' });
+  });
+
+  it('admits publishers only to their own cell and watchers only to the 3×3; expired tokens get 4005', async () => {
+    const raw = randomTokenKey();
+    const key = await importTokenKey(raw);
+    const now = Date.now();
+    const token = await signToken(key, 7, { x: 2, z: 2 }, now);
+    const here = new CellGate({ x: 2, z: 2 }, async () => raw);
+    const next = new CellGate({ x: 3, z: 1 }, async () => raw);
+    const far = new CellGate({ x: 4, z: 2 }, async () => raw);
+    expect(await here.check(token, 'pub', now)).toMatchObject({ ok: true, claims: { id: 7 } });
+    expect(await next.check(token, 'sub', now)).toMatchObject({ ok: true });
+    expect(await next.check(token, 'pub', now)).toMatchObject({ ok: false, code: 4004 });
+    expect(await far.check(token, 'sub', now)).toMatchObject({ ok: false, code: 4004 });
+    expect(await here.check(token, 'sub', now + TOKEN_TTL_MS + 1)).toMatchObject({ ok: false, code: 4005 });
+    expect(await here.check(null, 'sub', now)).toMatchObject({ ok: false, code: 4003 });
+    const broken = new CellGate({ x: 2, z: 2 }, async () => {
+      throw new Error('directory unreachable');
+    });
+    expect(await broken.check(token, 'sub', now)).toMatchObject({ ok: false, code: 1011, reason: /directory unreachable/ });
+  });
+});
+
+describe('interest management', () => {
+  it('halves the rate to neighbouring cells: every other regular frame is near-only, state changes go everywhere', () => {
+    const publisher = new LocalPublisher({ farRateDivisor: 2 });
+    const out = createFrame();
+    const regular: number[] = [];
+    let change = -1;
+    for (let t = 0; t < 2000; t += 10) {
+      const bytes = publisher.poll({ x: 0, y: 0, z: 0, facing: 0, speed: 0, state: t >= 450 ? 'jump' : 'idle' }, t);
+      if (!bytes) continue;
+      const copy = bytes.slice();
+      copy[4] = 1; // a sender id, as the relay would stamp
+      expect(decodeFrame(copy, 0, out)).toBeNull();
+      if (t === 450) change = out.flags;
+      else regular.push(out.flags);
+    }
+    expect(change).toBe(0); // the jump goes everywhere at once
+    expect(regular).toHaveLength(20);
+    const far = regular.filter((f) => (f & FrameFlag.nearOnly) === 0).length;
+    expect(far).toBeGreaterThanOrEqual(9);
+    expect(far).toBeLessThanOrEqual(11);
+  });
+
+  it('offers voice connections to the nearest peers in range and hangs up only past the exit radius', () => {
+    const hearing = new HearingSet({ enterRadius: 20, exitRadius: 30, max: 2 });
+    expect(hearing.update(0, 0, [{ id: 1, x: 10, z: 0 }, { id: 2, x: 25, z: 0 }, { id: 3, x: 15, z: 0 }])).toEqual({ added: [1, 3], removed: [] });
+    // Peer 3 drifts to 25 m: inside the exit radius, it stays.
+    expect(hearing.update(0, 0, [{ id: 1, x: 10, z: 0 }, { id: 2, x: 19, z: 0 }, { id: 3, x: 25, z: 0 }])).toEqual({ added: [], removed: [] });
+    // A closer newcomer waits for a free place; past 30 m peer 3 goes and the newcomer comes in.
+    expect(hearing.update(0, 0, [{ id: 1, x: 10, z: 0 }, { id: 2, x: 5, z: 0 }, { id: 3, x: 29, z: 0 }])).toEqual({ added: [], removed: [] });
+    expect(hearing.update(0, 0, [{ id: 1, x: 10, z: 0 }, { id: 2, x: 19, z: 0 }, { id: 3, x: 31, z: 0 }])).toEqual({ added: [2], removed: [3] });
+    // A peer that left the table is hung up on.
+    expect(hearing.update(0, 0, [{ id: 2, x: 19, z: 0 }])).toEqual({ added: [], removed: [1] });
+    expect([...hearing.ids]).toEqual([2]);
+  });
+});
