@@ -6,6 +6,8 @@ export * from './rigs/cc4.ts';
 export * from './rigs/cc4-body.ts';
 export * from './rigs/cc4-character.ts';
 export * from './library/index.ts';
+export { SWIM_RIG_OFFSETS } from './library/movement.ts';
+export * from './view/reference-view.ts';
 export * from './retarget/rig-description.ts';
 export * from './retarget/canonical.ts';
 export * from './retarget/bone-maps.ts';

@@ -25,8 +25,9 @@ export interface LibraryClipDef extends ProceduralClip {
   /** Root bone motion; absent for clips that stay in place. */
   root?: (time: number) => RootSample;
   /**
-   * Vertical offset (metres) for the whole character while this clip plays: swim clips sit the
-   * body in the water (deeper for treading water). Blended by the driver, see `RigOffsetBlend`.
+   * Vertical offset (metres) for the whole character while this clip plays, added to the height
+   * the controller puts it at: swim clips sit the body in the water (deeper for treading water,
+   * see `SWIM_RIG_OFFSETS`). Blended at 5 Hz by the driver, see `RigOffsetBlend`.
    */
   rigOffset?: number;
 }

@@ -89,6 +89,14 @@ const land: LibraryClipDef = {
 };
 
 // ---------------------------------------------------------------- swimming
+/**
+ * Rig offsets of the swim clips (metres), added to the height the controller puts the character at.
+ * They assume a controller that floats a swimmer's feet 1.25 m below the surface, as Cairn's world
+ * does: treading water sits 10 cm deeper (head and shoulders out), the crawl and the breaststroke
+ * lift the horizontal body up to the surface.
+ */
+export const SWIM_RIG_OFFSETS = { freestyle: 0.2, breaststroke: 0.15, tread: -0.1 } as const;
+
 const swimFreestyle: LibraryClipDef = {
   name: 'swim_freestyle',
   description: 'front crawl, 1.3 m/s: arms circling, flutter kick, breathing to the side',
@@ -97,7 +105,7 @@ const swimFreestyle: LibraryClipDef = {
   loop: true,
   speed: 1.3,
   grounded: false,
-  rigOffset: -1.05,
+  rigOffset: SWIM_RIG_OFFSETS.freestyle,
   root: (t) => ({ x: 0, y: 0, z: 1.3 * t, yaw: 0 }),
   pose(time) {
     const p = time / 1.4;
@@ -131,7 +139,7 @@ const swimTread: LibraryClipDef = {
   loop: true,
   speed: 0,
   grounded: false,
-  rigOffset: -1.35,
+  rigOffset: SWIM_RIG_OFFSETS.tread,
   pose(time) {
     const p = time / 2;
     const pose = emptyPose();
@@ -163,7 +171,7 @@ const swimBreaststroke: LibraryClipDef = {
   loop: true,
   speed: 0.9,
   grounded: false,
-  rigOffset: -1.1,
+  rigOffset: SWIM_RIG_OFFSETS.breaststroke,
   root: (t) => ({ x: 0, y: 0, z: 0.9 * t, yaw: 0 }),
   pose(time) {
     const p = time / 1.6;

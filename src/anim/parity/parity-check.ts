@@ -170,6 +170,7 @@ export class ParityChecker {
     const hipsSource = new Vector3();
     const rootNow = new Vector3();
     const q = new Quaternion();
+    const inverseMotion = new Quaternion();
     const sourceHipsBind = context.source.bones[context.hips.source]!.worldPosition;
     const targetHipsReference = context.reference.worldPosition[context.hips.target]!;
     const referenceInverse = pairs.map((p) => context.reference.worldRotation[p.target]!.clone().invert());
@@ -202,11 +203,18 @@ export class ParityChecker {
         if (parent < 0) scaleHipsPosition(hipsSource, sourceHipsBind, targetHipsReference, context.ratios, expected[k]!);
         else expected[k]!.copy(this.segment[k]!).applyQuaternion(sourceMotion[parent]!).add(expected[parent]!);
         actual.setFromMatrixPosition(this.target.bones[pair.target]!.matrixWorld);
-        positionError[k]!.set([actual.x - expected[k]!.x, actual.y - expected[k]!.y, actual.z - expected[k]!.z], f * 3);
+        const e = positionError[k]!;
+        e[f * 3] = actual.x - expected[k]!.x;
+        e[f * 3 + 1] = actual.y - expected[k]!.y;
+        e[f * 3 + 2] = actual.z - expected[k]!.z;
         rotationOf(this.target.bones[pair.target]!.matrixWorld, targetRotation);
         // (target motion away from its reference) · (source motion)⁻¹: identity when they agree.
-        q.copy(targetRotation).multiply(referenceInverse[k]!).multiply(sourceMotion[k]!.clone().invert());
-        rotationError[k]!.set([q.x, q.y, q.z, q.w], f * 4);
+        q.copy(targetRotation).multiply(referenceInverse[k]!).multiply(inverseMotion.copy(sourceMotion[k]!).invert());
+        const r = rotationError[k]!;
+        r[f * 4] = q.x;
+        r[f * 4 + 1] = q.y;
+        r[f * 4 + 2] = q.z;
+        r[f * 4 + 3] = q.w;
       });
     }
     sourceAction.stop();

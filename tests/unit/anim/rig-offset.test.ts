@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AnimationClip } from 'three';
 import { libraryClip, LIBRARY_ALIASES, withoutRootMotion } from '../../../src/anim/library/index.ts';
+import { SWIM_RIG_OFFSETS } from '../../../src/anim/library/movement.ts';
 import { MixerAnimationDriver } from '../../../src/anim/mixer-driver.ts';
 import { clipRigOffset, RIG_OFFSET_RATE, RigOffsetBlend } from '../../../src/anim/rig-offset.ts';
 import { createRetargetContext } from '../../../src/anim/retarget/retarget-clip.ts';
@@ -63,15 +64,16 @@ describe('the driver with generic states, aliases and swim offsets', () => {
     driver.update(1 / 60);
     expect(driver.clip?.name).toBe('swim_tread');
     // One frame in, the body has only started to sink: no pop.
+    const tread = SWIM_RIG_OFFSETS.tread;
     expect(driver.rigOffset).toBeLessThan(0);
-    expect(driver.rigOffset).toBeGreaterThan(-0.15);
+    expect(driver.rigOffset).toBeGreaterThan(tread * 0.1);
     for (let i = 0; i < 60; i++) driver.update(1 / 60);
-    expect(driver.rigOffset).toBeCloseTo(-1.35 * (1 - Math.exp(-5 * (61 / 60))), 6);
+    expect(driver.rigOffset).toBeCloseTo(tread * (1 - Math.exp(-5 * (61 / 60))), 6);
     // Switching to the crawl rises towards its shallower offset.
     driver.request('swim_fast');
     for (let i = 0; i < 120; i++) driver.update(1 / 60);
     expect(driver.clip?.name).toBe('swim_freestyle');
-    expect(driver.rigOffset).toBeCloseTo(-1.05, 2);
+    expect(driver.rigOffset).toBeCloseTo(SWIM_RIG_OFFSETS.freestyle, 2);
     driver.request('walk');
     for (let i = 0; i < 120; i++) driver.update(1 / 60);
     expect(Math.abs(driver.rigOffset)).toBeLessThan(0.01);
@@ -85,7 +87,7 @@ describe('the driver with generic states, aliases and swim offsets', () => {
     const character = createCc4Character({ detail: 'low' });
     const driver = new MixerAnimationDriver(character.object, clips, { aliases: { ...LIBRARY_ALIASES }, initial: 'swim' });
     // The first clip starts at its own offset.
-    expect(driver.rigOffset).toBeCloseTo(-1.35 * context.ratios.vertical, 6);
+    expect(driver.rigOffset).toBeCloseTo(SWIM_RIG_OFFSETS.tread * context.ratios.vertical, 6);
     driver.request('run');
     driver.update(0.1);
     expect(driver.clip?.name).toBe('run_fwd');
