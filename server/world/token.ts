@@ -55,7 +55,7 @@ export async function signToken(key: CryptoKey, id: number, cell: Cell, issuedAt
   view.setInt16(4, cell.x, true);
   view.setInt16(6, cell.z, true);
   view.setUint32(8, Math.floor(issuedAtMs / 1000) >>> 0, true);
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, bytes.subarray(0, BODY_BYTES)));
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, bytes.subarray(0, BODY_BYTES) as Uint8Array<ArrayBuffer>));
   bytes.set(mac.subarray(0, MAC_BYTES), BODY_BYTES);
   return toBase64Url(bytes);
 }
@@ -64,7 +64,7 @@ export async function signToken(key: CryptoKey, id: number, cell: Cell, issuedAt
 export async function verifyToken(key: CryptoKey, token: string, nowMs: number): Promise<{ ok: true; claims: TokenClaims } | { ok: false; expired: boolean; reason: string }> {
   const bytes = fromBase64Url(token);
   if (!bytes || bytes.length !== BODY_BYTES + MAC_BYTES) return { ok: false, expired: false, reason: 'malformed world token' };
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, bytes.subarray(0, BODY_BYTES)));
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, bytes.subarray(0, BODY_BYTES) as Uint8Array<ArrayBuffer>));
   let difference = 0;
   for (let i = 0; i < MAC_BYTES; i++) difference |= mac[i]! ^ bytes[BODY_BYTES + i]!;
   if (difference !== 0) return { ok: false, expired: false, reason: 'world token signature does not match' };

@@ -153,7 +153,7 @@ export const SETTLE_MS = 400;
 export const settle = (ms = SETTLE_MS): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** GET /api/rooms/avatar/:room. */
-export async function roomStats(base: string, room: string): Promise<Record<string, unknown> & { peers: number; wakes: number; mode: string; dropped: Record<string, number> }> {
+export async function roomStats(base: string, room: string): Promise<Record<string, unknown> & { peers: number; wakes: number; mode: string; received: number; delivered: number; sends: number; leaves: number; refused: number; dropped: Record<string, number> }> {
   const response = await fetch(`${base}/api/rooms/avatar/${encodeURIComponent(room)}`);
   if (!response.ok) throw new Error(`stats for ${room}: HTTP ${response.status} ${await response.text()}`);
   return (await response.json()) as never;
