@@ -18,8 +18,9 @@ export function install(world: World): void {
   button.setAttribute('aria-pressed', 'false');
   Object.assign(button.style, {
     position: 'fixed',
+    // Above the voice toolbar (bottom right); the panel opens below the asset browser's toggle.
     right: '10px',
-    bottom: '10px',
+    bottom: '54px',
     zIndex: '11',
     padding: '5px 10px',
     borderRadius: '6px',
@@ -33,7 +34,7 @@ export function install(world: World): void {
 
   const load = (): Promise<ScatterTool> =>
     (loading ??= import('../../src/scatter/scatter-tool.ts').then(({ createScatterTool }) => {
-      tool = createScatterTool({ stage: world, ground: world.heightmap, active: false, radius: 6 });
+      tool = createScatterTool({ stage: world, ground: world.heightmap, active: false, radius: 6, panelTop: 56 });
       return tool;
     }));
 

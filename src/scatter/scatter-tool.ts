@@ -26,6 +26,8 @@ export interface ScatterToolOptions {
   radius?: number;
   /** Share a catalog (e.g. with the asset browser). Default: a new one with the procedural props. */
   catalog?: PropCatalog;
+  /** The panel's distance from the top of the window (it sits at the right), CSS px. Default 10. */
+  panelTop?: number;
 }
 
 export interface ScatterTool {
@@ -52,7 +54,7 @@ export function createScatterTool(options: ScatterToolOptions): ScatterTool {
     active: options.active ?? true,
     onError: (error) => showNotice({ level: 'warn', title: 'The brush could not paint', detail: error.message }),
   });
-  const panel = new BrushPanel({ layer, brush });
+  const panel = new BrushPanel({ layer, brush, top: options.panelTop });
   panel.element.hidden = !brush.isActive;
   const offProblem = layer.on('problem', ({ title, detail }) => void showNotice({ level: 'error', title, detail }));
   // Problems found while the layer was built (invalid presets) were emitted before we listened.

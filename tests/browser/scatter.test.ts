@@ -223,7 +223,7 @@ describe('the scatter brush in the world', () => {
       await page.waitForFunction(() => (window.cairn.stats.scatter as { bake: { state: string }; active: boolean } | undefined)?.bake.state === 'ready', undefined, { timeout: 120_000, polling: 250 });
       expect(await page.evaluate(() => document.querySelector('canvas')!.dataset.tool)).toBe('scatter');
       const yaw = await page.evaluate(() => (window.cairn.world as { cameraRig: { yaw: number } }).cameraRig.yaw);
-      await drag(page, line([200, 330], [440, 330], 3));
+      await drag(page, line([120, 300], [330, 300], 3));
       const s = await page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.scatter)));
       expect(s.instances).toBeGreaterThan(0);
       expect(await page.evaluate(() => (window.cairn.world as { cameraRig: { yaw: number } }).cameraRig.yaw)).toBe(yaw);
