@@ -8,7 +8,7 @@ import type { LocalPublisherOptions } from '../../src/net/peers/local-publisher.
 import type { WorldDirectory } from '../../src/net/protocol/world.ts';
 import { WorldTransport, type WorldStats } from '../../src/net/world/world-transport.ts';
 import { HumanoidPeerView } from '../../src/net/view/humanoid-peer-view.ts';
-import { showNotice, type World } from '../../src/world/index.ts';
+import { createPlayerState, showNotice, type World } from '../../src/world/index.ts';
 
 /**
  * How long the page waits for the relay before falling back to the BroadcastChannel (ms). A
@@ -23,7 +23,8 @@ const RELAY_WAIT_MS = 20_000;
  * - no `room`: the BroadcastChannel `lobby` (two windows of one browser see each other; no server).
  * - `?relay=wss://host` uses the relay at another origin (pages hosted apart from the Worker).
  * - `?world=1`: the open world — spatial cells on this origin's Worker (docs/scale.md); if the
- *   world API does not answer, the BroadcastChannel `world`, and say so.
+ *   world API does not answer, the BroadcastChannel `world`, and say so. `&at=X,Z` starts the
+ *   player there (metres), e.g. to meet someone.
  * - `?net=broadcast` forces the channel, `?net=off` turns avatar sync off.
  * The HUD's Net section shows which transport is in use and its state.
  */
@@ -78,6 +79,13 @@ async function start(world: World, room: string | null, forceBroadcast: boolean,
 
 /** The open world: cells through the Worker's /api/world; falls back to the BroadcastChannel `world`. */
 async function startWorld(world: World): Promise<void> {
+  const at = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(new URLSearchParams(location.search).get('at') ?? '');
+  if (at) {
+    const half = world.heightmap.worldSize / 2 - 1;
+    const x = Math.max(-half, Math.min(half, Number(at[1])));
+    const z = Math.max(-half, Math.min(half, Number(at[2])));
+    world.player.state = createPlayerState(x, z, world.heightmap);
+  }
   const s = world.player.state;
   const cells = new WorldTransport({ origin: location.origin, start: { x: s.x, z: s.z } });
   if (await cells.start()) {

@@ -1,0 +1,115 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+
+const base = inject('serverUrl');
+
+interface WorldFigures {
+  transport: string;
+  state: string;
+  selfId: number | null;
+  peers: number;
+  frames: number;
+  world: { cell: string | null; subscriptions: number; hops: number; reentries: number };
+}
+
+const net = (page: Page): Promise<WorldFigures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.net)) as WorldFigures);
+const cellX = (figures: WorldFigures): number => Number(figures.world.cell!.split(':')[0]);
+
+/** Puts the player at (x, z) on the ground, as if it had walked there, and waits for a rendered frame. */
+async function place(page: Page, x: number, z: number): Promise<void> {
+  await page.evaluate(
+    ([x, z]) => {
+      const world = window.cairn.world as { player: { state: { x: number; y: number; z: number } }; heightmap: { sampleHeight(x: number, z: number): number } };
+      Object.assign(world.player.state, { x, z, y: world.heightmap.sampleHeight(x!, z!) });
+    },
+    [x, z],
+  );
+  await page.evaluate(() => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(2));
+}
+
+describe('the open world: spatial cells in the world page', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => browser?.close());
+
+  it('two players far apart do not receive each other; walking closer they appear within the 3×3, walking away they go', async () => {
+    const [a, b] = await Promise.all(
+      [-100, 100].map(async (x) => {
+        const page = await (await browser.newContext()).newPage();
+        await page.setViewportSize({ width: 320, height: 220 });
+        const errors = collectPageErrors(page);
+        await page.goto(`${base}/?world=1&at=${x},20`);
+        await waitForCairn(page, 180_000);
+        return Object.assign(page, { errors });
+      }),
+    );
+    const [pa, pb] = [a!, b!];
+    await expect.poll(async () => (await net(pa)).state, { timeout: 60_000 }).toBe('open');
+    await expect.poll(async () => (await net(pb)).state, { timeout: 60_000 }).toBe('open');
+    const fa = await net(pa);
+    expect(fa.transport).toBe('world');
+    expect(fa.world.cell).toBe('-2:0');
+    expect(fa.world.subscriptions).toBe(9);
+    expect((await net(pb)).world.cell).toBe('1:0');
+    expect(await pa.locator('.cairn-hud').innerText()).toMatch(/transport\s+world cells/);
+
+    // Three cells apart: neither is in the other's 3×3. Nothing arrives, for several seconds.
+    await pa.waitForTimeout(4000);
+    expect((await net(pa)).frames).toBe(0);
+    expect((await net(pb)).frames).toBe(0);
+    expect((await net(pa)).peers).toBe(0);
+
+    // B walks west towards A in 16 m steps. A sees B exactly when B's cell is next to A's.
+    let x = 100;
+    let appearedAt: number | null = null;
+    while (x > -60) {
+      x -= 16;
+      await place(pb, x, 20);
+      await pb.waitForTimeout(300);
+      const figures = await net(pb);
+      if ((await net(pa)).peers > 0) {
+        appearedAt = cellX(figures);
+        break;
+      }
+    }
+    // B became visible only once it published in cell -1, next to A's (-2) — not from cell 0.
+    expect(appearedAt).toBe(-1);
+    await expect.poll(async () => (await net(pb)).peers, { timeout: 60_000 }).toBe(1);
+    await expect.poll(async () => (await net(pa)).peers, { timeout: 60_000 }).toBe(1);
+    // A draws B where B stands.
+    await expect
+      .poll(
+        async () =>
+          pa.evaluate(() => {
+            const view = window.cairn.netView as { avatars: Set<{ humanoid: { object: { position: { x: number } } } }> };
+            return [...view.avatars].map((a) => Math.round(a.humanoid.object.position.x));
+          }),
+        { timeout: 60_000 },
+      )
+      .toEqual([x]);
+    const hops = (await net(pb)).world.hops;
+    expect(hops).toBeGreaterThanOrEqual(2);
+
+    // B walks back east: once its cell is out of A's 3×3, A drops it (the old cell's leave frame).
+    while (x < 100) {
+      x += 16;
+      await place(pb, x, 20);
+      await pb.waitForTimeout(300);
+    }
+    await expect.poll(async () => cellX(await net(pb)), { timeout: 30_000 }).toBe(1);
+    await expect.poll(async () => (await net(pa)).peers, { timeout: 60_000 }).toBe(0);
+    await expect.poll(async () => (await net(pb)).peers, { timeout: 60_000 }).toBe(0);
+    const framesAfter = (await net(pa)).frames;
+    await pa.waitForTimeout(3000);
+    expect((await net(pa)).frames).toBe(framesAfter);
+    expect((await net(pb)).world.reentries).toBe(0);
+    expect([...pa.errors, ...pb.errors]).toEqual([]);
+
+    // The directory counts both players.
+    const directory = (await (await fetch(`${base}/api/world`)).json()) as { players: number };
+    expect(directory.players).toBe(2);
+  }, 600_000);
+});
