@@ -2,7 +2,8 @@
  * BatchSkinnedRenderer draws a whole crowd with one instanced draw per geometry piece of the
  * template (per pass), whatever the crowd's size. All pieces read one live bone buffer
  * (`liveCapacity × bones` matrices, filled by VirtualSkeletons), one baked-pose table, and one
- * per-instance record buffer (instance-layout.ts). Each frame uploads only the occupied ranges.
+ * per-instance record buffer (instance-layout.ts). Each frame uploads only the live slots that
+ * changed and the drawn records.
  *
  * Live slots come from a {@link SlotTable}: O(1) add and swap-remove with a back-reference, so the
  * occupied range stays [0, live) and a moved avatar keeps its identity; when full, the table
@@ -137,10 +138,10 @@ export class BatchSkinnedRenderer<Owner = unknown> {
   }
 
   /**
-   * Draws `count` instances (records [0, count)) this frame and schedules uploads: the occupied
-   * live range when `liveDirty`, and the instance records.
+   * Draws `count` instances (records [0, count)) this frame and schedules uploads: the live slots
+   * written this frame (`dirtySlots`, sorted ascending) and the instance records.
    */
-  commit(count: number, liveDirty: boolean): CommitResult {
+  commit(count: number, dirtySlots: ArrayLike<number>): CommitResult {
     if (count > this.instanceBuffer.count) throw new RangeError(`commit: ${count} instances but capacity is ${this.instanceBuffer.count}; call reserveInstances first`);
     this.drawn = count;
     for (const mesh of this.meshes) {
@@ -155,7 +156,7 @@ export class BatchSkinnedRenderer<Owner = unknown> {
       this.instanceBuffer.needsUpdate = true;
       instanceBytes = count * INSTANCE_FLOATS * 4;
     }
-    const liveBytes = liveDirty ? this.liveBuffer.upload(this.live.count) : 0;
+    const liveBytes = this.liveBuffer.upload(dirtySlots, this.live.count);
     return { liveBytes, instanceBytes };
   }
 

@@ -4,8 +4,8 @@
  * - 'texture': an RGBA32F texture read with textureLoad (WebGL2, WebGPU compatibility mode).
  * Both hold the same bytes in the same order — per row (an avatar slot, or a baked frame), every
  * bone's three affine rows — and give the shader one `fetch(row, texel)` to read them. Live bones
- * upload only the occupied range each frame: buffer update ranges on 'storage', texture layers on
- * 'texture' (three r187 uploads array-texture layers selectively, not sub-rectangles).
+ * upload only the slots written this frame: buffer update ranges on 'storage', the texture layers
+ * holding them on 'texture' (three r187 uploads array-texture layers selectively, not rectangles).
  */
 import { DataArrayTexture, DataTexture, FloatType, NearestFilter, RGBAFormat, StorageBufferAttribute } from 'three/webgpu';
 import { int, ivec2, storage, textureLoad } from 'three/tsl';
@@ -35,6 +35,8 @@ export class LiveBoneBuffer {
   private capacity: number;
   private attribute: StorageBufferAttribute | null = null;
   private texture: DataArrayTexture | null = null;
+  /** A new GPU resource uploads everything once, whatever changed. */
+  private fresh = true;
   /** TSL accessor; replaced (with the GPU resource) on {@link wrap}. */
   fetch!: BoneFetch;
 
@@ -58,6 +60,7 @@ export class LiveBoneBuffer {
     this.dispose();
     this.array = array;
     this.capacity = capacity;
+    this.fresh = true;
     if (this.path === 'storage') {
       const attribute = new StorageBufferAttribute(array, 4);
       attribute.name = 'crowdLiveBones';
@@ -78,19 +81,55 @@ export class LiveBoneBuffer {
     }
   }
 
-  /** Schedules the upload of slots [0, count); returns the bytes that will move. */
-  upload(count: number): number {
-    if (count <= 0) return 0;
+  /**
+   * Schedules the upload of the given slots (sorted ascending, all below the occupied count);
+   * returns the bytes that will move. Adjacent slots merge into one range. The storage path
+   * sends exactly those slots; the texture path sends the layers that contain them (three r187
+   * updates array textures per layer, not per texel rectangle).
+   */
+  upload(slots: ArrayLike<number>, count: number): number {
     const floatsPerSlot = this.slotFloats;
+    if (this.fresh) {
+      // First upload after (re)allocation: the whole buffer, so no slot is left stale.
+      this.fresh = false;
+      if (this.attribute) this.attribute.clearUpdateRanges();
+      else this.texture!.clearLayerUpdates();
+      (this.attribute ?? this.texture!).needsUpdate = true;
+      return this.array.byteLength;
+    }
+    if (count <= 0 || slots.length === 0) return 0;
     if (this.attribute) {
       this.attribute.clearUpdateRanges();
-      this.attribute.addUpdateRange(0, count * floatsPerSlot);
+      let bytes = 0;
+      let start = slots[0]!;
+      let end = start + 1;
+      const flush = (): void => {
+        this.attribute!.addUpdateRange(start * floatsPerSlot, (end - start) * floatsPerSlot);
+        bytes += (end - start) * floatsPerSlot * 4;
+      };
+      for (let i = 1; i < slots.length; i++) {
+        const slot = slots[i]!;
+        if (slot === end) end++;
+        else {
+          flush();
+          start = slot;
+          end = slot + 1;
+        }
+      }
+      flush();
       this.attribute.needsUpdate = true;
-      return count * floatsPerSlot * 4;
+      return bytes;
     }
     const texture = this.texture!;
-    const layers = Math.ceil(count / LIVE_ROWS_PER_LAYER);
-    for (let layer = 0; layer < layers; layer++) texture.addLayerUpdate(layer);
+    let layers = 0;
+    let lastLayer = -1;
+    for (let i = 0; i < slots.length; i++) {
+      const layer = Math.floor(slots[i]! / LIVE_ROWS_PER_LAYER);
+      if (layer === lastLayer) continue;
+      texture.addLayerUpdate(layer);
+      lastLayer = layer;
+      layers++;
+    }
     texture.needsUpdate = true;
     return layers * LIVE_ROWS_PER_LAYER * floatsPerSlot * 4;
   }

@@ -211,6 +211,9 @@ export class Crowd {
   private readonly sample: AnimSample = { ...EMPTY_SAMPLE };
   private readonly frame0: BakedFrame = { row0: 0, row1: 0, frac: 0 };
   private readonly frame1: BakedFrame = { row0: 0, row1: 0, frac: 0 };
+  /** Live slots written this frame (mixer updates, and slots refilled by swap-remove). */
+  private readonly dirty = new Set<number>();
+  private dirtyList: number[] = [];
   private nextId = 1;
   private frame = 0;
   private disposed = false;
@@ -362,6 +365,7 @@ export class Crowd {
       agent.forceUpdate = false;
       agent.skeleton!.pose(agent.anim.sample(this.sample));
       agent.skeleton!.writePose(this.renderer.live.channels.bones!, this.renderer.liveOffset(liveRefs[k]!.slot));
+      this.dirty.add(liveRefs[k]!.slot);
       liveUpdates++;
     }
 
@@ -401,7 +405,13 @@ export class Crowd {
       }
       k++;
     }
-    const committed = this.renderer.commit(k, liveUpdates > 0);
+    // Slots past the end (freed by swap-remove) need no upload: the shader never reads them.
+    const dirty = this.dirtyList;
+    dirty.length = 0;
+    for (const slot of this.dirty) if (slot < this.renderer.live.count) dirty.push(slot);
+    dirty.sort((a, b) => a - b);
+    this.dirty.clear();
+    const committed = this.renderer.commit(k, dirty);
 
     const live = this.renderer.live.count;
     let liveVisible = 0;
@@ -455,7 +465,9 @@ export class Crowd {
 
   private demote(agent: CrowdAgent): void {
     if (!agent.liveRef) return;
-    this.renderer.removeLive(agent.liveRef);
+    // The last live avatar moves into the freed slot, bone data included: that slot must upload.
+    const moved = this.renderer.removeLive(agent.liveRef);
+    if (moved) this.dirty.add(moved.slot);
     agent.liveRef = null;
     if (agent.skeleton) this.pool.push(agent.skeleton);
     agent.skeleton = null;

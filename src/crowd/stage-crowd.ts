@@ -31,6 +31,10 @@ export interface StageCrowdOptions {
   lod?: LodOptions;
   /** Publish under `cairn.crowd`/`cairn.stats.crowd` and add a HUD section. Default true. */
   publish?: boolean;
+  /** Add the HUD section only once the crowd has avatars (keeps an idle world's HUD short). Default false. */
+  hudWhenActive?: boolean;
+  /** Remote-avatar registry to feed this crowd (one made elsewhere, e.g. before the crowd existed). */
+  remotes?: RemoteAvatars<string>;
 }
 
 /** Most synthetic peers the page controls offer. */
@@ -40,7 +44,7 @@ export class StageCrowd {
   readonly stage: Stage;
   readonly device: CrowdDeviceInfo;
   readonly peers: SyntheticPeers;
-  readonly remotes = new RemoteAvatars<string>();
+  readonly remotes: RemoteAvatars<string>;
   readonly budget = new GpuBudget();
   private current: Crowd;
   private peerAgents: CrowdAgent[] = [];
@@ -54,6 +58,7 @@ export class StageCrowd {
   constructor(stage: Stage, options: StageCrowdOptions = {}) {
     this.stage = stage;
     this.options = options;
+    this.remotes = options.remotes ?? new RemoteAvatars<string>();
     this.device = crowdDeviceInfo(stage.renderer);
     const heightmap = options.heightmap;
     this.peers = new SyntheticPeers({
@@ -71,10 +76,17 @@ export class StageCrowd {
     if (options.publish !== false) {
       stage.cairn.crowd = this.current;
       stage.cairn.crowdRemotes = this.remotes;
-      const remove = stage.hud?.addSection('crowd', { title: 'Crowd', rows: (stats) => crowdHudRows(stats.crowd as CrowdPageStats | undefined) });
-      if (remove) this.removers.push(remove);
+      if (!options.hudWhenActive) this.addHud();
       this.publish();
     }
+  }
+
+  private hudAdded = false;
+
+  private addHud(): void {
+    if (this.hudAdded || !this.stage.hud) return;
+    this.hudAdded = true;
+    this.removers.push(this.stage.hud.addSection('crowd', { title: 'Crowd', rows: (stats) => crowdHudRows(stats.crowd as CrowdPageStats | undefined) }));
   }
 
   get crowd(): Crowd {
@@ -155,7 +167,10 @@ export class StageCrowd {
       }
     }
     // Idle crowds cost nothing: no avatars, no work, no draw calls.
-    if (this.current.count > 0 || this.current.renderer.drawCount > 0) this.current.update(step, this.stage.camera);
+    if (this.current.count > 0 || this.current.renderer.drawCount > 0) {
+      this.current.update(step, this.stage.camera);
+      if (this.options.publish !== false) this.addHud();
+    }
     this.publish();
   }
 

@@ -213,14 +213,42 @@ describe('Crowd', () => {
     crowd.dispose();
   });
 
-  it('reports what it uploads: only the occupied live range and the drawn records', () => {
-    const crowd = new Crowd({ template, lod: { maxLive: 4 }, path: 'storage' });
-    for (let i = 0; i < 20; i++) crowd.add({ x: (i % 5) - 2, z: -3 - Math.floor(i / 5) * 3, clip: 'walk' });
+  it('uploads only the live slots written this frame, and the drawn records', () => {
+    const crowd = new Crowd({ template, lod: { maxLive: 4, fullRateDistance: 2, rateBand: 3 }, path: 'storage' });
+    for (let i = 0; i < 20; i++) crowd.add({ x: (i % 5) - 2, z: -5 - Math.floor(i / 5) * 3, clip: 'walk' });
+    const slotBytes = template.boneCount * FLOATS_PER_BONE * 4;
     crowd.update(1 / 60, camera());
-    const bonesBytes = template.boneCount * FLOATS_PER_BONE * 4;
-    expect(crowd.stats.liveBytes).toBe(4 * bonesBytes);
-    expect(crowd.stats.instanceBytes).toBe(20 * INSTANCE_FLOATS * 4);
-    expect(crowd.stats.uploadBytes).toBe(crowd.stats.liveBytes + crowd.stats.instanceBytes);
+    // The first upload after allocation sends the whole (fresh) buffer.
+    expect(crowd.stats.liveBytes).toBe(crowd.renderer.live.capacity * slotBytes);
+    let total = 0;
+    let updates = 0;
+    for (let f = 0; f < 12; f++) {
+      crowd.update(1 / 60, camera());
+      expect(crowd.stats.liveBytes).toBe(crowd.stats.liveUpdates * slotBytes);
+      expect(crowd.stats.instanceBytes).toBe(crowd.stats.visible * INSTANCE_FLOATS * 4);
+      expect(crowd.stats.uploadBytes).toBe(crowd.stats.liveBytes + crowd.stats.instanceBytes);
+      total += crowd.stats.liveBytes;
+      updates += crowd.stats.liveUpdates;
+    }
+    // Avatars 5–8 m away run every 2nd or 3rd frame: fewer uploads than live avatars × frames.
+    expect(crowd.stats.live).toBe(4);
+    expect(updates).toBeLessThan(4 * 12);
+    expect(total).toBe(updates * slotBytes);
+    crowd.dispose();
+  });
+
+  it('re-uploads a slot refilled by swap-remove even when its avatar did not update', () => {
+    const crowd = new Crowd({ template, lod: { liveEnter: 40, liveExit: 50, fullRateDistance: 1, rateBand: 1, maxVisibleInterval: 30 }, path: 'storage' });
+    const agents = Array.from({ length: 6 }, (_, i) => crowd.add({ x: i - 3, z: -20, clip: 'idle' }));
+    crowd.update(1 / 60, camera());
+    crowd.update(1 / 60, camera());
+    const before = crowd.stats.liveUpdates;
+    agents[0]!.remove();
+    crowd.update(1 / 60, camera());
+    const slotBytes = template.boneCount * FLOATS_PER_BONE * 4;
+    // One slot moved (the last avatar into slot 0) on top of whatever mixers ran.
+    expect(crowd.stats.liveBytes).toBe((crowd.stats.liveUpdates + 1) * slotBytes);
+    expect(before).toBeLessThan(6);
     crowd.dispose();
   });
 

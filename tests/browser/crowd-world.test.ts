@@ -1,0 +1,61 @@
+/**
+ * The crowd in the open world (app/world-plugins/crowd.ts): `?crowd=N` brings N synthetic peers
+ * around the player, remote avatars enter through `cairn.crowdRemotes`, and the crowd adds one
+ * draw per piece per pass, on top of the world's own.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+
+const base = inject('serverUrl');
+
+interface Remotes {
+  update(id: string, state: { x: number; y: number; z: number; facing: number; clip?: string }): boolean;
+  count: number;
+  dropped: number;
+}
+
+describe('the world page with ?crowd=40', () => {
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 400, height: 260 } });
+    page.setDefaultTimeout(150_000);
+    errors = collectPageErrors(page);
+    await page.goto(`${base}/?crowd=40`);
+    await waitForCairn(page, 120_000);
+    await page.waitForFunction(() => (window.cairn.stats.crowd as { agents?: number } | undefined)?.agents === 40, undefined, { timeout: 120_000, polling: 200 });
+  });
+  afterAll(async () => browser?.close());
+
+  it('walks 40 synthetic peers around the player, one draw per piece per pass', async () => {
+    const s = await page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats)));
+    expect(s.crowd).toMatchObject({ agents: 40, pieces: 3, drawCallsPerPass: 3, template: 'mannequin' });
+    expect(s.crowd.visible).toBeGreaterThan(0);
+    expect(s.shaderErrors).toBe(0);
+    const hud = await page.locator('.cairn-hud').innerText();
+    expect(hud).toMatch(/CROWD|Crowd/);
+    // Hiding the crowd removes exactly its draws: 3 pieces in the main view and the shadow map.
+    const withCrowd = s.drawCalls as number;
+    await page.evaluate(() => ((window.cairn.crowd as { object: { visible: boolean } }).object.visible = false));
+    await page.evaluate(() => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(2));
+    const without = await page.evaluate(() => window.cairn.stats.drawCalls);
+    await page.evaluate(() => ((window.cairn.crowd as { object: { visible: boolean } }).object.visible = true));
+    expect(withCrowd - without).toBe(6);
+  });
+
+  it('takes remote players through cairn.crowdRemotes', async () => {
+    const before = await page.evaluate(() => (window.cairn.stats.crowd as { agents: number }).agents);
+    const player = await page.evaluate(() => window.cairn.stats.player as { x: number; y: number; z: number });
+    const accepted = await page.evaluate((p) => (window.cairn.crowdRemotes as Remotes).update('peer-7', { x: p.x + 2, y: p.y, z: p.z - 3, facing: 0, clip: 'wave' }), player);
+    expect(accepted).toBe(true);
+    await page.evaluate(() => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(1));
+    const after = await page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.crowd)));
+    expect(after.agents).toBe(before + 1);
+    expect(await page.evaluate(() => (window.cairn.crowdRemotes as Remotes).count)).toBe(1);
+    expect(errors).toEqual([]);
+  });
+});
