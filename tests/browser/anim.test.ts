@@ -84,6 +84,16 @@ describe('the retarget page: the library on the CC4-style character', () => {
     expect(hud).toContain('cairn-cc4 (213 bones)');
   });
 
+  it('names an unreadable dropped file and keeps the character it has', async () => {
+    await page.evaluate(() => (window.cairn.retarget as { loadTarget(d: ArrayBuffer, n: string): Promise<void> }).loadTarget(new TextEncoder().encode('not a model').buffer as ArrayBuffer, 'junk.glb'));
+    const s = await animStats(page);
+    expect((s as unknown as { error: string }).error).toMatch(/junk\.glb: .*could not be parsed as GLTF/);
+    expect(s.targetBones).toBe(213);
+    expect(s.retargeted).toBe(s.clips);
+    await expect.poll(() => page.locator('.cairn-notice[data-level="error"]').innerText()).toMatch(/Cannot retarget onto junk\.glb/);
+    await page.evaluate(() => document.querySelectorAll('.cairn-notice').forEach((n) => n.remove()));
+  });
+
   it('closes the CC4 hands on the sword grip: finger bones turn and fingertips come to the palm', async () => {
     const fingers = ['Index', 'Mid', 'Ring', 'Pinky'].flatMap((f) => [1, 2, 3].map((j) => `CC_Base_R_${f}${j}`));
     const names = ['CC_Base_R_Hand', 'CC_Base_R_Mid1', ...fingers];

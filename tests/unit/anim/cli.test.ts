@@ -53,6 +53,8 @@ beforeAll(async () => {
   // A Mixamo character as Mixamo names it in the file ("mixamorig:Hips"); the loader sanitizes.
   const mixamo = deriveRig('mixamo-character', (b) => mixamoName(b, 'mixamo_'));
   const raw = new Map(mixamo.bones.map((b) => [b.name, b.name.replace(/^mixamo_/, 'mixamorig:')]));
+  // A file with a mistake: two bones both called "mixamorig:LeftHandPinky2".
+  raw.set('mixamo_LeftHandPinky3', 'mixamorig:LeftHandPinky2');
   writeFileSync(join(dir, 'mixamo.glb'), Buffer.from(await exportGlb(skinnedModel(mixamo, raw), [])));
   writeFileSync(join(dir, 'broken.glb'), 'this is not a model');
 }, 120_000);
@@ -107,6 +109,8 @@ describe('npm run retarget (library onto another rig, written to a GLB)', () => 
     expect(io.text()).toMatch(/✗ .*broken\.glb: could not be parsed as GLTF/);
     expect(io.text()).toMatch(/✗ .*missing\.glb: no such file/);
     expect(io.text()).toMatch(/target .*mixamo\.glb: \d+ bones \(mixamo map\)/);
+    // The duplicated names are reported and left out; everything else still retargets.
+    expect(io.text()).toMatch(/! target rig "mixamo-character": duplicate bone name "mixamorig:LeftHandPinky2" \(bones #\d+ and #\d+\); neither is mapped/);
     expect(io.text()).toMatch(/4\/4 clips retargeted/);
     const bytes = readFileSync(out);
     const rig = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'out.glb');
@@ -114,6 +118,8 @@ describe('npm run retarget (library onto another rig, written to a GLB)', () => 
     const boneNames = new Set(rig.bones.map((b) => b.name));
     for (const clip of rig.clips) for (const track of clip.tracks) expect(boneNames.has(track.name.split('.')[0]!), track.name).toBe(true);
     expect(rig.clips[0]!.tracks.some((t) => t.name === 'mixamorigHips.position')).toBe(true);
+    expect(rig.clips[0]!.tracks.some((t) => t.name.startsWith('mixamorigLeftHandPinky2'))).toBe(false);
+    expect(rig.clips[0]!.tracks.some((t) => t.name === 'mixamorigLeftHandIndex2.quaternion')).toBe(true);
   });
 
   it('retargets only the clips asked for, and says which asked-for clip does not exist', async () => {
