@@ -103,7 +103,7 @@ export class WorldAssets {
 
   /** Opens (creating on first use) or closes the search panel. */
   async toggle(): Promise<void> {
-    if (this.panel?.visible) this.panel.hide();
+    if (this.panel?.visible) this.close();
     else await this.open();
   }
 
@@ -140,13 +140,16 @@ export class WorldAssets {
           this.panel?.setStatus(`Added ${result.propId} to scatter category "${result.category}"${result.category === 'prop' ? ' (no preset uses it)' : ''}.`);
         },
       };
-      this.panel = new AssetPanel({ browser, title: 'Assets', actions: [keep, scatter, ...this.actions, clear] });
+      this.panel = new AssetPanel({ browser, title: 'Assets', actions: [keep, scatter, ...this.actions, clear], onClose: () => this.close() });
     }
+    this.panel.refreshActions(); // the scatter brush may have started since
     this.panel.show();
+    this.button.hidden = true;
   }
 
   close(): void {
     this.panel?.hide();
+    this.button.hidden = false;
   }
 
   /** Loads a model in front of the player (replacing the one not yet kept). */

@@ -53,7 +53,7 @@ describe('the assets page against the Poly Haven fixture', () => {
     page = await browser.newPage({ viewport: { width: 800, height: 480 } });
     errors = collectPageErrors(page);
     url = `${base}/assets.html?api=${encodeURIComponent(fixture.url)}`;
-    await page.goto(url);
+    await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 120_000 });
     await waitForCairn(page);
     await waitFor(page, `window.cairn.stats.assets?.catalog === 'ready'`);
     await frames(page, 2);
@@ -258,7 +258,7 @@ describe('the assets page against the Poly Haven fixture', () => {
   it('a reload with the API down still has the catalog, from the Cache API', async () => {
     fixture.apiDown = 503;
     fixture.requests.length = 0;
-    await page.goto(`${url}&q=crate`);
+    await page.goto(`${url}&q=crate`, { waitUntil: 'domcontentloaded', timeout: 120_000 });
     await waitForCairn(page);
     await waitFor(page, `window.cairn.stats.assets?.catalog === 'ready' && window.cairn.stats.assets.query === 'crate'`);
     const s = await assetStats(page);

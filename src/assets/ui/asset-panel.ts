@@ -32,6 +32,8 @@ export interface AssetPanelOptions {
   hidden?: boolean;
   /** Search debounce in ms. Default 120. */
   debounceMs?: number;
+  /** Adds a close button (×) to the header that calls this. Default: no close button. */
+  onClose?: () => void;
 }
 
 interface CardState {
@@ -105,6 +107,16 @@ export class AssetPanel {
     this.modelName = root.querySelector('[data-role=model-name]')!;
     this.triangles = root.querySelector('[data-role=triangles]')!;
     this.slider = root.querySelector('input[type=range]')!;
+    if (options.onClose) {
+      const close = document.createElement('button');
+      close.type = 'button';
+      close.dataset.role = 'close';
+      close.title = 'Close';
+      close.setAttribute('aria-label', 'Close the asset panel');
+      close.textContent = '×';
+      close.onclick = () => options.onClose!();
+      root.querySelector('header')!.append(close);
+    }
     for (const res of options.resolutions ?? ['1k', '2k', '4k']) this.resolution.add(new Option(res, res, false, res === this.browser.resolution));
     const actions = root.querySelector('[data-role=actions]')!;
     for (const action of options.actions ?? []) {

@@ -3,6 +3,8 @@ const CSS = `
   background: rgba(16, 23, 30, .94); color: #e8edf2; font: 13px/1.4 system-ui, sans-serif; box-shadow: -4px 0 18px rgba(0,0,0,.35); }
 .cairn-assets[hidden] { display: none; }
 .cairn-assets header { display: flex; gap: 6px; align-items: center; padding: 10px 10px 6px; }
+.cairn-assets-toggle[hidden] { display: none; }
+.cairn-assets header [data-role=close] { padding: 2px 8px; font-size: 15px; line-height: 1; }
 .cairn-assets header h1 { font: 600 13px/1 system-ui, sans-serif; margin: 0 4px 0 0; letter-spacing: .04em; text-transform: uppercase; color: #9fb3c6; }
 .cairn-assets input[type=search] { flex: 1; min-width: 0; padding: 6px 8px; border-radius: 5px; border: 1px solid #3a4957; background: #0d141a; color: inherit; font: inherit; }
 .cairn-assets select, .cairn-assets button { font: inherit; color: inherit; background: #24323e; border: 1px solid #3a4957; border-radius: 5px; padding: 5px 7px; cursor: pointer; }
@@ -29,7 +31,7 @@ const CSS = `
 .cairn-assets .model input[type=range] { flex: 1; }
 .cairn-assets .credit { padding: 6px 10px 8px; font-size: 11px; color: #9fb3c6; border-top: 1px solid #2c3a46; }
 .cairn-assets .credit a { color: #cfe3f5; }
-.cairn-assets-toggle { position: fixed; right: 10px; bottom: 46px; z-index: 16; font: 600 13px system-ui, sans-serif; color: #e8edf2;
+.cairn-assets-toggle { position: fixed; right: 10px; top: 10px; z-index: 16; font: 600 13px system-ui, sans-serif; color: #e8edf2;
   background: rgba(16, 23, 30, .9); border: 1px solid #3a4957; border-radius: 6px; padding: 7px 12px; cursor: pointer; }
 `;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Mulberry32 } from '../../../src/core/rng.ts';
 import type { CatalogEntry } from '../../../src/assets/polyhaven-types.ts';
-import { matchScore, queryWords, SearchIndex } from '../../../src/assets/search-index.ts';
+import { matchScore, queryWords, SearchIndex, type MatchField, type MatchKind } from '../../../src/assets/search-index.ts';
 
 function entry(id: string, name: string, categories: string[] = [], tags: string[] = [], downloads = 0): CatalogEntry {
   return { id, name, categories, tags, thumbnailUrl: null, downloads, authors: [] };
@@ -73,18 +73,57 @@ describe('search scoring', () => {
     expect(result.hits[59]!.entry.id).toBe('item_440');
   });
 
-  it('narrowing a query gives exactly what a fresh search gives (and scans fewer entries)', () => {
+  it('narrowing a query gives exactly what a full scan gives (and scans fewer entries)', { timeout: 30_000 }, () => {
     const rng = new Mulberry32(7);
     const words = ['oak', 'pine', 'rock', 'rocky', 'stone', 'crate', 'barrel', 'chair', 'table', 'lamp', 'mossy', 'old', 'new'];
     const pick = (): string => words[rng.int(words.length)]!;
     const entries = Array.from({ length: 2000 }, (_, i) => entry(`${pick()}_${pick()}_${i}`, `${pick()} ${pick()} ${i}`, [pick()], [pick(), pick()], rng.int(1000)));
     const typed = new SearchIndex(entries);
+    const scanning = new SearchIndex(entries, { narrow: false });
     for (const query of ['r', 'ro', 'roc', 'rock', 'rock ', 'rock m', 'rock mo', 'rock mossy', 'c', 'ch', 'cha']) {
       const incremental = typed.search(query);
-      const fresh = new SearchIndex(entries).search(query);
+      const fresh = scanning.search(query);
       expect(incremental.total).toBe(fresh.total);
       expect(incremental.hits.map((h) => [h.entry.id, h.score])).toEqual(fresh.hits.map((h) => [h.entry.id, h.score]));
       if (query === 'rock mossy') expect(incremental.scanned).toBeLessThan(fresh.scanned);
+    }
+  });
+
+  it('keeps the same top hits as a brute-force scorer with a full sort (pruning loses nothing)', { timeout: 30_000 }, () => {
+    const rng = new Mulberry32(99);
+    const words = ['oak', 'pine', 'rock', 'rocky', 'stone', 'crate', 'barrel', 'chair', 'old', 'wood', 'wooden', 'w', 'moss'];
+    const pick = (): string => words[rng.int(words.length)]!;
+    const entries = Array.from({ length: 1500 }, (_, i) => entry(`${pick()}_${i}`, `${pick()} ${pick()}`, [pick()], [pick(), pick()], rng.int(20)));
+    const kind = (value: string, word: string): MatchKind | null => {
+      if (!value.includes(word)) return null;
+      const parts = value.split(/[^\p{L}\p{N}]+/u);
+      if (value === word || parts.includes(word)) return 'exact';
+      return value.startsWith(word) || parts.some((p) => p.startsWith(word)) ? 'prefix' : 'substring';
+    };
+    const brute = (query: string, limit: number): Array<[string, number]> => {
+      const qw = queryWords(query);
+      const scored: Array<{ e: CatalogEntry; score: number }> = [];
+      for (const e of entries) {
+        const fields: Array<[MatchField, string]> = [['name', e.name.toLowerCase()], ['id', e.id], ...e.categories.map((c): [MatchField, string] => ['category', c]), ...e.tags.map((t): [MatchField, string] => ['tag', t])];
+        let score = 0;
+        for (const w of qw) {
+          const best = Math.max(0, ...fields.map(([f, v]) => (kind(v, w) ? matchScore(f, kind(v, w)!) : 0)));
+          if (best === 0) score = Number.NaN;
+          score += best;
+        }
+        if (Number.isNaN(score)) continue;
+        if (e.name.toLowerCase() === qw.join(' ')) score += 1000;
+        scored.push({ e, score });
+      }
+      scored.sort((a, b) => b.score - a.score || b.e.downloads - a.e.downloads || (a.e.name < b.e.name ? -1 : a.e.name > b.e.name ? 1 : a.e.id < b.e.id ? -1 : 1));
+      return scored.slice(0, limit).map((x) => [x.e.id, x.score]);
+    };
+    for (const limit of [1, 5, 60]) {
+      const index = new SearchIndex(entries, { limit, narrow: false });
+      for (const query of ['w', 'wo', 'rock', 'r', 'old oak', 'o', 'stone crate', 'moss', 'zz', '']) {
+        const result = index.search(query);
+        expect(result.hits.map((h) => [h.entry.id, h.score])).toEqual(brute(query, limit));
+      }
     }
   });
 });
