@@ -198,7 +198,13 @@ export class RetargetViewer {
       const next: TargetCharacter = {
         object: loaded.object,
         description: rigFromObject(loaded.object, name.replace(/\.[^.]+$/, ''), loaded.bones),
-        dispose: () => loaded.object.removeFromParent(),
+        dispose: () => {
+          loaded.object.removeFromParent();
+          for (const mesh of loaded.skinnedMeshes) {
+            mesh.geometry.dispose();
+            for (const material of [mesh.material].flat()) material.dispose();
+          }
+        },
       };
       // Build the context first: a rig that cannot be retargeted leaves the current one in place.
       createRetargetContext(rigFromDef(MANNEQUIN), next.description, { rootMotion: 'in-place' });
