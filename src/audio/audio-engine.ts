@@ -524,8 +524,12 @@ export class AudioEngine {
   };
 
   private readonly onVisibility = (): void => {
-    if (this.hidden()) this.setState(this.context ? 'suspended' : this.stateValue, 'the tab is hidden');
+    const context = this.context;
+    if (!context || this.disposed) return;
+    if (this.hidden() && this.stateValue === 'running') this.setState('suspended', 'the tab is hidden');
     this.reconcile();
+    // Shown again while a suspend never took effect: the context is still running.
+    if (!this.hidden() && context.state === 'running') this.onContextState(context);
   };
 
   private listen(): void {

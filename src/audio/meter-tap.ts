@@ -11,7 +11,7 @@ export class MeterTap {
 
   constructor(
     readonly context: BaseAudioContext,
-    source: AudioNode,
+    private readonly source: AudioNode,
     /** Samples per reading (a power of two, 32…32768). Default 2048 (≈ 43–46 ms). */
     fftSize = 2048,
   ) {
@@ -42,6 +42,11 @@ export class MeterTap {
   }
 
   dispose(): void {
+    try {
+      this.source.disconnect(this.splitter);
+    } catch {
+      // Already disconnected (the source was disposed first).
+    }
     this.splitter.disconnect();
     this.analysers[0].disconnect();
     this.analysers[1].disconnect();

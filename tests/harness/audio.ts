@@ -27,10 +27,12 @@ export interface OutputMeasurement {
 }
 
 /**
- * Reads the live output after the soft clipper with its own AnalyserNodes (one per channel, 32768
- * samples ≈ 0.7 s, read every 100 ms) while `action` runs on the page: `slice` plays the scripted
- * gameplay slice, `flood` twenty strikes at once, `none` just listens. Every sample is covered by
- * some reading as long as `longestGap` < `windowSeconds`, so `peak` is the true peak.
+ * Reads the live output after the soft clipper with its own AnalyserNodes while `action` runs on
+ * the page: `slice` plays the scripted gameplay slice, `flood` twenty strikes at once, `none` just
+ * listens. Each reading takes the newest 2048 samples for the RMS blocks; for the peak it reads four
+ * 32768-sample analyser pairs behind delay lines of 0, 0.7, 1.4 and 2.1 s, so one reading covers the
+ * last ≈ 2.8 s. Every sample is seen as long as `longestGap` < `windowSeconds`, even when the
+ * page's main thread stalls (a loaded machine), so `peak` is the true peak.
  */
 export function measureOutput(page: Page, seconds: number, action: 'slice' | 'flood' | 'none' = 'none'): Promise<OutputMeasurement> {
   return page.evaluate(
@@ -39,9 +41,18 @@ export function measureOutput(page: Page, seconds: number, action: 'slice' | 'fl
       const engine = cairn.audio;
       const A = cairn.sfx.audio;
       const context = engine.context!;
-      const tap = new A.MeterTap(context, engine.graph!.bus!.output, 32768);
-      const windowSeconds = 32768 / context.sampleRate;
-      // Let the analyser fill with what is playing before the action starts.
+      const output = engine.graph!.bus!.output;
+      const delays = [0, 0.7, 1.4, 2.1];
+      const delayNodes: DelayNode[] = [];
+      const taps = delays.map((seconds) => {
+        if (seconds === 0) return new A.MeterTap(context, output, 32768);
+        const delay = context.createDelay(3);
+        delay.delayTime.value = seconds;
+        output.connect(delay);
+        delayNodes.push(delay);
+        return new A.MeterTap(context, delay, 32768);
+      });
+      const windowSeconds = 32768 / context.sampleRate + delays[delays.length - 1]!;
       const begin = context.currentTime;
       const start = action === 'slice' ? cairn.sfx.playSlice() : action === 'flood' ? cairn.sfx.flood() : begin;
       const end = start + seconds;
@@ -52,11 +63,16 @@ export function measureOutput(page: Page, seconds: number, action: 'slice' | 'fl
       await new Promise<void>((resolve) => {
         const id = setInterval(() => {
           const now = context.currentTime;
-          tap.read();
-          const [left, right] = tap.samples;
-          const n = left.length;
-          if (now >= start) blocks.push(A.measureLevel(left.subarray(n - 2048), right.subarray(n - 2048)).rms);
-          peak = Math.max(peak, A.measureLevel(left, right).peak);
+          for (const [i, tap] of taps.entries()) {
+            const level = tap.read();
+            // The delayed taps hold audio from before the analysers existed as silence: harmless for a peak.
+            peak = Math.max(peak, level.peak);
+            if (i === 0 && now >= start) {
+              const [left, right] = tap.samples;
+              const n = left.length;
+              blocks.push(A.measureLevel(left.subarray(n - 2048), right.subarray(n - 2048)).rms);
+            }
+          }
           longestGap = Math.max(longestGap, now - last);
           last = now;
           if (now >= end) {
@@ -65,7 +81,8 @@ export function measureOutput(page: Page, seconds: number, action: 'slice' | 'fl
           }
         }, 100);
       });
-      tap.dispose();
+      for (const tap of taps) tap.dispose();
+      for (const delay of delayNodes) output.disconnect(delay);
       return { blocks, median: A.median(blocks), peak, longestGap, windowSeconds, readings: blocks.length };
     },
     { seconds, action },
