@@ -5,7 +5,8 @@
  *
  * Pure (Node-testable): preset, placement, session, instance-buckets, lod-select, lod-bake,
  * ray-march, transform. three glue: catalog, prop-lod, gltf-prop, props/*, bucket-meshes,
- * scatter-layer. DOM glue: brush-tool, brush-panel, overview-camera.
+ * scatter-layer. DOM glue: brush-tool, brush-panel, overview-camera, scatter-tool. Node only (not
+ * exported here): lod-command (the `npm run lod` command).
  */
 export * from './preset.ts';
 export * from './presets/index.ts';
@@ -25,3 +26,7 @@ export * from './props/procedural.ts';
 export * from './props/register.ts';
 export * from './bucket-meshes.ts';
 export * from './scatter-layer.ts';
+export * from './brush-tool.ts';
+export * from './brush-panel.ts';
+export * from './overview-camera.ts';
+export * from './scatter-tool.ts';

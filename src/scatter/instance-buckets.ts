@@ -168,6 +168,16 @@ export class BucketSet {
     if (total !== this.liveEntries) throw new Error(`buckets hold ${total} instances but ${this.liveEntries} entries are live`);
   }
 
+  /** Releases every bucket's arrays; the set is empty afterwards. */
+  dispose(): void {
+    this.buckets.length = 0;
+    this.entryBucket = new Int32Array(0);
+    this.entrySlot = new Int32Array(0);
+    this.entryCount = 0;
+    this.freeHead = NONE;
+    this.liveEntries = 0;
+  }
+
   private appendSlot(bucket: Bucket, entry: number): number {
     if (bucket.count === bucket.capacity) this.grow(bucket);
     const slot = bucket.count++;

@@ -170,6 +170,12 @@ export class LodSelector {
     return true;
   }
 
+  /** Stops tracking everything. */
+  dispose(): void {
+    this.count = 0;
+    this.indexOf.clear();
+  }
+
   private grow(): void {
     const capacity = this.xs.length * 2;
     const grow32 = (a: Float32Array): Float32Array => {

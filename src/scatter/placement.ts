@@ -154,6 +154,13 @@ export class PlacementEngine {
     this.placed = 0;
   }
 
+  /** Forgets every instance and reservation (the counts stay readable). */
+  dispose(): void {
+    this.live.clear();
+    this.all.clear();
+    this.families.clear();
+  }
+
   private candidate(dab: Dab, preset: ScatterPreset, anyUnderwaterPick: boolean): Placement | null {
     const rng = this.rng;
     // Always draw the same count, kept or not, so one candidate's fate never shifts the next's numbers.

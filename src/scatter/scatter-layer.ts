@@ -285,6 +285,7 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
     this.pending.clear();
     this.failed.clear();
     this.unsubscribeSession();
+    this.session.dispose();
     this.session = this.createSession(seed);
     this.refreshStats();
   }
@@ -319,7 +320,10 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
   dispose(): void {
     this.unsubscribeSession();
     this.unsubscribeCatalog();
+    this.session.dispose();
     this.meshes.dispose();
+    this.buckets.dispose();
+    this.lod.dispose();
     if (this.ownsCatalog) {
       this.catalog.dispose();
       this.materials?.dispose();

@@ -144,6 +144,14 @@ export class ScatterSession extends Emitter<SessionEvents> {
       .map((p) => [p.id, p.propId, p.x, p.y, p.z, p.scale, p.yaw]);
   }
 
+  /** Drops listeners and every instance. */
+  dispose(): void {
+    this.clear();
+    this.engine.dispose();
+    this.order = [];
+    this.head = 0;
+  }
+
   private evictOverflow(removed: Placement[]): void {
     while (this.engine.instances.size > this.maxInstances && this.head < this.order.length) {
       const id = this.order[this.head++]!;
