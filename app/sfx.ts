@@ -103,7 +103,10 @@ const holdMark = $('meter-hold');
 const rmsDb = $('meter-rms-db');
 const peakDb = $('meter-peak-db');
 const statsBox = $('sfx-stats');
-const width = (linear: number): string => `${Math.max(0, Math.min(100, ((toDb(linear) + 60) / 60) * 100)).toFixed(1)}%`;
+/** Position on the −60…0 dBFS scale, percent. */
+const scale = (linear: number): number => Math.max(0, Math.min(100, ((toDb(linear) + 60) / 60) * 100));
+const width = (linear: number): string => `${scale(linear).toFixed(1)}%`;
+const cover = (linear: number): string => `${(100 - scale(linear)).toFixed(1)}%`;
 
 /** Meters read cairn.stats.audio only: the page shows exactly what tests assert. */
 function drawMeters(): void {
@@ -111,8 +114,8 @@ function drawMeters(): void {
   stateLine.dataset.state = s.state;
   stateLine.textContent =
     s.state === 'running' ? `Sound on${s.muted ? ' (muted)' : ''} · ${s.sampleRate} Hz · ${s.chord || 'no music'}` : s.state === 'waiting' ? 'Click anywhere or press a key to turn sound on.' : `Sound ${s.state}: ${s.reason}`;
-  rmsBar.style.width = width(s.rms);
-  peakBar.style.width = width(s.peak);
+  rmsBar.style.width = cover(s.rms);
+  peakBar.style.width = cover(s.peak);
   holdMark.style.left = width(s.peakHold);
   rmsDb.textContent = `${s.rmsDb.toFixed(1)} dB`;
   peakDb.textContent = `${s.peakDb.toFixed(1)} dB`;
