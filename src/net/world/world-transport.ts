@@ -1,7 +1,7 @@
 import { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
 import { cellDistance, cellRoom, neighbourhood, sameCell, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
-import type { BackoffOptions } from '../transport/backoff.ts';
+import { Backoff, type BackoffOptions } from '../transport/backoff.ts';
 import { emptyTransportStats, type FrameTransport, type TransportEvents, type TransportState, type TransportStats } from '../transport/transport.ts';
 import { WebSocketTransport, type WebSocketConstructor } from '../transport/websocket-transport.ts';
 import { CellTracker } from './cell-tracker.ts';
@@ -93,14 +93,25 @@ export class WorldTransport implements FrameTransport {
     this.position = { ...options.start };
   }
 
-  /** Enters the world and opens the 3×3 around the start. Resolves false (with a reason in stats) when the world API does not answer. */
+  /**
+   * Enters the world and opens the 3×3 around the start. A failed attempt is retried twice with
+   * jittered backoff (a busy Worker may drop a connection); an HTTP refusal is not. Resolves false
+   * (with the reason in stats) when the world API does not answer.
+   */
   async start(): Promise<boolean> {
-    try {
-      await this.enter(this.position);
-    } catch (error) {
-      this.stats.lastError = (error as Error).message;
-      this.setState('closed');
-      return false;
+    const backoff = new Backoff(this.options.backoff);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.enter(this.position);
+        break;
+      } catch (error) {
+        this.stats.lastError = (error as Error).message;
+        if ((error as { status?: number }).status !== undefined || attempt >= 2 || this.disposed) {
+          this.setState('closed');
+          return false;
+        }
+        await new Promise((resolve) => setTimeout(resolve, backoff.next()));
+      }
     }
     this.renewTimer = setInterval(() => void this.renew(), this.options.renewMs ?? 40_000);
     return true;

@@ -1,0 +1,149 @@
+/**
+ * `npm run bench:world`: simulated walkers — real Cairn clients (WorldTransport: a WebSocket per
+ * cell of the 3×3, hops through the directory; LocalPublisher at 10 Hz, far rate halved) moving
+ * over the map against local workerd. Prints per-cell message rates, delivery ratio and p50/p99
+ * latency between walkers within 40 m of each other, relay CPU, and the projected Cloudflare cost
+ * per player-hour.
+ *
+ * This machine cannot hold 1,000 full clients (9,000 sockets, ~60,000 messages a second into one
+ * Node process beside the relay on two cores). So the run simulates what it can *at the density
+ * of a 1,000-player world*: 1,000 players over the 8×8 cells of the 512 m map is ~16 per cell;
+ * 144 walkers in a 3×3-cell region is the same 16 per cell, so every populated cell carries the
+ * load it would carry with 1,000 players spread over the map. docs/scale.md takes the measured
+ * per-cell figures to 1,000 and 10,000 players on paper.
+ *
+ * The peer in the same run: the same walkers in one relay room (coalescing), which is what a
+ * world without cells would be. Each row: 3 s warm-up, 10 s measured, 1.5 s drain; the whole run
+ * takes 2–3 minutes. `-- --walkers N --cells K` changes the load (N walkers over K×K cells).
+ */
+import { startServer } from '../../tests/harness/server.ts';
+import { cellRoom, CELL_SIZE } from '../../src/net/protocol/world.ts';
+import { groupCpuSeconds, loadAverage, wranglerGroup } from './lib/proc-cpu.ts';
+import { walk, type WalkResult } from './lib/walkers.ts';
+
+const arg = (name: string, fallback: number): number => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
+};
+const CELLS = arg('cells', 3);
+const WALKERS = arg('walkers', 16 * CELLS * CELLS);
+const MEASURE_MS = arg('seconds', 10) * 1000;
+const region = { x0: -Math.floor(CELLS / 2) * CELL_SIZE, z0: -Math.floor(CELLS / 2) * CELL_SIZE, size: CELLS * CELL_SIZE };
+
+// Published Cloudflare prices (Workers Paid, developers.cloudflare.com/durable-objects/platform/pricing):
+const PRICE_PER_MILLION_REQUESTS = 0.15; // Durable Object requests; incoming WebSocket messages count 1/20
+const PRICE_PER_MILLION_GB_S = 12.5; // duration, billed at 128 MB per active object
+const WORKER_PRICE_PER_MILLION = 0.3; // Worker requests (the /api/world calls)
+const SOFT_LIMIT = 1000; // requests per second a single object handles comfortably
+
+interface Counters {
+  received: number;
+  sends: number;
+}
+
+async function roomCounters(base: string, rooms: string[]): Promise<Map<string, Counters>> {
+  const out = new Map<string, Counters>();
+  await Promise.all(
+    rooms.map(async (room) => {
+      const response = await fetch(`${base}/api/rooms/avatar/${encodeURIComponent(room)}`);
+      const stats = (await response.json()) as Counters;
+      out.set(room, { received: stats.received, sends: stats.sends });
+    }),
+  );
+  return out;
+}
+
+interface Measured extends WalkResult {
+  label: string;
+  objects: number;
+  maxInbound: number;
+  meanInbound: number;
+  maxSends: number;
+  relayCpu: number;
+}
+
+const server = await startServer();
+const group = wranglerGroup(server.port);
+const run = Date.now().toString(36);
+const cellRooms: string[] = [];
+for (let x = region.x0 / CELL_SIZE - 1; x <= region.x0 / CELL_SIZE + CELLS; x++) {
+  for (let z = region.z0 / CELL_SIZE - 1; z <= region.z0 / CELL_SIZE + CELLS; z++) cellRooms.push(cellRoom({ x, z }));
+}
+console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), 10 Hz, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
+
+async function measure(label: string, mode: 'cells' | { room: string }, rooms: string[]): Promise<Measured> {
+  let before = new Map<string, Counters>();
+  let after = new Map<string, Counters>();
+  let cpuStart = 0;
+  let cpu = 0;
+  const result = await walk({
+    origin: server.url,
+    walkers: WALKERS,
+    region,
+    mode,
+    measureMs: MEASURE_MS,
+    onWindow: async (edge) => {
+      if (edge === 'start') {
+        cpuStart = groupCpuSeconds(group);
+        before = await roomCounters(server.url, rooms);
+      } else {
+        cpu = groupCpuSeconds(group) - cpuStart;
+        after = await roomCounters(server.url, rooms);
+      }
+    },
+  });
+  const seconds = MEASURE_MS / 1000;
+  const inbound = rooms.map((r) => ((after.get(r)?.received ?? 0) - (before.get(r)?.received ?? 0)) / seconds).filter((v) => v > 0);
+  const sends = rooms.map((r) => ((after.get(r)?.sends ?? 0) - (before.get(r)?.sends ?? 0)) / seconds);
+  return {
+    ...result,
+    label,
+    objects: inbound.length,
+    maxInbound: Math.max(0, ...inbound),
+    meanInbound: inbound.length ? inbound.reduce((a, b) => a + b, 0) / inbound.length : 0,
+    maxSends: Math.max(0, ...sends),
+    relayCpu: cpu,
+  };
+}
+
+const rows: Measured[] = [];
+try {
+  rows.push(await measure(`cells (${CELL_SIZE} m)`, 'cells', cellRooms));
+  await new Promise((r) => setTimeout(r, 2000));
+  const room = `bench-world-${run}`;
+  if (WALKERS <= 320) rows.push(await measure('one room', { room }, [room]));
+  else console.log(`(one room skipped: ${WALKERS} walkers exceed a room's capacity of 320)`);
+} finally {
+  await server.stop();
+}
+
+const baseline = rows.find((r) => r.label === 'one room');
+const ratio = (value: number, base: number | undefined): string => (base ? `× ${(value / base).toFixed(2)}` : '');
+console.log('\n| layout | objects busy | inbound/s per object (max · mean) | sends/s per object (max) | near delivered | p50 | p99 | msgs/s into clients | relay cores | µs CPU per near frame | hops |');
+console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+for (const r of rows) {
+  const cpuPerFrame = r.delivered ? (r.relayCpu / r.delivered) * 1e6 : Number.NaN;
+  const baseCpu = baseline && baseline.delivered ? (baseline.relayCpu / baseline.delivered) * 1e6 : undefined;
+  console.log(
+    `| ${r.label} | ${r.objects} | ${r.maxInbound.toFixed(0)} · ${r.meanInbound.toFixed(0)} ${r === baseline ? '' : ratio(r.maxInbound, baseline?.maxInbound)} | ${r.maxSends.toFixed(0)} ${r === baseline ? '' : ratio(r.maxSends, baseline?.maxSends)} | ${(r.ratio * 100).toFixed(1)}% | ${r.p50} ms | ${r.p99} ms | ${r.messagesPerSecond.toFixed(0)} ${r === baseline ? '' : ratio(r.messagesPerSecond, baseline?.messagesPerSecond)} | ${(r.relayCpu / (r.windowMs / 1000)).toFixed(2)} | ${cpuPerFrame.toFixed(1)} ${r === baseline ? '' : ratio(cpuPerFrame, baseCpu)} | ${r.hops} |` +
+      (r.failed || r.unsent ? ` (${r.failed} walkers failed to join, ${r.unsent} frames unsent)` : '') +
+      ` (generator lag ≤ ${r.generatorLagMs} ms)`,
+  );
+}
+
+const cells = rows.find((r) => r.label.startsWith('cells'));
+if (cells) {
+  const perCell = WALKERS / (CELLS * CELLS);
+  const messagesPerPlayerHour = 10 * 3600; // frames in; keep-alive pings are answered without waking
+  const requests = messagesPerPlayerHour / 20;
+  const requestCost = (requests / 1e6) * PRICE_PER_MILLION_REQUESTS;
+  const cellHourGbS = 0.125 * 3600; // an active cell never hibernates while players send
+  const durationCost = ((cellHourGbS / 1e6) * PRICE_PER_MILLION_GB_S) / perCell;
+  // Directory: a renewal every 40 s, a hop per cell crossed (~1 a minute when walking), each an HTTP request + an RPC.
+  const directoryCalls = 3600 / 40 + 60;
+  const directoryCost = (directoryCalls / 1e6) * (PRICE_PER_MILLION_REQUESTS + WORKER_PRICE_PER_MILLION);
+  const total = requestCost + durationCost + directoryCost;
+  console.log(`\nper-cell inbound at this density: max ${cells.maxInbound.toFixed(0)}/s, ${((cells.maxInbound / SOFT_LIMIT) * 100).toFixed(0)}% of the ~${SOFT_LIMIT}/s soft limit of one object.`);
+  console.log(`projected cost per player-hour at ${perCell.toFixed(0)} players per cell: requests $${requestCost.toFixed(6)} + cell duration $${durationCost.toFixed(6)} + directory $${directoryCost.toFixed(6)} = $${total.toFixed(6)} (≈ ${(total * 100).toFixed(3)} ¢).`);
+}
+console.log(`load average at end ${loadAverage().toFixed(2)}`);
