@@ -208,10 +208,12 @@ describe('the crowd page on WebGPU', () => {
 
       it('shows avatars where they stand, and nothing where none stands', () => {
         // The nearest avatars, live and baked alike, each cover pixels at their projected spot.
-        const nearest = agents.filter((a) => a.inside).sort((a, b) => a.distance - b.distance).slice(0, 8);
-        expect(nearest.some((a) => a.mode === 'live')).toBe(true);
-        expect(nearest.some((a) => a.mode === 'baked')).toBe(true);
-        for (const agent of nearest) {
+        const byDistance = agents.filter((a) => a.inside).sort((a, b) => a.distance - b.distance);
+        const live = byDistance.filter((a) => a.mode === 'live').slice(0, 5);
+        const baked = byDistance.filter((a) => a.mode === 'baked').slice(0, 5);
+        expect(live.length).toBeGreaterThan(0);
+        expect(baked.length).toBeGreaterThan(0);
+        for (const agent of [...live, ...baked]) {
           const size = (HEIGHT / (2 * Math.tan((55 * Math.PI) / 360))) * (0.5 / agent.distance);
           expect(changedNear(withCrowd, withoutCrowd, agent.x, agent.y, size, size), `avatar at ${agent.x.toFixed(0)},${agent.y.toFixed(0)} (${agent.mode})`).toBeGreaterThan(0);
         }
