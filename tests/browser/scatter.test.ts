@@ -219,9 +219,13 @@ describe('the scatter brush in the world', () => {
       await waitForCairn(page);
       expect(await page.evaluate(() => window.cairn.scatter === undefined && window.cairn.stats.scatter === undefined)).toBe(true);
 
-      await page.locator('.cairn-scatter-toggle').click();
+      // B switches it on (a locator click would wait for two stable animation frames, which
+      // takes longer than its timeout when the loaded machine renders the world at 0.1 fps).
+      expect(await page.locator('.cairn-scatter-toggle').getAttribute('aria-pressed')).toBe('false');
+      await page.keyboard.press('KeyB');
       await page.waitForFunction(() => (window.cairn.stats.scatter as { bake: { state: string }; active: boolean } | undefined)?.bake.state === 'ready', undefined, { timeout: 120_000, polling: 250 });
       expect(await page.evaluate(() => document.querySelector('canvas')!.dataset.tool)).toBe('scatter');
+      expect(await page.locator('.cairn-scatter-toggle').getAttribute('aria-pressed')).toBe('true');
       const yaw = await page.evaluate(() => (window.cairn.world as { cameraRig: { yaw: number } }).cameraRig.yaw);
       await drag(page, line([120, 300], [330, 300], 3));
       const s = await page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.scatter)));
