@@ -41,7 +41,8 @@ export function install(world: World): void {
   document.addEventListener('click', onClick, true);
 
   const onKey = (event: KeyboardEvent): void => {
-    if (event.code !== 'KeyP' || event.repeat) return;
+    const target = event.target as HTMLElement | null;
+    if (event.code !== 'KeyP' || event.repeat || target?.closest?.('input, textarea, select, [contenteditable="true"]')) return;
     const paused = !engine.paused;
     engine.setPaused(paused);
     world.player.enabled = !paused;
