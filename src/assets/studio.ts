@@ -51,7 +51,7 @@ export function frameObject(camera: PerspectiveCamera, root: Object3D, direction
   const radius = Math.max(0.05, size.length() / 2);
   const fov = (camera.fov * Math.PI) / 180;
   const fitFov = Math.min(fov, 2 * Math.atan(Math.tan(fov / 2) * Math.min(1, camera.aspect)));
-  const distance = (radius / Math.sin(fitFov / 2)) * 1.1;
+  const distance = (radius / Math.sin(fitFov / 2)) * 1.35;
   camera.position.copy(center).addScaledVector(direction.clone().normalize(), distance);
   camera.near = Math.max(0.01, distance / 100);
   camera.far = distance * 100;
