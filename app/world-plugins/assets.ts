@@ -1,32 +1,42 @@
-import { WorldAssets } from '../../src/assets/world-assets.ts';
+import { createAssetsToggle } from '../../src/assets/ui/assets-toggle.ts';
+import type { WorldAssets } from '../../src/assets/world-assets.ts';
 import type { World } from '../../src/world/index.ts';
 
 /**
  * Assets in the world: an "Assets" button (search Poly Haven's CC0 models, click to put one in
- * front of the player) and `?place=<id>` from the assets page. Idle until used.
+ * front of the player) and `?place=<id>` from the assets page. Idle cost is the button: the
+ * module, meshoptimizer and the catalog load on first use.
  */
 export function install(world: World): void {
-  const assets = new WorldAssets(world);
+  const button = createAssetsToggle();
+  let controller: WorldAssets | null = null;
+  let loading: Promise<WorldAssets> | null = null;
+  const load = (): Promise<WorldAssets> =>
+    (loading ??= import('../../src/assets/world-assets.ts').then(({ WorldAssets }) => (controller = new WorldAssets(world, { button }))));
+  button.onclick = () => void load().then((assets) => assets.open());
+
   world.cairn.assets = {
-    open: () => assets.open(),
-    close: () => assets.close(),
-    preview: async (id: string, options?: { resolution?: string }) => summary(await assets.preview(id, options)),
-    keep: () => {
-      const placed = assets.keep();
+    open: async () => (await load()).open(),
+    close: async () => (await load()).close(),
+    preview: async (id: string, options?: { resolution?: string }) => {
+      const model = await (await load()).preview(id, options);
+      return { id: model.id, resolution: model.resolution, triangles: model.triangles };
+    },
+    keep: async () => {
+      const placed = (await load()).keep();
       return placed && { id: placed.id, resolution: placed.resolution, triangles: placed.triangles };
     },
     place: async (id: string, options?: { resolution?: string }) => {
-      const placed = await assets.place(id, options);
+      const placed = await (await load()).place(id, options);
       return { id: placed.id, resolution: placed.resolution, triangles: placed.triangles, position: placed.root.position.toArray() };
     },
-    placed: () => assets.placed.map((p) => ({ id: p.id, position: p.root.position.toArray() })),
-    removePlaced: () => assets.removePlaced(),
-    addToScatter: (category?: string) => assets.addToScatter(category),
-    controller: assets,
+    placed: async () => (await load()).placed.map((p) => ({ id: p.id, position: p.root.position.toArray() })),
+    removePlaced: async () => (await load()).removePlaced(),
+    addToScatter: async (category?: string) => (await load()).addToScatter(category),
+    /** The controller once the module has loaded (null before first use). */
+    get controller(): WorldAssets | null {
+      return controller;
+    },
   };
-  void assets.placeFromLocation();
-}
-
-function summary(model: { id: string; resolution: string; triangles: number }): { id: string; resolution: string; triangles: number } {
-  return { id: model.id, resolution: model.resolution, triangles: model.triangles };
+  if (new URLSearchParams(location.search).has('place')) void load().then((assets) => assets.placeFromLocation());
 }

@@ -12,6 +12,7 @@ import { ModelSlot } from './model-slot.ts';
 import { pointAhead, restOn } from './placement.ts';
 import { compactDrawnIndices, guessScatterCategory, scatterPropId, type ScatterPropCatalog } from './scatter-bridge.ts';
 import { AssetPanel, type PanelAction } from './ui/asset-panel.ts';
+import { createAssetsToggle } from './ui/assets-toggle.ts';
 import { injectAssetStyles } from './ui/styles.ts';
 
 export interface WorldAssetsOptions {
@@ -21,6 +22,8 @@ export interface WorldAssetsOptions {
   actions?: PanelAction[];
   /** Page query (reads ?api=, ?res=, ?place=). Default location.search. */
   params?: URLSearchParams;
+  /** A toggle button to adopt (the plugin makes one before this module loads). Default: a new one. */
+  button?: HTMLButtonElement;
 }
 
 /** A model put into the world and kept there. */
@@ -55,13 +58,8 @@ export class WorldAssets {
     this.actions = options.actions ?? [];
     this.params = options.params ?? new URLSearchParams(location.search);
     injectAssetStyles();
-    this.button = document.createElement('button');
-    this.button.type = 'button';
-    this.button.className = 'cairn-assets-toggle';
-    this.button.textContent = 'Assets';
-    this.button.title = 'Search CC0 models and place them in the world';
+    this.button = options.button ?? createAssetsToggle();
     this.button.onclick = () => void this.toggle();
-    document.body.append(this.button);
   }
 
   /** Creates the browser (and starts the catalog download) on first use. */
