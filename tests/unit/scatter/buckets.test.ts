@@ -25,7 +25,8 @@ function contents(set: BucketSet): Map<number, number> {
   return out;
 }
 
-describe('instance buckets', () => {
+// Generous timeout: these run real meshoptimizer/three work on a shared two-core machine.
+describe('instance buckets', { timeout: 30_000 }, () => {
   it('grows by doubling, keeping every live matrix, and reports each growth', () => {
     const grown: Array<[number, number]> = [];
     const set = new BucketSet({ initialCapacity: 4, onGrow: (bucket, old) => grown.push([old, bucket.capacity]) });

@@ -32,7 +32,8 @@ function rock(): Group {
   return group;
 }
 
-describe('prop catalog', () => {
+// Generous timeout: these run real meshoptimizer/three work on a shared two-core machine.
+describe('prop catalog', { timeout: 30_000 }, () => {
   it('registers by category, resolves once (cached in-flight promise) and bakes three levels per piece', async () => {
     const catalog = new PropCatalog();
     let builds = 0;
@@ -93,7 +94,8 @@ describe('prop catalog', () => {
   });
 });
 
-describe('scatter layer (Node: placement → buckets → LOD, no renderer)', () => {
+// Generous timeout: these run real meshoptimizer/three work on a shared two-core machine.
+describe('scatter layer (Node: placement → buckets → LOD, no renderer)', { timeout: 30_000 }, () => {
   it('after the background bake, a stroke fills buckets synchronously: one InstancedMesh per (prop, part, level)', async () => {
     const scatter = layer();
     await scatter.choosePreset('mixed-forest');
@@ -184,7 +186,8 @@ describe('scatter layer (Node: placement → buckets → LOD, no renderer)', () 
   });
 });
 
-describe('scatter layer reset while props are baking', () => {
+// Generous timeout: these run real meshoptimizer/three work on a shared two-core machine.
+describe('scatter layer reset while props are baking', { timeout: 30_000 }, () => {
   it('draws the new session once the bake lands, even if it started for the old one', async () => {
     const scatter = layer();
     void scatter.choosePreset('meadow');

@@ -14,7 +14,8 @@ function splitIcosphere() {
   return finishFlat(new IcosahedronGeometry(1, 3), [0.5, 0.5, 0.5], 0, new Mulberry32(1));
 }
 
-describe('LOD baking with meshoptimizer', () => {
+// Generous timeout: these run real meshoptimizer/three work on a shared two-core machine.
+describe('LOD baking with meshoptimizer', { timeout: 30_000 }, () => {
   it('the measured fact: on split-vertex meshes, plain simplify and LockBorder remove nothing; Permissive does', () => {
     const { positions, indices } = prepareGeometry(splitIcosphere());
     expect(indices.length / 3).toBe(320);

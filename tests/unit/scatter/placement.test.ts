@@ -26,7 +26,8 @@ function totalRejected(engine: PlacementEngine): number {
   return REJECTION_CAUSES.reduce((sum, cause) => sum + engine.rejections[cause], 0);
 }
 
-describe('placement engine', () => {
+// Generous timeout: these run real meshoptimizer/three work on a shared two-core machine.
+describe('placement engine', { timeout: 30_000 }, () => {
   it('samples densityPerM2 × area candidates per dab, and every candidate is placed or rejected once', () => {
     const engine = new PlacementEngine({ seed: 3, ground: planeGround(), propsIn: props });
     const p = preset([{}], { densityPerM2: 0.25 });

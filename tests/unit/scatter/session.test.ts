@@ -25,7 +25,8 @@ function randomEvents(seed: number, count: number): BrushEvent[] {
   return events;
 }
 
-describe('scatter session', () => {
+// Generous timeout: these run real meshoptimizer/three work on a shared two-core machine.
+describe('scatter session', { timeout: 30_000 }, () => {
   it('replays (seed, brush events) exactly, erasures included', () => {
     const session = new ScatterSession({ seed: 42, ground, propsIn, presets });
     for (const event of randomEvents(5, 120)) session.apply(event);
