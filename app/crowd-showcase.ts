@@ -42,6 +42,8 @@ export async function startShowcase(): Promise<void> {
       const options = { targetHeight: 1.8, maxBones: 256, onProgress };
       const template = 'url' in what ? await loadCrowdTemplateFromUrl(what.url, options) : await loadCrowdTemplateFromFile(what.file, options);
       panel.status(`Baking ${template.clips.length} clip(s)…`);
+      // Let the status line paint before the (synchronous) bake.
+      await world.frames(1);
       stageCrowd.setTemplate(template);
       const r = template.report;
       const notes = [

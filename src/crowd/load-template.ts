@@ -52,8 +52,9 @@ async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string,
   try {
     rig = await parseRig(bytes, source, { basePath: source.includes('/') ? source.slice(0, source.lastIndexOf('/') + 1) : '' });
   } catch (error) {
-    const message = error instanceof RigLoadError ? error.message : `${name}: ${(error as Error).message}`;
-    throw new CrowdTemplateError(message.replace(/^[^:]*\/([^/:]+):/, '$1:'));
+    // Name the file the way the user knows it (not the full URL).
+    const message = error instanceof RigLoadError ? error.message.replace(error.source, name) : `${name}: ${(error as Error).message}`;
+    throw new CrowdTemplateError(message);
   }
   options.onProgress?.('parse', 1);
   options.onProgress?.('prepare', 0);
