@@ -175,9 +175,16 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
       this.stats.failedProps[id] = error.message;
       this.emit('problem', { title: `Prop "${id}" could not be used`, detail: `${error.message}\nIts instances are skipped; everything else still places.` });
     });
+    // A prop registered later (the asset browser hands one over) into a category the chosen
+    // preset uses is baked right away, so the next stroke does not wait for it.
+    const offRegistered = this.catalog.on('registered', ({ id, category }) => {
+      const preset = this.session?.preset;
+      if (preset && preset.picks.some((pick) => pick.category === category)) this.catalog.resolve(id).catch(() => undefined);
+    });
     this.unsubscribeCatalog = () => {
       offResolved();
       offFailed();
+      offRegistered();
     };
     this.session = this.createSession(options.seed ?? 1);
   }

@@ -203,3 +203,16 @@ describe('scatter layer reset while props are baking', { timeout: 30_000 }, () =
     expect(scatter.stats.instances).toBe(added.length);
   });
 });
+
+describe('props registered after a preset was chosen', { timeout: 30_000 }, () => {
+  it('are baked in the background at once when the chosen preset uses their category', async () => {
+    const scatter = layer();
+    await scatter.choosePreset('cliff-scree');
+    scatter.catalog.register({ id: 'handed-over-rock', category: 'rock', object3D: rock() });
+    scatter.catalog.register({ id: 'unused-crate', category: 'crate', object3D: rock() });
+    expect(scatter.catalog.state('handed-over-rock')).toBe('loading');
+    expect(scatter.catalog.state('unused-crate')).toBe('registered');
+    await scatter.catalog.resolve('handed-over-rock');
+    expect(scatter.catalog.state('handed-over-rock')).toBe('ready');
+  });
+});
