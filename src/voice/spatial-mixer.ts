@@ -32,6 +32,14 @@ interface Voice {
  */
 export class SpatialMixer {
   readonly master: GainNode;
+  /**
+   * 'loading' until the browser's HRTF database is ready. Chrome loads (and resamples) it on a
+   * background thread when the first context needs it — seconds on a slow machine — and until
+   * then HRTF panners play voices unpanned (distance still applies).
+   */
+  spatial: 'loading' | 'ready' = 'loading';
+  /** Resolves when {@link spatial} is 'ready'. */
+  readonly ready: Promise<void>;
   private readonly voices = new Map<number, Voice>();
   private readonly positions = new Map<number, WirePosition>();
   private readonly splitter: ChannelSplitterNode;
@@ -54,6 +62,9 @@ export class SpatialMixer {
     this.splitter.connect(this.meters[0], 0);
     this.splitter.connect(this.meters[1], 1);
     this.setListener(this.listener);
+    this.ready = hrtfLoaded(context.sampleRate).then(() => {
+      this.spatial = 'ready';
+    });
   }
 
   /** Voices playing now. */
@@ -107,7 +118,8 @@ export class SpatialMixer {
   }
 
   /** A peer's position (from the VoiceRoom); glides there over ~50 ms. */
-  setPeerPosition(id: number, pos: WirePosition): void {
+  setPeerPosition(id: number, position: WirePosition): void {
+    const pos = { x: position.x, y: position.y, z: position.z, facing: position.facing };
     this.positions.set(id, pos);
     const voice = this.voices.get(id);
     if (!voice) return;
@@ -120,6 +132,13 @@ export class SpatialMixer {
 
   peerPosition(id: number): WirePosition | null {
     return this.positions.get(id) ?? null;
+  }
+
+  /** Where the audio engine has a voice now (its PannerNode's position), or null without a stream. */
+  pannerPosition(id: number): { x: number; y: number; z: number } | null {
+    const voice = this.voices.get(id);
+    if (!voice) return null;
+    return { x: voice.panner.positionX.value, y: voice.panner.positionY.value, z: voice.panner.positionZ.value };
   }
 
   /**
@@ -195,3 +214,25 @@ export class SpatialMixer {
     if (Math.abs(voice.range.gain.value - gain) > 1e-3) voice.range.gain.setTargetAtTime(gain, this.context.currentTime, POSITION_TAU);
   }
 }
+
+/**
+ * Resolves once the HRTF database for `sampleRate` is loaded. An OfflineAudioContext with an HRTF
+ * panner waits for the database before it renders (a realtime one plays unpanned instead), and the
+ * database is shared by every context of that rate in the page, so one tiny render tells us.
+ */
+function hrtfLoaded(sampleRate: number): Promise<void> {
+  let pending = hrtfProbes.get(sampleRate);
+  if (!pending) {
+    pending = (async () => {
+      if (typeof OfflineAudioContext === 'undefined') return;
+      const probe = new OfflineAudioContext(2, 128, sampleRate);
+      const source = new ConstantSourceNode(probe);
+      source.connect(new PannerNode(probe, { panningModel: 'HRTF', positionX: 1 })).connect(probe.destination);
+      source.start();
+      await probe.startRendering();
+    })().catch(() => undefined);
+    hrtfProbes.set(sampleRate, pending);
+  }
+  return pending;
+}
+const hrtfProbes = new Map<number, Promise<void>>();

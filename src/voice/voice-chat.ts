@@ -251,6 +251,7 @@ export class VoiceChat {
   refreshStats(): void {
     const s = this.stats;
     s.id = this.signaling.id;
+    s.audio = this.context.state;
     s.reconnects = this.signaling.reconnects;
     s.lastSignalingError = this.signaling.lastError;
     if (this.capture) {
@@ -261,6 +262,7 @@ export class VoiceChat {
       const delay = this.capture.delay;
       s.delay = { enabled: delay.enabled, seconds: delay.seconds, phase: delay.phase, resumesIn: delay.resumesIn };
     }
+    s.spatial = this.mixer.spatial;
     const levels = this.mixer.outputLevels();
     s.output = { leftDb: levels.left, rightDb: levels.right };
     s.listener = { ...this.listener };

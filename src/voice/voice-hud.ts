@@ -21,6 +21,7 @@ export function voiceHudRows(stats: VoiceStats | undefined): VoiceHudRow[] {
   const rows: VoiceHudRow[] = [];
   const stateTone = stats.state === 'open' ? 'ok' : stats.state === 'closed' || stats.state === 'idle' ? undefined : 'warn';
   rows.push({ label: 'room', value: `${stats.room} · ${stats.state === 'open' ? `connected as ${stats.id}` : stats.state}`, ...(stateTone ? { tone: stateTone } : {}) });
+  if (stats.audio === 'suspended') rows.push({ label: 'sound', value: 'click or press a key to hear voices', tone: 'warn' });
   if (stats.reconnects > 0) rows.push({ label: 'reconnects', value: String(stats.reconnects), tone: 'warn' });
   if (stats.lastSignalingError) rows.push({ label: 'signaling', value: stats.lastSignalingError, tone: 'warn' });
 
@@ -52,6 +53,11 @@ export function voiceHudRows(stats: VoiceStats | undefined): VoiceHudRow[] {
     rows.push({ label: 'delay', value, tone: delay.phase === 'dumped' ? 'bad' : 'warn' });
   } else rows.push({ label: 'delay', value: 'off' });
 
+  rows.push(
+    stats.spatial === 'ready'
+      ? { label: 'spatial', value: 'HRTF', tone: 'ok' }
+      : { label: 'spatial', value: 'loading HRTF data… (voices unpanned)', tone: 'warn' },
+  );
   rows.push({ label: 'output L/R', value: `${db(stats.output.leftDb)} / ${db(stats.output.rightDb)}` });
 
   if (stats.peers.length === 0) rows.push({ label: 'peers', value: 'nobody else here' });

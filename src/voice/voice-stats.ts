@@ -21,6 +21,8 @@ export interface VoiceStats {
   room: string;
   /** Our peer id in the room. */
   id: number | null;
+  /** The AudioContext's state: 'suspended' until the page may play sound (a click or key). */
+  audio: AudioContextState | 'none';
   reconnects: number;
   /** The last error the room sent us ("code: message"). */
   lastSignalingError: string | null;
@@ -28,6 +30,8 @@ export interface VoiceStats {
   denoiser: DenoiserFigures | { state: 'off'; error: null; vad: 0; frames: 0; latencyMs: 0; wet: 0 };
   ptt: { mode: TalkMode; pressed: boolean; talking: boolean; gain: number };
   delay: { enabled: boolean; seconds: number; phase: DelayPhase; resumesIn: number };
+  /** 'loading' while the browser loads its HRTF data (voices play unpanned until then). */
+  spatial: 'loading' | 'ready';
   output: { leftDb: number; rightDb: number };
   listener: { x: number; y: number; z: number; facing: number };
   peers: VoicePeerStats[];
@@ -40,12 +44,14 @@ export function emptyVoiceStats(room: string, mode: TalkMode): VoiceStats {
     state: 'idle',
     room,
     id: null,
+    audio: 'none',
     reconnects: 0,
     lastSignalingError: null,
     mic: { state: 'off', levelDb: -120, message: null },
     denoiser: { state: 'off', error: null, vad: 0, frames: 0, latencyMs: 0, wet: 0 },
     ptt: { mode, pressed: false, talking: mode === 'open', gain: mode === 'open' ? 1 : 0 },
     delay: { enabled: false, seconds: 5, phase: 'off', resumesIn: 0 },
+    spatial: 'loading',
     output: { leftDb: -120, rightDb: -120 },
     listener: { x: 0, y: 0, z: 0, facing: 0 },
     peers: [],

@@ -5,10 +5,12 @@ export interface VoiceStatsView {
   state: string;
   id: number | null;
   reconnects: number;
+  lastSignalingError: string | null;
   mic: { state: string; levelDb: number; message: string | null };
   denoiser: { state: string; error: string | null; vad: number; frames: number };
   ptt: { mode: string; pressed: boolean; talking: boolean; gain: number };
   delay: { enabled: boolean; phase: string; resumesIn: number };
+  spatial: string;
   output: { leftDb: number; rightDb: number };
   peers: Array<{
     id: number;

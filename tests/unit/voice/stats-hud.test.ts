@@ -57,6 +57,7 @@ describe('voice HUD rows', () => {
     s.mic = { state: 'live', levelDb: -23.4, message: null };
     s.denoiser = { state: 'on', error: null, vad: 0.87, frames: 100, latencyMs: 30, wet: 0.92 };
     s.delay = { enabled: true, seconds: 5, phase: 'dumped', resumesIn: 3.24 };
+    s.spatial = 'ready';
     s.peers = [
       {
         id: 7, role: 'offerer', connection: 'connected', ice: 'connected', signaling: 'stable', iceRestarts: 0, negotiations: 1,
@@ -71,6 +72,7 @@ describe('voice HUD rows', () => {
     expect(row('denoiser')).toEqual({ label: 'denoiser', value: 'RNNoise on · voice 87%', tone: 'ok' });
     expect(row('talk')?.value).toBe('push-to-talk · hold V');
     expect(row('delay')).toEqual({ label: 'delay', value: 'DUMPED · resumes in 3.2 s', tone: 'bad' });
+    expect(row('spatial')).toEqual({ label: 'spatial', value: 'HRTF', tone: 'ok' });
     expect(row('peer 7')).toEqual({ label: 'peer 7', value: 'connected · 3.0 m', tone: 'ok' });
     expect(row('  in/out')?.value).toBe('121 / 120 kbps');
     expect(row('  loss · rtt')?.value).toBe('0.5% · 14 ms');
@@ -82,11 +84,14 @@ describe('voice HUD rows', () => {
     s.mic = { state: 'denied', levelDb: -120, message: 'denied' };
     s.denoiser = { state: 'failed', error: 'the RNNoise worklet did not load from /x.js: 404', vad: 0, frames: 0, latencyMs: 30, wet: 0.92 };
     s.connections = { created: 2, closed: 1, open: 1, failures: 1, lastFailure: 'peer 3: boom' };
+    s.audio = 'suspended';
     const rows = voiceHudRows(s);
+    expect(rows.find((r) => r.label === 'sound')).toEqual({ label: 'sound', value: 'click or press a key to hear voices', tone: 'warn' });
     expect(rows.find((r) => r.label === 'mic')).toEqual({ label: 'mic', value: 'denied — listen only', tone: 'bad' });
     expect(rows.find((r) => r.label === 'denoiser')).toMatchObject({ tone: 'bad', value: expect.stringMatching(/^FAILED: .*\/x\.js.*high-pass/) });
     expect(rows.find((r) => r.label === 'webrtc errors')).toMatchObject({ tone: 'bad', value: '1: peer 3: boom' });
     expect(rows.find((r) => r.label === 'talk')).toMatchObject({ value: 'open mic', tone: 'ok' });
     expect(rows.find((r) => r.label === 'peers')?.value).toBe('nobody else here');
+    expect(rows.find((r) => r.label === 'spatial')).toMatchObject({ tone: 'warn', value: expect.stringMatching(/loading HRTF/) });
   });
 });

@@ -1,0 +1,91 @@
+/**
+ * The cost of N spatial voices (8, 16, 32) in Chromium:
+ * 1. main thread: one frame of the SpatialMixer's updates — the listener moves, and every voice
+ *    gets a new position (the worst case; peers send at ≤ 10 Hz) — for N HRTF voices fed by real
+ *    MediaStreams, against the 8-voice baseline;
+ * 2. audio thread: an OfflineAudioContext rendering N HRTF panners against N equal-power panners
+ *    (same sources, same settings), as a real-time factor.
+ * Same-run, interleaved rounds.
+ */
+import { median, printComparison, type Measured } from '../lib/measure.ts';
+import { withVoicePage } from './lib/voice-page.ts';
+
+const COUNTS = [8, 16, 32];
+
+await withVoicePage(async (page) => {
+  const main = await page.evaluate(
+    async ({ counts }) => {
+      const { SpatialMixer } = window.cairn.voiceModule as typeof import('../../src/voice/index.ts');
+      const ctx = new AudioContext({ sampleRate: 48_000 });
+      await ctx.resume();
+      const setups = counts.map((n) => {
+        const mixer = new SpatialMixer(ctx);
+        for (let id = 1; id <= n; id++) {
+          const osc = new OscillatorNode(ctx, { frequency: 200 + id * 10 });
+          const dest = ctx.createMediaStreamDestination();
+          osc.connect(dest);
+          osc.start();
+          mixer.addStream(id, dest.stream);
+        }
+        return { n, mixer };
+      });
+      const frames = 240;
+      const samples: Record<number, number[]> = Object.fromEntries(counts.map((n) => [n, [] as number[]]));
+      let t = 0;
+      for (let round = 0; round < 7; round++) {
+        for (const { n, mixer } of setups) {
+          const start = performance.now();
+          for (let f = 0; f < frames; f++) {
+            t += 1 / 60;
+            mixer.setListener({ x: Math.sin(t) * 5, y: 0, z: Math.cos(t) * 5, facing: t });
+            for (let id = 1; id <= n; id++) mixer.setPeerPosition(id, { x: Math.cos(t + id) * 10, y: 0, z: Math.sin(t * 0.5 + id) * 10, facing: 0 });
+          }
+          if (round > 0) samples[n]!.push((performance.now() - start) / frames);
+        }
+      }
+      for (const { mixer } of setups) mixer.dispose();
+      await ctx.close();
+      return samples;
+    },
+    { counts: COUNTS },
+  );
+  printComparison(
+    'main thread: ms per frame (listener + every voice moved)',
+    COUNTS.map((n): Measured => ({ name: `${n} HRTF voices`, msPerCall: median(main[n]!), calls: 6 * 240 })),
+  );
+
+  const audio = await page.evaluate(
+    async ({ counts }) => {
+      const { VOICE_PANNER } = window.cairn.voiceModule as typeof import('../../src/voice/index.ts');
+      const seconds = 4;
+      const render = async (n: number, model: PanningModelType) => {
+        const ctx = new OfflineAudioContext(2, 48_000 * seconds, 48_000);
+        for (let i = 0; i < n; i++) {
+          const osc = new OscillatorNode(ctx, { frequency: 150 + i * 17, type: 'sawtooth' });
+          const panner = new PannerNode(ctx, { ...VOICE_PANNER, panningModel: model, positionX: Math.cos(i) * 5, positionZ: Math.sin(i) * 5 });
+          panner.positionX.linearRampToValueAtTime(-Math.cos(i) * 5, seconds);
+          osc.connect(panner).connect(ctx.destination);
+          osc.start();
+        }
+        const start = performance.now();
+        await ctx.startRendering();
+        return performance.now() - start;
+      };
+      await render(8, 'HRTF'); // warm-up: loads the HRTF database
+      const result: Record<string, number[]> = {};
+      for (let round = 0; round < 3; round++) {
+        for (const n of counts) {
+          for (const model of ['equalpower', 'HRTF'] as const) (result[`${n} ${model}`] ??= []).push((await render(n, model)) / (seconds * 1000));
+        }
+      }
+      return result;
+    },
+    { counts: COUNTS },
+  );
+  for (const n of COUNTS) {
+    printComparison(
+      `audio thread: ${n} voices, render time per second of audio (ms of CPU per ms of sound)`,
+      (['equalpower', 'HRTF'] as const).map((model): Measured => ({ name: `${n} ${model} panners`, msPerCall: median(audio[`${n} ${model}`]!), calls: 3 })),
+    );
+  }
+});
