@@ -94,11 +94,13 @@ describe('search scoring', () => {
     const words = ['oak', 'pine', 'rock', 'rocky', 'stone', 'crate', 'barrel', 'chair', 'old', 'wood', 'wooden', 'w', 'moss'];
     const pick = (): string => words[rng.int(words.length)]!;
     const entries = Array.from({ length: 1500 }, (_, i) => entry(`${pick()}_${i}`, `${pick()} ${pick()}`, [pick()], [pick(), pick()], rng.int(20)));
+    // An independent reference for match kinds: regular expressions over each value.
+    const esc = (w: string): string => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const kind = (value: string, word: string): MatchKind | null => {
       if (!value.includes(word)) return null;
-      const parts = value.split(/[^\p{L}\p{N}]+/u);
-      if (value === word || parts.includes(word)) return 'exact';
-      return value.startsWith(word) || parts.some((p) => p.startsWith(word)) ? 'prefix' : 'substring';
+      if (/[^\p{L}\p{N}]/u.test(word)) return value === word ? 'exact' : value.startsWith(word) ? 'prefix' : 'substring';
+      if (new RegExp(`(^|[^\\p{L}\\p{N}])${esc(word)}($|[^\\p{L}\\p{N}])`, 'u').test(value)) return 'exact';
+      return new RegExp(`(^|[^\\p{L}\\p{N}])${esc(word)}`, 'u').test(value) ? 'prefix' : 'substring';
     };
     const brute = (query: string, limit: number): Array<[string, number]> => {
       const qw = queryWords(query);
@@ -120,7 +122,7 @@ describe('search scoring', () => {
     };
     for (const limit of [1, 5, 60]) {
       const index = new SearchIndex(entries, { limit, narrow: false });
-      for (const query of ['w', 'wo', 'rock', 'r', 'old oak', 'o', 'stone crate', 'moss', 'zz', '']) {
+      for (const query of ['w', 'wo', 'rock', 'r', 'old oak', 'o', 'stone crate', 'moss', 'zz', '', '1', '12', '_', 'k_1', 'e', 'a b', 'ood']) {
         const result = index.search(query);
         expect(result.hits.map((h) => [h.entry.id, h.score])).toEqual(brute(query, limit));
       }
