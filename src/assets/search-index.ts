@@ -7,18 +7,18 @@ import type { CatalogEntry } from './polyhaven-types.ts';
  *   field:  name  >  id  >  category  >  tag
  *   kind:   exact (a whole word)  >  prefix of a word  >  substring
  *
- * (words are separated by anything that is not a letter or digit, and by the ends of a value; a
- * query word containing a separator, like an id, is exact only as a whole value),
+ * Words are separated by anything that is not a letter or digit and by the ends of a value; a
+ * query word containing a separator (an id like "rock_01") is exact only as a whole value. So a
+ * word found anywhere in the name beats an exact id match, and within a field an exact word beats
+ * a prefix beats a substring. Every query word must match somewhere (AND); an entry's score is the
+ * sum over words, plus a bonus when the whole query equals the whole name. Ties go to the more
+ * downloaded asset, then the name, then the id, so results are stable.
  *
- * so a word found anywhere in the name beats an exact id match, and within a field an exact word
- * beats a prefix beats a substring. Every query word must match somewhere (AND); an entry's score
- * is the sum over words, plus a bonus when the whole query equals the whole name. Ties go to the
- * more downloaded asset, then to the name in alphabetical order, so results are stable.
- *
- * Cheap enough to run on every keystroke over 10,000 entries (see bench/assets): each entry keeps
- * one lower-cased haystack that rejects most entries with a single `includes`, only the top
- * `limit` results are kept sorted, and a query that extends the previous one only re-checks the
- * previous matches.
+ * Cheap enough to run on every keystroke over 10,000 entries (bench/assets/search.bench.ts):
+ * entries are kept in tie-break order so a full top list raises the bar strictly; character,
+ * word-start and word-length masks reject entries and bound their scores without touching
+ * strings; only the top `limit` results are kept sorted; and a query that extends the previous
+ * one only re-checks the previous matches.
  */
 
 export type MatchField = 'name' | 'id' | 'category' | 'tag';
@@ -54,7 +54,7 @@ export interface SearchResult {
   total: number;
   /** The best `limit` hits, best first. */
   hits: SearchHit[];
-  /** Entries scored in this query (the rest were rejected by the haystack or the narrowed set). */
+  /** Entries examined in this query (all of them, or the previous matches when narrowing). */
   scanned: number;
 }
 
@@ -67,10 +67,10 @@ interface Field {
 
 interface Indexed {
   entry: CatalogEntry;
-  /** Every field's value, lower-cased, joined by \u0001: one `includes` rejects most entries. */
+  /** Every field's value, lower-cased, joined by \u0001 (so no word spans two values). */
   haystack: string;
   /** Fields in precedence order (name, id, categories, tags); each kind may hold several values. */
-  groups: Array<{ field: MatchField; values: Field[]; /** Values joined by \u0001, for a quick bound. */ text: string }>;
+  groups: Array<{ field: MatchField; values: Field[]; /** The values joined by \u0001, what matching reads. */ text: string }>;
   nameLower: string;
 }
 
