@@ -18,7 +18,8 @@ import { createHumanoid } from '../src/rig/humanoid.ts';
 import { cairnGlobal, createRenderer } from '../src/world/index.ts';
 
 export interface BenchRow {
-  path: 'three' | 'cairn';
+  /** 'scene': the same scene without avatars (the fixed cost both paths pay). */
+  path: 'three' | 'cairn' | 'scene';
   count: number;
   frames: number;
   /** Medians over the measured frames, ms. */
@@ -39,6 +40,8 @@ export async function startBench(): Promise<void> {
   const counts = (params.get('counts') ?? '50,100,200,500,1000').split(',').map(Number);
   const framesPerRun = Number(params.get('frames') ?? 8);
   const rounds = Number(params.get('rounds') ?? 2);
+  // Unmeasured frames first: the JIT warms up and one-time work (promotions, pipelines) is done.
+  const warmup = Number(params.get('warmup') ?? 6);
   const cairn = cairnGlobal();
   const { renderer, canvas, status } = await createRenderer({ forceWebGL: params.get('webgl') === '1', antialias: false });
   renderer.shadowMap.enabled = false;
@@ -89,14 +92,14 @@ export async function startBench(): Promise<void> {
     }
   };
 
-  /** Runs `frames` measured frames (after 2 warm-ups) through the renderer's animation loop. */
+  /** Runs `frames` measured frames (after `warmup` unmeasured ones) through the renderer's animation loop. */
   const measure = (update: (dt: number) => void, frames: number): Promise<{ anim: number[]; render: number[]; draws: number }> =>
     new Promise((resolve) => {
       const anim: number[] = [];
       const render: number[] = [];
       let draws = 0;
       let busy = false;
-      let done = -2;
+      let done = -warmup;
       void renderer.setAnimationLoop(() => {
         if (busy) return;
         busy = true;
@@ -160,8 +163,14 @@ export async function startBench(): Promise<void> {
     return out;
   };
 
+  const runScene = async (): Promise<BenchRow> => row('scene', 0, await measure(() => undefined, framesPerRun), 0);
+
   const rows: BenchRow[] = [];
-  cairn.benchProgress = { done: 0, total: counts.length * rounds * 2 };
+  cairn.benchProgress = { done: 0, total: counts.length * rounds * 2 + rounds };
+  for (let round = 0; round < rounds; round++) {
+    rows.push(await runScene());
+    (cairn.benchProgress as { done: number }).done++;
+  }
   cairn.ready = true;
   for (const count of counts) {
     // Interleaved rounds (three, Cairn, three, Cairn…) so drift hits both paths alike.
@@ -181,7 +190,7 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-function row(path: 'three' | 'cairn', count: number, result: { anim: number[]; render: number[]; draws: number }, uploadBytes: number): BenchRow {
+function row(path: BenchRow['path'], count: number, result: { anim: number[]; render: number[]; draws: number }, uploadBytes: number): BenchRow {
   const total = result.anim.map((a, i) => a + result.render[i]!);
   return { path, count, frames: result.anim.length, animMs: median(result.anim), renderMs: median(result.render), totalMs: median(total), drawCalls: result.draws, uploadBytes };
 }

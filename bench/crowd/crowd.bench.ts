@@ -55,7 +55,10 @@ const pick = (path: string, count: number, key: 'animMs' | 'renderMs' | 'totalMs
 const first = (path: string, count: number): BenchRow => result.rows.find((r) => r.path === path && r.count === count)!;
 
 console.log(`\ncrowd benchmark on ${result.backend} (${result.adapter}), ${result.frames} measured frames × ${result.rounds} interleaved rounds per path and size; medians`);
-for (const count of [...new Set(result.rows.map((r) => r.count))]) {
+const sceneMs = median(result.rows.filter((r) => r.path === 'scene').map((r) => r.totalMs));
+console.log(`the same scene without avatars (ground, lights, background): ${formatMs(sceneMs)} per frame of render submission, paid by both paths`);
+const sizes = [...new Set(result.rows.filter((r) => r.path !== 'scene').map((r) => r.count))];
+for (const count of sizes) {
   printComparison(`${count} avatars — main-thread ms per frame (animation + render submission)`, [
     { name: 'three default path', msPerCall: pick('three', count, 'totalMs'), calls: result.frames },
     { name: 'Cairn crowd', msPerCall: pick('cairn', count, 'totalMs'), calls: result.frames },
@@ -63,15 +66,16 @@ for (const count of [...new Set(result.rows.map((r) => r.count))]) {
 }
 
 console.log('\n## table');
-console.log('| avatars | three anim | three render | three total | Cairn anim | Cairn render | Cairn total | Cairn / three | draw calls three → Cairn | anim bytes/frame three → Cairn | Cairn live / baked |');
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-for (const count of [...new Set(result.rows.map((r) => r.count))]) {
+console.log('| avatars | three anim | three render | three total | Cairn anim | Cairn render | Cairn total | Cairn / three | above the empty scene: Cairn / three | draw calls three → Cairn | anim bytes/frame three → Cairn | Cairn live / baked |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const count of sizes) {
   const three = first('three', count);
   const cairn = first('cairn', count);
   const ratio = pick('cairn', count, 'totalMs') / pick('three', count, 'totalMs');
+  const above = Math.max(0, pick('cairn', count, 'totalMs') - sceneMs) / Math.max(1e-6, pick('three', count, 'totalMs') - sceneMs);
   const kb = (b: number): string => `${(b / 1024).toFixed(1)} KB`;
   console.log(
-    `| ${count} | ${formatMs(pick('three', count, 'animMs'))} | ${formatMs(pick('three', count, 'renderMs'))} | ${formatMs(pick('three', count, 'totalMs'))} | ${formatMs(pick('cairn', count, 'animMs'))} | ${formatMs(pick('cairn', count, 'renderMs'))} | ${formatMs(pick('cairn', count, 'totalMs'))} | × ${ratio.toFixed(3)} | ${three.drawCalls} → ${cairn.drawCalls} | ${kb(three.uploadBytes)} → ${kb(cairn.uploadBytes)} | ${cairn.live} / ${cairn.baked} |`,
+    `| ${count} | ${formatMs(pick('three', count, 'animMs'))} | ${formatMs(pick('three', count, 'renderMs'))} | ${formatMs(pick('three', count, 'totalMs'))} | ${formatMs(pick('cairn', count, 'animMs'))} | ${formatMs(pick('cairn', count, 'renderMs'))} | ${formatMs(pick('cairn', count, 'totalMs'))} | × ${ratio.toFixed(3)} | × ${above.toFixed(3)} | ${three.drawCalls} → ${cairn.drawCalls} | ${kb(three.uploadBytes)} → ${kb(cairn.uploadBytes)} | ${cairn.live} / ${cairn.baked} |`,
   );
 }
 const target50 = pick('cairn', 50, 'totalMs') / pick('three', 50, 'totalMs');

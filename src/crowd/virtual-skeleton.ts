@@ -6,7 +6,8 @@
  * crowd bone, as three 4-float rows (the affine part), into a slot of a shared Float32Array.
  *
  * World matrices are computed here along a precomputed parent-first list of just the nodes the
- * bones depend on, instead of `updateMatrixWorld()` over the whole clone: same result, less work.
+ * bones depend on, instead of `updateMatrixWorld()` over the whole clone: same result, less work
+ * (node.matrix/matrixWorld of the clone are not kept up to date; nothing renders it).
  * The clone root's own transform is ignored (the crowd places each avatar), the template's
  * `rootMatrix` (scale) is applied in its place. Uses three's scene graph and animation; no renderer.
  */
@@ -27,10 +28,13 @@ export class VirtualSkeleton {
   /** Parent-first nodes the bones depend on, their parent's index in this list (-1: the root). */
   private readonly chain: Object3D[];
   private readonly chainParent: Int32Array;
-  private readonly chainWorld: Matrix4[];
+  /** Row-major 3×4 world matrices of the chain nodes (affine: the last row is implied). */
+  private readonly chainWorld: Float64Array;
   /** Index in `chain` of each crowd bone. */
   private readonly boneChainIndex: Int32Array;
-  private readonly scratch = new Matrix4();
+  /** Root scale and inverse bind matrices, row-major 3×4. */
+  private readonly rootAffine: Float64Array;
+  private readonly inverseAffine: Float64Array;
   private activeClip = -1;
   private activePrevious = -1;
 
@@ -62,8 +66,10 @@ export class VirtualSkeleton {
     const indexOf = new Map(chain.map((node, i) => [node, i]));
     this.chain = chain;
     this.chainParent = Int32Array.from(chain, (node) => (node.parent && node.parent !== root ? indexOf.get(node.parent)! : -1));
-    this.chainWorld = chain.map(() => new Matrix4());
+    this.chainWorld = new Float64Array(chain.length * 12);
     this.boneChainIndex = Int32Array.from(this.bones, (bone) => indexOf.get(bone)!);
+    this.rootAffine = toAffine([template.rootMatrix]);
+    this.inverseAffine = toAffine(template.boneInverses);
 
     this.mixer = new AnimationMixer(root);
     this.actions = template.clips.map((c) => {
@@ -106,40 +112,74 @@ export class VirtualSkeleton {
   /**
    * Writes every crowd bone's skinning matrix (`world × boneInverse`, with the template's root
    * scale in front) as 3 rows × 4 floats at `target[offset…]`. Returns the floats written.
+   * The arithmetic is affine-only (3×4, no projective row) and inlined: this runs for every live
+   * avatar that is due, so it is kept to ~2 × 64 small multiplies with no allocation.
    */
   writePose(target: Float32Array, offset: number): number {
     const chain = this.chain;
     const world = this.chainWorld;
     const parent = this.chainParent;
-    const rootMatrix = this.template.rootMatrix;
+    const root = this.rootAffine;
     for (let i = 0; i < chain.length; i++) {
       const node = chain[i]!;
-      const local = node.matrix;
-      local.compose(node.position, node.quaternion, node.scale);
-      const p = parent[i]!;
-      world[i]!.multiplyMatrices(p < 0 ? rootMatrix : world[p]!, local);
+      const p = node.position;
+      const q = node.quaternion;
+      const sc = node.scale;
+      // Local transform from position, quaternion, scale (as Matrix4.compose), row-major.
+      const x2 = q.x + q.x;
+      const y2 = q.y + q.y;
+      const z2 = q.z + q.z;
+      const xx = q.x * x2;
+      const xy = q.x * y2;
+      const xz = q.x * z2;
+      const yy = q.y * y2;
+      const yz = q.y * z2;
+      const zz = q.z * z2;
+      const wx = q.w * x2;
+      const wy = q.w * y2;
+      const wz = q.w * z2;
+      const l00 = (1 - (yy + zz)) * sc.x;
+      const l01 = (xy - wz) * sc.y;
+      const l02 = (xz + wy) * sc.z;
+      const l10 = (xy + wz) * sc.x;
+      const l11 = (1 - (xx + zz)) * sc.y;
+      const l12 = (yz - wx) * sc.z;
+      const l20 = (xz - wy) * sc.x;
+      const l21 = (yz + wx) * sc.y;
+      const l22 = (1 - (xx + yy)) * sc.z;
+      const parentIndex = parent[i]!;
+      const a = parentIndex < 0 ? root : world;
+      const ao = parentIndex < 0 ? 0 : parentIndex * 12;
+      const o = i * 12;
+      for (let r = 0; r < 3; r++) {
+        const a0 = a[ao + r * 4]!;
+        const a1 = a[ao + r * 4 + 1]!;
+        const a2 = a[ao + r * 4 + 2]!;
+        const a3 = a[ao + r * 4 + 3]!;
+        world[o + r * 4] = a0 * l00 + a1 * l10 + a2 * l20;
+        world[o + r * 4 + 1] = a0 * l01 + a1 * l11 + a2 * l21;
+        world[o + r * 4 + 2] = a0 * l02 + a1 * l12 + a2 * l22;
+        world[o + r * 4 + 3] = a0 * p.x + a1 * p.y + a2 * p.z + a3;
+      }
     }
-    const inverses = this.template.boneInverses;
-    const m = this.scratch.elements;
-    let o = offset;
-    for (let b = 0; b < this.bones.length; b++) {
-      this.scratch.multiplyMatrices(world[this.boneChainIndex[b]!]!, inverses[b]!);
-      // Column-major elements → row-major 3×4 rows.
-      target[o] = m[0]!;
-      target[o + 1] = m[4]!;
-      target[o + 2] = m[8]!;
-      target[o + 3] = m[12]!;
-      target[o + 4] = m[1]!;
-      target[o + 5] = m[5]!;
-      target[o + 6] = m[9]!;
-      target[o + 7] = m[13]!;
-      target[o + 8] = m[2]!;
-      target[o + 9] = m[6]!;
-      target[o + 10] = m[10]!;
-      target[o + 11] = m[14]!;
-      o += FLOATS_PER_BONE;
+    const inverse = this.inverseAffine;
+    const bones = this.boneChainIndex;
+    let out = offset;
+    for (let b = 0; b < bones.length; b++) {
+      const wo = bones[b]! * 12;
+      const io = b * 12;
+      for (let r = 0; r < 3; r++) {
+        const a0 = world[wo + r * 4]!;
+        const a1 = world[wo + r * 4 + 1]!;
+        const a2 = world[wo + r * 4 + 2]!;
+        const a3 = world[wo + r * 4 + 3]!;
+        target[out++] = a0 * inverse[io]! + a1 * inverse[io + 4]! + a2 * inverse[io + 8]!;
+        target[out++] = a0 * inverse[io + 1]! + a1 * inverse[io + 5]! + a2 * inverse[io + 9]!;
+        target[out++] = a0 * inverse[io + 2]! + a1 * inverse[io + 6]! + a2 * inverse[io + 10]!;
+        target[out++] = a0 * inverse[io + 3]! + a1 * inverse[io + 7]! + a2 * inverse[io + 11]! + a3;
+      }
     }
-    return o - offset;
+    return out - offset;
   }
 
   dispose(): void {
@@ -147,6 +187,16 @@ export class VirtualSkeleton {
     for (const c of this.template.clips) this.mixer.uncacheClip(c.clip);
     this.mixer.uncacheRoot(this.root);
   }
+}
+
+/** Row-major 3×4 affine parts of column-major 4×4 matrices, 12 numbers each. */
+function toAffine(matrices: Matrix4[]): Float64Array {
+  const out = new Float64Array(matrices.length * 12);
+  matrices.forEach((m, i) => {
+    const e = m.elements;
+    for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) out[i * 12 + r * 4 + c] = e[c * 4 + r]!;
+  });
+  return out;
 }
 
 function parallelTraverse(a: Object3D, b: Object3D, callback: (a: Object3D, b: Object3D) => void): void {
