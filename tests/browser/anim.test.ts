@@ -1,10 +1,8 @@
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { saveDocPicture } from '../harness/pictures.ts';
 import { countDifferentPixels, decodePng } from '../harness/png.ts';
-import { ROOT } from '../harness/server.ts';
 
 const base = inject('serverUrl');
 
@@ -148,7 +146,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
     await frames(page, 3);
     const shot = await page.screenshot();
     // The picture in docs/anim.md: the CC4 character and, beside it, the source mannequin.
-    writeFileSync(resolve(ROOT, 'docs/anim-reference.png'), shot);
+    saveDocPicture('anim-reference.png', shot);
     const after = decodePng(shot);
     expect(countDifferentPixels(before, after)).toBeGreaterThan(800);
     const reference = await page.evaluate(() => {

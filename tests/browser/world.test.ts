@@ -1,10 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { saveDocPicture } from '../harness/pictures.ts';
 import { countDifferentPixels, decodePng, type Image } from '../harness/png.ts';
-import { ROOT } from '../harness/server.ts';
 
 const base = inject('serverUrl');
 
@@ -59,8 +57,7 @@ describe('the world page on WebGPU', () => {
 
   it('draws the terrain and the player (pixels change when each is hidden)', async () => {
     const all = await shot(page);
-    mkdirSync(resolve(ROOT, 'docs'), { recursive: true });
-    writeFileSync(resolve(ROOT, 'docs/screenshot.png'), await page.screenshot());
+    saveDocPicture('screenshot.png', await page.screenshot());
     const withPlayer = await stats(page);
 
     await page.evaluate(() => ((window.cairn.world as { player: { avatar: { humanoid: { object: { visible: boolean } } } } }).player.avatar.humanoid.object.visible = false));
