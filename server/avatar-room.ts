@@ -84,6 +84,8 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
   /** World cells: frames for subscribers in neighbouring cells (no near-only frames). */
   private readonly farTick: TickBuffer;
   private tickTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Ticks flushed since this object woke (to pace watchers' deliveries). */
+  private ticks = 0;
   private counters: PersistedCounters = emptyCounters();
   private wakes = 0;
   private saveTimer: ReturnType<typeof setTimeout> | null = null;
@@ -333,11 +335,15 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     }
     const key = from ? from.peer.id : 0;
     const cell = this.room?.kind === 'cell';
-    if (!this.tick.add(bytes, key) || (cell && !nearOnly && !this.farTick.add(bytes, key))) {
-      // A full tick means more frames than capacity × 4 in one tick: flush now rather than lose any.
+    // A full buffer means more frames than capacity × 4 in one tick: flush now rather than lose
+    // any. Each buffer is retried on its own, so a frame never lands twice in one of them.
+    if (!this.tick.add(bytes, key)) {
       this.flush();
       this.tick.add(bytes, key);
-      if (cell && !nearOnly) this.farTick.add(bytes, key);
+    }
+    if (cell && !nearOnly && !this.farTick.add(bytes, key)) {
+      this.flush();
+      this.farTick.add(bytes, key);
     }
     this.tickTimer ??= setTimeout(() => this.flush(), this.settings.tickMs);
   }
@@ -351,22 +357,32 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     this.scheduleSave();
   }
 
-  /** Sends the tick's frames: one message per member holding every frame but its own. */
+  /**
+   * Sends the tick's frames: one message per member holding every frame but its own. In a world
+   * cell, watchers from neighbouring cells get theirs every {@link RelayOptions.farEvery}-th tick.
+   */
   private flush(): void {
     if (this.tickTimer !== null) clearTimeout(this.tickTimer);
     this.tickTimer = null;
     if (this.tick.count === 0 && this.farTick.count === 0) return;
+    this.ticks++;
+    const cell = this.room?.kind === 'cell';
+    const farDue = !cell || this.ticks % this.settings.farEvery === 0 || this.farTick.count > this.farTick.maxFrames / 2;
     const near: TickRecipient[] = [];
     const far: TickRecipient[] = [];
-    const cell = this.room?.kind === 'cell';
     for (const member of this.memberTable().values()) (cell && member.peer.role === 'sub' ? far : near).push(member.recipient);
     const a = this.tick.deliver(near);
-    const b = far.length ? this.farTick.deliver(far) : { frames: 0, sends: 0 };
     this.tick.clear();
-    this.farTick.clear();
+    let b = { frames: 0, sends: 0 };
+    if (farDue) {
+      if (far.length) b = this.farTick.deliver(far);
+      this.farTick.clear();
+    }
     this.counters.delivered += a.frames + b.frames;
     this.counters.sends += a.sends + b.sends;
     this.counters.ticks++;
+    // Frames still waiting for watchers keep the tick running.
+    if (this.farTick.count > 0) this.tickTimer = setTimeout(() => this.flush(), this.settings.tickMs);
   }
 
   private trySend(member: Member, bytes: Uint8Array): boolean {

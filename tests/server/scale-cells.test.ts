@@ -96,6 +96,31 @@ describe('world cells (real workerd)', () => {
     expect(bWatchesA.controls<{ reason: string }>('dropped')[0]!.reason).toBe('role');
   });
 
+  it('paces watchers: a neighbouring cell gets every far frame once, in about a quarter of the messages the cell’s own players get', async () => {
+    const sender = await player(60 * 64 + 10, 60 * 64 + 10);
+    const resident = await player(60 * 64 + 40, 60 * 64 + 40);
+    const watcher = await player(61 * 64 + 10, 60 * 64 + 10, [{ x: 60, z: 60 }]);
+    const watching = watcher.subs.get(cellRoom({ x: 60, z: 60 }))!;
+    // 20 frames, one per 25 ms cell tick: the resident gets them tick by tick (give or take
+    // timer bunching on a loaded machine); the watcher only every 4th tick.
+    for (let seq = 1; seq <= 20; seq++) {
+      sender.pub.sendFrame({ seq, x: seq });
+      await settle(25);
+    }
+    const fromSender = (client: RelayClient): number[] => client.frames().filter((f) => f.senderId === sender.entry.id).map((f) => f.seq);
+    await watching.waitFor(() => fromSender(watching).length === 20, 'the watcher gets all 20 frames');
+    await resident.pub.waitFor(() => fromSender(resident.pub).length === 20, 'the resident gets all 20 frames');
+    await settle();
+    const seqs = Array.from({ length: 20 }, (_, i) => i + 1);
+    expect(fromSender(watching)).toEqual(seqs);
+    expect(fromSender(resident.pub)).toEqual(seqs);
+    const residentMessages = resident.pub.binary.length;
+    const watcherMessages = watching.binary.length;
+    expect(residentMessages).toBeGreaterThanOrEqual(3);
+    // Without pacing both would get the same count; with farEvery = 4, at most about a quarter.
+    expect(watcherMessages).toBeLessThanOrEqual(Math.ceil(residentMessages / 2) + 1);
+  });
+
   it('moves publication across a border: hop, publish in the new cell, leave frame in the old', async () => {
     const mover = await player(20 * 64 + 62, 20 * 64 + 10, [{ x: 21, z: 20 }]);
     const oldCell = { x: 20, z: 20 };
