@@ -16,6 +16,9 @@ export default defineConfig({
           name: 'unit',
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
+          // A hang guard, not a speed check: some unit tests bake clips or meshes and take seconds
+          // on a loaded two-core machine.
+          testTimeout: 30_000,
         },
       },
       {
