@@ -21,6 +21,13 @@ const RATE_ERROR_INTERVAL_MS = 1000;
 export const CLOSE_REPLACED = 4001;
 /** Close code for a join refused because the room is full. */
 export const CLOSE_FULL = 4008;
+/** Close code for a socket that stopped pinging (a crashed tab, a dead network). */
+export const CLOSE_SILENT = 4002;
+/** Keep-alive interval a client declares with `?ping=SECONDS` (clamped 1–60); default 5. */
+const DEFAULT_PING_MS = 5_000;
+/** A socket silent for this many ping intervals (plus slack) is dropped and its leave announced. */
+const SILENT_PINGS = 3;
+const SILENT_SLACK_MS = 2_000;
 
 /** What a voice socket carries through hibernation (well under the 2,048-byte attachment cap). */
 export interface VoicePeer extends SocketAttachment {
@@ -30,6 +37,10 @@ export interface VoicePeer extends SocketAttachment {
   bucket: BucketState;
   /** When this peer was last told it is rate-limited (ms). */
   rateErrorAt: number;
+  /** The keep-alive interval the client declared (ms). */
+  pingMs: number;
+  /** Last message other than a ping (ms; updated at most every few seconds). */
+  seenAt: number;
 }
 
 /**
@@ -40,7 +51,7 @@ export interface VoicePeer extends SocketAttachment {
  * message earns an `error` to its sender only and nothing is forwarded. Audio never comes here.
  *
  * Keep-alive pings are answered by the runtime (`setWebSocketAutoResponse`) without waking the
- * object, so an idle room costs nothing.
+ * object, and an alarm drops sockets whose pings stopped (see {@link alarm}).
  */
 export class VoiceRoom extends HibernatingRoom<VoicePeer> {
   constructor(ctx: DurableObjectState, env: Env) {
@@ -55,11 +66,15 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
     return null;
   }
 
-  protected override async describePeer(_request: Request, base: SocketAttachment): Promise<VoicePeer> {
-    return { ...base, token: randomToken(), pos: null, bucket: fullBucket(POSITION_LIMITS, Date.now()), rateErrorAt: 0 };
+  protected override async describePeer(request: Request, base: SocketAttachment): Promise<VoicePeer> {
+    const declared = Number(new URL(request.url).searchParams.get('ping'));
+    const pingMs = Number.isFinite(declared) && declared > 0 ? Math.min(60, Math.max(1, declared)) * 1000 : DEFAULT_PING_MS;
+    const now = Date.now();
+    return { ...base, token: randomToken(), pos: null, bucket: fullBucket(POSITION_LIMITS, now), rateErrorAt: 0, pingMs, seenAt: now };
   }
 
   protected override async onJoin(ws: WebSocket, peer: VoicePeer): Promise<void> {
+    await this.armReaper(peer.joinedAt + silentLimit(peer));
     const others = this.peers().filter((p) => p.peer.id !== peer.id);
     send(ws, {
       type: 'welcome',
@@ -79,6 +94,11 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
       return;
     }
     const message: ClientMessage = parsed.message;
+    const now = Date.now();
+    if (now - peer.seenAt > 2_000 && message.type !== 'pos') {
+      peer.seenAt = now;
+      this.updatePeer(ws, peer);
+    }
     switch (message.type) {
       case 'offer':
       case 'answer':
@@ -94,7 +114,7 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
         return;
       }
       case 'pos': {
-        const now = Date.now();
+        peer.seenAt = now;
         const taken = takeToken(peer.bucket, POSITION_LIMITS, now);
         peer.bucket = taken.state;
         if (!taken.allowed) {
@@ -129,6 +149,31 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
     }
   }
 
+  /**
+   * The reaper: drops sockets that stopped pinging. A client that crashed or lost its network may
+   * never close its TCP connection; its pings (answered by the runtime, which records when) stop.
+   * Runs only while the room has sockets, at the earliest moment someone could be overdue.
+   */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const ws of this.openSockets()) {
+      const peer = this.peerOf(ws);
+      if (!peer) continue;
+      const pinged = this.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0;
+      const heard = Math.max(pinged, peer.seenAt, peer.joinedAt);
+      const deadline = heard + silentLimit(peer);
+      if (deadline <= now) await this.dismiss(ws, CLOSE_SILENT, `no keep-alive for ${Math.round((now - heard) / 1000)} s`);
+      else next = Math.min(next, deadline);
+    }
+    if (Number.isFinite(next)) await this.ctx.storage.setAlarm(next + 250);
+  }
+
+  private async armReaper(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at + 250) await this.ctx.storage.setAlarm(at + 250);
+  }
+
   protected override async onLeave(ws: WebSocket, peer: VoicePeer): Promise<void> {
     const text = JSON.stringify({ type: 'leave', id: peer.id } satisfies ServerMessage);
     for (const other of this.openSockets()) if (other !== ws) sendText(other, text);
@@ -146,6 +191,10 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
     }
     return list;
   }
+}
+
+function silentLimit(peer: VoicePeer): number {
+  return SILENT_PINGS * peer.pingMs + SILENT_SLACK_MS;
 }
 
 function refuse(ws: WebSocket, code: ErrorCode, message: string, ref: string): void {

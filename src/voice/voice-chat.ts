@@ -80,7 +80,8 @@ export class VoiceChat {
     this.context = options.context ?? new AudioContext({ sampleRate: RNNOISE_SAMPLE_RATE, latencyHint: 'interactive' });
     this.stats = emptyVoiceStats(this.room, options.mode ?? 'push-to-talk');
     const origin = options.serverUrl ?? location.origin;
-    const url = `${origin.replace(/^http/, 'ws')}/rooms/voice/${encodeURIComponent(this.room)}`;
+    // `ping` tells the room how often we ping, so it can drop us if we go silent (a crashed tab).
+    const url = `${origin.replace(/^http/, 'ws')}/rooms/voice/${encodeURIComponent(this.room)}?ping=${options.pingSeconds ?? 5}`;
     this.signaling = new SignalingClient({ url, pingSeconds: options.pingSeconds, deadAfterSeconds: options.deadAfterSeconds });
     this.mixer = new SpatialMixer(this.context);
     this.mesh = new PeerMesh({

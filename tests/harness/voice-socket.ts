@@ -26,8 +26,8 @@ export class VoiceSocket {
   }
 
   /** Opens a socket to /rooms/voice/<room> and waits for its welcome. */
-  static async join(base: string, room: string): Promise<VoiceSocket & { id: number; token: string; welcome: Received }> {
-    const client = new VoiceSocket(await openSocket(wsUrl(base, `/rooms/voice/${room}`)));
+  static async join(base: string, room: string, query = ''): Promise<VoiceSocket & { id: number; token: string; welcome: Received }> {
+    const client = new VoiceSocket(await openSocket(wsUrl(base, `/rooms/voice/${room}${query}`)));
     const welcome = await client.next((m) => m.type === 'welcome');
     return Object.assign(client, { id: welcome.id as number, token: welcome.token as string, welcome });
   }

@@ -11,8 +11,8 @@ function room(): string {
   return `voice-test-${process.pid}-${Date.now().toString(36)}-${roomCounter++}`;
 }
 
-async function join(name: string): Promise<Awaited<ReturnType<typeof VoiceSocket.join>>> {
-  const socket = await VoiceSocket.join(base, name);
+async function join(name: string, query = ''): Promise<Awaited<ReturnType<typeof VoiceSocket.join>>> {
+  const socket = await VoiceSocket.join(base, name, query);
   sockets.push(socket);
   return socket;
 }
@@ -185,6 +185,27 @@ describe('VoiceRoom signaling relay (real workerd)', () => {
     const extra = await VoiceSocket.open(base, name);
     await expect.poll(() => extra.closeInfo, { timeout: 5000 }).toEqual({ code: 4008, reason: 'voice room is full (16 peers)' });
     expect(extra.received).toEqual([]);
+  });
+
+  it('drops a socket whose keep-alive pings stop, and keeps one that pings', async () => {
+    const name = room();
+    const watcher = await join(name); // default 5 s pings: not due within this test
+    const silent = await join(name, '?ping=1'); // declares 1 s pings, then never sends one
+    const pinger = await join(name, '?ping=1');
+    const timer = setInterval(() => pinger.send(PING_TEXT), 500);
+    try {
+      const started = Date.now();
+      expect(await watcher.next((m) => m.type === 'leave', 12_000)).toEqual({ type: 'leave', id: silent.id });
+      // 3 missed pings + 2 s slack = 5 s, plus the alarm's granularity.
+      expect(Date.now() - started).toBeGreaterThan(2_500);
+      await expect.poll(() => silent.closeFrame(), { timeout: 5000 }).toMatchObject({ code: 4002, reason: expect.stringMatching(/no keep-alive for \d+ s/) });
+      // The one that pings is still there, and still served.
+      expect(await watcher.collect(1500, (m) => m.type === 'leave')).toEqual([]);
+      pinger.send({ type: 'offer', to: watcher.id, sdp: SAMPLE_SDP });
+      expect((await watcher.next((m) => m.type === 'offer')).from).toBe(pinger.id);
+    } finally {
+      clearInterval(timer);
+    }
   });
 
   it('answers keep-alive pings, exact ones without waking the room', async () => {
