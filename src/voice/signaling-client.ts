@@ -216,12 +216,14 @@ export class SignalingClient extends Emitter<SignalingEvents> {
     this.pingTimer = setInterval(() => {
       const socket = this.socket;
       if (!socket) return;
-      if (socket.readyState !== OPEN) return; // still connecting: the browser times that out itself
-      if (++this.silentTicks > allowed) {
+      // Closed under us without a close event reaching us, or silent (a handshake that hangs
+      // counts too): either way it is gone.
+      if (socket.readyState > OPEN || ++this.silentTicks > allowed) {
         // Dead. Abandon it; a close frame would not get through a dead network anyway (a
         // simulated dead socket is left open, as a real one would be).
+        const wasClosed = socket.readyState > OPEN;
         detach(socket);
-        if (socket !== this.deadSocket) {
+        if (socket !== this.deadSocket && !wasClosed) {
           try {
             socket.close(4000, 'keep-alive timeout');
           } catch {
@@ -229,10 +231,10 @@ export class SignalingClient extends Emitter<SignalingEvents> {
           }
         }
         this.socket = null;
-        this.lost(`no answer for ${Math.round((Date.now() - this.lastHeard) / 1000)} s (keep-alive timeout)`);
+        this.lost(wasClosed ? 'socket closed without a close event' : `no answer for ${Math.round((Date.now() - this.lastHeard) / 1000)} s (keep-alive timeout)`);
         return;
       }
-      if (socket !== this.deadSocket) socket.send(PING_TEXT);
+      if (socket.readyState === OPEN && socket !== this.deadSocket) socket.send(PING_TEXT);
     }, interval);
   }
 
