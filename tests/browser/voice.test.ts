@@ -227,10 +227,16 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     expect(sc.mic.message).toMatch(/listening only/);
     await expect.poll(() => c.locator('.cairn-notice').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/listening only[\s\S]*denied/)]));
     expect(await c.locator('.cairn-hud').innerText()).toMatch(/denied — listen only/);
-    // C hears A (C sends nothing, but receives).
-    expect(await measurePeer(c, idA, 2)).toBeGreaterThan(-45);
+    // C hears A (C sends nothing, but receives), and nobody reconnected meanwhile.
+    const sa = await voiceStats(a);
+    const context = () => JSON.stringify({ a: sa, c: sc });
+    expect(sa.id, context()).toBe(idA);
+    expect(sa.reconnects, context()).toBe(1);
+    expect(sc.peers.map((p) => p.id).sort(), context()).toEqual([idA, idB].sort());
+    await expect.poll(() => measurePeer(c, idA, 1), { timeout: 15_000 }).toBeGreaterThan(-45);
 
-    // Leave and join again, twice; every connection made is closed again, on every side.
+    // Leave and join again, twice; every connection made is closed again, on every side, also when
+    // a join is cut short mid-negotiation.
     for (let round = 0; round < 2; round++) {
       await c.evaluate(() => (window.cairn.voicePage as { panel: { leave(): void } }).panel.leave());
       await waitForPeers(a, 1);
@@ -238,7 +244,17 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
       await c.evaluate(() => (window.cairn.voicePage as { panel: { joinNow(): Promise<unknown> } }).panel.joinNow());
       await waitForPeers(c, 2);
     }
+    // And once more, leaving in the middle of the negotiation (no waiting for the links).
     await c.evaluate(() => (window.cairn.voicePage as { panel: { leave(): void } }).panel.leave());
+    await waitForPeers(a, 1);
+    await waitForPeers(b, 1);
+    await c.evaluate(async () => {
+      const panel = (window.cairn.voicePage as { panel: { joinNow(): Promise<unknown>; leave(): void } }).panel;
+      await panel.joinNow();
+      // Welcomed, the others told, offers about to fly: leave now.
+      while ((window.cairn.stats.voice as { state: string }).state !== 'open') await new Promise((r) => setTimeout(r, 5));
+      panel.leave();
+    });
     for (const page of [a, b]) {
       const s = await waitForPeers(page, 1);
       expect(s.connections.open).toBe(1);
@@ -249,7 +265,9 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
       expect(census.made).toBe(s.connections.created);
     }
     const censusC = await peerConnectionCensus(c);
-    expect(censusC.made).toBe(6); // 3 joins × 2 peers
+    // 3 full joins × 2 peers, plus whatever the interrupted join had started — all closed.
+    expect(censusC.made).toBeGreaterThanOrEqual(6);
+    expect(censusC.made).toBeLessThanOrEqual(8);
     expect(censusC.notClosed).toBe(0);
     expect(await c.evaluate(() => document.querySelectorAll('audio[data-voice-peer]').length)).toBe(0);
   });
