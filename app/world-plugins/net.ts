@@ -8,6 +8,8 @@ import type { LocalPublisherOptions } from '../../src/net/peers/local-publisher.
 import type { WorldDirectory } from '../../src/net/protocol/world.ts';
 import { WorldTransport, type WorldStats } from '../../src/net/world/world-transport.ts';
 import { HumanoidPeerView } from '../../src/net/view/humanoid-peer-view.ts';
+import { CrowdPeerView, type CrowdRemotes } from '../../src/net/view/crowd-peer-view.ts';
+import type { RemotePeerView } from '../../src/net/view/remote-peer-view.ts';
 import { createPlayerState, showNotice, type World } from '../../src/world/index.ts';
 
 /**
@@ -26,6 +28,9 @@ const RELAY_WAIT_MS = 20_000;
  *   world API does not answer, the BroadcastChannel `world`, and say so. `&at=X,Z` starts the
  *   player there (metres), e.g. to meet someone.
  * - `?net=broadcast` forces the channel, `?net=off` turns avatar sync off.
+ * - `?peers=crowd` draws remote players through the crowd module's batched renderer
+ *   (`cairn.crowdRemotes`, one draw for all, live near / baked far); default: one low-detail
+ *   humanoid per peer.
  * The HUD's Net section shows which transport is in use and its state.
  */
 export function install(world: World): void {
@@ -114,7 +119,7 @@ async function startWorld(world: World): Promise<void> {
 }
 
 function run(world: World, transport: FrameTransport, fallback: string | null, publisher?: LocalPublisherOptions): NetSession {
-  const view = new HumanoidPeerView({ parent: world.scene });
+  const view = createView(world);
   const session = new NetSession({ transport, view, publisher });
   const published = Object.assign(session.stats, { fallback });
   world.cairn.stats.net = published;
@@ -130,6 +135,16 @@ function run(world: World, transport: FrameTransport, fallback: string | null, p
   // Leave cleanly: the channel gets a leave frame, the relay sees the close and tells the others.
   addEventListener('pagehide', () => session.dispose(), { once: true });
   return session;
+}
+
+/** The remote-player renderer: the crowd's when asked for (and present), else a humanoid per peer. */
+function createView(world: World): RemotePeerView {
+  const remotes = world.cairn.crowdRemotes as CrowdRemotes | undefined;
+  if (new URLSearchParams(location.search).get('peers') === 'crowd') {
+    if (remotes && typeof remotes.update === 'function') return new CrowdPeerView({ remotes });
+    showNotice({ level: 'warn', title: 'No crowd renderer: drawing remote players one by one', detail: '?peers=crowd needs the crowd world plugin (cairn.crowdRemotes).' });
+  }
+  return new HumanoidPeerView({ parent: world.scene });
 }
 
 function netRows(net: NetView | undefined): Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> {
