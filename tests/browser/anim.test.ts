@@ -56,6 +56,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
   beforeAll(async () => {
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 640, height: 400 } });
+    page.setDefaultTimeout(120_000);
     errors = collectPageErrors(page);
     await page.goto(`${base}/retarget.html`);
     await waitForCairn(page, 120_000);
@@ -165,6 +166,7 @@ describe('the reference view in the world', () => {
     const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 640, height: 400 } });
+      page.setDefaultTimeout(120_000);
       const errors = collectPageErrors(page);
       await page.goto(`${base}/`);
       await waitForCairn(page);

@@ -17,6 +17,7 @@ describe('assets in the world', () => {
     fixture = await startPolyHavenFixture();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 800, height: 480 } });
+    page.setDefaultTimeout(120_000);
     errors = collectPageErrors(page);
     // What the assets page's "Place in world" opens.
     await page.goto(`${base}/?place=wooden_crate_01&res=1k&api=${encodeURIComponent(fixture.url)}`, { waitUntil: 'domcontentloaded', timeout: 120_000 });

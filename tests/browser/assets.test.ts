@@ -51,6 +51,7 @@ describe('the assets page against the Poly Haven fixture', () => {
     fixture = await startPolyHavenFixture();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 800, height: 480 } });
+    page.setDefaultTimeout(120_000);
     errors = collectPageErrors(page);
     url = `${base}/assets.html?api=${encodeURIComponent(fixture.url)}`;
     await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 120_000 });

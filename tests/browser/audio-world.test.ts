@@ -25,6 +25,7 @@ describe('sound in the world', () => {
   beforeAll(async () => {
     browser = await launchChromium({ args: MEDIA_ARGS });
     page = await browser.newPage({ viewport: { width: 640, height: 400 } });
+    page.setDefaultTimeout(120_000);
     errors = collectPageErrors(page);
     await page.goto(`${base}/?seed=1234`);
     await waitForCairn(page);

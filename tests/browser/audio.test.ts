@@ -30,6 +30,7 @@ describe('the sound page (sfx.html)', () => {
 
   beforeAll(async () => {
     page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    page.setDefaultTimeout(120_000);
     errors = collectPageErrors(page);
     await page.goto(`${base}/sfx.html?seed=1234`);
     await waitForCairn(page);
@@ -354,6 +355,7 @@ describe('the sound page (sfx.html)', () => {
 describe('sound unavailable or blocked', () => {
   it('runs silently with a small notice where there is no Web Audio', async () => {
     const page = await browser.newPage({ viewport: { width: 640, height: 480 } });
+    page.setDefaultTimeout(120_000);
     const errors = collectPageErrors(page);
     await page.addInitScript(() => {
       delete (window as unknown as { AudioContext?: unknown }).AudioContext;
@@ -376,6 +378,7 @@ describe('sound unavailable or blocked', () => {
 
   it('says sound is blocked, and starts on the next gesture when the browser allows it', async () => {
     const page = await browser.newPage({ viewport: { width: 640, height: 480 } });
+    page.setDefaultTimeout(120_000);
     const errors = collectPageErrors(page);
     // Headless Chromium never enforces the autoplay policy, so emulate a browser that keeps a new
     // context suspended (resume() pending) until a later user gesture, as Chrome does when blocked.

@@ -88,6 +88,7 @@ describe('the scatter page', () => {
   beforeAll(async () => {
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 640, height: 400 } });
+    page.setDefaultTimeout(120_000);
     errors = collectPageErrors(page);
     await page.goto(`${base}/scatter.html?seed=5`);
     await waitForCairn(page);
@@ -215,6 +216,7 @@ describe('the scatter brush in the world', () => {
     const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 640, height: 400 } });
+      page.setDefaultTimeout(120_000);
       const errors = collectPageErrors(page);
       await page.goto(`${base}/`);
       await waitForCairn(page);

@@ -36,6 +36,7 @@ describe('the world page on WebGPU', () => {
   beforeAll(async () => {
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 800, height: 480 } });
+    page.setDefaultTimeout(120_000);
     errors = collectPageErrors(page);
     await page.goto(`${base}/`);
     await waitForCairn(page);
@@ -116,6 +117,7 @@ describe('the world page without WebGPU', () => {
     const browser = await launchChromium({ baseArgs: ['--no-sandbox', '--use-angle=swiftshader', '--disable-background-networking', '--disable-component-update'] });
     try {
       const page = await browser.newPage({ viewport: { width: 640, height: 400 } });
+      page.setDefaultTimeout(120_000);
       await page.goto(`${base}/`);
       const s = await waitForCairn(page);
       expect(s.backend).toBe('WebGL2');
@@ -131,6 +133,7 @@ describe('the world page without WebGPU', () => {
     const browser = await launchChromium({ baseArgs: ['--no-sandbox', '--disable-gpu', '--disable-webgl', '--disable-background-networking', '--disable-component-update'] });
     try {
       const page = await browser.newPage({ viewport: { width: 640, height: 400 } });
+      page.setDefaultTimeout(120_000);
       const errors = collectPageErrors(page);
       await page.goto(`${base}/`);
       await page.waitForFunction(() => window.cairn?.fatal !== undefined || window.cairn?.ready === true, undefined, { timeout: 60_000 });
