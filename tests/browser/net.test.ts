@@ -18,11 +18,21 @@ interface NetFigures {
 
 const net = (page: Page): Promise<NetFigures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.net)) as NetFigures);
 const player = (page: Page): Promise<{ x: number; z: number }> => page.evaluate(() => window.cairn.stats.player as { x: number; z: number });
-/** Positions of the remote avatars this page draws. */
+/**
+ * Positions of the remote avatars this page draws: the humanoid per peer (default), or the crowd
+ * renderer's agents (`?peers=crowd`, read back from the crowd's own pose buffer).
+ */
 const remotes = (page: Page): Promise<Array<{ name: string; x: number; z: number }>> =>
   page.evaluate(() => {
-    const view = window.cairn.netView as { avatars: Set<{ humanoid: { object: { name: string; position: { x: number; z: number } } } }> };
-    return [...view.avatars].map((a) => ({ name: a.humanoid.object.name, x: a.humanoid.object.position.x, z: a.humanoid.object.position.z }));
+    const view = window.cairn.netView as { avatars?: Set<{ humanoid: { object: { name: string; position: { x: number; z: number } } } }>; ids?: () => number[] };
+    if (view.ids) {
+      const crowd = window.cairn.crowdRemotes as { agent(id: number): { x: number; z: number } | undefined };
+      return view.ids().flatMap((id) => {
+        const agent = crowd.agent(id);
+        return agent ? [{ name: `remote-peer-${id}`, x: agent.x, z: agent.z }] : [];
+      });
+    }
+    return [...view.avatars!].map((a) => ({ name: a.humanoid.object.name, x: a.humanoid.object.position.x, z: a.humanoid.object.position.z }));
   });
 
 async function openWorld(context: BrowserContext, query: string): Promise<{ page: Page; errors: string[] }> {
@@ -85,12 +95,14 @@ describe('avatar sync in the world page', () => {
   });
   afterAll(async () => browser?.close());
 
-  it('two pages in one relay room (real Worker + Durable Object) see each other move', async () => {
+  it('two pages in one relay room (real Worker + Durable Object) see each other move; B draws A through the crowd renderer', async () => {
     const room = `net-${run}`;
     const contextA = await browser.newContext();
     const contextB = await browser.newContext();
     try {
-      const [{ page: a, errors: errorsA }, { page: b, errors: errorsB }] = await Promise.all([openWorld(contextA, `?room=${room}`), openWorld(contextB, `?room=${room}`)]);
+      const [{ page: a, errors: errorsA }, { page: b, errors: errorsB }] = await Promise.all([openWorld(contextA, `?room=${room}`), openWorld(contextB, `?room=${room}&peers=crowd`)]);
+      // B's remote players are crowd agents (the crowd renderer is built after the first frames).
+      expect(await b.evaluate(() => typeof (window.cairn.netView as { ids?: unknown }).ids)).toBe('function');
       await expect.poll(async () => (await net(a)).state, { timeout: 30_000 }).toBe('open');
       const figures = await net(b);
       expect(figures.transport).toBe('relay');
@@ -106,9 +118,11 @@ describe('avatar sync in the world page', () => {
       expect(hud).toMatch(/peers\s+1/);
       expect(errorsA.concat(errorsB)).toEqual([]);
       // Closing A's page: the relay sends B a leave frame and A's avatar goes.
+      expect(await b.evaluate(() => (window.cairn.crowdRemotes as { count: number }).count)).toBe(1);
       await a.close();
       await expect.poll(async () => (await net(b)).peers, { timeout: 30_000 }).toBe(0);
       expect(await remotes(b)).toEqual([]);
+      expect(await b.evaluate(() => (window.cairn.crowdRemotes as { count: number }).count)).toBe(0);
     } finally {
       await contextA.close();
       await contextB.close();
