@@ -43,7 +43,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
   let dir: string;
   let browserA: Browser;
   let browserB: Browser;
-  let browserC: Browser | null = null;
+  let browserC: Browser;
   let a: Page;
   let b: Page;
   let errorsA: string[];
@@ -60,8 +60,13 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     ], 0.1);
     writeWav(join(dir, 'a.wav'), speechA);
     writeWav(join(dir, 'b.wav'), speak('Hello from the other side. This is peer B, speaking clearly into a fake microphone.', { voice: 'en+f3', wordsPerMinute: 160 }));
-    browserA = await launchChromium({ args: [...MEDIA_ARGS, `--use-file-for-fake-audio-capture=${join(dir, 'a.wav')}`] });
-    browserB = await launchChromium({ args: [...MEDIA_ARGS, `--use-file-for-fake-audio-capture=${join(dir, 'b.wav')}`] });
+    // C (the listener whose microphone permission is denied: Chromium's fake permission UI set to
+    // deny) starts now too, while the machine is quiet; it loads its page in the listen-only test.
+    [browserA, browserB, browserC] = await Promise.all([
+      launchChromium({ args: [...MEDIA_ARGS, `--use-file-for-fake-audio-capture=${join(dir, 'a.wav')}`] }),
+      launchChromium({ args: [...MEDIA_ARGS, `--use-file-for-fake-audio-capture=${join(dir, 'b.wav')}`] }),
+      launchChromium({ args: [...MEDIA_ARGS.filter((f) => !f.startsWith('--use-fake-ui-for-media-stream')), '--use-fake-ui-for-media-stream=deny'] }),
+    ]);
     a = await browserA.newPage({ viewport: { width: 400, height: 280 } });
     b = await browserB.newPage({ viewport: { width: 560, height: 400 } });
     errorsA = collectPageErrors(a);
@@ -218,7 +223,6 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
 
   it('a listener without microphone permission hears the room and leaves no connections behind', async () => {
     // Chromium's fake permission UI set to deny: getUserMedia fails with NotAllowedError.
-    browserC = await launchChromium({ args: [...MEDIA_ARGS.filter((f) => !f.startsWith('--use-fake-ui-for-media-stream')), '--use-fake-ui-for-media-stream=deny'] });
     const c = await browserC.newPage({ viewport: { width: 400, height: 280 } });
     await countPeerConnections(c);
     await c.goto(`${base}/voice.html?room=${room}&x=0&z=3&facing=${Math.PI}`);
@@ -246,8 +250,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     }
     // And once more, leaving in the middle of the negotiation (no waiting for the links).
     await c.evaluate(() => (window.cairn.voicePage as { panel: { leave(): void } }).panel.leave());
-    await waitForPeers(a, 1);
-    await waitForPeers(b, 1);
+    const madeBefore = [(await waitForPeers(a, 1)).connections.created, (await waitForPeers(b, 1)).connections.created];
     await c.evaluate(async () => {
       const panel = (window.cairn.voicePage as { panel: { joinNow(): Promise<unknown>; leave(): void } }).panel;
       await panel.joinNow();
@@ -255,7 +258,16 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
       while ((window.cairn.stats.voice as { state: string }).state !== 'open') await new Promise((r) => setTimeout(r, 5));
       panel.leave();
     });
-    for (const page of [a, b]) {
+    for (const [i, page] of [a, b].entries()) {
+      // A and B each saw C join (a link made) and leave (that link closed), in that order.
+      await page.waitForFunction(
+        (made) => {
+          const v = window.cairn.stats.voice as { connections: { created: number; closed: number } };
+          return v.connections.created === made + 1 && v.connections.closed === made;
+        },
+        madeBefore[i]!,
+        { timeout: 30_000, polling: 100 },
+      );
       const s = await waitForPeers(page, 1);
       expect(s.connections.open).toBe(1);
       expect(s.connections.created - s.connections.closed).toBe(1);
