@@ -199,7 +199,8 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     const near = await measureOutput(b, 2);
     const context = JSON.stringify({ near, panner: await pannerAt(), a: await voiceStats(a), b: await voiceStats(b) });
     expect(near.rightDb, context).toBeGreaterThan(near.leftDb + 2);
-    // The picture in docs/voice.md: B's map with A 3 m to the right, and B's HUD.
+    // The picture in docs/voice.md: B's map with A 3 m to the right, and B's HUD (notices dismissed).
+    for (const close of await b.locator('.cairn-notice button').all()) await close.click();
     mkdirSync(resolve(ROOT, 'docs'), { recursive: true });
     writeFileSync(resolve(ROOT, 'docs/voice.png'), await b.screenshot());
 
