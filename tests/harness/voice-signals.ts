@@ -64,7 +64,10 @@ export function readWav(path: string): { sampleRate: number; samples: Float32Arr
 
 /**
  * Speech from espeak-ng, resampled by sox to 48 kHz mono and normalised to `peak`.
- * Installs espeak-ng (and sox) through ensureDebianPackage when missing.
+ * Installs espeak-ng (and sox) through ensureDebianPackage when missing. sox runs with `-D` (no
+ * dither): its dither is random on every run, and RNNoise's gains between words react to even
+ * that −96 dB noise (the click reduction moved between −10.3 and −11.8 dB run to run); without it
+ * the same text gives the same samples every time.
  */
 export function speak(text: string, options: { voice?: string; wordsPerMinute?: number; peak?: number; /** Extra pause between words, s (espeak -g). */ wordGapSeconds?: number } = {}): Float32Array {
   ensureDebianPackage('/usr/bin/espeak-ng', 'espeak-ng');
@@ -74,7 +77,7 @@ export function speak(text: string, options: { voice?: string; wordsPerMinute?: 
     const raw = join(dir, 'raw.wav');
     const out = join(dir, 'out.wav');
     execFileSync('/usr/bin/espeak-ng', ['-v', options.voice ?? 'en-us', '-s', String(options.wordsPerMinute ?? 150), '-g', String(Math.round((options.wordGapSeconds ?? 0) * 100)), '-w', raw, text]);
-    execFileSync('/usr/bin/sox', ['--ignore-length', raw, '-r', String(SAMPLE_RATE), '-c', '1', '-b', '16', out, 'rate', '-h']);
+    execFileSync('/usr/bin/sox', ['-D', '--ignore-length', raw, '-r', String(SAMPLE_RATE), '-c', '1', '-b', '16', out, 'rate', '-h']);
     const { samples } = readWav(out);
     let peak = 0;
     for (const s of samples) peak = Math.max(peak, Math.abs(s));
