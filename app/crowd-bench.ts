@@ -18,7 +18,7 @@ import { createHumanoid } from '../src/rig/humanoid.ts';
 import { cairnGlobal, createRenderer } from '../src/world/index.ts';
 
 export interface BenchRow {
-  /** 'scene': the same scene without avatars (the fixed cost both paths pay). */
+  /** 'scene': the same scene without avatars (the fixed cost both paths pay), measured next to each size. */
   path: 'three' | 'cairn' | 'scene';
   count: number;
   frames: number;
@@ -42,6 +42,12 @@ export async function startBench(): Promise<void> {
   const rounds = Number(params.get('rounds') ?? 2);
   // Unmeasured frames first: the JIT warms up and one-time work (promotions, pipelines) is done.
   const warmup = Number(params.get('warmup') ?? 6);
+  // SwiftShader takes seconds per frame for three's path from 500 avatars up (thousands of draws,
+  // and the page waits for the GPU every frame): big sizes get fewer frames and one round so the
+  // whole benchmark stays at a few minutes. A 20–40× gap needs no interleaving to be seen.
+  const bigFrom = Number(params.get('bigFrom') ?? 500);
+  const plan = (count: number): { frames: number; warmup: number; rounds: number } =>
+    count >= bigFrom ? { frames: Math.max(3, Math.ceil(framesPerRun / 2)), warmup: Math.min(warmup, 2), rounds: 1 } : { frames: framesPerRun, warmup, rounds };
   const cairn = cairnGlobal();
   const { renderer, canvas, status } = await createRenderer({ forceWebGL: params.get('webgl') === '1', antialias: false });
   renderer.shadowMap.enabled = false;
@@ -93,13 +99,13 @@ export async function startBench(): Promise<void> {
   };
 
   /** Runs `frames` measured frames (after `warmup` unmeasured ones) through the renderer's animation loop. */
-  const measure = (update: (dt: number) => void, frames: number): Promise<{ anim: number[]; render: number[]; draws: number }> =>
+  const measure = (update: (dt: number) => void, frames: number, warmupFrames: number): Promise<{ anim: number[]; render: number[]; draws: number }> =>
     new Promise((resolve) => {
       const anim: number[] = [];
       const render: number[] = [];
       let draws = 0;
       let busy = false;
-      let done = -warmup;
+      let done = -warmupFrames;
       void renderer.setAnimationLoop(() => {
         if (busy) return;
         busy = true;
@@ -139,49 +145,58 @@ export async function startBench(): Promise<void> {
       group.add(avatar);
     }
     scene.add(group);
+    const { frames, warmup: warm } = plan(count);
     const result = await measure((dt) => {
       for (const mixer of mixers) mixer.update(dt);
-    }, framesPerRun);
+    }, frames, warm);
     scene.remove(group);
     // Each SkinnedMesh's skeleton uploads its bone matrices every frame (3 pieces share one).
     return row('three', count, result, count * template.boneCount * 64);
   };
 
+  // One crowd for every run, as a page keeps one while its population changes: the clips are
+  // baked and the pipelines compiled once (not timed), each run starts from an empty crowd.
+  const crowd = new Crowd({ template, device, capacity: Math.max(...counts), castShadow: false });
   const runCairn = async (count: number): Promise<BenchRow> => {
-    const crowd = new Crowd({ template, device, capacity: count, castShadow: false });
+    crowd.clear();
     for (const p of placements(count)) crowd.add({ x: p.x, z: p.z, facing: p.facing, clip: p.clip, time: p.time });
     scene.add(crowd.object);
     let upload = 0;
+    const { frames, warmup: warm } = plan(count);
     const result = await measure((dt) => {
       crowd.update(dt, camera);
       upload = crowd.stats.uploadBytes;
-    }, framesPerRun);
+    }, frames, warm);
     const out = row('cairn', count, result, upload);
     out.live = crowd.stats.live;
     out.baked = crowd.stats.baked;
-    crowd.dispose();
+    scene.remove(crowd.object);
     return out;
   };
 
-  const runScene = async (): Promise<BenchRow> => row('scene', 0, await measure(() => undefined, framesPerRun), 0);
+  const runScene = async (count: number): Promise<BenchRow> => {
+    const { frames, warmup: warm } = plan(count);
+    return row('scene', count, await measure(() => undefined, frames, warm), 0);
+  };
 
   const rows: BenchRow[] = [];
-  cairn.benchProgress = { done: 0, total: counts.length * rounds * 2 + rounds };
-  for (let round = 0; round < rounds; round++) {
-    rows.push(await runScene());
-    (cairn.benchProgress as { done: number }).done++;
-  }
+  cairn.benchProgress = { done: 0, total: counts.reduce((sum, count) => sum + plan(count).rounds * 3, 0) + 1 };
+  // One unrecorded pass over the empty scene: pipelines compiled, the renderer's code warmed up.
+  await runScene(0);
+  (cairn.benchProgress as { done: number }).done++;
   cairn.ready = true;
   for (const count of counts) {
-    // Interleaved rounds (three, Cairn, three, Cairn…) so drift hits both paths alike.
-    for (let round = 0; round < rounds; round++) {
-      rows.push(await runThree(count));
-      (cairn.benchProgress as { done: number }).done++;
-      rows.push(await runCairn(count));
-      (cairn.benchProgress as { done: number }).done++;
+    // Interleaved rounds (empty scene, three, Cairn, empty scene, three, Cairn…) so drift hits
+    // every path alike; the empty scene is what both paths pay without any avatar.
+    for (let round = 0; round < plan(count).rounds; round++) {
+      for (const run of [runScene, runThree, runCairn]) {
+        rows.push(await run(count));
+        (cairn.benchProgress as { done: number }).done++;
+      }
     }
   }
-  cairn.benchResult = { backend: status.backend, adapter: status.adapter, frames: framesPerRun, rounds, rows };
+  crowd.dispose();
+  cairn.benchResult = { backend: status.backend, adapter: status.adapter, frames: framesPerRun, rounds, bigFrom, rows };
 }
 
 function median(values: number[]): number {
