@@ -94,9 +94,10 @@ export class WorldTransport implements FrameTransport {
   }
 
   /**
-   * Enters the world and opens the 3×3 around the start. A failed attempt is retried twice with
-   * jittered backoff (a busy Worker may drop a connection); an HTTP refusal is not. Resolves false
-   * (with the reason in stats) when the world API does not answer.
+   * Enters the world and opens the 3×3 around the start. A failed attempt — no answer, or a 5xx
+   * (a busy or restarting Worker) — is retried twice with jittered backoff; a refusal (4xx) is
+   * not. Resolves false (with the reason in stats) when the world API does not answer, or when
+   * the transport was disposed meanwhile.
    */
   async start(): Promise<boolean> {
     const backoff = new Backoff(this.options.backoff);
@@ -106,13 +107,15 @@ export class WorldTransport implements FrameTransport {
         break;
       } catch (error) {
         this.stats.lastError = (error as Error).message;
-        if ((error as { status?: number }).status !== undefined || attempt >= 2 || this.disposed) {
+        const status = (error as { status?: number }).status;
+        if ((status !== undefined && status < 500) || attempt >= 2 || this.disposed) {
           this.setState('closed');
           return false;
         }
         await new Promise((resolve) => setTimeout(resolve, backoff.next()));
       }
     }
+    if (this.disposed) return false;
     this.renewTimer = setInterval(() => void this.renew(), this.options.renewMs ?? 40_000);
     return true;
   }
@@ -155,6 +158,8 @@ export class WorldTransport implements FrameTransport {
 
   private async enter(at: { x: number; z: number }): Promise<void> {
     const entry = await this.post<WorldEntry>('/api/world/enter', at);
+    // Disposed while the request was in flight: open nothing (it would outlive its owner).
+    if (this.disposed) return;
     if (this.selfId !== null) this.world.reentries++;
     for (const key of [...this.cells.keys()]) this.closeCell(key);
     this.selfId = entry.id;
@@ -174,6 +179,7 @@ export class WorldTransport implements FrameTransport {
         return;
       }
       const hop = await this.post<WorldHop>('/api/world/hop', { token: this.token, cell: to });
+      if (this.disposed) return;
       this.adopt(hop);
       const target = this.cells.get(cellRoom(to));
       if (target && target.transport.state === 'open') target.transport.sendText(JSON.stringify({ type: 'publish', token: hop.token }));
@@ -210,6 +216,7 @@ export class WorldTransport implements FrameTransport {
     this.busy = true;
     try {
       const grant = await this.post<WorldHop>('/api/world/hop', { token: this.token, cell: this.tokenCell });
+      if (this.disposed) return;
       this.adopt(grant);
       for (const socket of this.cells.values()) socket.transport.sendText(JSON.stringify({ type: 'renew', token: grant.token }));
       this.world.renewals++;
@@ -227,7 +234,7 @@ export class WorldTransport implements FrameTransport {
 
   private openCell(cell: Cell, role: 'pub' | 'sub'): void {
     const key = cellRoom(cell);
-    if (this.cells.has(key)) return;
+    if (this.disposed || this.cells.has(key)) return;
     const transport = new WebSocketTransport({ url: this.cellUrl(cell, role), backoff: this.options.backoff, WebSocket: this.options.WebSocket });
     const socket: CellSocket = { cell, transport, role: null, offs: [] };
     this.cells.set(key, socket);
