@@ -69,6 +69,13 @@ function format(row: Row, baseline: Row): string {
 const server = await startServer();
 const group = wranglerGroup(server.port);
 const nodeRelay = await startNodeRelay();
+// Interrupted (Ctrl-C, a timeout): stop the relays too, or wrangler outlives the run in its own group.
+const stopOnSignal = (): void => {
+  nodeRelay.stop();
+  void server.stop().finally(() => process.exit(130));
+};
+process.once('SIGINT', stopOnSignal);
+process.once('SIGTERM', stopOnSignal);
 const rows: Row[] = [];
 const run = Date.now().toString(36);
 console.log(`relay benchmark: ${PEER_COUNTS.join(', ')} peers at 10 Hz, ${MEASURE_MS / 1000} s windows; load average at start ${loadAverage().toFixed(2)} on ${(await import('node:os')).cpus().length} cores`);

@@ -64,6 +64,12 @@ interface Measured extends WalkResult {
 
 const server = await startServer();
 const group = wranglerGroup(server.port);
+// Interrupted (Ctrl-C, a timeout): stop the relays too, or wrangler outlives the run in its own group.
+const stopOnSignal = (): void => {
+  void server.stop().finally(() => process.exit(130));
+};
+process.once('SIGINT', stopOnSignal);
+process.once('SIGTERM', stopOnSignal);
 const run = Date.now().toString(36);
 const cellRooms: string[] = [];
 for (let x = region.x0 / CELL_SIZE - 1; x <= region.x0 / CELL_SIZE + CELLS; x++) {

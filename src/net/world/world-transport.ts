@@ -20,6 +20,11 @@ export interface WorldTransportOptions {
   WebSocket?: WebSocketConstructor;
   /** fetch implementation. Default the global one. */
   fetch?: typeof fetch;
+  /**
+   * Gives up on a directory request (enter, hop, renew) after this many ms, so a Worker that
+   * hangs (restarting, overloaded) cannot stall the client; start() then retries. Default 10,000.
+   */
+  requestTimeoutMs?: number;
 }
 
 /** The world-specific figures (`stats.net.world`). */
@@ -150,7 +155,14 @@ export class WorldTransport implements FrameTransport {
   // ── Identity and cells ──────────────────────────────────────────────────────────────────────
 
   private async post<T>(path: string, body: unknown): Promise<T> {
-    const response = await this.fetchImpl(`${this.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const timeoutMs = this.options.requestTimeoutMs ?? 10_000;
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${this.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      if ((error as Error).name === 'TimeoutError') throw new Error(`${path}: no answer within ${timeoutMs} ms`, { cause: error });
+      throw error;
+    }
     const text = await response.text();
     if (!response.ok) throw Object.assign(new Error(`${path}: HTTP ${response.status} ${text.trim()}`), { status: response.status });
     return JSON.parse(text) as T;

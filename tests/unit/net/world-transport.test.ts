@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WorldTransport } from '../../../src/net/world/world-transport.ts';
 import type { WebSocketConstructor } from '../../../src/net/transport/websocket-transport.ts';
@@ -74,5 +76,22 @@ describe('WorldTransport lifecycle', () => {
     expect(refused.calls).toBe(1);
     expect(other.stats.lastError).toMatch(/HTTP 400 position outside the world/);
     expect(refused.sockets).toEqual([]);
+  });
+
+  it('gives up on a directory that accepts the connection but never answers, and says so (real HTTP server, real fetch)', async () => {
+    const requests: string[] = [];
+    const server = createServer((request) => requests.push(request.url ?? '')); // never responds
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const world = new WorldTransport({ origin: `http://127.0.0.1:${port}`, start: { x: 0, z: 0 }, requestTimeoutMs: 150, backoff: { baseMs: 1, maxMs: 2 } });
+      expect(await world.start()).toBe(false);
+      expect(world.stats.lastError).toBe('/api/world/enter: no answer within 150 ms');
+      expect(requests).toEqual(['/api/world/enter', '/api/world/enter', '/api/world/enter']); // tried three times
+      world.dispose();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
