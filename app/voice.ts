@@ -1,4 +1,8 @@
-import { cairnGlobal, Hud, showFatal, showNotice } from '../src/world/index.ts';
+// The HUD, notices and window.cairn straight from their files: the world's index would pull
+// three.js and the whole world into a page that draws with a 2D canvas (a megabyte to parse).
+import { cairnGlobal } from '../src/world/cairn-global.ts';
+import { Hud } from '../src/world/hud.ts';
+import { showFatal, showNotice } from '../src/world/notices.ts';
 import * as voiceModule from '../src/voice/index.ts';
 import { VoiceChat, VoicePanel, voiceHudRows, voiceRoomProblem, type TalkMode, type VoiceStats, type WirePosition } from '../src/voice/index.ts';
 

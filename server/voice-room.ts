@@ -4,6 +4,7 @@ import { fullBucket, takeToken, type BucketLimits, type BucketState } from './vo
 import {
   PING_TEXT,
   PONG_TEXT,
+  VOICE_CLOSE,
   parseClientMessage,
   type ClientMessage,
   type ErrorCode,
@@ -18,11 +19,11 @@ export const POSITION_LIMITS: BucketLimits = { ratePerSecond: 15, burst: 15 };
 /** A peer that keeps flooding hears about it at most this often (ms). */
 const RATE_ERROR_INTERVAL_MS = 1000;
 /** Close code for a socket replaced by its owner's reconnect. */
-export const CLOSE_REPLACED = 4001;
+export const CLOSE_REPLACED = VOICE_CLOSE.replaced;
 /** Close code for a join refused because the room is full. */
-export const CLOSE_FULL = 4008;
+export const CLOSE_FULL = VOICE_CLOSE.full;
 /** Close code for a socket that stopped pinging (a crashed tab, a dead network). */
-export const CLOSE_SILENT = 4002;
+export const CLOSE_SILENT = VOICE_CLOSE.silent;
 /** Keep-alive interval a client declares with `?ping=SECONDS` (clamped 1–60); default 5. */
 const DEFAULT_PING_MS = 5_000;
 /** A socket silent for this many ping intervals (plus slack) is dropped and its leave announced. */

@@ -29,8 +29,11 @@ export interface SignalingEvents {
   /** An error the room sent about one of our messages. */
   error: ErrorMessage;
   state: SignalingState;
-  /** The socket was lost; `reason` says why. Followed by a reconnect unless closed. */
-  lost: { reason: string };
+  /**
+   * The socket was lost; `reason` says why, `code` is the close code when the socket closed (see
+   * VOICE_CLOSE; null when the keep-alive gave up). Followed by a reconnect unless closed.
+   */
+  lost: { reason: string; code: number | null };
 }
 
 /** The WebSocket constructor to use (the browser's by default; tests may pass ws's). */
@@ -111,7 +114,7 @@ export class SignalingClient extends Emitter<SignalingEvents> {
     socket.onclose = (event) => {
       if (socket !== this.socket) return;
       this.socket = null;
-      this.lost(`socket closed (${event.code}${event.reason ? ` ${event.reason}` : ''})`);
+      this.lost(`socket closed (${event.code}${event.reason ? ` ${event.reason}` : ''})`, event.code);
     };
     socket.onerror = () => {
       // A close event follows; nothing to do here but not let it reach the console as unhandled.
@@ -190,11 +193,11 @@ export class SignalingClient extends Emitter<SignalingEvents> {
     }
   }
 
-  private lost(reason: string): void {
+  private lost(reason: string, code: number | null = null): void {
     this.stopTimers();
     if (this.closedByUser) return;
     this.lastError = reason;
-    this.emit('lost', { reason });
+    this.emit('lost', { reason, code });
     this.setState('reconnecting');
     const delay = this.backoff.next();
     this.retryTimer = setTimeout(() => {

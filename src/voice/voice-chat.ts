@@ -2,7 +2,7 @@ import { cairnGlobal, type CairnNotice } from '../world/cairn-global.ts';
 import { CAPTURE_CONSTRAINTS, CaptureChain } from './capture-chain.ts';
 import { RNNOISE_SAMPLE_RATE } from './denoise/rnnoise-denoiser.ts';
 import { PeerMesh } from './peer-mesh.ts';
-import type { WirePosition } from './protocol/signaling.ts';
+import { VOICE_CLOSE, type WirePosition } from './protocol/signaling.ts';
 import type { TalkMode } from './push-to-talk.ts';
 import { SignalingClient } from './signaling-client.ts';
 import { SpatialMixer } from './spatial-mixer.ts';
@@ -72,6 +72,8 @@ export class VoiceChat {
   private statsTicks = 0;
   private joined = false;
   private disposed = false;
+  /** Told the user the room is full (once per run of refusals; a welcome resets it). */
+  private toldFull = false;
   private readonly unlockAudio = (): void => void this.context.resume().catch(() => undefined);
 
   constructor(options: VoiceChatOptions = {}) {
@@ -221,7 +223,17 @@ export class VoiceChat {
         this.mesh.addPeer(peer.id);
       }
       this.lastSent = null;
+      this.toldFull = false;
       this.maybeSendPosition(true);
+    });
+    s.on('lost', ({ reason, code }) => {
+      if (code !== VOICE_CLOSE.full || this.toldFull) return;
+      this.toldFull = true;
+      this.options.notify?.({
+        level: 'warn',
+        title: 'Voice room is full',
+        detail: `${reason}.\nRetrying with backoff (up to every 10 s) until a place frees up; the HUD shows the state.`,
+      });
     });
     s.on('join', ({ id }) => this.mesh.addPeer(id));
     s.on('leave', ({ id }) => {

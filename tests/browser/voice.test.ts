@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, launchChromium, MEDIA_ARGS } from '../harness/browser.ts';
 import { countPeerConnections, measureOutput, measurePeer, peerConnectionCensus, voiceStats, waitForPeers } from '../harness/voice-page.ts';
 import { concat, speak, writeWav } from '../harness/voice-signals.ts';
+import { VoiceSocket } from '../harness/voice-socket.ts';
 import { ROOT } from '../harness/server.ts';
 
 const base = inject('serverUrl');
@@ -283,6 +284,39 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     expect(censusC.made).toBeLessThanOrEqual(8);
     expect(censusC.notClosed).toBe(0);
     expect(await c.evaluate(() => document.querySelectorAll('audio[data-voice-peer]').length)).toBe(0);
+  });
+
+  it('tells the user when the room is full, keeps retrying, and gets in when a place frees up', async () => {
+    // Fill a room with 16 plain sockets (declaring a 60 s keep-alive, so the reaper leaves them be).
+    const full = `${room}-full`;
+    const holders = await Promise.all(Array.from({ length: 16 }, () => VoiceSocket.join(base, full, '?ping=60')));
+    const c = await browserC.newPage({ viewport: { width: 400, height: 280 } });
+    try {
+      await c.goto(`${base}/voice.html?room=${full}`);
+      await expect.poll(() => c.locator('.cairn-notice').allInnerTexts(), { timeout: 30_000 }).toEqual(expect.arrayContaining([expect.stringMatching(/Voice room is full[\s\S]*4008 voice room is full \(16 peers\)/)]));
+      const refused = await voiceStats(c);
+      // Never welcomed here: 'connecting' while a try is under way, 'reconnecting' while it waits.
+      expect(['connecting', 'reconnecting']).toContain(refused.state);
+      expect(refused.lastSignalingError).toMatch(/4008 voice room is full/);
+      expect(await c.locator('.cairn-hud').innerText()).toMatch(/connecting/);
+      // Refused again on the next retry, and told only once.
+      await c.evaluate(() => {
+        const w = window as unknown as { refusals: number };
+        w.refusals = 0;
+        (window.cairn.voice as { signaling: { on(e: 'lost', f: (l: { code: number | null }) => void): void } }).signaling.on('lost', ({ code }) => {
+          if (code === 4008) w.refusals++;
+        });
+      });
+      await c.waitForFunction(() => (window as unknown as { refusals: number }).refusals >= 1, undefined, { timeout: 30_000, polling: 100 });
+      expect((await c.locator('.cairn-notice').allInnerTexts()).filter((t) => /room is full/.test(t))).toHaveLength(1);
+      // One leaves: the next retry gets in, with the 15 who stayed in the roster.
+      await holders.pop()!.close();
+      await c.waitForFunction(() => (window.cairn.stats.voice as { state: string }).state === 'open', undefined, { timeout: 30_000, polling: 100 });
+      await expect.poll(async () => (await voiceStats(c)).connections.created).toBe(15);
+    } finally {
+      await c.close();
+      await Promise.all(holders.map((h) => h.close()));
+    }
   });
 
   it('left no page errors', () => {

@@ -6,6 +6,7 @@
 import WebSocket from 'ws';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { Backoff } from '../../src/voice/backoff.ts';
+import { VOICE_CLOSE } from '../../src/voice/protocol/signaling.ts';
 import { SignalingClient, type SignalingEvents, type WebSocketConstructor } from '../../src/voice/signaling-client.ts';
 import { wsUrl } from '../harness/ws-client.ts';
 import { SAMPLE_SDP, VoiceSocket } from '../harness/voice-socket.ts';
@@ -99,6 +100,7 @@ describe('SignalingClient against the real VoiceRoom', () => {
     a.simulateDeadSocket();
     expect(a.send({ type: 'ping' })).toBe(false); // nothing goes out on a dead socket
     expect((await lost).reason).toMatch(/keep-alive timeout/);
+    expect((await lost).code).toBeNull();
     const again = await rewelcome;
     expect(again.previousId).toBe(oldId);
     expect(again.id).not.toBe(oldId);
@@ -122,7 +124,7 @@ describe('SignalingClient against the real VoiceRoom', () => {
     const lost = next(a, 'lost');
     const rewelcome = next(a, 'welcome');
     thief.send({ type: 'resume', id: oldId, token });
-    expect((await lost).reason).toMatch(/4001/);
+    expect(await lost).toEqual({ reason: 'socket closed (4001 replaced by a reconnect)', code: VOICE_CLOSE.replaced });
     expect(a.state === 'reconnecting' || a.state === 'connecting' || a.state === 'open').toBe(true);
     expect((await rewelcome).previousId).toBe(oldId);
     expect(a.state).toBe('open');

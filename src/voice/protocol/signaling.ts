@@ -21,6 +21,16 @@ export const MAX_COORDINATE = 100_000;
 /** Largest resume token, in characters. */
 export const MAX_TOKEN_CHARS = 64;
 
+/** WebSocket close codes the VoiceRoom uses (clients tell the user which one happened). */
+export const VOICE_CLOSE = {
+  /** The socket was replaced by its owner's reconnect (`resume`). */
+  replaced: 4001,
+  /** The socket stopped pinging (a crashed tab, a dead network) and was reaped. */
+  silent: 4002,
+  /** The join was refused: the room holds its maximum of peers. */
+  full: 4008,
+} as const;
+
 /** An RTCIceCandidateInit as it travels (null = end of candidates). */
 export interface WireCandidate {
   candidate: string;
