@@ -202,6 +202,10 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     expect(near.rightDb, context).toBeGreaterThan(near.leftDb + 2);
     // The picture in docs/voice.md: B's map with A 3 m to the right, and B's HUD (notices dismissed).
     for (const close of await b.locator('.cairn-notice button').all()) await close.click();
+    // Taken while A is mid-word, so the HUD shows levels rather than a pause (the picture only).
+    await b
+      .waitForFunction(() => (window.cairn.stats.voice as { output: { rightDb: number } }).output.rightDb > -45, undefined, { timeout: 5000, polling: 50 })
+      .catch(() => undefined);
     mkdirSync(resolve(ROOT, 'docs'), { recursive: true });
     writeFileSync(resolve(ROOT, 'docs/voice.png'), await b.screenshot());
 
