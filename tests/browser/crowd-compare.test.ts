@@ -6,14 +6,12 @@
  * on the floor. A control poses three's mesh at another time and
  * checks the comparison would catch a wrong pose.
  */
-import { writeFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
-import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { saveDocPicture } from '../harness/pictures.ts';
 import { countDifferentPixels, decodePng, meanAbsoluteDifference, type Image } from '../harness/png.ts';
-import { ROOT } from '../harness/server.ts';
 
 const base = inject('serverUrl');
 type View = 'three' | 'live' | 'baked' | 'none';
@@ -99,7 +97,7 @@ for (const { backend, path, query } of VARIANTS) {
       expect(m.share).toBeLessThan(0.01);
       expect(m.mad).toBeLessThan(0.5);
       // The picture in docs/crowd.md: three | live | baked, side by side.
-      if (backend === 'WebGPU' && path === 'storage') writeTriptych(resolve(ROOT, 'docs/crowd-compare.png'), [images.three!, images.live!, images.baked!]);
+      if (backend === 'WebGPU' && path === 'storage') saveDocPicture('crowd-compare.png', triptych([images.three!, images.live!, images.baked!]));
     });
 
     it('control: a different pose is caught', async () => {
@@ -129,7 +127,7 @@ for (const { backend, path, query } of VARIANTS) {
   });
 }
 
-function writeTriptych(path: string, parts: Image[]): void {
+function triptych(parts: Image[]): Buffer {
   const { width, height } = parts[0]!;
   const png = new PNG({ width: width * parts.length, height });
   parts.forEach((part, i) => {
@@ -138,5 +136,5 @@ function writeTriptych(path: string, parts: Image[]): void {
       png.data.set(row, (y * width * parts.length + i * width) * 4);
     }
   });
-  writeFileSync(path, PNG.sync.write(png));
+  return PNG.sync.write(png);
 }
