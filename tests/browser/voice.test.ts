@@ -4,16 +4,16 @@
  * voice.html; a third browser whose microphone permission is denied listens only. The offline
  * graph measurements (denoiser, push-to-talk envelope, broadcast delay) are in voice-graphs.test.ts.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, launchChromium, MEDIA_ARGS } from '../harness/browser.ts';
+import { saveDocPicture } from '../harness/pictures.ts';
 import { countPeerConnections, measureOutput, measurePeer, peerConnectionCensus, voiceStats, waitForPeers } from '../harness/voice-page.ts';
 import { concat, speak, writeWav } from '../harness/voice-signals.ts';
 import { VoiceSocket } from '../harness/voice-socket.ts';
-import { ROOT } from '../harness/server.ts';
 
 const base = inject('serverUrl');
 const room = `voice-e2e-${process.pid}-${Date.now().toString(36)}`;
@@ -206,8 +206,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     await b
       .waitForFunction(() => (window.cairn.stats.voice as { output: { rightDb: number } }).output.rightDb > -45, undefined, { timeout: 5000, polling: 50 })
       .catch(() => undefined);
-    mkdirSync(resolve(ROOT, 'docs'), { recursive: true });
-    writeFileSync(resolve(ROOT, 'docs/voice.png'), await b.screenshot());
+    saveDocPicture('voice.png', await b.screenshot());
 
     // Same direction, 24 m away: the inverse model says −18 dB (2/(2+22) vs 2/(2+1)).
     await a.evaluate(() => (window.cairn.voicePage as { place(x: number, y: number, z: number, f: number): void }).place(24, 0, 0, 0));
