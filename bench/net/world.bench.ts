@@ -45,7 +45,7 @@ async function roomCounters(base: string, rooms: string[]): Promise<Map<string, 
   const out = new Map<string, Counters>();
   await Promise.all(
     rooms.map(async (room) => {
-      const response = await fetch(`${base}/api/rooms/avatar/${encodeURIComponent(room)}`);
+      const response = await fetch(`${base}/api/rooms/avatar/${encodeURIComponent(room)}`, { signal: AbortSignal.timeout(15_000) });
       const stats = (await response.json()) as Counters;
       out.set(room, { received: stats.received, sends: stats.sends });
     }),
