@@ -22,15 +22,16 @@ const RELAY_WAIT_MS = 20_000;
  * Avatar sync in the world.
  * - `?room=NAME`: join relay room NAME on this origin; if no relay answers, fall back to a
  *   BroadcastChannel of the same name (tabs of this browser), and say so.
- * - no `room`: the BroadcastChannel `lobby` (two windows of one browser see each other; no server).
+ * - no `room`: the relay room `lobby` on this origin (the Worker `npm start` serves), with the
+ *   same fallback — so two machines on one `npm start` see each other without any parameter.
  * - `?relay=wss://host` uses the relay at another origin (pages hosted apart from the Worker).
  * - `?world=1`: the open world — spatial cells on this origin's Worker (docs/scale.md); if the
  *   world API does not answer, the BroadcastChannel `world`, and say so. `&at=X,Z` starts the
  *   player there (metres), e.g. to meet someone.
  * - `?net=broadcast` forces the channel, `?net=off` turns avatar sync off.
- * - `?peers=crowd` draws remote players through the crowd module's batched renderer
- *   (`cairn.crowdRemotes`, one draw for all, live near / baked far); default: one low-detail
- *   humanoid per peer.
+ * - Remote players are drawn by the crowd module's batched renderer (`cairn.crowdRemotes`: one
+ *   draw per piece for all of them, live near / baked far); `?peers=humanoid` draws one low-detail
+ *   humanoid per peer instead (also the fallback when the crowd plugin is missing).
  * The HUD's Net section shows which transport is in use and its state.
  */
 export function install(world: World): void {
@@ -59,7 +60,8 @@ async function start(world: World, room: string | null, forceBroadcast: boolean,
     fallback = `?room=${room.slice(0, 40)}: ${issue}`;
     showNotice({ level: 'warn', title: 'Bad room name; using this browser only', detail: fallback });
     transport = new BroadcastTransport({ channel: 'lobby' });
-  } else if (room !== null && !forceBroadcast) {
+  } else if (!forceBroadcast) {
+    room ??= 'lobby';
     let target = avatarRoomPath(room);
     if (relayOrigin !== null) {
       if (/^wss?:\/\/[^/]+$/.test(relayOrigin)) target = relayOrigin + target;
@@ -140,9 +142,10 @@ function run(world: World, transport: FrameTransport, fallback: string | null, p
 /** The remote-player renderer: the crowd's when asked for (and present), else a humanoid per peer. */
 function createView(world: World): RemotePeerView {
   const remotes = world.cairn.crowdRemotes as CrowdRemotes | undefined;
-  if (new URLSearchParams(location.search).get('peers') === 'crowd') {
+  const choice = new URLSearchParams(location.search).get('peers');
+  if (choice !== 'humanoid') {
     if (remotes && typeof remotes.update === 'function') return new CrowdPeerView({ remotes });
-    showNotice({ level: 'warn', title: 'No crowd renderer: drawing remote players one by one', detail: '?peers=crowd needs the crowd world plugin (cairn.crowdRemotes).' });
+    showNotice({ level: 'warn', title: 'No crowd renderer: drawing remote players one by one', detail: 'The crowd world plugin (cairn.crowdRemotes) is not installed.' });
   }
   return new HumanoidPeerView({ parent: world.scene });
 }

@@ -19,8 +19,8 @@ interface NetFigures {
 const net = (page: Page): Promise<NetFigures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.net)) as NetFigures);
 const player = (page: Page): Promise<{ x: number; z: number }> => page.evaluate(() => window.cairn.stats.player as { x: number; z: number });
 /**
- * Positions of the remote avatars this page draws: the humanoid per peer (default), or the crowd
- * renderer's agents (`?peers=crowd`, read back from the crowd's own pose buffer).
+ * Positions of the remote avatars this page draws: the crowd renderer's agents (the default, read
+ * back from the crowd's own pose buffer), or the humanoid per peer (`?peers=humanoid`).
  */
 const remotes = (page: Page): Promise<Array<{ name: string; x: number; z: number }>> =>
   page.evaluate(() => {
@@ -95,14 +95,16 @@ describe('avatar sync in the world page', () => {
   });
   afterAll(async () => browser?.close());
 
-  it('two pages in one relay room (real Worker + Durable Object) see each other move; B draws A through the crowd renderer', async () => {
+  it('two pages in one relay room (real Worker + Durable Object) see each other move; B draws A through the crowd renderer (the default), A draws B as a humanoid', async () => {
     const room = `net-${run}`;
     const contextA = await browser.newContext();
     const contextB = await browser.newContext();
     try {
-      const [{ page: a, errors: errorsA }, { page: b, errors: errorsB }] = await Promise.all([openWorld(contextA, `?room=${room}`), openWorld(contextB, `?room=${room}&peers=crowd`)]);
-      // B's remote players are crowd agents (the crowd renderer is built after the first frames).
+      const [{ page: a, errors: errorsA }, { page: b, errors: errorsB }] = await Promise.all([openWorld(contextA, `?room=${room}&peers=humanoid`), openWorld(contextB, `?room=${room}`)]);
+      // B's remote players are crowd agents (the crowd renderer is built after the first frames);
+      // A's are one humanoid each.
       expect(await b.evaluate(() => typeof (window.cairn.netView as { ids?: unknown }).ids)).toBe('function');
+      expect(await a.evaluate(() => (window.cairn.netView as { avatars?: unknown }).avatars instanceof Set)).toBe(true);
       await expect.poll(async () => (await net(a)).state, { timeout: 30_000 }).toBe('open');
       const figures = await net(b);
       expect(figures.transport).toBe('relay');

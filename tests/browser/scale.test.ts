@@ -84,8 +84,13 @@ describe('the open world: spatial cells in the world page', () => {
       .poll(
         async () =>
           pa.evaluate(() => {
-            const view = window.cairn.netView as { avatars: Set<{ humanoid: { object: { position: { x: number } } } }> };
-            return [...view.avatars].map((a) => Math.round(a.humanoid.object.position.x));
+            // Remote players are crowd agents (read back from the crowd's own pose buffer).
+            const view = window.cairn.netView as { ids(): number[] };
+            const crowd = window.cairn.crowdRemotes as { agent(id: number): { x: number } | undefined };
+            return view.ids().flatMap((id) => {
+              const agent = crowd.agent(id);
+              return agent ? [Math.round(agent.x)] : [];
+            });
           }),
         { timeout: 60_000 },
       )
