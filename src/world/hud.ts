@@ -43,6 +43,8 @@ export class Hud {
     parent.append(this.element);
     this.addSection('frame', { title: 'Frame', rows: frameRows });
     this.timer = window.setInterval(() => this.refresh(), 250);
+    // Published so automation can redraw it before reading it, instead of racing the 250 ms beat.
+    cairnGlobal().hud = this;
   }
 
   /** Adds (or replaces) a section; returns a function that removes it. */
@@ -76,6 +78,8 @@ export class Hud {
   dispose(): void {
     clearInterval(this.timer);
     this.element.remove();
+    const cairn = cairnGlobal();
+    if (cairn.hud === this) delete cairn.hud;
   }
 }
 

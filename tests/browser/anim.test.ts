@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 import { saveDocPicture } from '../harness/pictures.ts';
 import { countDifferentPixels, decodePng } from '../harness/png.ts';
 
@@ -78,7 +78,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
     // The HUD shows the same figures, including the parity of the clip on screen.
     expect(s.parity?.clip).toBe(s.clip);
     expect(s.parity?.ok).toBe(true);
-    const hud = await page.locator('.cairn-hud').innerText();
+    const hud = await hudText(page);
     expect(hud).toContain(`${s.retargeted}/${s.clips}`);
     expect(hud).toContain('cairn-cc4 (213 bones)');
   });
@@ -155,7 +155,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
       return { clip: viewer.reference.clip, visible: viewer.reference.source.visible, x: viewer.reference.source.position.x };
     });
     expect(reference).toEqual({ clip: 'wave', visible: true, x: expect.closeTo(1.1, 6) as unknown as number });
-    expect(await page.locator('.cairn-hud').innerText()).toContain('source shown');
+    expect(await hudText(page)).toContain('source shown');
     await page.keyboard.press('Backslash');
     await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean }).reference === false, undefined, { timeout: 10_000 });
   });

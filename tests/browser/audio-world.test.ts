@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LANDMARKS } from '../../src/world/terrain/generate.ts';
 import { audioStats, type AudioWindow } from '../harness/audio.ts';
-import { collectPageErrors, launchChromium, MEDIA_ARGS, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, MEDIA_ARGS, waitForCairn } from '../harness/browser.ts';
 
 /**
  * Sound in the world page (app/world-plugins/audio.ts): the real world, real keys, real Web Audio.
@@ -36,7 +36,7 @@ describe('sound in the world', () => {
     const idle = await audioStats(page);
     expect(idle.state).toBe('waiting');
     expect(idle.contexts).toBe(0);
-    await expect.poll(() => page.locator('.cairn-hud').innerText()).toMatch(/Audio[\s\S]*click or press a key/i);
+    await expect.poll(() => hudText(page)).toMatch(/Audio[\s\S]*click or press a key/i);
 
     // The first key press is the gesture: running on grass at the spawn.
     await page.keyboard.down('KeyW');
@@ -72,7 +72,7 @@ describe('sound in the world', () => {
     expect(s.maxPeak).toBeLessThan(0.95);
     // A breeze in the lowlands (wind rises with altitude).
     expect(s.wind).toBeCloseTo(0.25, 2);
-    const hud = await page.locator('.cairn-hud').innerText();
+    const hud = await hudText(page);
     expect(hud).toMatch(/Audio[\s\S]*running[\s\S]*rms[\s\S]*dB[\s\S]*peak[\s\S]*dB/i);
   });
 
@@ -87,7 +87,7 @@ describe('sound in the world', () => {
     await page.keyboard.press('KeyM');
     expect((await audioStats(page)).muted).toBe(true);
     await expect.poll(async () => (await audioStats(page)).peak, { timeout: 10_000 }).toBe(0);
-    await expect.poll(() => page.locator('.cairn-hud').innerText()).toMatch(/running \(muted\)/);
+    await expect.poll(() => hudText(page)).toMatch(/running \(muted\)/);
     await page.keyboard.press('KeyM');
     expect((await audioStats(page)).muted).toBe(false);
     expect(errors).toEqual([]);

@@ -78,9 +78,9 @@ describe('the sound page (sfx.html)', () => {
     const s = await audioStats(page);
     expect(s.music).toBe(true);
     expect(s.chord).toMatch(/^(Am|F|C|G)$/);
-    const shown = await page.locator('#meter-rms-db').innerText();
-    expect(Number.parseFloat(shown)).toBeLessThan(0);
-    expect(Number.parseFloat(shown)).toBeGreaterThan(-60);
+    // The meters redraw on their own beat, a moment behind the stats.
+    await expect.poll(async () => Number.parseFloat(await page.locator('#meter-rms-db').innerText()), { timeout: 10_000 }).toBeGreaterThan(-60);
+    expect(Number.parseFloat(await page.locator('#meter-rms-db').innerText())).toBeLessThan(0);
   });
 
   it('keeps a scripted slice of gameplay in band after the soft clipper', async () => {
@@ -164,11 +164,16 @@ describe('the sound page (sfx.html)', () => {
   it('mutes within 120 ms on M, stays muted while the tab is hidden and shown, and unmutes on M', async () => {
     // A 0.74 s analyser window, connected before the key press and read soon after 120 ms. Samples
     // are located by audio time, so a late reading (a busy main thread) still looks at the right moments.
-    await page.evaluate(() => {
+    await page.evaluate(async () => {
       const { cairn } = window as unknown as AudioWindow;
-      const tap = new cairn.sfx.audio.MeterTap(cairn.audio.context!, cairn.audio.graph!.bus!.output, 32768);
-      const record = (): void => void Object.assign(window, { muteAt: cairn.audio.context!.currentTime, muteTap: tap });
+      const context = cairn.audio.context!;
+      const tap = new cairn.sfx.audio.MeterTap(context, cairn.audio.graph!.bus!.output, 32768);
+      const record = (): void => void Object.assign(window, { muteAt: context.currentTime, muteTap: tap });
       window.addEventListener('keydown', record, { once: true, capture: true });
+      // The analyser only holds what it heard since it was connected: let it hear 0.25 s before the
+      // press, or the "sound before" window would read the zeros from before it existed.
+      const connected = context.currentTime;
+      while (context.currentTime < connected + 0.25) await new Promise((r) => setTimeout(r, 5));
     });
     await page.keyboard.press('KeyM');
     const after = await page.evaluate(async () => {

@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 
 const base = inject('serverUrl');
 
@@ -36,7 +36,7 @@ describe('the world page with ?crowd=40', () => {
     expect(s.crowd).toMatchObject({ agents: 40, pieces: 3, drawCallsPerPass: 3, template: 'mannequin' });
     expect(s.crowd.visible).toBeGreaterThan(0);
     expect(s.shaderErrors).toBe(0);
-    const hud = await page.locator('.cairn-hud').innerText();
+    const hud = await hudText(page);
     expect(hud).toMatch(/CROWD|Crowd/);
     // Hiding the crowd removes exactly its draws: 3 pieces in the main view and the shadow map.
     const withCrowd = s.drawCalls as number;

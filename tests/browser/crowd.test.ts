@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Vector3 } from 'three';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildFixtureCharacter, buildStaticModel, exportGlb } from '../harness/crowd-fixtures.ts';
-import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 import { decodePng, type Image } from '../harness/png.ts';
 
 const base = inject('serverUrl');
@@ -153,8 +153,7 @@ describe('the crowd page on WebGPU', () => {
       return;
     }
     await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).budget.state === 'pass', undefined, { timeout: 120_000, polling: 250 });
-    const hud = await page.locator('.cairn-hud').innerText();
-    expect(hud).toMatch(/gpu budget\s+PASS/);
+    expect(await hudText(page)).toMatch(/gpu budget\s+PASS/);
   });
 
   for (const count of [50, 500]) {
@@ -201,7 +200,7 @@ describe('the crowd page on WebGPU', () => {
         expect(s.crowd.baked).toBeGreaterThan(0);
         expect(s.crowd.live + s.crowd.baked + s.crowd.culled).toBeGreaterThanOrEqual(count);
         expect(s.shaderErrors).toBe(0);
-        const hud = await page.locator('.cairn-hud').innerText();
+        const hud = await hudText(page);
         expect(hud).toContain(`${s.crowd.live} / ${s.crowd.baked} / ${s.crowd.culled}`);
         expect(hud).toMatch(/bone path\s+storage/);
       });
@@ -310,7 +309,7 @@ describe('the crowd page on WebGPU', () => {
         expect(after.crowd.lastError).toMatch(message);
         expect(after.frame).toBeGreaterThan(before.frame);
         expect(after.drawCalls).toBe(before.drawCalls);
-        expect(await page.locator('.cairn-hud').innerText()).toMatch(/model\s/);
+        expect(await hudText(page)).toMatch(/model\s/);
       });
     }
 

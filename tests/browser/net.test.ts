@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 
 const base = inject('serverUrl');
 const run = Date.now().toString(36);
@@ -114,7 +114,7 @@ describe('avatar sync in the world page', () => {
       expect(stats).toMatchObject({ peers: 2, mode: 'direct' });
       expect((stats as { received: number }).received).toBeGreaterThan(10);
       expect((await net(b)).rejected).toBe(0);
-      const hud = await b.locator('.cairn-hud').innerText();
+      const hud = await hudText(b);
       expect(hud).toMatch(/transport\s+relay/);
       expect(hud).toMatch(/state\s+open/);
       expect(hud).toMatch(/peers\s+1/);
@@ -143,7 +143,7 @@ describe('avatar sync in the world page', () => {
       const figures = await net(b);
       expect(figures.fallback).toMatch(/no relay answered at ws:\/\/127\.0\.0\.1:9\/rooms\/avatar\//);
       await expect.poll(() => b.locator('.cairn-notice[data-level="warn"]').innerText()).toMatch(/Avatar relay unreachable/);
-      expect(await b.locator('.cairn-hud').innerText()).toMatch(/BroadcastChannel \(this browser\)/);
+      expect(await hudText(b)).toMatch(/BroadcastChannel \(this browser\)/);
       await expectMutualMovement(a, b);
     } finally {
       await context.close();

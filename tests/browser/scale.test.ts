@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 
 const base = inject('serverUrl');
 
@@ -54,7 +54,7 @@ describe('the open world: spatial cells in the world page', () => {
     expect(fa.world.cell).toBe('-2:0');
     expect(fa.world.subscriptions).toBe(9);
     expect((await net(pb)).world.cell).toBe('1:0');
-    expect(await pa.locator('.cairn-hud').innerText()).toMatch(/transport\s+world cells/);
+    expect(await hudText(pa)).toMatch(/transport\s+world cells/);
 
     // Three cells apart: neither is in the other's 3×3. Nothing arrives, for several seconds.
     await pa.waitForTimeout(4000);

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 
 /**
  * The scatter brush in a real browser (Chromium, WebGPU on SwiftShader, the real Worker serving
@@ -132,7 +132,7 @@ describe('the scatter page', () => {
     expect(all.some((p) => p.category === 'rock' && p.groundSlope > 30)).toBe(true);
 
     // The HUD shows the same breakdown.
-    const hud = await page.locator('.cairn-hud').innerText();
+    const hud = await hudText(page);
     expect(hud).toContain(`slope ${s.rejections.slope}`);
     expect(hud).toContain(`water ${s.rejections.water}`);
   });

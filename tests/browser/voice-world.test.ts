@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { collectPageErrors, launchChromium, MEDIA_ARGS, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, MEDIA_ARGS, waitForCairn } from '../harness/browser.ts';
 import { measurePeer, voiceStats, waitForPeers } from '../harness/voice-page.ts';
 import { speak, writeWav } from '../harness/voice-signals.ts';
 
@@ -76,7 +76,7 @@ describe('voice in the world page', () => {
     expect(seen!.x).toBeCloseTo(player.x, 0);
     expect(seen!.z).toBeCloseTo(player.z, 0);
 
-    const hud = await world.locator('.cairn-hud').innerText();
+    const hud = await hudText(world);
     expect(hud).toMatch(/VOICE|Voice/);
     expect(hud).toMatch(/push-to-talk · hold V/);
     expect(await world.locator('.cairn-voice button[data-kind="join"]').innerText()).toBe('Leave voice');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { collectPageErrors, launchChromium, MEDIA_ARGS } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, MEDIA_ARGS } from '../harness/browser.ts';
 import { saveDocPicture } from '../harness/pictures.ts';
 import { countPeerConnections, measureOutput, measurePeer, peerConnectionCensus, voiceStats, waitForPeers } from '../harness/voice-page.ts';
 import { concat, speak, writeWav } from '../harness/voice-signals.ts';
@@ -122,7 +122,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     expect(elements).toEqual([{ muted: true, hidden: true, paused: false }]);
 
     // The HUD shows what the stats say, including B's failed denoiser in red.
-    const hudA = await a.locator('.cairn-hud').innerText();
+    const hudA = await hudText(a);
     expect(hudA).toMatch(/connected as \d+/);
     expect(hudA).toMatch(/RNNoise on/);
     expect(hudA).toContain(`peer ${idB}`);
@@ -153,7 +153,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     await a.keyboard.down('KeyV');
     await expect.poll(async () => (await voiceStats(a)).ptt.pressed).toBe(true);
     await expect.poll(() => measurePeer(b, idA, 1), { timeout: 10_000 }).toBeGreaterThan(-45);
-    expect(await a.locator('.cairn-hud').innerText()).toContain('TALKING');
+    expect(await hudText(a)).toContain('TALKING');
     await a.keyboard.up('KeyV');
     await expect.poll(() => measurePeer(b, idA, 0.5), { timeout: 10_000 }).toBeLessThan(-70);
     await a.evaluate(() => (window.cairn.voice as { setMode(m: string): void }).setMode('open'));
@@ -174,7 +174,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     expect(sb.peers.map((p) => p.id)).toEqual([idA]);
     expect(sb.connections.closed).toBeGreaterThanOrEqual(1);
     await expect.poll(() => measurePeer(b, idA, 1), { timeout: 15_000 }).toBeGreaterThan(-45);
-    expect(await a.locator('.cairn-hud').innerText()).toMatch(/reconnects\s+1/);
+    expect(await hudText(a)).toMatch(/reconnects\s+1/);
 
     // An ICE restart (what a failed link gets from its offerer) renegotiates on the same connection.
     const offerer = String(idA) < String(idB) ? a : b;
@@ -196,7 +196,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     // Chrome loads its HRTF data on a low-priority thread (tens of seconds on a loaded CI machine;
     // this test runs late to give it time); until then voices play unpanned (the HUD says so).
     await expect.poll(async () => (await voiceStats(b)).spatial, { timeout: 120_000 }).toBe('ready');
-    expect(await b.locator('.cairn-hud').innerText()).toMatch(/spatial\s+HRTF/);
+    expect(await hudText(b)).toMatch(/spatial\s+HRTF/);
     const near = await measureOutput(b, 2);
     const context = JSON.stringify({ near, panner: await pannerAt(), a: await voiceStats(a), b: await voiceStats(b) });
     expect(near.rightDb, context).toBeGreaterThan(near.leftDb + 2);
@@ -235,7 +235,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     expect(sc.mic.state).toBe('denied');
     expect(sc.mic.message).toMatch(/listening only/);
     await expect.poll(() => c.locator('.cairn-notice').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/listening only[\s\S]*denied/)]));
-    expect(await c.locator('.cairn-hud').innerText()).toMatch(/denied — listen only/);
+    expect(await hudText(c)).toMatch(/denied — listen only/);
     // C hears A (C sends nothing, but receives), and nobody reconnected meanwhile.
     const sa = await voiceStats(a);
     const context = () => JSON.stringify({ a: sa, c: sc });
@@ -301,7 +301,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
       // Never welcomed here: 'connecting' while a try is under way, 'reconnecting' while it waits.
       expect(['connecting', 'reconnecting']).toContain(refused.state);
       expect(refused.lastSignalingError).toMatch(/4008 voice room is full/);
-      expect(await c.locator('.cairn-hud').innerText()).toMatch(/connecting/);
+      expect(await hudText(c)).toMatch(/connecting/);
       // Refused again on the next retry, and told only once.
       await c.evaluate(() => {
         const w = window as unknown as { refusals: number };

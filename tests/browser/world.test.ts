@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 import { saveDocPicture } from '../harness/pictures.ts';
 import { countDifferentPixels, decodePng, type Image } from '../harness/png.ts';
 
@@ -51,7 +51,7 @@ describe('the world page on WebGPU', () => {
     expect(s.shaderErrors).toBe(0);
     expect(errors).toEqual([]);
     // The HUD shows the same figures the page publishes.
-    const hud = await page.locator('.cairn-hud').innerText();
+    const hud = await hudText(page);
     expect(hud).toContain('WebGPU');
     expect(hud).toContain(`${s.triangles.toLocaleString('en-US')}`.slice(0, 3));
   });

@@ -94,3 +94,12 @@ export async function waitForCairn(page: Page, timeoutMs = 60_000): Promise<Reco
   if (fatal) throw new Error(`page reported a fatal error: ${fatal}`);
   return page.evaluate(() => JSON.parse(JSON.stringify((window as unknown as { cairn: { stats: unknown } }).cairn.stats)));
 }
+
+/**
+ * The HUD's text as a person would read it now: redraws the HUD from `cairn.stats` first, so a test
+ * that has just waited for a figure does not race the HUD's 250 ms redraw.
+ */
+export async function hudText(page: Page): Promise<string> {
+  await page.evaluate(() => (window.cairn.hud as { refresh(): void } | undefined)?.refresh());
+  return page.locator('.cairn-hud').innerText();
+}
