@@ -139,7 +139,7 @@ function run(world: World, transport: FrameTransport, fallback: string | null, p
   return session;
 }
 
-/** The remote-player renderer: the crowd's when asked for (and present), else a humanoid per peer. */
+/** The remote-player renderer: the crowd's (the default, when its plugin is installed), else a humanoid per peer. */
 function createView(world: World): RemotePeerView {
   const remotes = world.cairn.crowdRemotes as CrowdRemotes | undefined;
   const choice = new URLSearchParams(location.search).get('peers');
