@@ -7,6 +7,7 @@
  */
 import WebSocket from 'ws';
 import { createFrame, encodeFrame, FRAME_BYTES, FRAME_OFFSET, readTimestamp } from '../../../src/net/protocol/frame.ts';
+import { histogramQuantile } from './histogram.ts';
 
 export interface LoadOptions {
   /** URL for peer i (lets a benchmark spread peers over rooms or cells). */
@@ -162,23 +163,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     expected,
     delivered,
     ratio: expected > 0 ? delivered / expected : 0,
-    p50: quantile(histogram, delivered, 0.5),
-    p99: quantile(histogram, delivered, 0.99),
-    max: quantile(histogram, delivered, 1),
+    p50: histogramQuantile(histogram, delivered, 0.5),
+    p99: histogramQuantile(histogram, delivered, 0.99),
+    max: histogramQuantile(histogram, delivered, 1),
     messages,
     generatorCpu: (cpu.user + cpu.system) / 1e6,
     windowMs: measureMs,
     failures,
   };
-}
-
-function quantile(histogram: Uint32Array, total: number, q: number): number {
-  if (total === 0) return Number.NaN;
-  const target = Math.max(1, Math.ceil(q * total));
-  let seen = 0;
-  for (let ms = 0; ms < histogram.length; ms++) {
-    seen += histogram[ms]!;
-    if (seen >= target) return ms;
-  }
-  return histogram.length - 1;
 }

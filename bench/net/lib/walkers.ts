@@ -13,6 +13,7 @@ import { LocalPublisher } from '../../../src/net/peers/local-publisher.ts';
 import type { FrameTransport } from '../../../src/net/transport/transport.ts';
 import { WebSocketTransport, type WebSocketConstructor } from '../../../src/net/transport/websocket-transport.ts';
 import { WorldTransport } from '../../../src/net/world/world-transport.ts';
+import { histogramQuantile } from './histogram.ts';
 
 export interface WalkOptions {
   origin: string;
@@ -214,8 +215,8 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
     expected,
     delivered,
     ratio: expected > 0 ? delivered / expected : 0,
-    p50: quantile(histogram, delivered, 0.5),
-    p99: quantile(histogram, delivered, 0.99),
+    p50: histogramQuantile(histogram, delivered, 0.5),
+    p99: histogramQuantile(histogram, delivered, 0.99),
     messagesPerSecond: messages / ((windowEnd - windowStart + drainMs) / 1000),
     hops,
     unsent,
@@ -224,15 +225,4 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
     failed,
     generatorLagMs: lag,
   };
-}
-
-function quantile(histogram: Uint32Array, total: number, q: number): number {
-  if (total === 0) return Number.NaN;
-  const target = Math.max(1, Math.ceil(q * total));
-  let seen = 0;
-  for (let ms = 0; ms < histogram.length; ms++) {
-    seen += histogram[ms]!;
-    if (seen >= target) return ms;
-  }
-  return histogram.length - 1;
 }
