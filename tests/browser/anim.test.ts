@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, openPage, waitForCairn } from '../harness/browser.ts';
 import { saveDocPicture } from '../harness/pictures.ts';
 import { countDifferentPixels, decodePng } from '../harness/png.ts';
 
@@ -55,8 +55,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
 
   beforeAll(async () => {
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 640, height: 400 } });
-    page.setDefaultTimeout(120_000);
+    page = await openPage(browser, { width: 640, height: 400 });
     errors = collectPageErrors(page);
     await page.goto(`${base}/retarget.html`);
     await waitForCairn(page, 120_000);
@@ -165,8 +164,7 @@ describe('the reference view in the world', () => {
   it('stays idle until backslash, then shows the source beside the player playing the player\'s clip', async () => {
     const browser = await launchChromium();
     try {
-      const page = await browser.newPage({ viewport: { width: 640, height: 400 } });
-      page.setDefaultTimeout(120_000);
+      const page = await openPage(browser, { width: 640, height: 400 });
       const errors = collectPageErrors(page);
       await page.goto(`${base}/`);
       await waitForCairn(page);

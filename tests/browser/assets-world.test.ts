@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, launchChromium, openPage, waitForCairn } from '../harness/browser.ts';
 import { countDifferentPixels, decodePng } from '../harness/png.ts';
 import { startPolyHavenFixture, type PolyHavenFixture } from '../harness/polyhaven-fixture.ts';
 
@@ -16,8 +16,7 @@ describe('assets in the world', () => {
   beforeAll(async () => {
     fixture = await startPolyHavenFixture();
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 800, height: 480 } });
-    page.setDefaultTimeout(120_000);
+    page = await openPage(browser, { width: 800, height: 480 });
     errors = collectPageErrors(page);
     // What the assets page's "Place in world" opens.
     await page.goto(`${base}/?place=wooden_crate_01&res=1k&api=${encodeURIComponent(fixture.url)}`, { waitUntil: 'domcontentloaded', timeout: 120_000 });

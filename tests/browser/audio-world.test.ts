@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LANDMARKS } from '../../src/world/terrain/generate.ts';
 import { audioStats, type AudioWindow } from '../harness/audio.ts';
-import { collectPageErrors, hudText, launchChromium, MEDIA_ARGS, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, MEDIA_ARGS, openPage, waitForCairn } from '../harness/browser.ts';
 
 /**
  * Sound in the world page (app/world-plugins/audio.ts): the real world, real keys, real Web Audio.
@@ -24,8 +24,7 @@ describe('sound in the world', () => {
 
   beforeAll(async () => {
     browser = await launchChromium({ args: MEDIA_ARGS });
-    page = await browser.newPage({ viewport: { width: 640, height: 400 } });
-    page.setDefaultTimeout(120_000);
+    page = await openPage(browser, { width: 640, height: 400 });
     errors = collectPageErrors(page);
     await page.goto(`${base}/?seed=1234`);
     await waitForCairn(page);

@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { compareSummaries, GAMEPLAY_SLICE, GOLDEN_CASES, type RenderSummary } from '../../src/audio/index.ts';
 import { audioStats, measureOutput, setTabHidden, type AudioWindow } from '../harness/audio.ts';
-import { collectPageErrors, launchChromium, MEDIA_ARGS, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, launchChromium, MEDIA_ARGS, openPage, waitForCairn } from '../harness/browser.ts';
 import { ROOT } from '../harness/server.ts';
 
 /**
@@ -29,8 +29,7 @@ describe('the sound page (sfx.html)', () => {
   let errors: string[];
 
   beforeAll(async () => {
-    page = await browser.newPage({ viewport: { width: 800, height: 600 } });
-    page.setDefaultTimeout(120_000);
+    page = await openPage(browser, { width: 800, height: 600 });
     errors = collectPageErrors(page);
     await page.goto(`${base}/sfx.html?seed=1234`);
     await waitForCairn(page);
@@ -359,8 +358,7 @@ describe('the sound page (sfx.html)', () => {
 
 describe('sound unavailable or blocked', () => {
   it('runs silently with a small notice where there is no Web Audio', async () => {
-    const page = await browser.newPage({ viewport: { width: 640, height: 480 } });
-    page.setDefaultTimeout(120_000);
+    const page = await openPage(browser, { width: 640, height: 480 });
     const errors = collectPageErrors(page);
     await page.addInitScript(() => {
       delete (window as unknown as { AudioContext?: unknown }).AudioContext;
@@ -382,8 +380,7 @@ describe('sound unavailable or blocked', () => {
   });
 
   it('says sound is blocked, and starts on the next gesture when the browser allows it', async () => {
-    const page = await browser.newPage({ viewport: { width: 640, height: 480 } });
-    page.setDefaultTimeout(120_000);
+    const page = await openPage(browser, { width: 640, height: 480 });
     const errors = collectPageErrors(page);
     // Headless Chromium never enforces the autoplay policy, so emulate a browser that keeps a new
     // context suspended (resume() pending) until a later user gesture, as Chrome does when blocked.

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, openPage, waitForCairn } from '../harness/browser.ts';
 
 /**
  * The scatter brush in a real browser (Chromium, WebGPU on SwiftShader, the real Worker serving
@@ -87,8 +87,7 @@ describe('the scatter page', () => {
 
   beforeAll(async () => {
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 640, height: 400 } });
-    page.setDefaultTimeout(120_000);
+    page = await openPage(browser, { width: 640, height: 400 });
     errors = collectPageErrors(page);
     await page.goto(`${base}/scatter.html?seed=5`);
     await waitForCairn(page);
@@ -215,8 +214,7 @@ describe('the scatter brush in the world', () => {
   it('costs nothing until switched on, then paints with left-drag while the camera rig ignores it', async () => {
     const browser = await launchChromium();
     try {
-      const page = await browser.newPage({ viewport: { width: 640, height: 400 } });
-      page.setDefaultTimeout(120_000);
+      const page = await openPage(browser, { width: 640, height: 400 });
       const errors = collectPageErrors(page);
       await page.goto(`${base}/`);
       await waitForCairn(page);

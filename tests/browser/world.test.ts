@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { collectPageErrors, hudText, launchChromium, openPage, waitForCairn } from '../harness/browser.ts';
 import { saveDocPicture } from '../harness/pictures.ts';
 import { countDifferentPixels, decodePng, type Image } from '../harness/png.ts';
 
@@ -35,8 +35,7 @@ describe('the world page on WebGPU', () => {
 
   beforeAll(async () => {
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 800, height: 480 } });
-    page.setDefaultTimeout(120_000);
+    page = await openPage(browser, { width: 800, height: 480 });
     errors = collectPageErrors(page);
     await page.goto(`${base}/`);
     await waitForCairn(page);
@@ -123,8 +122,7 @@ describe('the world page without WebGPU', () => {
     // Plain headless Chromium without the WebGPU flags: navigator.gpu exists, requestAdapter() is null.
     const browser = await launchChromium({ baseArgs: ['--no-sandbox', '--use-angle=swiftshader', '--disable-background-networking', '--disable-component-update'] });
     try {
-      const page = await browser.newPage({ viewport: { width: 640, height: 400 } });
-      page.setDefaultTimeout(120_000);
+      const page = await openPage(browser, { width: 640, height: 400 });
       await page.goto(`${base}/`);
       const s = await waitForCairn(page);
       expect(s.backend).toBe('WebGL2');
@@ -139,8 +137,7 @@ describe('the world page without WebGPU', () => {
   it('shows a clear full-page message when neither WebGPU nor WebGL2 exists', async () => {
     const browser = await launchChromium({ baseArgs: ['--no-sandbox', '--disable-gpu', '--disable-webgl', '--disable-background-networking', '--disable-component-update'] });
     try {
-      const page = await browser.newPage({ viewport: { width: 640, height: 400 } });
-      page.setDefaultTimeout(120_000);
+      const page = await openPage(browser, { width: 640, height: 400 });
       const errors = collectPageErrors(page);
       await page.goto(`${base}/`);
       await page.waitForFunction(() => window.cairn?.fatal !== undefined || window.cairn?.ready === true, undefined, { timeout: 60_000 });

@@ -67,6 +67,16 @@ export async function launchChromium(options: LaunchChromiumOptions = {}): Promi
   });
 }
 
+/**
+ * Opens a page with a generous default timeout for every action (screenshots included): SwiftShader
+ * on a loaded two-core machine can take tens of seconds per frame, past playwright's 30 s default.
+ */
+export async function openPage(browser: Browser, viewport: { width: number; height: number }): Promise<Page> {
+  const page = await browser.newPage({ viewport });
+  page.setDefaultTimeout(120_000);
+  return page;
+}
+
 /** Collects console errors and page errors so a test can assert on them or print them. */
 export function collectPageErrors(page: Page): string[] {
   const errors: string[] = [];
