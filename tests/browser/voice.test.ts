@@ -300,7 +300,8 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
       const refused = await voiceStats(c);
       // Never welcomed here: 'connecting' while a try is under way, 'reconnecting' while it waits.
       expect(['connecting', 'reconnecting']).toContain(refused.state);
-      expect(refused.lastSignalingError).toMatch(/4008 voice room is full/);
+      // Stats are sampled 4× a second, so the error lands there a beat after the notice.
+      await expect.poll(async () => String((await voiceStats(c)).lastSignalingError), { timeout: 5000 }).toMatch(/4008 voice room is full/);
       expect(await hudText(c)).toMatch(/connecting/);
       // Refused again on the next retry, and told only once.
       await c.evaluate(() => {
