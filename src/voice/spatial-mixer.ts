@@ -1,5 +1,6 @@
 import type { WirePosition } from './protocol/signaling.ts';
 import { rms, toDb } from './levels.ts';
+import { HrtfProbe } from './hrtf-probe.ts';
 import { VOICE_PANNER, listenerForward, rangeGain } from './spatial-model.ts';
 
 /** Smoothing of peer positions, s: positions arrive at ≤ 10 Hz, the panner glides between them. */
@@ -34,8 +35,8 @@ export class SpatialMixer {
   readonly master: GainNode;
   /**
    * 'loading' until the browser's HRTF database is ready. Chrome loads (and resamples) it on a
-   * background thread when the first context needs it — seconds on a slow machine — and until
-   * then HRTF panners play voices unpanned (distance still applies).
+   * background thread when the first HRTF panner needs it — about a second here — and until then
+   * HRTF panners play voices unpanned (distance still applies). Heard by an {@link HrtfProbe}.
    */
   spatial: 'loading' | 'ready' = 'loading';
   /** Resolves when {@link spatial} is 'ready'. */
@@ -47,6 +48,7 @@ export class SpatialMixer {
   private readonly buffer = new Float32Array(2048);
   private readonly elementParent: HTMLElement;
   private listener: WirePosition = { x: 0, y: 0, z: 0, facing: 0 };
+  private readonly probe: HrtfProbe;
 
   constructor(
     readonly context: AudioContext,
@@ -61,8 +63,11 @@ export class SpatialMixer {
     this.meters = [new AnalyserNode(context, { fftSize: 2048 }), new AnalyserNode(context, { fftSize: 2048 })];
     this.splitter.connect(this.meters[0], 0);
     this.splitter.connect(this.meters[1], 1);
+    // The probe's panner is the page's first HRTF panner: it starts Chrome loading the data now,
+    // before any voice arrives, and hears when it is there (hrtf-probe.ts says why not offline).
+    this.probe = new HrtfProbe(context);
     this.setListener(this.listener);
-    this.ready = hrtfLoaded(context.sampleRate).then(() => {
+    this.ready = this.probe.ready.then(() => {
       this.spatial = 'ready';
     });
   }
@@ -147,6 +152,7 @@ export class SpatialMixer {
    */
   setListener(pos: WirePosition): void {
     this.listener = pos;
+    this.probe.follow(pos);
     const l = this.context.listener;
     const forward = listenerForward(pos.facing);
     if (l.positionX) {
@@ -189,6 +195,7 @@ export class SpatialMixer {
   }
 
   dispose(): void {
+    this.probe.stop();
     for (const id of [...this.voices.keys()]) this.removeStream(id);
     this.positions.clear();
     this.master.disconnect();
@@ -214,25 +221,3 @@ export class SpatialMixer {
     if (Math.abs(voice.range.gain.value - gain) > 1e-3) voice.range.gain.setTargetAtTime(gain, this.context.currentTime, POSITION_TAU);
   }
 }
-
-/**
- * Resolves once the HRTF database for `sampleRate` is loaded. An OfflineAudioContext with an HRTF
- * panner waits for the database before it renders (a realtime one plays unpanned instead), and the
- * database is shared by every context of that rate in the page, so one tiny render tells us.
- */
-function hrtfLoaded(sampleRate: number): Promise<void> {
-  let pending = hrtfProbes.get(sampleRate);
-  if (!pending) {
-    pending = (async () => {
-      if (typeof OfflineAudioContext === 'undefined') return;
-      const probe = new OfflineAudioContext(2, 128, sampleRate);
-      const source = new ConstantSourceNode(probe);
-      source.connect(new PannerNode(probe, { panningModel: 'HRTF', positionX: 1 })).connect(probe.destination);
-      source.start();
-      await probe.startRendering();
-    })().catch(() => undefined);
-    hrtfProbes.set(sampleRate, pending);
-  }
-  return pending;
-}
-const hrtfProbes = new Map<number, Promise<void>>();

@@ -48,3 +48,15 @@ export function listenerForward(facing: number): { x: number; y: number; z: numb
 export function listenerRight(facing: number): { x: number; y: number; z: number } {
   return { x: -Math.cos(facing), y: 0, z: Math.sin(facing) };
 }
+
+/**
+ * Right-ear advantage (dB) that proves HRTF panning for a source 1 m to the listener's right.
+ * Before Chrome's HRTF data is loaded an HRTF panner copies its input to both ears (0 dB); once
+ * loaded, broadband noise there reads about 12 dB louder on the right (Chromium 150).
+ */
+export const HRTF_PROBE_MIN_ILD_DB = 3;
+
+/** True when a probe 1 m to the right is heard panned: the right ear louder by {@link HRTF_PROBE_MIN_ILD_DB}. */
+export function hrtfIsPanning(leftDb: number, rightDb: number): boolean {
+  return rightDb > -100 && rightDb - leftDb >= HRTF_PROBE_MIN_ILD_DB;
+}
