@@ -1,10 +1,12 @@
 import { HibernatingRoom, type SocketAttachment } from './hibernating-room.ts';
 import type { Env } from './env.ts';
+import { voiceRoomCapacity } from './voice/capacity.ts';
 import { fullBucket, takeToken, type BucketLimits, type BucketState } from './voice/token-bucket.ts';
 import {
   PING_TEXT,
   PONG_TEXT,
   VOICE_CLOSE,
+  isWorldVoiceRoom,
   parseClientMessage,
   type ClientMessage,
   type ErrorCode,
@@ -12,8 +14,7 @@ import {
   type WirePosition,
 } from '../src/voice/protocol/signaling.ts';
 
-/** Most peers in one voice room: a full mesh sends one Opus stream to every other peer. */
-export const VOICE_ROOM_CAPACITY = 16;
+export { VOICE_ROOM_CAPACITY, WORLD_VOICE_ROOM_CAPACITY, voiceRoomCapacity } from './voice/capacity.ts';
 /** Position updates a peer may send: 15 per second sustained, bursts of 15 (clients send ≤ 10 Hz). */
 export const POSITION_LIMITS: BucketLimits = { ratePerSecond: 15, burst: 15 };
 /** A peer that keeps flooding hears about it at most this often (ms). */
@@ -35,6 +36,8 @@ export interface VoicePeer extends SocketAttachment {
   /** Secret that lets this peer's next socket replace this one after a reconnect. */
   token: string;
   pos: WirePosition | null;
+  /** The avatar id this peer announced (`avatar` message), or null. */
+  avatar: number | null;
   bucket: BucketState;
   /** When this peer was last told it is rate-limited (ms). */
   rateErrorAt: number;
@@ -60,9 +63,10 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_TEXT, PONG_TEXT));
   }
 
-  protected override async admit(_request: Request): Promise<{ code: number; reason: string } | null> {
-    if (this.openSockets().length >= VOICE_ROOM_CAPACITY) {
-      return { code: CLOSE_FULL, reason: `voice room is full (${VOICE_ROOM_CAPACITY} peers)` };
+  protected override async admit(request: Request): Promise<{ code: number; reason: string } | null> {
+    const capacity = voiceRoomCapacity(request.headers.get('X-Cairn-Room') ?? '');
+    if (this.openSockets().length >= capacity) {
+      return { code: CLOSE_FULL, reason: `voice room is full (${capacity} peers)` };
     }
     return null;
   }
@@ -71,7 +75,7 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
     const declared = Number(new URL(request.url).searchParams.get('ping'));
     const pingMs = Number.isFinite(declared) && declared > 0 ? Math.min(60, Math.max(1, declared)) * 1000 : DEFAULT_PING_MS;
     const now = Date.now();
-    return { ...base, token: randomToken(), pos: null, bucket: fullBucket(POSITION_LIMITS, now), rateErrorAt: 0, pingMs, seenAt: now };
+    return { ...base, token: randomToken(), pos: null, avatar: null, bucket: fullBucket(POSITION_LIMITS, now), rateErrorAt: 0, pingMs, seenAt: now };
   }
 
   protected override async onJoin(ws: WebSocket, peer: VoicePeer): Promise<void> {
@@ -82,8 +86,8 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
       id: peer.id,
       token: peer.token,
       room: peer.room,
-      peers: others.map((p) => ({ id: p.peer.id, pos: p.peer.pos })),
-      positionRate: POSITION_LIMITS.ratePerSecond,
+      peers: others.map((p) => ({ id: p.peer.id, pos: p.peer.pos, avatar: p.peer.avatar ?? null })),
+      positionRate: isWorldVoiceRoom(peer.room) ? 0 : POSITION_LIMITS.ratePerSecond,
     });
     for (const other of others) send(other.ws, { type: 'join', id: peer.id });
   }
@@ -103,19 +107,44 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
     switch (message.type) {
       case 'offer':
       case 'answer':
-      case 'ice': {
+      case 'ice':
+      case 'bye': {
         if (message.to === peer.id) return refuse(ws, 'no-such-peer', 'cannot send signaling to yourself', message.type);
         const target = this.socketOf(message.to);
         if (!target) return refuse(ws, 'no-such-peer', `peer ${message.to} is not in this room`, message.type);
         const relayed: ServerMessage =
           message.type === 'ice'
             ? { type: 'ice', from: peer.id, candidate: message.candidate }
-            : { type: message.type, from: peer.id, sdp: message.sdp };
+            : message.type === 'bye'
+              ? { type: 'bye', from: peer.id }
+              : { type: message.type, from: peer.id, sdp: message.sdp };
         send(target, relayed);
+        return;
+      }
+      case 'avatar': {
+        if (message.id === (peer.avatar ?? null)) return;
+        if (message.id !== null) {
+          // One avatar, one voice: a second claim would get the links meant for its owner.
+          const holder = this.peers().find((p) => p.ws !== ws && p.peer.avatar === message.id);
+          if (holder) return refuse(ws, 'avatar-taken', `avatar ${message.id} is already announced by peer ${holder.peer.id} in this room; yours stays ${peer.avatar ?? 'none'}`, 'avatar');
+        }
+        peer.avatar = message.id;
+        this.updatePeer(ws, peer);
+        const text = JSON.stringify({ type: 'avatar', from: peer.id, id: message.id } satisfies ServerMessage);
+        for (const other of this.openSockets()) if (other !== ws) sendText(other, text);
         return;
       }
       case 'pos': {
         peer.seenAt = now;
+        if (isWorldVoiceRoom(peer.room)) {
+          // N peers × 10 Hz × N listeners is what a world room must not do; panners follow avatars.
+          if (now - peer.rateErrorAt >= RATE_ERROR_INTERVAL_MS) {
+            peer.rateErrorAt = now;
+            this.updatePeer(ws, peer);
+            send(ws, { type: 'error', code: 'no-positions', message: 'a world voice room relays no positions: voices are placed where their avatars stand (announce yours with an avatar message)', ref: 'pos' });
+          }
+          return;
+        }
         const taken = takeToken(peer.bucket, POSITION_LIMITS, now);
         peer.bucket = taken.state;
         if (!taken.allowed) {

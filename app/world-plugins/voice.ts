@@ -1,21 +1,30 @@
 import { showNotice, type World } from '../../src/world/index.ts';
-import { VoiceChat, VoicePanel, voiceHudRows, voiceRoomProblem, type VoiceStats } from '../../src/voice/index.ts';
+import { DeferredHearing, VoiceChat, VoicePanel, voiceHudRows, voiceRoomProblem, type VoiceHearingSource, type VoiceStats } from '../../src/voice/index.ts';
+import type { NetSession } from '../../src/net/net-session.ts';
 
 /**
  * Proximity voice in the world. A "Join voice" button (bottom right) joins the voice room of the
- * current room (`?room=NAME`, default 'lobby'); `?voice=1` joins at once, `?voice=open` joins with
- * an open mic. While joined, the AudioListener follows the player every frame and the player's
- * position goes to the others through the VoiceRoom (independent of avatar sync). Idle cost: one
- * button, no audio context, no socket.
+ * current room (`?room=NAME`, default 'lobby'; the open world `?world=1` uses the world voice room
+ * `world`); `?voice=1` joins at once, `?voice=open` joins with an open mic. While joined, the
+ * AudioListener follows the player every frame.
+ *
+ * With avatar sync on (`cairn.net`, which may start after voice), voice follows hearing range:
+ * it announces this player's avatar id to the voice room and links only to peers whose avatars
+ * are within earshot (the net session's hearing set: ≤ 24 m in, > 32 m out, nearest 8), placing
+ * each voice where its avatar stands. With `?net=off` it links to everyone in the voice room and
+ * shares positions through it, as the standalone voice page does. Idle cost: one button, no
+ * audio context, no socket.
  */
 export function install(world: World): void {
   const params = new URLSearchParams(location.search);
   const voiceParam = params.get('voice');
   if (voiceParam === 'off') return;
-  const room = params.get('room') ?? 'lobby';
+  const room = params.get('world') === '1' ? 'world' : (params.get('room') ?? 'lobby');
+  const followHearing = params.get('net') !== 'off';
   const problem = voiceRoomProblem(room);
   let removeSection: (() => void) | null = null;
   let removeFrame: (() => void) | null = null;
+  let releaseHearing: (() => void) | null = null;
 
   const panel = new VoicePanel({
     join: async () => {
@@ -24,9 +33,23 @@ export function install(world: World): void {
         showNotice({ level: 'error', title: 'Cannot join voice', detail });
         throw new Error(detail);
       }
-      const voice = new VoiceChat({ room, mode: voiceParam === 'open' ? 'open' : 'push-to-talk', notify: showNotice });
+      const hearing = followHearing ? new DeferredHearing() : null;
+      releaseHearing = hearing ? () => hearing.dispose() : null;
+      const voice = new VoiceChat({ room, mode: voiceParam === 'open' ? 'open' : 'push-to-talk', notify: showNotice, ...(hearing ? { hearing } : {}) });
       voice.setListener(world.player.state);
-      removeFrame = world.onFrame(() => voice.setListener(world.player.state));
+      removeFrame = world.onFrame(() => {
+        if (hearing) {
+          // Avatar sync may start after voice (and the world's cells take a round trip): bind
+          // once it is there, and announce its id whenever it changes (a reconnect gives a new
+          // one). A null id (avatar sync reconnecting) keeps the last one: peers drop it from
+          // their hearing by themselves if the avatar really goes.
+          const session = world.cairn.net as NetSession | undefined;
+          if (session && hearing.bound === null) hearing.bind(hearingOf(session));
+          const avatarId = session?.transport.selfId ?? null;
+          if (avatarId !== null) voice.setAvatarId(avatarId);
+        }
+        voice.setListener(world.player.state);
+      });
       removeSection = world.hud?.addSection('voice', { title: 'Voice', rows: (stats) => voiceHudRows(stats.voice as VoiceStats | undefined) }) ?? null;
       await voice.join();
       return voice;
@@ -34,11 +57,30 @@ export function install(world: World): void {
     left: () => {
       removeFrame?.();
       removeSection?.();
-      removeFrame = removeSection = null;
+      releaseHearing?.();
+      removeFrame = removeSection = releaseHearing = null;
     },
   });
   world.cairn.voicePanel = panel;
   if (voiceParam === '1' || voiceParam === 'open') {
     void panel.joinNow().catch((error: Error) => showNotice({ level: 'error', title: 'Voice failed to start', detail: error.message }));
   }
+}
+
+/**
+ * The net session as voice's hearing source: its hearing set (avatar ids in earshot, with the
+ * set's own hysteresis), its change events, and avatar positions from its peer table — the
+ * newest frame of each avatar, ~100 ms ahead of where the avatar is drawn (15 cm at a walk).
+ */
+function hearingOf(session: NetSession): VoiceHearingSource {
+  return {
+    get ids() {
+      return session.hearing.ids;
+    },
+    onChange: (listener) => session.events.on('hearing', listener),
+    positionOf: (avatarId) => {
+      const sample = session.table.peers.get(avatarId)?.newest();
+      return sample ? { x: sample.x, y: sample.y, z: sample.z, facing: sample.facing } : null;
+    },
+  };
 }

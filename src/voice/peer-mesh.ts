@@ -1,7 +1,8 @@
+import { planLinks, wantedPeers } from './link-plan.ts';
 import { isOfferer } from './negotiation-roles.ts';
 import { summarizePeerStats, type PeerFigures, type StatsSample } from './peer-stats.ts';
 import type { ClientMessage, WireCandidate } from './protocol/signaling.ts';
-import { CAIRN_OPUS, rewriteOpusFmtp, type OpusParameters } from './sdp.ts';
+import { CAIRN_OPUS, rewriteOpusFmtp, sdpSessionId, type OpusParameters } from './sdp.ts';
 
 export interface PeerMeshOptions {
   /** Sends a signaling message; returns false when signaling is down (the mesh retries nothing). */
@@ -16,6 +17,12 @@ export interface PeerMeshOptions {
   opus?: OpusParameters;
   /** Seconds a link may sit in 'disconnected' before the offerer restarts ICE. Default 4. */
   disconnectedGraceSeconds?: number;
+  /**
+   * Link only to the peers {@link PeerMesh.follow} selects (voice within hearing range), instead
+   * of to every peer {@link PeerMesh.addPeer} names. Offers from other peers wait until they are
+   * selected. Default false (the full mesh).
+   */
+  gated?: boolean;
 }
 
 export type LinkRole = 'offerer' | 'answerer';
@@ -60,6 +67,8 @@ class PeerLink {
   graceTimer: ReturnType<typeof setTimeout> | null = null;
   sample: StatsSample | null = null;
   figures: PeerFigures = { ...EMPTY_FIGURES };
+  /** The remote side's SDP session id (from its offer or answer): one per RTCPeerConnection. */
+  remoteSession: string | null = null;
 
   constructor(
     readonly id: number,
@@ -78,11 +87,24 @@ class PeerLink {
  * middle of a negotiation, closes the link and drops anything that arrives for it later.
  */
 export class PeerMesh {
-  /** Connections created and closed since start (created − closed = open: the leak check). */
-  readonly counters = { created: 0, closed: 0, staleMessages: 0, failures: 0 };
+  /**
+   * Connections created and closed since start (created − closed = open: the leak check); byes
+   * sent and received, and offers held until their sender entered hearing range (gated mesh).
+   */
+  readonly counters = { created: 0, closed: 0, staleMessages: 0, failures: 0, byesSent: 0, byesReceived: 0, held: 0 };
   lastFailure: string | null = null;
+  /** True when links follow {@link follow} (hearing range) rather than the whole room. */
+  readonly gated: boolean;
   private localId: number | null = null;
   private readonly links = new Map<number, PeerLink>();
+  /** Gated: offers (and their early candidates) from peers not selected yet. */
+  private readonly held = new Map<number, { sdp: string; candidates: RTCIceCandidateInit[] }>();
+  /** Gated: peers that said bye while we still wanted them (see link-plan.ts). */
+  private readonly declined = new Set<number>();
+  /** Gated: the peers selected by the last {@link follow}. */
+  private wanted = new Set<number>();
+  /** Session id of the last connection closed per peer: a late offer for it is stale. */
+  private readonly deadSessions = new Map<number, string>();
   private localTrack: MediaStreamTrack | null = null;
   private localStream: MediaStream | null = null;
   private readonly opus: OpusParameters;
@@ -93,6 +115,7 @@ export class PeerMesh {
     this.opus = options.opus ?? CAIRN_OPUS;
     this.configuration = { iceServers: options.iceServers ?? [], bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' };
     this.graceMs = (options.disconnectedGraceSeconds ?? 4) * 1000;
+    this.gated = options.gated ?? false;
   }
 
   /** Our id in the room. Changing it (after a reconnect) closes every link. */
@@ -120,9 +143,9 @@ export class PeerMesh {
     return this.links.get(id)?.pc ?? null;
   }
 
-  /** A peer is in the room: make a link; the offerer starts negotiating at once. */
+  /** A peer is in the room: make a link; the offerer starts negotiating at once. (Full mesh only.) */
   addPeer(id: number): void {
-    if (this.localId === null || id === this.localId || this.links.has(id)) return;
+    if (this.gated || this.localId === null || id === this.localId || this.links.has(id)) return;
     const link = this.createLink(id);
     if (link.role === 'offerer') this.enqueue(link, () => this.makeOffer(link, false));
   }
@@ -131,15 +154,75 @@ export class PeerMesh {
   removePeer(id: number): void {
     const link = this.links.get(id);
     if (link) this.close(link);
+    this.held.delete(id);
+    this.declined.delete(id);
+    this.deadSessions.delete(id);
+    this.wanted.delete(id);
+  }
+
+  /**
+   * Gated mesh: opens and closes links so that they follow hearing range — `roster` maps each
+   * voice peer to the avatar it announced, `hearing` holds the avatar ids in earshot. Call on
+   * every change of either. See link-plan.ts for the rules (one offerer, held offers, bye).
+   */
+  follow(roster: ReadonlyMap<number, number | null>, hearing: ReadonlySet<number>): void {
+    if (!this.gated) throw new Error('PeerMesh.follow() needs a gated mesh (options.gated: true)');
+    this.wanted = wantedPeers(this.localId, roster, hearing);
+    const plan = planLinks({ localId: this.localId, roster, hearing, linked: this.links.keys(), held: this.held.keys(), declined: this.declined });
+    for (const id of plan.close) {
+      const link = this.links.get(id);
+      if (!link) continue;
+      this.close(link);
+      if (this.options.send({ type: 'bye', to: id })) this.counters.byesSent++;
+    }
+    for (const id of plan.dropHeld) this.held.delete(id);
+    for (const id of plan.forgive) this.declined.delete(id);
+    for (const id of plan.offer) {
+      const link = this.createLink(id);
+      this.enqueue(link, () => this.makeOffer(link, false));
+    }
+    for (const id of plan.answer) {
+      const offer = this.held.get(id)!;
+      this.held.delete(id);
+      this.startAnswer(id, offer.sdp, offer.candidates);
+    }
+  }
+
+  /** Peers whose offers wait for them to enter hearing range (gated mesh). */
+  heldIds(): number[] {
+    return [...this.held.keys()];
   }
 
   handleOffer(from: number, sdp: string): void {
     if (this.localId === null || from === this.localId) return this.stale();
+    const session = sdpSessionId(sdp);
+    // An offer (an ICE restart, say) for a connection we already closed: its peer has our bye.
+    if (session !== null && this.deadSessions.get(from) === session) return this.stale();
     const existing = this.links.get(from);
     // Only the offerer offers; an offer on a link we offer for is a confused peer: ignore it.
     if (existing?.role === 'offerer') return this.stale();
-    const link = existing ?? this.createLink(from, 'answerer');
-    this.enqueue(link, () => this.answer(link, sdp));
+    if (existing) {
+      // A new RTCPeerConnection on the other side (it closed the old one): start over.
+      if (session !== null && existing.remoteSession !== null && session !== existing.remoteSession) this.close(existing);
+      else return this.enqueue(existing, () => this.answer(existing, sdp));
+    }
+    if (this.gated && !this.wanted.has(from)) {
+      // Not in our earshot (yet): keep the offer; follow() answers it when the peer enters.
+      this.held.set(from, { sdp, candidates: [] });
+      this.counters.held++;
+      return;
+    }
+    this.startAnswer(from, sdp, []);
+  }
+
+  /** Gated mesh: the peer closed its link with us (out of its hearing range). */
+  handleBye(from: number): void {
+    this.counters.byesReceived++;
+    this.held.delete(from);
+    const link = this.links.get(from);
+    if (link) this.close(link);
+    // Still in our earshot: do not dial again until the peer has left it (link-plan.ts).
+    if (this.gated && this.localId !== null && from !== this.localId && this.wanted.has(from) && isOfferer(this.localId, from)) this.declined.add(from);
   }
 
   handleAnswer(from: number, sdp: string): void {
@@ -147,6 +230,7 @@ export class PeerMesh {
     if (!link) return this.stale();
     this.enqueue(link, async () => {
       if (!link.awaitingAnswer || link.pc.signalingState !== 'have-local-offer') return this.stale();
+      link.remoteSession = sdpSessionId(sdp);
       await link.pc.setRemoteDescription({ type: 'answer', sdp: rewriteOpusFmtp(sdp, this.opus) });
       link.awaitingAnswer = false;
       await this.flushCandidates(link);
@@ -156,7 +240,12 @@ export class PeerMesh {
 
   handleIce(from: number, candidate: WireCandidate | null): void {
     const link = this.links.get(from);
-    if (!link) return this.stale();
+    if (!link) {
+      const held = this.held.get(from);
+      if (held) held.candidates.push(candidate ?? { candidate: '' });
+      else this.stale();
+      return;
+    }
     this.enqueue(link, async () => {
       const init: RTCIceCandidateInit = candidate ?? { candidate: '' };
       if (!link.pc.remoteDescription) link.pending.push(init);
@@ -202,6 +291,17 @@ export class PeerMesh {
 
   closeAll(): void {
     for (const link of [...this.links.values()]) this.close(link);
+    this.held.clear();
+    this.declined.clear();
+    this.deadSessions.clear();
+    this.wanted.clear();
+  }
+
+  private startAnswer(from: number, sdp: string, candidates: RTCIceCandidateInit[]): void {
+    const link = this.createLink(from, 'answerer');
+    link.remoteSession = sdpSessionId(sdp);
+    link.pending.push(...candidates);
+    this.enqueue(link, () => this.answer(link, sdp));
   }
 
   private createLink(id: number, role: LinkRole = isOfferer(this.localId!, id) ? 'offerer' : 'answerer'): PeerLink {
@@ -317,6 +417,7 @@ export class PeerMesh {
     link.closed = true;
     if (link.graceTimer) clearTimeout(link.graceTimer);
     this.links.delete(link.id);
+    if (link.remoteSession !== null) this.deadSessions.set(link.id, link.remoteSession);
     const pc = link.pc;
     pc.onicecandidate = null;
     pc.ontrack = null;

@@ -137,3 +137,14 @@ export function hasCairnOpus(fmtp: string | Record<string, string>, params: Opus
   const parsed = typeof fmtp === 'string' ? parseFmtp(fmtp) : fmtp;
   return parsed.maxaveragebitrate === String(params.maxaveragebitrate) && parsed.useinbandfec === String(params.useinbandfec) && parsed.usedtx === String(params.usedtx);
 }
+
+/**
+ * The session id from a description's `o=` line (RFC 8866: `o=<user> <sess-id> <sess-version> …`),
+ * or null. It stays the same across renegotiations and ICE restarts of one RTCPeerConnection and
+ * differs for a new one, so it tells a stale offer (for a connection already closed) from a new
+ * connection's first offer.
+ */
+export function sdpSessionId(sdp: string): string | null {
+  const match = /^o=\S+ (\d+) \d+ /m.exec(sdp);
+  return match ? match[1]! : null;
+}

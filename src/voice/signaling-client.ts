@@ -8,6 +8,8 @@ import {
   type JoinMessage,
   type LeaveMessage,
   type RelayedAnswer,
+  type RelayedAvatar,
+  type RelayedBye,
   type RelayedIce,
   type RelayedOffer,
   type RelayedPosition,
@@ -26,6 +28,10 @@ export interface SignalingEvents {
   answer: RelayedAnswer;
   ice: RelayedIce;
   pos: RelayedPosition;
+  /** A peer announced or changed its avatar id. */
+  avatar: RelayedAvatar;
+  /** A peer closed its link with us. */
+  bye: RelayedBye;
   /** An error the room sent about one of our messages. */
   error: ErrorMessage;
   state: SignalingState;

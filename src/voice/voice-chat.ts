@@ -1,8 +1,9 @@
 import { cairnGlobal, type CairnNotice } from '../world/cairn-global.ts';
 import { CAPTURE_CONSTRAINTS, CaptureChain } from './capture-chain.ts';
 import { RNNOISE_SAMPLE_RATE } from './denoise/rnnoise-denoiser.ts';
+import type { VoiceHearingSource } from './hearing-source.ts';
 import { PeerMesh } from './peer-mesh.ts';
-import { VOICE_CLOSE, type WirePosition } from './protocol/signaling.ts';
+import { VOICE_CLOSE, isAvatarId, type WirePosition } from './protocol/signaling.ts';
 import type { TalkMode } from './push-to-talk.ts';
 import { SignalingClient } from './signaling-client.ts';
 import { SpatialMixer } from './spatial-mixer.ts';
@@ -31,11 +32,22 @@ export interface VoiceChatOptions {
   publish?: boolean;
   /** Shows a message to the user (e.g. showNotice). Default: none. */
   notify?: (notice: CairnNotice) => void;
+  /**
+   * Follow hearing range instead of the whole room: link only to peers whose announced avatar id
+   * is in this set (the open world: a world of 1,000 is not a mesh of 1,000). With a `positionOf`,
+   * voices are placed where their avatars stand and no positions go through the room. Default
+   * none: link to everyone in the room (the full mesh, ≤ 16).
+   */
+  hearing?: VoiceHearingSource;
+  /** This player's avatar id to announce (see {@link VoiceChat.setAvatarId}). Default null. */
+  avatarId?: number | null;
 }
 
 /** Only positions that moved this much (m, rad) are worth a message. */
 const MOVE_EPSILON = 0.02;
 const TURN_EPSILON = 0.02;
+/** Following hearing range, voices move to their avatars' places at most this often (ms). */
+const AVATAR_POSITION_MS = 50;
 
 /**
  * Proximity voice chat for one room: microphone → capture chain (RNNoise, compressor,
@@ -74,11 +86,20 @@ export class VoiceChat {
   private disposed = false;
   /** Told the user the room is full (once per run of refusals; a welcome resets it). */
   private toldFull = false;
+  /** Voice peers in the room → the avatar id each announced. */
+  private readonly roster = new Map<number, number | null>();
+  private readonly hearing: VoiceHearingSource | null;
+  private avatarId: number | null;
+  private unsubscribeHearing: (() => void) | null = null;
+  private avatarPositionsAt = Number.NEGATIVE_INFINITY;
   private readonly unlockAudio = (): void => void this.context.resume().catch(() => undefined);
 
   constructor(options: VoiceChatOptions = {}) {
     this.options = options;
     this.room = options.room ?? 'lobby';
+    this.hearing = options.hearing ?? null;
+    this.avatarId = options.avatarId ?? null;
+    if (this.avatarId !== null && !isAvatarId(this.avatarId)) throw new RangeError(`VoiceChat: avatarId must be an integer from 1 to 4294967295 or null, not ${String(this.avatarId)}`);
     this.context = options.context ?? new AudioContext({ sampleRate: RNNOISE_SAMPLE_RATE, latencyHint: 'interactive' });
     this.stats = emptyVoiceStats(this.room, options.mode ?? 'push-to-talk');
     const origin = options.serverUrl ?? location.origin;
@@ -91,8 +112,12 @@ export class VoiceChat {
       onStream: (id, stream) => this.mixer.addStream(id, stream),
       onClosed: (id) => this.mixer.removeStream(id),
       iceServers: options.iceServers,
+      gated: this.hearing !== null,
     });
+    this.stats.follows = this.hearing ? 'hearing' : 'room';
+    this.stats.avatarId = this.avatarId;
     this.wireSignaling();
+    if (this.hearing) this.unsubscribeHearing = this.hearing.onChange(() => this.followHearing());
     if (options.publish !== false) {
       const cairn = cairnGlobal();
       cairn.voice = this;
@@ -120,11 +145,28 @@ export class VoiceChat {
     this.statsTimer = setInterval(() => this.refreshStats(), 250);
   }
 
-  /** Moves the listener to the local player (call every frame) and shares the position (≤ 10 Hz). */
+  /**
+   * Moves the listener to the local player (call every frame) and shares the position (≤ 10 Hz)
+   * — or, following hearing range with avatar positions, moves each voice to its avatar instead.
+   */
   setListener(pos: { x: number; y: number; z: number; facing: number }): void {
     this.listener = { x: pos.x, y: pos.y, z: pos.z, facing: pos.facing };
     this.mixer.setListener(this.listener);
-    this.maybeSendPosition(false);
+    if (this.hearing?.positionOf) this.placeVoicesAtAvatars();
+    else this.maybeSendPosition(false);
+  }
+
+  /**
+   * This player's avatar id (null: none), announced to the room now and after every reconnect,
+   * so peers following hearing range know which voice belongs to which avatar. Call it whenever
+   * avatar sync gets a new id; repeating the same id sends nothing.
+   */
+  setAvatarId(id: number | null): void {
+    if (id !== null && !isAvatarId(id)) throw new RangeError(`VoiceChat.setAvatarId: an avatar id is an integer from 1 to 4294967295 (or null), not ${String(id)}`);
+    if (id === this.avatarId) return;
+    this.avatarId = id;
+    this.stats.avatarId = id;
+    this.signaling.send({ type: 'avatar', id });
   }
 
   /** Push-to-talk: start talking. */
@@ -157,6 +199,7 @@ export class VoiceChat {
     if (this.disposed) return;
     this.disposed = true;
     if (this.statsTimer) clearInterval(this.statsTimer);
+    this.unsubscribeHearing?.();
     window.removeEventListener('pointerdown', this.unlockAudio);
     window.removeEventListener('keydown', this.unlockAudio);
     this.signaling.close();
@@ -218,13 +261,18 @@ export class VoiceChat {
     s.on('welcome', (welcome) => {
       // A new id (after a reconnect) closes every old link; the roster re-creates them.
       this.mesh.setLocalId(welcome.id);
+      this.roster.clear();
       for (const peer of welcome.peers) {
+        this.roster.set(peer.id, peer.avatar);
         if (peer.pos) this.mixer.setPeerPosition(peer.id, peer.pos);
         this.mesh.addPeer(peer.id);
       }
       this.lastSent = null;
       this.toldFull = false;
-      this.maybeSendPosition(true);
+      // Say which avatar is ours (also after a reconnect: the new socket starts without one).
+      if (this.avatarId !== null) this.signaling.send({ type: 'avatar', id: this.avatarId });
+      if (this.hearing) this.followHearing();
+      if (!this.hearing?.positionOf) this.maybeSendPosition(true);
     });
     s.on('lost', ({ reason, code }) => {
       if (code !== VOICE_CLOSE.full || this.toldFull) return;
@@ -235,16 +283,46 @@ export class VoiceChat {
         detail: `${reason}.\nRetrying with backoff (up to every 10 s) until a place frees up; the HUD shows the state.`,
       });
     });
-    s.on('join', ({ id }) => this.mesh.addPeer(id));
+    s.on('join', ({ id }) => {
+      this.roster.set(id, null);
+      this.mesh.addPeer(id);
+    });
     s.on('leave', ({ id }) => {
+      this.roster.delete(id);
       this.mesh.removePeer(id);
       this.mixer.removePeer(id);
+      if (this.hearing) this.followHearing();
     });
+    s.on('avatar', ({ from, id }) => {
+      if (!this.roster.has(from)) return;
+      this.roster.set(from, id);
+      if (this.hearing) this.followHearing();
+    });
+    s.on('bye', ({ from }) => this.mesh.handleBye(from));
     s.on('offer', ({ from, sdp }) => this.mesh.handleOffer(from, sdp));
     s.on('answer', ({ from, sdp }) => this.mesh.handleAnswer(from, sdp));
     s.on('ice', ({ from, candidate }) => this.mesh.handleIce(from, candidate));
     s.on('pos', (p) => this.mixer.setPeerPosition(p.from, p));
     s.on('state', (state) => (this.stats.state = state));
+  }
+
+  /** Following hearing range: links open and close with who is in earshot (link-plan.ts). */
+  private followHearing(): void {
+    if (!this.hearing || this.disposed) return;
+    this.mesh.follow(this.roster, this.hearing.ids);
+    this.avatarPositionsAt = Number.NEGATIVE_INFINITY;
+  }
+
+  /** Places each linked voice where its avatar stands (≤ 20 Hz; the panners glide between). */
+  private placeVoicesAtAvatars(): void {
+    const now = performance.now();
+    if (now - this.avatarPositionsAt < AVATAR_POSITION_MS) return;
+    this.avatarPositionsAt = now;
+    for (const peer of this.mesh.peerIds()) {
+      const avatar = this.roster.get(peer);
+      const pos = avatar === undefined || avatar === null ? null : this.hearing!.positionOf!(avatar);
+      if (pos) this.mixer.setPeerPosition(peer, pos);
+    }
   }
 
   private maybeSendPosition(force: boolean): void {
@@ -285,6 +363,13 @@ export class VoiceChat {
     });
     const c = this.mesh.counters;
     s.connections = { created: c.created, closed: c.closed, open: this.mesh.size, failures: c.failures, lastFailure: this.mesh.lastFailure };
+    s.links = this.mesh.size;
+    s.heldOffers = this.mesh.heldIds().length;
+    s.byes = { sent: c.byesSent, received: c.byesReceived };
+    if (this.hearing) {
+      s.hearing = [...this.hearing.ids].sort((a, b) => a - b);
+      s.hearingReady = this.hearing.ready !== false;
+    }
     if (++this.statsTicks % 4 === 0 && !this.disposed) void this.mesh.pollStats();
   }
 }

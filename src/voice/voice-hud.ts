@@ -60,7 +60,12 @@ export function voiceHudRows(stats: VoiceStats | undefined): VoiceHudRow[] {
   );
   rows.push({ label: 'output L/R', value: `${db(stats.output.leftDb)} / ${db(stats.output.rightDb)}` });
 
-  if (stats.peers.length === 0) rows.push({ label: 'peers', value: 'nobody else here' });
+  if (stats.follows === 'hearing') {
+    const avatar = stats.avatarId === null ? 'no avatar yet' : `avatar ${stats.avatarId}`;
+    if (!stats.hearingReady) rows.push({ label: 'hearing', value: `waiting for avatar sync (${avatar})`, tone: 'warn' });
+    else rows.push({ label: 'hearing', value: `${stats.hearing.length} in range · ${stats.links} link${stats.links === 1 ? '' : 's'} · ${avatar}` });
+  }
+  if (stats.peers.length === 0) rows.push({ label: 'peers', value: stats.follows === 'hearing' ? 'nobody within earshot' : 'nobody else here' });
   for (const p of stats.peers) {
     const tone = p.connection === 'connected' ? 'ok' : p.connection === 'failed' ? 'bad' : 'warn';
     rows.push({ label: `peer ${p.id}`, value: `${p.connection}${p.distance === null ? '' : ` · ${p.distance.toFixed(1)} m`}`, tone });

@@ -37,6 +37,23 @@ export interface VoiceStats {
   peers: VoicePeerStats[];
   /** RTCPeerConnections created, closed and open: created − closed = open, or something leaked. */
   connections: { created: number; closed: number; open: number; failures: number; lastFailure: string | null };
+  /**
+   * Who voice connects to: 'room' (everyone in the voice room: the full mesh) or 'hearing' (only
+   * peers whose avatar is within hearing range: the open world).
+   */
+  follows: 'room' | 'hearing';
+  /** Avatar ids within hearing range now, ascending (empty when following the room). */
+  hearing: number[];
+  /** False while the hearing source is not connected yet (avatar sync still starting). */
+  hearingReady: boolean;
+  /** RTCPeerConnections that exist now (any state) — the size of this page's voice mesh. */
+  links: number;
+  /** The avatar id announced to the voice room (null: none). */
+  avatarId: number | null;
+  /** Offers waiting for their sender to enter our hearing range. */
+  heldOffers: number;
+  /** Links closed because a peer left hearing range (ours: sent; theirs: received). */
+  byes: { sent: number; received: number };
 }
 
 export function emptyVoiceStats(room: string, mode: TalkMode): VoiceStats {
@@ -56,5 +73,12 @@ export function emptyVoiceStats(room: string, mode: TalkMode): VoiceStats {
     listener: { x: 0, y: 0, z: 0, facing: 0 },
     peers: [],
     connections: { created: 0, closed: 0, open: 0, failures: 0, lastFailure: null },
+    follows: 'room',
+    hearing: [],
+    hearingReady: true,
+    links: 0,
+    avatarId: null,
+    heldOffers: 0,
+    byes: { sent: 0, received: 0 },
   };
 }

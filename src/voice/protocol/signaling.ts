@@ -20,6 +20,21 @@ export const MAX_CANDIDATE_CHARS = 1_024;
 export const MAX_COORDINATE = 100_000;
 /** Largest resume token, in characters. */
 export const MAX_TOKEN_CHARS = 64;
+/**
+ * Largest avatar id a client may announce: avatar ids are the net module's 32-bit sender ids
+ * (0 is never a sender), see src/net/protocol/frame.ts.
+ */
+export const MAX_AVATAR_ID = 0xffff_ffff;
+
+/**
+ * World voice rooms (`world`, or a name starting `world:`): the voice room of the open world,
+ * where clients connect only to peers within hearing range (docs/voice.md "Voice in the open
+ * world"). Their capacity is {@link WORLD_VOICE_ROOM_CAPACITY}, not 16, and they relay no
+ * positions (panners follow the avatars instead).
+ */
+export function isWorldVoiceRoom(room: string): boolean {
+  return room === 'world' || room.startsWith('world:');
+}
 
 /** WebSocket close codes the VoiceRoom uses (clients tell the user which one happened). */
 export const VOICE_CLOSE = {
@@ -82,8 +97,27 @@ export interface ResumeMessage {
 export interface PingMessage {
   type: 'ping';
 }
+/**
+ * "My avatar in the world is `id`" (null: none). Sent after every welcome and whenever the
+ * avatar id changes (a reconnect of avatar sync gives a new one). The room keeps it in the roster
+ * and tells everyone else; clients that follow hearing range connect only to peers whose avatar
+ * is within earshot.
+ */
+export interface AvatarMessage {
+  type: 'avatar';
+  id: number | null;
+}
+/**
+ * "I closed our link" (it left my hearing range). The receiver closes its side at once instead
+ * of waiting for ICE to notice, and does not offer again until the peer has left and re-entered
+ * its own hearing range.
+ */
+export interface ByeMessage {
+  type: 'bye';
+  to: number;
+}
 
-export type ClientMessage = OfferMessage | AnswerMessage | IceMessage | PositionMessage | ResumeMessage | PingMessage;
+export type ClientMessage = OfferMessage | AnswerMessage | IceMessage | PositionMessage | ResumeMessage | PingMessage | AvatarMessage | ByeMessage;
 
 /** The exact ping text the server's auto-response matches; clients must send it byte for byte. */
 export const PING_TEXT = '{"type":"ping"}';
@@ -95,6 +129,8 @@ export interface RosterEntry {
   id: number;
   /** Last known position, or null if the peer has not sent one yet. */
   pos: WirePosition | null;
+  /** The avatar id the peer announced ({@link AvatarMessage}), or null. */
+  avatar: number | null;
 }
 
 /** First message on every socket. */
@@ -140,6 +176,17 @@ export interface RelayedPosition extends WirePosition {
 export interface PongMessage {
   type: 'pong';
 }
+/** A peer announced (or changed, or withdrew) its avatar id. */
+export interface RelayedAvatar {
+  type: 'avatar';
+  from: number;
+  id: number | null;
+}
+/** A peer closed its link with you. */
+export interface RelayedBye {
+  type: 'bye';
+  from: number;
+}
 
 export type ErrorCode =
   | 'bad-json'
@@ -149,7 +196,9 @@ export type ErrorCode =
   | 'bad-field'
   | 'no-such-peer'
   | 'rate-limited'
-  | 'bad-resume';
+  | 'bad-resume'
+  | 'avatar-taken'
+  | 'no-positions';
 
 /** Sent to the offending sender only; nothing is forwarded for a message that earns one. */
 export interface ErrorMessage {
@@ -168,6 +217,8 @@ export type ServerMessage =
   | RelayedAnswer
   | RelayedIce
   | RelayedPosition
+  | RelayedAvatar
+  | RelayedBye
   | PongMessage
   | ErrorMessage;
 
@@ -196,6 +247,11 @@ export function utf8Length(text: string): number {
 
 function isPeerId(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= 0x7fffffff;
+}
+
+/** An avatar id: a positive integer that fits the net module's 32-bit sender id. */
+export function isAvatarId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= MAX_AVATAR_ID;
 }
 
 function isCoordinate(value: unknown): value is number {
@@ -275,8 +331,17 @@ export function parseClientMessage(raw: string | ArrayBuffer): Validated<ClientM
     }
     case 'ping':
       return { ok: true, message: { type } };
+    case 'avatar': {
+      if (!('id' in data)) return fail('bad-field', '"id" is missing (send null for no avatar)', ref);
+      if (data.id !== null && !isAvatarId(data.id)) return fail('bad-field', `"id" must be an avatar id (an integer from 1 to ${MAX_AVATAR_ID}) or null`, ref);
+      return { ok: true, message: { type, id: data.id } };
+    }
+    case 'bye': {
+      if (!isPeerId(data.to)) return fail('bad-field', `"to" must be a peer id (a positive integer)`, ref);
+      return { ok: true, message: { type, to: data.to } };
+    }
     default:
-      return fail('unknown-type', `unknown message type "${ref}"; expected offer, answer, ice, pos, resume or ping`, ref);
+      return fail('unknown-type', `unknown message type "${ref}"; expected offer, answer, ice, pos, resume, ping, avatar or bye`, ref);
   }
 }
 
@@ -294,8 +359,22 @@ export function parseServerMessage(raw: unknown): ServerMessage | null {
   }
   if (!isObject(data) || typeof data.type !== 'string') return null;
   switch (data.type) {
-    case 'welcome':
-      return isPeerId(data.id) && typeof data.token === 'string' && Array.isArray(data.peers) ? (data as unknown as WelcomeMessage) : null;
+    case 'welcome': {
+      if (!(isPeerId(data.id) && typeof data.token === 'string' && Array.isArray(data.peers))) return null;
+      // Roster entries from an older room have no `avatar`: read that as null.
+      const peers: RosterEntry[] = [];
+      for (const entry of data.peers as unknown[]) {
+        if (!isObject(entry) || !isPeerId(entry.id)) return null;
+        const avatar = entry.avatar === undefined || entry.avatar === null ? null : isAvatarId(entry.avatar) ? entry.avatar : undefined;
+        if (avatar === undefined) return null;
+        peers.push({ id: entry.id, pos: isObject(entry.pos) ? (entry.pos as unknown as WirePosition) : null, avatar });
+      }
+      return { ...(data as unknown as WelcomeMessage), peers };
+    }
+    case 'avatar':
+      return isPeerId(data.from) && (data.id === null || isAvatarId(data.id)) ? { type: 'avatar', from: data.from, id: data.id } : null;
+    case 'bye':
+      return isPeerId(data.from) ? { type: 'bye', from: data.from } : null;
     case 'join':
     case 'leave':
       return isPeerId(data.id) ? (data as unknown as JoinMessage | LeaveMessage) : null;
