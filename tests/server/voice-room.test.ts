@@ -33,7 +33,7 @@ describe('VoiceRoom signaling relay (real workerd)', () => {
 
     const b = await join(name);
     expect(b.id).not.toBe(a.id);
-    expect(b.welcome.peers).toEqual([{ id: a.id, pos: null }]);
+    expect(b.welcome.peers).toEqual([{ id: a.id, pos: null, avatar: null }]);
     expect(await a.next(ofType('join'))).toEqual({ type: 'join', id: b.id });
 
     a.send({ type: 'pos', x: 3, y: 1.5, z: -4, facing: 0.5 });
@@ -42,8 +42,8 @@ describe('VoiceRoom signaling relay (real workerd)', () => {
     const c = await join(name);
     const roster = (c.welcome.peers as Array<{ id: number }>).sort((p, q) => p.id - q.id);
     expect(roster).toEqual([
-      { id: a.id, pos: { x: 3, y: 1.5, z: -4, facing: 0.5 } },
-      { id: b.id, pos: null },
+      { id: a.id, pos: { x: 3, y: 1.5, z: -4, facing: 0.5 }, avatar: null },
+      { id: b.id, pos: null, avatar: null },
     ]);
     expect(await a.next(ofType('join'))).toEqual({ type: 'join', id: c.id });
     expect(await b.next(ofType('join'))).toEqual({ type: 'join', id: c.id });
