@@ -85,7 +85,11 @@ export class WebSocketTransport implements FrameTransport {
       this.stats.unsent++;
       return false;
     }
-    socket.send(frame as Uint8Array<ArrayBuffer>);
+    // A copy: callers reuse their frame buffer (LocalPublisher does), and Node's `ws` queues a
+    // send by reference while it is still compressing an earlier one (permessage-deflate), so
+    // without it a queued frame goes out with the next frame's bytes — one frame lost, another
+    // sent twice. Browsers copy anyway; 36 bytes ten times a second.
+    socket.send(frame.slice() as Uint8Array<ArrayBuffer>);
     this.stats.sent++;
     return true;
   }
