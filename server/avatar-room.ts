@@ -19,6 +19,11 @@ export interface AvatarPeer extends SocketAttachment {
   role: CellRole;
   /** World cells: ms since epoch when the socket's token expires unless renewed. */
   expiresAt?: number;
+  /**
+   * World cells, watchers: the player is close to this cell (the `pace` command), so it gets the
+   * cell's frames every tick instead of every {@link RelayOptions.farEvery}-th.
+   */
+  close?: boolean;
 }
 
 /** A socket's live relay state: rebuilt from the socket and its attachment after hibernation. */
@@ -81,8 +86,10 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
   private room: RoomKind | null = null;
   /** Frames for everyone (plain rooms) or for the cell's own publishers (world cells). */
   private readonly tick: TickBuffer;
-  /** World cells: frames for subscribers in neighbouring cells (no near-only frames). */
+  /** World cells: frames for watchers from neighbouring cells (no near-only frames), paced. */
   private readonly farTick: TickBuffer;
+  /** World cells: the same frames for close watchers (`pace` close), sent every tick. */
+  private readonly closeTick: TickBuffer;
   private tickTimer: ReturnType<typeof setTimeout> | null = null;
   /** Ticks flushed since this object woke (to pace watchers' deliveries). */
   private ticks = 0;
@@ -101,6 +108,7 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     super(ctx, env);
     this.tick = new TickBuffer(DEFAULT_RELAY_OPTIONS.capacity * 4);
     this.farTick = new TickBuffer(DEFAULT_RELAY_OPTIONS.capacity * 4);
+    this.closeTick = new TickBuffer(DEFAULT_RELAY_OPTIONS.capacity * 4);
     // Keep-alive without waking: the runtime answers "ping" with "pong" itself.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_TEXT, PONG_TEXT));
     void ctx.blockConcurrencyWhile(async () => {
@@ -279,8 +287,19 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
         // closing
       }
     };
+    if (command.type === 'pace') {
+      if ((member.peer.close ?? false) !== command.close) {
+        // Which buffer this socket reads from changes: send what is pending first.
+        this.flush(true);
+        this.setPeer(member, { ...member.peer, close: command.close });
+      }
+      return;
+    }
     if (command.type === 'subscribe') {
       if (member.peer.role === 'pub') {
+        // What is pending was queued for this socket as a publisher: send it before it becomes a
+        // watcher, or the paced watcher buffer would hand it the same frames a second time.
+        this.flush(true);
         this.setPeer(member, { ...member.peer, role: 'sub' });
         this.sendLeave(member.peer.id);
         this.schedulePopulationReport();
@@ -294,6 +313,9 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     if (checked.claims.id !== member.peer.id) return refuse('token belongs to another identity');
     if (role === 'pub' && member.peer.role !== 'pub' && this.publishers() >= MAX_CELL_PUBLISHERS) return refuse(`cell full: ${MAX_CELL_PUBLISHERS} players publish here already`);
     const wasPub = member.peer.role === 'pub';
+    // A watcher becoming a publisher: send the watchers' pending frames first, or it would never
+    // get those already sent to the cell's publishers.
+    if (!wasPub && role === 'pub') this.flush(true);
     this.setPeer(member, { ...member.peer, role, expiresAt: checked.claims.expiresAt });
     if (!wasPub && role === 'pub') this.schedulePopulationReport();
     this.acknowledge(ws, member.peer);
@@ -345,6 +367,10 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
       this.flush();
       this.farTick.add(bytes, key);
     }
+    if (cell && !nearOnly && !this.closeTick.add(bytes, key)) {
+      this.flush();
+      this.closeTick.add(bytes, key);
+    }
     this.tickTimer ??= setTimeout(() => this.flush(), this.settings.tickMs);
   }
 
@@ -359,29 +385,37 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
 
   /**
    * Sends the tick's frames: one message per member holding every frame but its own. In a world
-   * cell, watchers from neighbouring cells get theirs every {@link RelayOptions.farEvery}-th tick.
+   * cell, the cell's own publishers and close watchers get theirs every tick, other watchers from
+   * neighbouring cells every {@link RelayOptions.farEvery}-th tick — or now, with `everyone`
+   * (before a socket changes role or pace, so no frame reaches it twice or never).
    */
-  private flush(): void {
+  private flush(everyone = false): void {
     if (this.tickTimer !== null) clearTimeout(this.tickTimer);
     this.tickTimer = null;
-    if (this.tick.count === 0 && this.farTick.count === 0) return;
+    if (this.tick.count === 0 && this.farTick.count === 0 && this.closeTick.count === 0) return;
     this.ticks++;
     const cell = this.room?.kind === 'cell';
-    const farDue = !cell || this.ticks % this.settings.farEvery === 0 || this.farTick.count > this.farTick.maxFrames / 2;
+    const farDue = everyone || !cell || this.ticks % this.settings.farEvery === 0 || this.farTick.count > this.farTick.maxFrames / 2;
     const near: TickRecipient[] = [];
+    const close: TickRecipient[] = [];
     const far: TickRecipient[] = [];
-    for (const member of this.memberTable().values()) (cell && member.peer.role === 'sub' ? far : near).push(member.recipient);
+    for (const member of this.memberTable().values()) {
+      if (!cell || member.peer.role === 'pub') near.push(member.recipient);
+      else (member.peer.close ? close : far).push(member.recipient);
+    }
     const a = this.tick.deliver(near);
     this.tick.clear();
+    const c = close.length ? this.closeTick.deliver(close) : { frames: 0, sends: 0 };
+    this.closeTick.clear();
     let b = { frames: 0, sends: 0 };
     if (farDue) {
       if (far.length) b = this.farTick.deliver(far);
       this.farTick.clear();
     }
-    this.counters.delivered += a.frames + b.frames;
-    this.counters.sends += a.sends + b.sends;
+    this.counters.delivered += a.frames + b.frames + c.frames;
+    this.counters.sends += a.sends + b.sends + c.sends;
     this.counters.ticks++;
-    // Frames still waiting for watchers keep the tick running.
+    // Frames still waiting for paced watchers keep the tick running.
     if (this.farTick.count > 0) this.tickTimer = setTimeout(() => this.flush(), this.settings.tickMs);
   }
 

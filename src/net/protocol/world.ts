@@ -60,9 +60,29 @@ export type CellRole = 'pub' | 'sub';
  * Commands a client may send a cell as text (anything else is dropped like any text):
  * - `publish` with a token for this cell: start publishing here (after a hop);
  * - `subscribe`: stop publishing here (the cell tells the others this peer left);
- * - `renew` with a fresher token: keep this socket past the old token's expiry.
+ * - `renew` with a fresher token: keep this socket past the old token's expiry;
+ * - `pace` (watchers): `close: true` while the player is within {@link CLOSE_WATCH_RADIUS} of
+ *   this cell's square — the cell then sends it every tick, like its own players — and
+ *   `close: false` (the default for a new socket) once it is beyond
+ *   {@link CLOSE_WATCH_RELEASE}: every few ticks (fewer messages; those peers are drawn baked).
  */
-export type CellCommand = { type: 'publish'; token: string } | { type: 'subscribe' } | { type: 'renew'; token: string };
+export type CellCommand = { type: 'publish'; token: string } | { type: 'subscribe' } | { type: 'renew'; token: string } | { type: 'pace'; close: boolean };
+
+/**
+ * A watcher this close (m) to a neighbouring cell's square gets that cell's frames at its full
+ * tick rate: anyone there within the 40 m live-detail radius of the player is inside it, and the
+ * 4 m more covers both walking on before the next pace command lands.
+ */
+export const CLOSE_WATCH_RADIUS = 44;
+/** A close watcher goes back to the paced rate beyond this (m): hysteresis, so no flapping. */
+export const CLOSE_WATCH_RELEASE = 48;
+
+/** Distance (m) from a point to a cell's square (0 inside it). */
+export function distanceToCell(x: number, z: number, cell: Cell, size = CELL_SIZE): number {
+  const dx = Math.max(cell.x * size - x, 0, x - (cell.x + 1) * size);
+  const dz = Math.max(cell.z * size - z, 0, z - (cell.z + 1) * size);
+  return Math.hypot(dx, dz);
+}
 
 /** Cell → client acknowledgement of a command (or of the join). */
 export interface CellAck {
@@ -94,6 +114,10 @@ export function parseCellCommand(text: string): { ok: true; value: CellCommand }
   if (typeof value !== 'object' || value === null) return { ok: false, problem: 'not an object' };
   const command = value as Record<string, unknown>;
   if (command.type === 'subscribe') return { ok: true, value: { type: 'subscribe' } };
+  if (command.type === 'pace') {
+    if (typeof command.close !== 'boolean') return { ok: false, problem: 'pace without close: true or false' };
+    return { ok: true, value: { type: 'pace', close: command.close } };
+  }
   if (command.type === 'publish' || command.type === 'renew') {
     if (typeof command.token !== 'string' || !TOKEN_PATTERN.test(command.token)) return { ok: false, problem: `${command.type} without a well-formed token` };
     return { ok: true, value: { type: command.type, token: command.token } };

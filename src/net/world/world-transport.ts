@@ -1,10 +1,11 @@
 import { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
-import { cellDistance, cellRoom, neighbourhood, sameCell, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
+import { cellDistance, cellRoom, distanceToCell, neighbourhood, sameCell, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
 import { Backoff, type BackoffOptions } from '../transport/backoff.ts';
 import { emptyTransportStats, type FrameTransport, type TransportEvents, type TransportState, type TransportStats } from '../transport/transport.ts';
 import { WebSocketTransport, type WebSocketConstructor } from '../transport/websocket-transport.ts';
 import { CellTracker } from './cell-tracker.ts';
+import { wantsCloseWatch } from './close-watch.ts';
 
 export interface WorldTransportOptions {
   /** http(s) origin of the Worker, e.g. `https://cairn.example` (its /api/world and /rooms). */
@@ -41,6 +42,8 @@ export interface WorldStats {
   lastHopError: string | null;
   /** Token renewals completed. */
   renewals: number;
+  /** Neighbouring cells that send this client every tick because it stands close to them (`pace`). */
+  closeWatches: number;
 }
 
 interface CellSocket {
@@ -48,6 +51,8 @@ interface CellSocket {
   transport: WebSocketTransport;
   /** Role acknowledged by the cell. */
   role: 'pub' | 'sub' | null;
+  /** Whether this socket asked its cell for every tick (`pace` close); a new connection starts paced. */
+  close: boolean;
   offs: Array<() => void>;
 }
 
@@ -68,7 +73,7 @@ export class WorldTransport implements FrameTransport {
   readonly target: string;
   readonly stats: TransportStats = emptyTransportStats();
   readonly events = new Emitter<TransportEvents>();
-  readonly world: WorldStats = { cell: null, subscriptions: 0, hops: 0, reentries: 0, hopErrors: 0, lastHopError: null, renewals: 0 };
+  readonly world: WorldStats = { cell: null, subscriptions: 0, hops: 0, reentries: 0, hopErrors: 0, lastHopError: null, renewals: 0, closeWatches: 0 };
   state: TransportState = 'connecting';
   selfId: number | null = null;
   /** The cell this client publishes in (acknowledged). */
@@ -131,6 +136,7 @@ export class WorldTransport implements FrameTransport {
     if (this.disposed || this.busy || !this.token || Date.now() < this.retryAt) return;
     const want = this.tracker.update(x, z);
     if (this.tokenCell && !sameCell(want, this.tokenCell)) void this.move(want);
+    this.pace();
   }
 
   send(frame: Uint8Array): boolean {
@@ -248,7 +254,7 @@ export class WorldTransport implements FrameTransport {
     const key = cellRoom(cell);
     if (this.disposed || this.cells.has(key)) return;
     const transport = new WebSocketTransport({ url: this.cellUrl(cell, role), backoff: this.options.backoff, WebSocket: this.options.WebSocket });
-    const socket: CellSocket = { cell, transport, role: null, offs: [] };
+    const socket: CellSocket = { cell, transport, role: null, close: false, offs: [] };
     this.cells.set(key, socket);
     socket.offs.push(
       transport.events.on('message', (bytes) => {
@@ -262,7 +268,10 @@ export class WorldTransport implements FrameTransport {
         this.events.emit('rejected', reason);
       }),
       transport.events.on('state', (state) => {
-        if (state !== 'open') socket.role = null;
+        if (state !== 'open') {
+          socket.role = null;
+          socket.close = false; // the next connection starts paced
+        }
         if (state === 'closed' && transport.stats.lastError) this.stats.lastError = `${key}: ${transport.stats.lastError}`;
         this.refreshState();
       }),
@@ -286,6 +295,7 @@ export class WorldTransport implements FrameTransport {
       socket.role = ack.role;
       if (ack.role === 'pub') this.published(socket.cell);
       this.refreshState();
+      this.pace();
     } else if (control.type === 'refused') {
       this.world.lastHopError = `${cellRoom(socket.cell)} refused ${String(control.command)}: ${String(control.reason)}`;
       this.world.hopErrors++;
@@ -311,6 +321,23 @@ export class WorldTransport implements FrameTransport {
       if (!existing) this.openCell(next, 'sub');
       else if (!sameCell(next, cell) && previous && !sameCell(previous, cell)) existing.transport.sendText(JSON.stringify({ type: 'renew', token: this.token }));
     }
+  }
+
+  /**
+   * Asks each neighbouring cell for every tick while the player stands within the live-detail
+   * radius of it, and for the paced rate again once well beyond (see {@link wantsCloseWatch}):
+   * those peers can be close enough to be drawn live, and pacing would add up to 75 ms to them.
+   */
+  private pace(): void {
+    if (this.disposed) return;
+    let close = 0;
+    for (const socket of this.cells.values()) {
+      if (socket.role !== 'sub') continue;
+      const want = wantsCloseWatch(socket.close, distanceToCell(this.position.x, this.position.z, socket.cell));
+      if (want !== socket.close && socket.transport.sendText(JSON.stringify({ type: 'pace', close: want }))) socket.close = want;
+      if (socket.close) close++;
+    }
+    this.world.closeWatches = close;
   }
 
   private refreshState(): void {
