@@ -16,6 +16,7 @@
  * world without cells would be. Each row: 3 s warm-up, 10 s measured, 1.5 s drain; the whole run
  * takes 2–3 minutes. `-- --walkers N --cells K` changes the load (N walkers over K×K cells).
  */
+import { writeFileSync } from 'node:fs';
 import { startServer } from '../../tests/harness/server.ts';
 import { cellRoom, CELL_SIZE } from '../../src/net/protocol/world.ts';
 import { groupCpuSeconds, loadAverage, wranglerGroup } from './lib/proc-cpu.ts';
@@ -28,6 +29,13 @@ const arg = (name: string, fallback: number): number => {
 const CELLS = arg('cells', 3);
 const WALKERS = arg('walkers', 16 * CELLS * CELLS);
 const MEASURE_MS = arg('seconds', 10) * 1000;
+/** `--lockstep`: every walker sends in the same loop tick (the old generator: bursty worst case). */
+const LOCKSTEP = process.argv.includes('--lockstep');
+/** `--deflate`: let the walkers' sockets negotiate permessage-deflate (see WalkOptions.deflate). */
+const DEFLATE = process.argv.includes('--deflate');
+const dumpAt = process.argv.indexOf('--dump');
+/** `--dump rows.csv`: every near delivery of each row, for offline analysis (file name gets the row's layout). */
+const DUMP = dumpAt >= 0 ? process.argv[dumpAt + 1] : undefined;
 const region = { x0: -Math.floor(CELLS / 2) * CELL_SIZE, z0: -Math.floor(CELLS / 2) * CELL_SIZE, size: CELLS * CELL_SIZE };
 
 // Published Cloudflare prices (Workers Paid, developers.cloudflare.com/durable-objects/platform/pricing):
@@ -75,19 +83,25 @@ const cellRooms: string[] = [];
 for (let x = region.x0 / CELL_SIZE - 1; x <= region.x0 / CELL_SIZE + CELLS; x++) {
   for (let z = region.z0 / CELL_SIZE - 1; z <= region.z0 / CELL_SIZE + CELLS; z++) cellRooms.push(cellRoom({ x, z }));
 }
-console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), 10 Hz, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
+console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), 10 Hz${LOCKSTEP ? ' in lockstep' : ' at random phases'}${DEFLATE ? ', permessage-deflate' : ''}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
 
 async function measure(label: string, mode: 'cells' | { room: string }, rooms: string[]): Promise<Measured> {
   let before = new Map<string, Counters>();
   let after = new Map<string, Counters>();
   let cpuStart = 0;
   let cpu = 0;
+  // Touch every object once before the run, so the first counter reading does not create (and
+  // stall the relay on) the empty ones.
+  await roomCounters(server.url, rooms);
   const result = await walk({
     origin: server.url,
     walkers: WALKERS,
     region,
     mode,
     measureMs: MEASURE_MS,
+    record: DUMP !== undefined,
+    lockstep: LOCKSTEP,
+    deflate: DEFLATE,
     onWindow: async (edge) => {
       if (edge === 'start') {
         cpuStart = groupCpuSeconds(group);
@@ -98,7 +112,9 @@ async function measure(label: string, mode: 'cells' | { room: string }, rooms: s
       }
     },
   });
-  const seconds = MEASURE_MS / 1000;
+  if (DUMP) writeFileSync(DUMP.replace(/(\.csv)?$/, `-${mode === 'cells' ? 'cells' : 'room'}.csv`), 'sentMs,latencyMs,path,nearOnly,sender,receiver,senderHop,receiverHop\n' + result.rows.join('\n') + '\n');
+  // Counters are read outside the latency window (see walk()); rates are over the readings' span.
+  const seconds = result.counterSpanMs / 1000;
   const inbound = rooms.map((r) => ((after.get(r)?.received ?? 0) - (before.get(r)?.received ?? 0)) / seconds).filter((v) => v > 0);
   const sends = rooms.map((r) => ((after.get(r)?.sends ?? 0) - (before.get(r)?.sends ?? 0)) / seconds);
   return {
@@ -108,7 +124,8 @@ async function measure(label: string, mode: 'cells' | { room: string }, rooms: s
     maxInbound: Math.max(0, ...inbound),
     meanInbound: inbound.length ? inbound.reduce((a, b) => a + b, 0) / inbound.length : 0,
     maxSends: Math.max(0, ...sends),
-    relayCpu: cpu,
+    // CPU over the latency window's length, at the rate measured over the readings' span.
+    relayCpu: (cpu * MEASURE_MS) / result.counterSpanMs,
   };
 }
 
@@ -135,6 +152,11 @@ for (const r of rows) {
       (r.failed || r.unsent ? ` (${r.failed} walkers failed to join, ${r.unsent} frames unsent)` : '') +
       ` (generator lag ≤ ${r.generatorLagMs} ms)`,
   );
+}
+for (const r of rows) {
+  console.log(`\n${r.label}: where the latency goes (near deliveries; ${r.duplicates} duplicates; generator event-loop delay p50 ${r.loopDelay.p50.toFixed(0)} · p99 ${r.loopDelay.p99.toFixed(0)} · max ${r.loopDelay.max.toFixed(0)} ms)`);
+  console.log(`(reconnects ${r.trouble.reconnects}, re-entries ${r.trouble.reentries}, hop/renew errors ${r.trouble.hopErrors}${r.trouble.lastError ? `, last error: ${r.trouble.lastError}` : ''})`);
+  console.log(r.breakdown.table());
 }
 
 const cells = rows.find((r) => r.label.startsWith('cells'));

@@ -13,7 +13,9 @@ import { LocalPublisher } from '../../../src/net/peers/local-publisher.ts';
 import type { FrameTransport } from '../../../src/net/transport/transport.ts';
 import { WebSocketTransport, type WebSocketConstructor } from '../../../src/net/transport/websocket-transport.ts';
 import { WorldTransport } from '../../../src/net/world/world-transport.ts';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { histogramQuantile } from './histogram.ts';
+import { LatencyBreakdown } from './latency-breakdown.ts';
 
 export interface WalkOptions {
   origin: string;
@@ -28,7 +30,28 @@ export interface WalkOptions {
   measureMs?: number;
   drainMs?: number;
   seed?: number;
-  /** Called at the window's edges (CPU and counter readings); awaited before the result is built. */
+  /** Keep every near delivery as a row (for offline analysis: `world.bench.ts --dump file.csv`). */
+  record?: boolean;
+  /**
+   * Every walker sends on one shared clock (the same 20 ms loop tick, the same sequence parity),
+   * so each cell tick carries a burst from everyone at once — the worst case, kept for
+   * comparison. Default false: each walker's 10 Hz clock starts at a random phase, as independent
+   * clients' clocks do.
+   */
+  lockstep?: boolean;
+  /**
+   * Let the walkers' sockets negotiate permessage-deflate (Node `ws` offers it by default, and
+   * workerd accepts). Default false: `ws` inflates every message of every socket in the process
+   * through one shared queue of 10 zlib jobs, so 45 walkers × 9 sockets queue behind each other
+   * in a way no browser (one client per process, inflating in the network service) does.
+   */
+  deflate?: boolean;
+  /**
+   * Called for the relay's counter and CPU readings: 'start' {@link COUNTER_LEAD_MS} before the
+   * latency window opens, 'end' after the drain — outside the window, so the readings (HTTP
+   * requests into the relay's objects) cannot delay the frames being timed. Awaited before the
+   * result is built; {@link WalkResult.counterSpanMs} is the time between the two.
+   */
   onWindow?: (edge: 'start' | 'end') => void | Promise<void>;
 }
 
@@ -51,10 +74,22 @@ export interface WalkResult {
   /** Sockets open at the window start (all walkers). */
   sockets: number;
   windowMs: number;
+  /** ms of sending covered by the 'start' and 'end' counter readings (divide counter deltas by this). */
+  counterSpanMs: number;
   /** Walkers whose transport never opened. */
   failed: number;
-  /** Longest gap between two ticks of the simulation loop (20 ms nominal): the generator's own overload. */
+  /** Longest gap between two ticks of the simulation loop ({@link LOOP_MS} nominal): the generator's own overload. */
   generatorLagMs: number;
+  /** The generator's event-loop delay in the window (ms): how late its callbacks ran, receives included. */
+  loopDelay: { p50: number; p99: number; max: number };
+  /** Socket reconnects, re-entries and failed hops/renewals over the whole run (all walkers), and one sample error. */
+  trouble: { reconnects: number; reentries: number; hopErrors: number; lastError: string | null };
+  /** Frames a walker received more than once (same sender and sequence number, any socket). */
+  duplicates: number;
+  /** With `record`: `sentMs,latencyMs,path,nearOnly,sender,receiver,senderHop,receiverHop` per near delivery (sentMs from the window start). */
+  rows: string[];
+  /** The near deliveries' latency split by path, frame kind, hops, and generator stalls. */
+  breakdown: LatencyBreakdown;
 }
 
 interface Walker {
@@ -66,6 +101,33 @@ interface Walker {
   tx: number;
   tz: number;
   speed: number;
+  /** ms after the loop starts before this walker's first frame: its clock's phase. */
+  phaseMs: number;
+  /** Publication cell when each recent frame was sent, by sequence number mod {@link SEQ_RING}. */
+  sentCell: Array<ReturnType<typeof cellAt> | null>;
+  /** Wall-clock ms of this walker's recent cell changes. */
+  hopTimes: number[];
+  /** sender id × 2^20 + seq of every near frame received in the window (duplicate check). */
+  seen: Set<number>;
+}
+
+const SEQ_RING = 256;
+/** The simulation loop's period (ms): positions move and due frames go out every tick. */
+const LOOP_MS = 5;
+/** The lockstep generator's loop (ms), as before random phases: everyone sends in the same tick. */
+const LOCKSTEP_LOOP_MS = 20;
+/** How long before the latency window the 'start' counter reading is taken (ms). */
+export const COUNTER_LEAD_MS = 1500;
+/** A hop this recent (ms) before a frame was sent counts as "during a hop". */
+const HOP_WINDOW_MS = 1000;
+/** The generator's event loop counts as stalled when a 5 ms timer fires this late (ms). */
+const STALL_MS = 25;
+
+/** Node `ws` without permessage-deflate: what a socket costs without the process-wide zlib queue. */
+class PlainWebSocket extends WebSocket {
+  constructor(url: string | URL) {
+    super(url, { perMessageDeflate: false });
+  }
 }
 
 const wallMs = (): number => Math.floor(performance.timeOrigin + performance.now());
@@ -85,6 +147,20 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
   let windowEnd = Number.POSITIVE_INFINITY;
   let delivered = 0;
   let messages = 0;
+  let duplicates = 0;
+  const breakdown = new LatencyBreakdown();
+  const rows: string[] = [];
+  const cellOf = new Map<Walker, ReturnType<typeof cellAt>>();
+  // Generator stalls: a 5 ms timer that fires late means every socket's messages waited too.
+  let stallEnd = Number.NEGATIVE_INFINITY;
+  let stallCheck = wallMs();
+  const stallTimer = setInterval(() => {
+    const now = wallMs();
+    if (now - stallCheck >= STALL_MS) stallEnd = now;
+    stallCheck = now;
+  }, 5);
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  const hoppedWithin = (w: Walker, from: number, to: number): boolean => w.hopTimes.some((t) => t >= from && t <= to);
 
   const receive = (receiver: Walker, bytes: Uint8Array): void => {
     const now = wallMs();
@@ -102,8 +178,30 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
       const fx = view.getFloat32(FRAME_OFFSET.x, true);
       const fz = view.getFloat32(FRAME_OFFSET.z, true);
       if (Math.hypot(fx - receiver.x, fz - receiver.z) >= near) continue;
+      const seq = view.getUint32(FRAME_OFFSET.seq, true);
+      const key = sender.index * 2 ** 20 + (seq % 2 ** 20);
+      if (receiver.seen.has(key)) {
+        duplicates++;
+        continue;
+      }
+      receiver.seen.add(key);
       delivered++;
-      histogram[Math.min((now - sentAt) >>> 0, 10_000)]!++;
+      const ms = (now - sentAt) >>> 0;
+      histogram[Math.min(ms, 10_000)]!++;
+      const from = sender.sentCell[seq % SEQ_RING];
+      const mine = cellOf.get(receiver);
+      const wallSent = now - ms;
+      const path = options.mode !== 'cells' ? 'one room' : !from || !mine ? 'unknown' : sameCell(from, mine) ? 'same cell' : 'neighbour cell';
+      const nearOnly = (bytes[o + FRAME_OFFSET.flags]! & FrameFlag.nearOnly) !== 0;
+      const senderHop = hoppedWithin(sender, wallSent - HOP_WINDOW_MS, now);
+      const receiverHop = hoppedWithin(receiver, wallSent - HOP_WINDOW_MS, now);
+      breakdown.add(ms, {
+        path,
+        frame: nearOnly ? 'near-only' : 'also to neighbours',
+        hop: senderHop ? 'sender hopped ≤ 1 s before' : receiverHop ? 'receiver hopped ≤ 1 s before' : 'no hop',
+        generator: now - stallEnd < 10 ? `received right after a ≥ ${STALL_MS} ms stall` : 'no stall',
+      });
+      if (options.record) rows.push(`${wallSent - windowStart},${ms},${path},${nearOnly ? 1 : 0},${sender.index},${receiver.index},${senderHop ? 1 : 0},${receiverHop ? 1 : 0}`);
     }
   };
 
@@ -113,13 +211,27 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
     await Promise.all(
       Array.from({ length: Math.min(10, options.walkers - i) }, async (_, k) => {
         const index = i + k;
+        const Impl = (options.deflate ? WebSocket : PlainWebSocket) as unknown as WebSocketConstructor;
         const at = point();
         const target = point();
         const transport =
           options.mode === 'cells'
-            ? new WorldTransport({ origin: options.origin, start: at, WebSocket: WebSocket as unknown as WebSocketConstructor, backoff: { baseMs: 500, maxMs: 4000 } })
-            : new WebSocketTransport({ url: `${options.origin.replace(/^http/, 'ws')}/rooms/avatar/${options.mode.room}?mode=coalesce`, WebSocket: WebSocket as unknown as WebSocketConstructor });
-        const walker: Walker = { index, transport, publisher: new LocalPublisher({ farRateDivisor: options.mode === 'cells' ? 2 : 1, clock: wallMs }), x: at.x, z: at.z, tx: target.x, tz: target.z, speed: rng.range(1.6, 4.8) };
+            ? new WorldTransport({ origin: options.origin, start: at, WebSocket: Impl, backoff: { baseMs: 500, maxMs: 4000 } })
+            : new WebSocketTransport({ url: `${options.origin.replace(/^http/, 'ws')}/rooms/avatar/${options.mode.room}?mode=coalesce`, WebSocket: Impl });
+        const walker: Walker = {
+          index,
+          transport,
+          publisher: new LocalPublisher({ farRateDivisor: options.mode === 'cells' ? 2 : 1, clock: wallMs }),
+          x: at.x,
+          z: at.z,
+          tx: target.x,
+          tz: target.z,
+          speed: rng.range(1.6, 4.8),
+          phaseMs: options.lockstep ? 0 : rng.range(0, 100),
+          sentCell: new Array(SEQ_RING).fill(null),
+          hopTimes: [],
+          seen: new Set(),
+        };
         transport.events.on('message', (bytes) => receive(walker, bytes));
         const ok = transport instanceof WorldTransport ? await transport.start() : await (transport as WebSocketTransport).opened();
         if (!ok) {
@@ -144,7 +256,8 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
   let hopsAtStart = 0;
   let sockets = 0;
   let opened = false;
-  const cellOf = new Map<Walker, ReturnType<typeof cellAt>>();
+  let counting = false;
+  let counterStart = 0;
   let last = started;
   const edges: Array<void | Promise<void>> = [];
   let lag = 0;
@@ -154,16 +267,20 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
       const dt = (now - last) / 1000;
       if (now >= windowStart) lag = Math.max(lag, now - last);
       last = now;
+      if (!counting && now >= windowStart - COUNTER_LEAD_MS) {
+        counting = true;
+        counterStart = now;
+        edges.push(options.onWindow?.('start'));
+      }
       if (!opened && now >= windowStart) {
         opened = true;
         unsentAtStart = walkers.reduce((n, w) => n + w.transport.stats.unsent, 0);
         hopsAtStart = walkers.reduce((n, w) => n + (w.transport instanceof WorldTransport ? w.transport.world.hops : 0), 0);
         sockets = walkers.reduce((n, w) => n + (w.transport instanceof WorldTransport ? w.transport.world.subscriptions : 1), 0);
-        edges.push(options.onWindow?.('start'));
+        loopDelay.enable();
       }
       if (now >= windowEnd) {
         clearInterval(timer);
-        edges.push(options.onWindow?.('end'));
         resolve();
         return;
       }
@@ -183,12 +300,17 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
         if (w.transport instanceof WorldTransport) {
           w.transport.setPosition(w.x, w.z);
           const cell = w.transport.cell;
+          const before = cellOf.get(w);
+          if (cell && before && !sameCell(before, cell)) w.hopTimes.push(now);
           if (cell) cellOf.set(w, cell);
         }
       }
       for (const w of walkers) {
+        if (now - started < w.phaseMs) continue;
         const frame = w.publisher.poll({ x: w.x, y: 0, z: w.z, facing: Math.atan2(w.tx - w.x, w.tz - w.z), speed: w.speed, state: 'walk' }, now);
-        if (!frame || !w.transport.send(frame)) continue;
+        if (!frame) continue;
+        w.sentCell[w.publisher.seq % SEQ_RING] = cellOf.get(w) ?? null;
+        if (!w.transport.send(frame)) continue;
         if (now < windowStart) continue;
         sent++;
         const nearOnly = (frame[FRAME_OFFSET.flags]! & FrameFlag.nearOnly) !== 0;
@@ -202,12 +324,27 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
           expected++;
         }
       }
-    }, 20);
+    }, options.lockstep ? LOCKSTEP_LOOP_MS : LOOP_MS);
   });
   await new Promise((r) => setTimeout(r, drainMs));
+  loopDelay.disable();
+  clearInterval(stallTimer);
+  // The walkers sent from the 'start' reading to the window's end; the 'end' reading comes after
+  // the drain, so it counts everything those frames caused.
+  const counterSpanMs = windowEnd - counterStart;
+  edges.push(options.onWindow?.('end'));
   await Promise.all(edges);
   const unsent = walkers.reduce((n, w) => n + w.transport.stats.unsent, 0) - unsentAtStart;
   const hops = walkers.reduce((n, w) => n + (w.transport instanceof WorldTransport ? w.transport.world.hops : 0), 0) - hopsAtStart;
+  const trouble = { reconnects: 0, reentries: 0, hopErrors: 0, lastError: null as string | null };
+  for (const w of walkers) {
+    trouble.reconnects += w.transport.stats.reconnects;
+    if (w.transport instanceof WorldTransport) {
+      trouble.reentries += w.transport.world.reentries;
+      trouble.hopErrors += w.transport.world.hopErrors;
+      trouble.lastError = w.transport.world.lastHopError ?? w.transport.stats.lastError ?? trouble.lastError;
+    } else trouble.lastError = w.transport.stats.lastError ?? trouble.lastError;
+  }
   for (const w of walkers) w.transport.dispose();
   return {
     walkers: walkers.length,
@@ -222,7 +359,13 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
     unsent,
     sockets,
     windowMs: measureMs,
+    counterSpanMs,
     failed,
     generatorLagMs: lag,
+    loopDelay: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
+    duplicates,
+    trouble,
+    rows,
+    breakdown,
   };
 }
