@@ -364,6 +364,7 @@ export class VoiceChat {
     const c = this.mesh.counters;
     s.connections = { created: c.created, closed: c.closed, open: this.mesh.size, failures: c.failures, lastFailure: this.mesh.lastFailure };
     s.links = this.mesh.size;
+    s.roomPeers = this.roster.size;
     s.heldOffers = this.mesh.heldIds().length;
     s.byes = { sent: c.byesSent, received: c.byesReceived };
     if (this.hearing) {

@@ -63,7 +63,7 @@ export function voiceHudRows(stats: VoiceStats | undefined): VoiceHudRow[] {
   if (stats.follows === 'hearing') {
     const avatar = stats.avatarId === null ? 'no avatar yet' : `avatar ${stats.avatarId}`;
     if (!stats.hearingReady) rows.push({ label: 'hearing', value: `waiting for avatar sync (${avatar})`, tone: 'warn' });
-    else rows.push({ label: 'hearing', value: `${stats.hearing.length} in range · ${stats.links} link${stats.links === 1 ? '' : 's'} · ${avatar}` });
+    else rows.push({ label: 'hearing', value: `${stats.hearing.length} in range · ${stats.links} link${stats.links === 1 ? '' : 's'} of ${stats.roomPeers} in the room · ${avatar}` });
   }
   if (stats.peers.length === 0) rows.push({ label: 'peers', value: stats.follows === 'hearing' ? 'nobody within earshot' : 'nobody else here' });
   for (const p of stats.peers) {

@@ -48,6 +48,8 @@ export interface VoiceStats {
   hearingReady: boolean;
   /** RTCPeerConnections that exist now (any state) — the size of this page's voice mesh. */
   links: number;
+  /** Other peers in the voice room (linked or not). */
+  roomPeers: number;
   /** The avatar id announced to the voice room (null: none). */
   avatarId: number | null;
   /** Offers waiting for their sender to enter our hearing range. */
@@ -77,6 +79,7 @@ export function emptyVoiceStats(room: string, mode: TalkMode): VoiceStats {
     hearing: [],
     hearingReady: true,
     links: 0,
+    roomPeers: 0,
     avatarId: null,
     heldOffers: 0,
     byes: { sent: 0, received: 0 },

@@ -129,8 +129,8 @@ describe('HUD when following hearing range', () => {
     stats.follows = 'hearing';
     stats.hearingReady = false;
     expect(voiceHudRows(stats).find((r) => r.label === 'hearing')).toEqual({ label: 'hearing', value: 'waiting for avatar sync (no avatar yet)', tone: 'warn' });
-    Object.assign(stats, { hearingReady: true, hearing: [4, 9], links: 1, avatarId: 12 });
-    expect(voiceHudRows(stats).find((r) => r.label === 'hearing')?.value).toBe('2 in range · 1 link · avatar 12');
+    Object.assign(stats, { hearingReady: true, hearing: [4, 9], links: 1, roomPeers: 40, avatarId: 12 });
+    expect(voiceHudRows(stats).find((r) => r.label === 'hearing')?.value).toBe('2 in range · 1 link of 40 in the room · avatar 12');
     expect(voiceHudRows(stats).find((r) => r.label === 'peers')?.value).toBe('nobody within earshot');
   });
 });
