@@ -33,6 +33,10 @@ const MEASURE_MS = arg('seconds', 10) * 1000;
 const LOCKSTEP = process.argv.includes('--lockstep');
 /** `--deflate`: let the walkers' sockets negotiate permessage-deflate (see WalkOptions.deflate). */
 const DEFLATE = process.argv.includes('--deflate');
+/** `--repeat N`: N rounds of (cells, one room), interleaved, to show the spread on a shared machine. */
+const REPEAT = Math.max(1, arg('repeat', 1));
+/** `--no-room`: cells only (scanning walker counts). */
+const NO_ROOM = process.argv.includes('--no-room');
 const dumpAt = process.argv.indexOf('--dump');
 /** `--dump rows.csv`: every near delivery of each row, for offline analysis (file name gets the row's layout). */
 const DUMP = dumpAt >= 0 ? process.argv[dumpAt + 1] : undefined;
@@ -63,6 +67,10 @@ async function roomCounters(base: string, rooms: string[]): Promise<Map<string, 
 
 interface Measured extends WalkResult {
   label: string;
+  /** Round (1-based) of `--repeat`. */
+  round: number;
+  /** 1-minute load average when the row started and ended. */
+  load: [number, number];
   objects: number;
   maxInbound: number;
   meanInbound: number;
@@ -85,7 +93,8 @@ for (let x = region.x0 / CELL_SIZE - 1; x <= region.x0 / CELL_SIZE + CELLS; x++)
 }
 console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), 10 Hz${LOCKSTEP ? ' in lockstep' : ' at random phases'}${DEFLATE ? ', permessage-deflate' : ''}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
 
-async function measure(label: string, mode: 'cells' | { room: string }, rooms: string[]): Promise<Measured> {
+async function measure(label: string, round: number, mode: 'cells' | { room: string }, rooms: string[]): Promise<Measured> {
+  const loadAtStart = loadAverage();
   let before = new Map<string, Counters>();
   let after = new Map<string, Counters>();
   let cpuStart = 0;
@@ -120,6 +129,8 @@ async function measure(label: string, mode: 'cells' | { room: string }, rooms: s
   return {
     ...result,
     label,
+    round,
+    load: [loadAtStart, loadAverage()],
     objects: inbound.length,
     maxInbound: Math.max(0, ...inbound),
     meanInbound: inbound.length ? inbound.reduce((a, b) => a + b, 0) / inbound.length : 0,
@@ -131,30 +142,35 @@ async function measure(label: string, mode: 'cells' | { room: string }, rooms: s
 
 const rows: Measured[] = [];
 try {
-  rows.push(await measure(`cells (${CELL_SIZE} m)`, 'cells', cellRooms));
-  await new Promise((r) => setTimeout(r, 2000));
-  const room = `bench-world-${run}`;
-  if (WALKERS <= 320) rows.push(await measure('one room', { room }, [room]));
-  else console.log(`(one room skipped: ${WALKERS} walkers exceed a room's capacity of 320)`);
+  for (let round = 1; round <= REPEAT; round++) {
+    rows.push(await measure(`cells (${CELL_SIZE} m)`, round, 'cells', cellRooms));
+    if (NO_ROOM) continue;
+    await new Promise((r) => setTimeout(r, 2000));
+    const room = `bench-world-${run}-${round}`;
+    if (WALKERS <= 320) rows.push(await measure('one room', round, { room }, [room]));
+    else console.log(`(one room skipped: ${WALKERS} walkers exceed a room's capacity of 320)`);
+    await new Promise((r) => setTimeout(r, 2000));
+  }
 } finally {
   await server.stop();
 }
 
-const baseline = rows.find((r) => r.label === 'one room');
 const ratio = (value: number, base: number | undefined): string => (base ? `× ${(value / base).toFixed(2)}` : '');
-console.log('\n| layout | objects busy | inbound/s per object (max · mean) | sends/s per object (max) | near delivered | p50 | p99 | msgs/s into clients | relay cores | µs CPU per near frame | hops |');
-console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+console.log('\n| layout | load avg | objects busy | inbound/s per object (max · mean) | sends/s per object (max) | near delivered | p50 | p99 | msgs/s into clients | relay cores | µs CPU per near frame | hops |');
+console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
 for (const r of rows) {
+  // Ratios against the one-room row of the same round.
+  const baseline = rows.find((b) => b.label === 'one room' && b.round === r.round);
   const cpuPerFrame = r.delivered ? (r.relayCpu / r.delivered) * 1e6 : Number.NaN;
   const baseCpu = baseline && baseline.delivered ? (baseline.relayCpu / baseline.delivered) * 1e6 : undefined;
   console.log(
-    `| ${r.label} | ${r.objects} | ${r.maxInbound.toFixed(0)} · ${r.meanInbound.toFixed(0)} ${r === baseline ? '' : ratio(r.maxInbound, baseline?.maxInbound)} | ${r.maxSends.toFixed(0)} ${r === baseline ? '' : ratio(r.maxSends, baseline?.maxSends)} | ${(r.ratio * 100).toFixed(1)}% | ${r.p50} ms | ${r.p99} ms | ${r.messagesPerSecond.toFixed(0)} ${r === baseline ? '' : ratio(r.messagesPerSecond, baseline?.messagesPerSecond)} | ${(r.relayCpu / (r.windowMs / 1000)).toFixed(2)} | ${cpuPerFrame.toFixed(1)} ${r === baseline ? '' : ratio(cpuPerFrame, baseCpu)} | ${r.hops} |` +
+    `| ${r.label}${REPEAT > 1 ? ` #${r.round}` : ''} | ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)} | ${r.objects} | ${r.maxInbound.toFixed(0)} · ${r.meanInbound.toFixed(0)} ${r === baseline ? '' : ratio(r.maxInbound, baseline?.maxInbound)} | ${r.maxSends.toFixed(0)} ${r === baseline ? '' : ratio(r.maxSends, baseline?.maxSends)} | ${(r.ratio * 100).toFixed(1)}% | ${r.p50} ms | ${r.p99} ms | ${r.messagesPerSecond.toFixed(0)} ${r === baseline ? '' : ratio(r.messagesPerSecond, baseline?.messagesPerSecond)} | ${(r.relayCpu / (r.windowMs / 1000)).toFixed(2)} | ${cpuPerFrame.toFixed(1)} ${r === baseline ? '' : ratio(cpuPerFrame, baseCpu)} | ${r.hops} |` +
       (r.failed || r.unsent ? ` (${r.failed} walkers failed to join, ${r.unsent} frames unsent)` : '') +
       ` (generator lag ≤ ${r.generatorLagMs} ms)`,
   );
 }
 for (const r of rows) {
-  console.log(`\n${r.label}: where the latency goes (near deliveries; ${r.duplicates} duplicates; generator event-loop delay p50 ${r.loopDelay.p50.toFixed(0)} · p99 ${r.loopDelay.p99.toFixed(0)} · max ${r.loopDelay.max.toFixed(0)} ms)`);
+  console.log(`\n${r.label}${REPEAT > 1 ? ` #${r.round}` : ''}: where the latency goes (near deliveries; ${r.duplicates} duplicates; generator event-loop delay p50 ${r.loopDelay.p50.toFixed(0)} · p99 ${r.loopDelay.p99.toFixed(0)} · max ${r.loopDelay.max.toFixed(0)} ms)`);
   console.log(`(reconnects ${r.trouble.reconnects}, re-entries ${r.trouble.reentries}, hop/renew errors ${r.trouble.hopErrors}${r.trouble.lastError ? `, last error: ${r.trouble.lastError}` : ''})`);
   console.log(r.breakdown.table());
 }
