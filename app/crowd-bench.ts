@@ -6,9 +6,10 @@
  *
  * Both paths are driven by the renderer's own animation loop (setAnimationLoop), because three
  * r187 advances its per-frame state (info.reset, the once-per-frame skeleton update) only in that
- * tick; and after each measured frame the page waits for the GPU to finish (WebGPU
- * onSubmittedWorkDone, WebGL2 a fence) so SwiftShader's work never overlaps the timed code.
- * Results land in `cairn.benchResult`.
+ * tick; and after each frame the page waits for the GPU to finish (WebGPU onSubmittedWorkDone,
+ * WebGL2 a fence) so SwiftShader's work never overlaps the timed code. Frames alternate between
+ * the scene with the avatars and the same scene without them, so what the avatars add is read
+ * against the empty scene measured a frame apart. Results land in `cairn.benchResult`.
  */
 import { AnimationMixer, Color, DirectionalLight, Group, HemisphereLight, Mesh, MeshStandardMaterial, PerspectiveCamera, PlaneGeometry, Scene, type Object3D } from 'three';
 import { clone as cloneSkinned } from 'three/addons/utils/SkeletonUtils.js';
@@ -18,14 +19,17 @@ import { createHumanoid } from '../src/rig/humanoid.ts';
 import { cairnGlobal, createRenderer } from '../src/world/index.ts';
 
 export interface BenchRow {
-  /** 'scene': the same scene without avatars (the fixed cost both paths pay), measured next to each size. */
-  path: 'three' | 'cairn' | 'scene';
+  path: 'three' | 'cairn';
   count: number;
   frames: number;
-  /** Medians over the measured frames, ms. */
+  /** Trimmed means over the measured frames (see trimmedMean), ms. */
   animMs: number;
   renderMs: number;
   totalMs: number;
+  /** Render submission of the empty scene (the same frame without avatars), measured in the frames between. */
+  baseMs: number;
+  /** What the avatars add: totalMs − baseMs. */
+  addedMs: number;
   drawCalls: number;
   /** Bytes of animation data sent to the GPU per frame. */
   uploadBytes: number;
@@ -46,6 +50,8 @@ export async function startBench(): Promise<void> {
   // and the page waits for the GPU every frame): big sizes get fewer frames and one round so the
   // whole benchmark stays at a few minutes. A 20–40× gap needs no interleaving to be seen.
   const bigFrom = Number(params.get('bigFrom') ?? 500);
+  // `paths=cairn` runs one path alone (for a profiler); the comparison needs both.
+  const paths = new Set((params.get('paths') ?? 'three,cairn').split(','));
   const plan = (count: number): { frames: number; warmup: number; rounds: number } =>
     count >= bigFrom ? { frames: Math.max(3, Math.ceil(framesPerRun / 2)), warmup: Math.min(warmup, 2), rounds: 1 } : { frames: framesPerRun, warmup, rounds };
   const cairn = cairnGlobal();
@@ -98,33 +104,42 @@ export async function startBench(): Promise<void> {
     }
   };
 
-  /** Runs `frames` measured frames (after `warmup` unmeasured ones) through the renderer's animation loop. */
-  const measure = (update: (dt: number) => void, frames: number, warmupFrames: number): Promise<{ anim: number[]; render: number[]; draws: number }> =>
+  /**
+   * Runs `frames` measured frame pairs (after `warmup` unmeasured ones) through the renderer's
+   * animation loop. Each pair is one frame with the avatars (`show(true)`, `update`, render) and
+   * one without them (`show(false)`, render only): the second is the empty scene measured right
+   * next to the first, so what the avatars add is a difference of neighbouring frames and the
+   * machine's drift (other processes, clock changes) cancels out instead of swamping sub-ms costs.
+   */
+  const measure = (show: (shown: boolean) => void, update: (dt: number) => void, frames: number, warmupFrames: number): Promise<Measured> =>
     new Promise((resolve) => {
-      const anim: number[] = [];
-      const render: number[] = [];
-      let draws = 0;
+      const out: Measured = { anim: [], render: [], base: [], draws: 0 };
       let busy = false;
-      let done = -warmupFrames;
+      let done = -warmupFrames * 2;
       void renderer.setAnimationLoop(() => {
         if (busy) return;
         busy = true;
+        const withAvatars = (done & 1) === 0;
+        show(withAvatars);
         const t0 = performance.now();
-        update(1 / 60);
+        if (withAvatars) update(2 / 60);
         const t1 = performance.now();
         renderer.render(scene, camera);
         const t2 = performance.now();
-        draws = renderer.info.render.drawCalls;
+        if (withAvatars) out.draws = renderer.info.render.drawCalls;
         if (done >= 0) {
-          anim.push(t1 - t0);
-          render.push(t2 - t1);
+          if (withAvatars) {
+            out.anim.push(t1 - t0);
+            out.render.push(t2 - t1);
+          } else out.base.push(t2 - t1);
         }
         done++;
         void waitForGpu().then(() => {
           busy = false;
-          if (done >= frames) {
+          if (done >= frames * 2) {
             void renderer.setAnimationLoop(null);
-            resolve({ anim, render, draws });
+            show(false);
+            resolve(out);
           }
         });
       });
@@ -146,9 +161,14 @@ export async function startBench(): Promise<void> {
     }
     scene.add(group);
     const { frames, warmup: warm } = plan(count);
-    const result = await measure((dt) => {
-      for (const mixer of mixers) mixer.update(dt);
-    }, frames, warm);
+    const result = await measure(
+      (shown) => (group.visible = shown),
+      (dt) => {
+        for (const mixer of mixers) mixer.update(dt);
+      },
+      frames,
+      warm,
+    );
     scene.remove(group);
     // Each SkinnedMesh's skeleton uploads its bone matrices every frame (3 pieces share one).
     return row('three', count, result, count * template.boneCount * 64);
@@ -156,17 +176,25 @@ export async function startBench(): Promise<void> {
 
   // One crowd for every run, as a page keeps one while its population changes: the clips are
   // baked and the pipelines compiled once (not timed), each run starts from an empty crowd.
-  const crowd = new Crowd({ template, device, capacity: Math.max(...counts), castShadow: false });
+  // `liveEnter=…&liveExit=…&maxLive=…` override the crowd's LOD defaults (to see what the live path costs).
+  const lod: Record<string, number> = {};
+  for (const key of ['liveEnter', 'liveExit', 'maxLive'] as const) if (params.has(key)) lod[key] = Number(params.get(key));
+  const crowd = new Crowd({ template, device, capacity: Math.max(...counts), castShadow: false, lod });
   const runCairn = async (count: number): Promise<BenchRow> => {
     crowd.clear();
     for (const p of placements(count)) crowd.add({ x: p.x, z: p.z, facing: p.facing, clip: p.clip, time: p.time });
     scene.add(crowd.object);
     let upload = 0;
     const { frames, warmup: warm } = plan(count);
-    const result = await measure((dt) => {
-      crowd.update(dt, camera);
-      upload = crowd.stats.uploadBytes;
-    }, frames, warm);
+    const result = await measure(
+      (shown) => (crowd.object.visible = shown),
+      (dt) => {
+        crowd.update(dt, camera);
+        upload = crowd.stats.uploadBytes;
+      },
+      frames,
+      warm,
+    );
     const out = row('cairn', count, result, upload);
     out.live = crowd.stats.live;
     out.baked = crowd.stats.baked;
@@ -174,22 +202,17 @@ export async function startBench(): Promise<void> {
     return out;
   };
 
-  const runScene = async (count: number): Promise<BenchRow> => {
-    const { frames, warmup: warm } = plan(count);
-    return row('scene', count, await measure(() => undefined, frames, warm), 0);
-  };
-
   const rows: BenchRow[] = [];
-  cairn.benchProgress = { done: 0, total: counts.reduce((sum, count) => sum + plan(count).rounds * 3, 0) + 1 };
+  cairn.benchProgress = { done: 0, total: counts.reduce((sum, count) => sum + plan(count).rounds * paths.size, 0) + 1 };
   // One unrecorded pass over the empty scene: pipelines compiled, the renderer's code warmed up.
-  await runScene(0);
+  await measure(() => undefined, () => undefined, 4, 2);
   (cairn.benchProgress as { done: number }).done++;
   cairn.ready = true;
   for (const count of counts) {
-    // Interleaved rounds (empty scene, three, Cairn, empty scene, three, Cairn…) so drift hits
-    // every path alike; the empty scene is what both paths pay without any avatar.
+    // Interleaved rounds (three, Cairn, three, Cairn…) so slow drift hits both paths alike.
     for (let round = 0; round < plan(count).rounds; round++) {
-      for (const run of [runScene, runThree, runCairn]) {
+      for (const run of [runThree, runCairn]) {
+        if (!paths.has(run === runThree ? 'three' : 'cairn')) continue;
         rows.push(await run(count));
         (cairn.benchProgress as { done: number }).done++;
       }
@@ -199,13 +222,30 @@ export async function startBench(): Promise<void> {
   cairn.benchResult = { backend: status.backend, adapter: status.adapter, frames: framesPerRun, rounds, bigFrom, rows };
 }
 
-function median(values: number[]): number {
+/**
+ * Mean of the middle 60 % of the values. Chromium coarsens `performance.now()` to 0.1 ms (with
+ * jitter), so a median of per-frame times can only move in 0.1 ms steps; a mean of many frames
+ * resolves below that step, and dropping the outer 20 % each side keeps a GC pause or a
+ * scheduler hiccup from moving it.
+ */
+function trimmedMean(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  const cut = Math.floor(sorted.length * 0.2);
+  const kept = sorted.slice(cut, sorted.length - cut);
+  return kept.reduce((sum, v) => sum + v, 0) / kept.length;
 }
 
-function row(path: BenchRow['path'], count: number, result: { anim: number[]; render: number[]; draws: number }, uploadBytes: number): BenchRow {
+interface Measured {
+  anim: number[];
+  render: number[];
+  /** The empty-scene frames between the measured ones. */
+  base: number[];
+  draws: number;
+}
+
+function row(path: BenchRow['path'], count: number, result: Measured, uploadBytes: number): BenchRow {
   const total = result.anim.map((a, i) => a + result.render[i]!);
-  return { path, count, frames: result.anim.length, animMs: median(result.anim), renderMs: median(result.render), totalMs: median(total), drawCalls: result.draws, uploadBytes };
+  const totalMs = trimmedMean(total);
+  const baseMs = trimmedMean(result.base);
+  return { path, count, frames: result.anim.length, animMs: trimmedMean(result.anim), renderMs: trimmedMean(result.render), totalMs, baseMs, addedMs: totalMs - baseMs, drawCalls: result.draws, uploadBytes };
 }
