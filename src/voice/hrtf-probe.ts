@@ -19,7 +19,7 @@ export interface HrtfProbeOptions {
  * Why not an OfflineAudioContext render (which waits for the database)? In Chromium the
  * offline render thread waits holding the loader's lock while the loader thread needs that lock
  * to load: if the render reaches the panner before the loader thread has started, both wait
- * forever — the page never gets HRTF panning at all (reproduced: 3 of 22 fresh browsers;
+ * forever — the page never gets HRTF panning at all (reproduced: 3 of 13 fresh browsers;
  * docs/voice.md). Listening in the realtime context takes no lock that can deadlock.
  *
  * Creating the probe's panner is also what starts the database loading, so a mixer that builds
