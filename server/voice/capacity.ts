@@ -6,8 +6,9 @@ export const VOICE_ROOM_CAPACITY = 16;
  * Most peers in a world voice room (`world`, `world:*`). There nobody connects to everyone:
  * each client links only to the ≤ 8 peers within hearing range, and positions are not relayed,
  * so the room's work per peer is its roster traffic (join, avatar, leave: one send to each other
- * peer) and the offers/answers/candidates of its own links — point-to-point, not N². 1,000 keeps
- * a join's fan-out and the welcome roster (~40 KB) bounded; docs/voice.md has the arithmetic.
+ * peer) and the signaling of its own links — offer, answer (candidates inside) and bye, point to
+ * point, not N². At 1,000 with everyone walking that is ~525 messages/s, half a Durable Object's
+ * soft limit, and the welcome roster stays ~40 KB; docs/voice.md has the arithmetic.
  */
 export const WORLD_VOICE_ROOM_CAPACITY = 1000;
 

@@ -367,6 +367,7 @@ export class VoiceChat {
     s.roomPeers = this.roster.size;
     s.heldOffers = this.mesh.heldIds().length;
     s.byes = { sent: c.byesSent, received: c.byesReceived };
+    s.signals = { descriptions: c.descriptionsSent, candidates: c.candidatesSent };
     if (this.hearing) {
       s.hearing = [...this.hearing.ids].sort((a, b) => a - b);
       s.hearingReady = this.hearing.ready !== false;

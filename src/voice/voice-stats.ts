@@ -56,6 +56,11 @@ export interface VoiceStats {
   heldOffers: number;
   /** Links closed because a peer left hearing range (ours: sent; theirs: received). */
   byes: { sent: number; received: number };
+  /**
+   * Offers/answers and lone ICE candidates this page sent through the room. Following hearing
+   * range, candidates ride inside the descriptions, so `candidates` stays near 0.
+   */
+  signals: { descriptions: number; candidates: number };
 }
 
 export function emptyVoiceStats(room: string, mode: TalkMode): VoiceStats {
@@ -83,5 +88,6 @@ export function emptyVoiceStats(room: string, mode: TalkMode): VoiceStats {
     avatarId: null,
     heldOffers: 0,
     byes: { sent: 0, received: 0 },
+    signals: { descriptions: 0, candidates: 0 },
   };
 }
