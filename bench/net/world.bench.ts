@@ -19,7 +19,7 @@
 import { writeFileSync } from 'node:fs';
 import { startServer } from '../../tests/harness/server.ts';
 import { cellRoom, CELL_SIZE } from '../../src/net/protocol/world.ts';
-import { groupCpuSeconds, loadAverage, wranglerGroup } from './lib/proc-cpu.ts';
+import { groupCpuByRole, groupCpuSeconds, loadAverage, machineBusySeconds, processCpuSeconds, wranglerGroup } from './lib/proc-cpu.ts';
 import { walk, type WalkResult } from './lib/walkers.ts';
 
 const arg = (name: string, fallback: number): number => {
@@ -37,6 +37,8 @@ const DEFLATE = process.argv.includes('--deflate');
 const REPEAT = Math.max(1, arg('repeat', 1));
 /** `--no-room`: cells only (scanning walker counts). */
 const NO_ROOM = process.argv.includes('--no-room');
+/** `--no-close-watch`: walkers never ask neighbouring cells for every tick (all watchers paced, as before the pace command). */
+const CLOSE_WATCH = !process.argv.includes('--no-close-watch');
 const dumpAt = process.argv.indexOf('--dump');
 /** `--dump rows.csv`: every near delivery of each row, for offline analysis (file name gets the row's layout). */
 const DUMP = dumpAt >= 0 ? process.argv[dumpAt + 1] : undefined;
@@ -71,6 +73,8 @@ interface Measured extends WalkResult {
   round: number;
   /** 1-minute load average when the row started and ended. */
   load: [number, number];
+  /** Cores used in the window by: the workerd running the Worker and cells, wrangler's proxy workerd, the walkers (this process), and everything else on the machine. */
+  cores: { workerd: number; proxy: number; walkers: number; others: number };
   objects: number;
   maxInbound: number;
   meanInbound: number;
@@ -91,7 +95,7 @@ const cellRooms: string[] = [];
 for (let x = region.x0 / CELL_SIZE - 1; x <= region.x0 / CELL_SIZE + CELLS; x++) {
   for (let z = region.z0 / CELL_SIZE - 1; z <= region.z0 / CELL_SIZE + CELLS; z++) cellRooms.push(cellRoom({ x, z }));
 }
-console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), 10 Hz${LOCKSTEP ? ' in lockstep' : ' at random phases'}${DEFLATE ? ', permessage-deflate' : ''}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
+console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), 10 Hz${LOCKSTEP ? ' in lockstep' : ' at random phases'}${DEFLATE ? ', permessage-deflate' : ''}${CLOSE_WATCH ? '' : ', every watcher paced'}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
 
 async function measure(label: string, round: number, mode: 'cells' | { room: string }, rooms: string[]): Promise<Measured> {
   const loadAtStart = loadAverage();
@@ -99,6 +103,12 @@ async function measure(label: string, round: number, mode: 'cells' | { room: str
   let after = new Map<string, Counters>();
   let cpuStart = 0;
   let cpu = 0;
+  let rolesStart: Record<string, number> = {};
+  const roles: Record<string, number> = {};
+  let busyStart = 0;
+  let busy = 0;
+  let selfStart = 0;
+  let self = 0;
   // Touch every object once before the run, so the first counter reading does not create (and
   // stall the relay on) the empty ones.
   await roomCounters(server.url, rooms);
@@ -111,12 +121,20 @@ async function measure(label: string, round: number, mode: 'cells' | { room: str
     record: DUMP !== undefined,
     lockstep: LOCKSTEP,
     deflate: DEFLATE,
+    closeWatch: CLOSE_WATCH,
     onWindow: async (edge) => {
       if (edge === 'start') {
         cpuStart = groupCpuSeconds(group);
+        rolesStart = groupCpuByRole(group, server.port);
+        busyStart = machineBusySeconds();
+        selfStart = processCpuSeconds(process.pid);
         before = await roomCounters(server.url, rooms);
       } else {
         cpu = groupCpuSeconds(group) - cpuStart;
+        const rolesEnd = groupCpuByRole(group, server.port);
+        for (const role of Object.keys(rolesEnd)) roles[role] = rolesEnd[role]! - (rolesStart[role] ?? 0);
+        busy = machineBusySeconds() - busyStart;
+        self = processCpuSeconds(process.pid) - selfStart;
         after = await roomCounters(server.url, rooms);
       }
     },
@@ -131,6 +149,13 @@ async function measure(label: string, round: number, mode: 'cells' | { room: str
     label,
     round,
     load: [loadAtStart, loadAverage()],
+    // The readings span the lead, the window and the drain (CPU keeps counting through the drain).
+    cores: ((span) => ({
+      workerd: (roles.workerd ?? 0) / span,
+      proxy: (roles.proxy ?? 0) / span,
+      walkers: self / span,
+      others: Math.max(0, busy - cpu - self) / span,
+    }))((result.counterSpanMs + 1500) / 1000),
     objects: inbound.length,
     maxInbound: Math.max(0, ...inbound),
     meanInbound: inbound.length ? inbound.reduce((a, b) => a + b, 0) / inbound.length : 0,
@@ -166,7 +191,7 @@ for (const r of rows) {
   console.log(
     `| ${r.label}${REPEAT > 1 ? ` #${r.round}` : ''} | ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)} | ${r.objects} | ${r.maxInbound.toFixed(0)} · ${r.meanInbound.toFixed(0)} ${r === baseline ? '' : ratio(r.maxInbound, baseline?.maxInbound)} | ${r.maxSends.toFixed(0)} ${r === baseline ? '' : ratio(r.maxSends, baseline?.maxSends)} | ${(r.ratio * 100).toFixed(1)}% | ${r.p50} ms | ${r.p99} ms | ${r.messagesPerSecond.toFixed(0)} ${r === baseline ? '' : ratio(r.messagesPerSecond, baseline?.messagesPerSecond)} | ${(r.relayCpu / (r.windowMs / 1000)).toFixed(2)} | ${cpuPerFrame.toFixed(1)} ${r === baseline ? '' : ratio(cpuPerFrame, baseCpu)} | ${r.hops} |` +
       (r.failed || r.unsent ? ` (${r.failed} walkers failed to join, ${r.unsent} frames unsent)` : '') +
-      ` (generator lag ≤ ${r.generatorLagMs} ms)`,
+      ` (generator lag ≤ ${r.generatorLagMs} ms; cores: workerd ${r.cores.workerd.toFixed(2)}, wrangler proxy ${r.cores.proxy.toFixed(2)}, walkers ${r.cores.walkers.toFixed(2)}, rest of the machine ${r.cores.others.toFixed(2)})`,
   );
 }
 for (const r of rows) {

@@ -53,3 +53,35 @@ export function wranglerGroup(port: number): number {
 export function loadAverage(): number {
   return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 }
+
+/**
+ * CPU seconds so far of each process in group `pgid`, by role: `wrangler dev` runs a Node
+ * process and two workerd processes — the one listening on the public `port` is wrangler's
+ * proxy in front of the Worker (absent on Cloudflare), the other runs the Worker and every
+ * Durable Object (the relay itself).
+ */
+export function groupCpuByRole(pgid: number, port: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    const fields = statOf(pid);
+    if (!fields || Number(fields[2]) !== pgid) continue;
+    let args: string[];
+    try {
+      args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // gone
+    }
+    const role = !args[0]?.endsWith('workerd') ? 'node+esbuild' : args.some((a) => a.includes(`entry=127.0.0.1:${port}`)) ? 'proxy' : 'workerd';
+    out[role] = (out[role] ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  }
+  return out;
+}
+
+/** CPU seconds the whole machine has been busy (all cores, /proc/stat: everything but idle and iowait). */
+export function machineBusySeconds(): number {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return (total - fields[3]! - fields[4]!) / TICKS_PER_SECOND;
+}

@@ -46,6 +46,8 @@ export interface WalkOptions {
    * in a way no browser (one client per process, inflating in the network service) does.
    */
   deflate?: boolean;
+  /** Cells mode: walkers ask close neighbouring cells for every tick (WorldTransport's default). Default true. */
+  closeWatch?: boolean;
   /**
    * Called for the relay's counter and CPU readings: 'start' {@link COUNTER_LEAD_MS} before the
    * latency window opens, 'end' after the drain — outside the window, so the readings (HTTP
@@ -216,7 +218,7 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
         const target = point();
         const transport =
           options.mode === 'cells'
-            ? new WorldTransport({ origin: options.origin, start: at, WebSocket: Impl, backoff: { baseMs: 500, maxMs: 4000 } })
+            ? new WorldTransport({ origin: options.origin, start: at, WebSocket: Impl, closeWatch: options.closeWatch ?? true, backoff: { baseMs: 500, maxMs: 4000 } })
             : new WebSocketTransport({ url: `${options.origin.replace(/^http/, 'ws')}/rooms/avatar/${options.mode.room}?mode=coalesce`, WebSocket: Impl });
         const walker: Walker = {
           index,

@@ -26,6 +26,12 @@ export interface WorldTransportOptions {
    * hangs (restarting, overloaded) cannot stall the client; start() then retries. Default 10,000.
    */
   requestTimeoutMs?: number;
+  /**
+   * Ask neighbouring cells the player stands close to for every tick (`pace`; see
+   * {@link wantsCloseWatch}). Default true. False: every neighbouring cell paces this client —
+   * the fewest messages, but peers across a border arrive up to 75 ms later.
+   */
+  closeWatch?: boolean;
 }
 
 /** The world-specific figures (`stats.net.world`). */
@@ -329,7 +335,7 @@ export class WorldTransport implements FrameTransport {
    * those peers can be close enough to be drawn live, and pacing would add up to 75 ms to them.
    */
   private pace(): void {
-    if (this.disposed) return;
+    if (this.disposed || this.options.closeWatch === false) return;
     let close = 0;
     for (const socket of this.cells.values()) {
       if (socket.role !== 'sub') continue;
