@@ -193,8 +193,10 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     const pannerAt = () => b.evaluate((id) => (window.cairn.voice as { mixer: { pannerPosition(id: number): { x: number } | null } }).mixer.pannerPosition(id), idA);
     await expect.poll(async () => (await voiceStats(b)).peers[0]!.distance, { timeout: 10_000 }).toBeCloseTo(3, 1);
     await expect.poll(async () => (await pannerAt())?.x, { timeout: 10_000 }).toBeCloseTo(3, 1);
-    // Chrome loads its HRTF data on a low-priority thread (tens of seconds on a loaded CI machine;
-    // this test runs late to give it time); until then voices play unpanned (the HUD says so).
+    // Chrome loads its HRTF data on a background thread when the page makes its first HRTF
+    // panner; until then voices play unpanned (the HUD says so). The mixer's HrtfProbe hears the
+    // moment (about a second here). It used to render an OfflineAudioContext, which could deadlock
+    // Chromium's loader so the data never came: 'loading' for the whole wait (docs/voice.md).
     await expect.poll(async () => (await voiceStats(b)).spatial, { timeout: 120_000 }).toBe('ready');
     expect(await hudText(b)).toMatch(/spatial\s+HRTF/);
     const near = await measureOutput(b, 2);
