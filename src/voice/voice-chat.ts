@@ -48,6 +48,8 @@ const MOVE_EPSILON = 0.02;
 const TURN_EPSILON = 0.02;
 /** Following hearing range, voices move to their avatars' places at most this often (ms). */
 const AVATAR_POSITION_MS = 50;
+/** An avatar id refused as taken is asked for again after this long (ms). */
+const AVATAR_RETRY_MS = 5000;
 
 /**
  * Proximity voice chat for one room: microphone → capture chain (RNNoise, compressor,
@@ -92,6 +94,7 @@ export class VoiceChat {
   private avatarId: number | null;
   private unsubscribeHearing: (() => void) | null = null;
   private avatarPositionsAt = Number.NEGATIVE_INFINITY;
+  private avatarRetry: ReturnType<typeof setTimeout> | null = null;
   private readonly unlockAudio = (): void => void this.context.resume().catch(() => undefined);
 
   constructor(options: VoiceChatOptions = {}) {
@@ -200,6 +203,7 @@ export class VoiceChat {
     this.disposed = true;
     if (this.statsTimer) clearInterval(this.statsTimer);
     this.unsubscribeHearing?.();
+    if (this.avatarRetry !== null) clearTimeout(this.avatarRetry);
     window.removeEventListener('pointerdown', this.unlockAudio);
     window.removeEventListener('keydown', this.unlockAudio);
     this.signaling.close();
@@ -299,6 +303,15 @@ export class VoiceChat {
       if (this.hearing) this.followHearing();
     });
     s.on('bye', ({ from }) => this.mesh.handleBye(from));
+    s.on('error', ({ code }) => {
+      // Our avatar id is still held by a socket of ours that has not gone yet (a reconnect whose
+      // resume did not land): the room reaps it within ~17 s, so ask again until it is ours.
+      if (code !== 'avatar-taken' || this.avatarRetry !== null) return;
+      this.avatarRetry = setTimeout(() => {
+        this.avatarRetry = null;
+        if (!this.disposed && this.avatarId !== null) this.signaling.send({ type: 'avatar', id: this.avatarId });
+      }, AVATAR_RETRY_MS);
+    });
     s.on('offer', ({ from, sdp }) => this.mesh.handleOffer(from, sdp));
     s.on('answer', ({ from, sdp }) => this.mesh.handleAnswer(from, sdp));
     s.on('ice', ({ from, candidate }) => this.mesh.handleIce(from, candidate));
