@@ -17,6 +17,8 @@ export async function withVoicePage<T>(body: (page: Page) => Promise<T>): Promis
   console.log('ready');
   try {
     const page = await browser.newPage({ viewport: { width: 320, height: 240 } });
+    page.on('crash', () => console.error('the voice page crashed'));
+    page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
     // tsx keeps function names with a `__name` helper the page does not have.
     await page.addInitScript({ content: 'window.__name = (f) => f;' });
     await page.goto(`${server.url}/voice.html?join=0`);
