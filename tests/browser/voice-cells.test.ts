@@ -13,29 +13,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, hudText, launchChromium, MEDIA_ARGS, waitForCairn } from '../harness/browser.ts';
 import { countPeerConnections, measurePeer, peerConnectionCensus } from '../harness/voice-page.ts';
 import { speak, writeWav } from '../harness/voice-signals.ts';
+import type { VoiceStats } from '../../src/voice/voice-stats.ts';
 
 const base = inject('serverUrl');
 /** A row of cells no other world test uses (scale.test.ts walks z = 20). */
 const Z = -150;
 const A_X = -100;
 
-/** What the test reads of `cairn.stats.voice` (src/voice/voice-stats.ts). */
-interface VoiceFigures {
-  state: string;
-  id: number | null;
-  follows: string;
-  hearing: number[];
-  hearingReady: boolean;
-  links: number;
-  roomPeers: number;
-  avatarId: number | null;
-  heldOffers: number;
-  byes: { sent: number; received: number };
-  signals: { descriptions: number; candidates: number };
-  peers: Array<{ id: number; role: string; connection: string; packetsIn: number; distance: number | null }>;
-  connections: { created: number; closed: number; open: number; failures: number; lastFailure: string | null };
-  lastSignalingError: string | null;
-}
+/** `cairn.stats.voice`, as JSON. */
+type VoiceFigures = VoiceStats;
 
 const voice = (page: Page): Promise<VoiceFigures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.voice)) as VoiceFigures);
 const netSelf = (page: Page): Promise<number | null> => page.evaluate(() => (window.cairn.stats.net as { selfId: number | null } | undefined)?.selfId ?? null);

@@ -114,3 +114,32 @@ export class VoiceSocket {
 
 /** A small but real-looking SDP (the server only checks it is a string that starts with v=0). */
 export const SAMPLE_SDP = 'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 opus/48000/2\r\n';
+
+/**
+ * A server test's voice rooms: a fresh room name per call (so tests never see each other's
+ * peers) and every socket joined through it, closed by {@link closeAll} after each test.
+ */
+export class VoiceTestRooms {
+  private sockets: VoiceSocket[] = [];
+  private counter = 0;
+
+  constructor(
+    private readonly base: string,
+    private readonly prefix: string,
+  ) {}
+
+  room(prefix = this.prefix): string {
+    return `${prefix}-${process.pid}-${Date.now().toString(36)}-${this.counter++}`;
+  }
+
+  async join(name: string, query = ''): ReturnType<typeof VoiceSocket.join> {
+    const socket = await VoiceSocket.join(this.base, name, query);
+    this.sockets.push(socket);
+    return socket;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all(this.sockets.map((s) => s.close().catch(() => undefined)));
+    this.sockets = [];
+  }
+}

@@ -4,29 +4,16 @@
  * than 16 and relay no positions.
  */
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { VoiceSocket, type Received } from '../harness/voice-socket.ts';
+import { VoiceSocket, VoiceTestRooms, type Received } from '../harness/voice-socket.ts';
 import { VOICE_ROOM_CAPACITY } from '../../server/voice/capacity.ts';
 
-const base = inject('serverUrl');
-let sockets: VoiceSocket[] = [];
-let roomCounter = 0;
-
-function room(prefix = 'voice-avatar'): string {
-  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${roomCounter++}`;
-}
-
-async function join(name: string, query = ''): Promise<Awaited<ReturnType<typeof VoiceSocket.join>>> {
-  const socket = await VoiceSocket.join(base, name, query);
-  sockets.push(socket);
-  return socket;
-}
+const rooms = new VoiceTestRooms(inject('serverUrl'), 'voice-avatar');
+const room = (prefix?: string): string => rooms.room(prefix);
+const join = (name: string, query = ''): ReturnType<typeof rooms.join> => rooms.join(name, query);
 
 const ofType = (type: string) => (m: Received) => m.type === type;
 
-afterEach(async () => {
-  await Promise.all(sockets.map((s) => s.close().catch(() => undefined)));
-  sockets = [];
-});
+afterEach(() => rooms.closeAll());
 
 describe('VoiceRoom avatar ids (real workerd)', () => {
   it('announces an avatar id to everyone else, keeps it in the roster, and carries changes and withdrawal', async () => {

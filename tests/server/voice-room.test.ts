@@ -1,28 +1,15 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { SAMPLE_SDP, VoiceSocket, type Received } from '../harness/voice-socket.ts';
+import { SAMPLE_SDP, VoiceSocket, VoiceTestRooms, type Received } from '../harness/voice-socket.ts';
 import { MAX_MESSAGE_BYTES, PING_TEXT } from '../../src/voice/protocol/signaling.ts';
 
+const rooms = new VoiceTestRooms(inject('serverUrl'), 'voice-test');
 const base = inject('serverUrl');
-let sockets: VoiceSocket[] = [];
-let roomCounter = 0;
-
-/** A fresh room per test, so tests never see each other's peers. */
-function room(): string {
-  return `voice-test-${process.pid}-${Date.now().toString(36)}-${roomCounter++}`;
-}
-
-async function join(name: string, query = ''): Promise<Awaited<ReturnType<typeof VoiceSocket.join>>> {
-  const socket = await VoiceSocket.join(base, name, query);
-  sockets.push(socket);
-  return socket;
-}
+const room = (prefix?: string): string => rooms.room(prefix);
+const join = (name: string, query = ''): ReturnType<typeof rooms.join> => rooms.join(name, query);
 
 const ofType = (type: string) => (m: Received) => m.type === type;
 
-afterEach(async () => {
-  await Promise.all(sockets.map((s) => s.close().catch(() => undefined)));
-  sockets = [];
-});
+afterEach(() => rooms.closeAll());
 
 describe('VoiceRoom signaling relay (real workerd)', () => {
   it('sends each new peer the roster with last positions, and announces joins', async () => {
