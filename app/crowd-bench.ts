@@ -176,9 +176,9 @@ export async function startBench(): Promise<void> {
 
   // One crowd for every run, as a page keeps one while its population changes: the clips are
   // baked and the pipelines compiled once (not timed), each run starts from an empty crowd.
-  // `liveEnter=…&liveExit=…&maxLive=…` override the crowd's LOD defaults (to see what the live path costs).
+  // `liveEnter=…&liveExit=…&maxLive=…&fullRateDistance=…&rateBand=…` override the crowd's LOD defaults (to see what the live path costs).
   const lod: Record<string, number> = {};
-  for (const key of ['liveEnter', 'liveExit', 'maxLive'] as const) if (params.has(key)) lod[key] = Number(params.get(key));
+  for (const key of ['liveEnter', 'liveExit', 'maxLive', 'fullRateDistance', 'rateBand'] as const) if (params.has(key)) lod[key] = Number(params.get(key));
   const crowd = new Crowd({ template, device, capacity: Math.max(...counts), castShadow: false, lod });
   const runCairn = async (count: number): Promise<BenchRow> => {
     crowd.clear();

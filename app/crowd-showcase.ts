@@ -2,8 +2,9 @@
  * The crowd showcase: synthetic peers walking, idling and dancing over the terrain around the
  * player, a count control (0–1000, or `?count=N`), and bring-your-own character (`?model=URL`,
  * drag-and-drop, or the file button). A bad model gets a clear message and the crowd keeps going.
+ * `?liveEnter=M&liveExit=M` widen or narrow the live radius (default 8 m / 12 m, see lod-policy.ts).
  */
-import { CrowdTemplateError, loadCrowdTemplateFromFile, loadCrowdTemplateFromUrl, MAX_SYNTHETIC_PEERS, StageCrowd, type LoadPhase } from '../src/crowd/index.ts';
+import { CrowdTemplateError, resolveLod, type LodOptions, loadCrowdTemplateFromFile, loadCrowdTemplateFromUrl, MAX_SYNTHETIC_PEERS, StageCrowd, type LoadPhase } from '../src/crowd/index.ts';
 import { createWorld, showNotice } from '../src/world/index.ts';
 
 const STYLE = `
@@ -25,6 +26,7 @@ export async function startShowcase(): Promise<void> {
   const spawn = world.player.state;
   const stageCrowd = new StageCrowd(world, {
     heightmap: world.heightmap,
+    lod: lodFromParams(params),
     // In front of the player (the camera starts looking north, −Z), near and far.
     peers: { seed: Number(params.get('seed') ?? 7), centerX: spawn.x, centerZ: spawn.z - 30, radius: 38, moving: params.get('still') !== '1' },
     count: 0,
@@ -154,4 +156,17 @@ function installDrop(onFile: (file: File) => void): void {
     const file = event.dataTransfer?.files?.[0];
     if (file) onFile(file);
   });
+}
+
+/** `?liveEnter=&liveExit=` as LOD options; a pair that breaks the rules gets a notice and the defaults. */
+function lodFromParams(params: URLSearchParams): LodOptions {
+  const lod: LodOptions = {};
+  for (const key of ['liveEnter', 'liveExit'] as const) if (params.has(key)) lod[key] = Number(params.get(key));
+  try {
+    resolveLod(lod);
+    return lod;
+  } catch (error) {
+    showNotice({ level: 'warn', title: 'Live radius ignored', detail: `${(error as Error).message}; using the defaults` });
+    return {};
+  }
 }

@@ -18,8 +18,8 @@ const frames = process.env.CROWD_FRAMES ?? '8';
 const rounds = process.env.CROWD_ROUNDS ?? '2';
 const webgl = process.env.CROWD_WEBGL === '1' ? '&webgl=1' : '';
 const bigFrom = process.env.CROWD_BIG_FROM ?? '500';
-// CROWD_LOD=liveEnter=10,liveExit=14,maxLive=0 overrides the crowd's LOD defaults.
-const lod = (process.env.CROWD_LOD ?? '').split(',').filter((kv) => /^(liveEnter|liveExit|maxLive)=\d+(\.\d+)?$/.test(kv)).map((kv) => `&${kv}`).join('');
+// CROWD_LOD=liveEnter=10,liveExit=14,maxLive=0,fullRateDistance=8,rateBand=6 overrides the crowd's LOD defaults.
+const lod = (process.env.CROWD_LOD ?? '').split(',').filter((kv) => /^(liveEnter|liveExit|maxLive|fullRateDistance|rateBand)=\d+(\.\d+)?$/.test(kv)).map((kv) => `&${kv}`).join('');
 
 const started = Date.now();
 const assets = buildPages();

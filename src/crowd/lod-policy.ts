@@ -6,17 +6,17 @@
  */
 
 export interface LodOptions {
-  /** A visible baked avatar closer than this (metres) becomes live. Default 14. */
+  /** A visible baked avatar closer than this (metres) becomes live. Default 8. */
   liveEnter?: number;
-  /** A live avatar farther than this becomes baked again. Must exceed `liveEnter`. Default 20. */
+  /** A live avatar farther than this becomes baked again. Must exceed `liveEnter`. Default 12. */
   liveExit?: number;
   /** Most avatars live at once (the live bone buffer's budget). Default 48. */
   maxLive?: number;
   /** Seconds an avatar stays in a mode before it may switch back. Default 0.6. */
   minDwell?: number;
-  /** Live avatars this close run their mixer every frame. Default 8. */
+  /** Live avatars this close run their mixer every frame. Default 10. */
   fullRateDistance?: number;
-  /** Each further band this wide (metres) adds one frame to the update interval. Default 6. */
+  /** Each further band this wide (metres) adds one frame to the update interval. Default 4. */
   rateBand?: number;
   /** Longest interval (frames) for a visible live avatar. Default 4. */
   maxVisibleInterval?: number;
@@ -26,13 +26,22 @@ export interface LodOptions {
 
 export type ResolvedLodOptions = Required<LodOptions>;
 
+/**
+ * Why live only within 8 m: a live avatar shows the pose of its last mixer update, so one updated
+ * every 2nd frame animates in visible steps, while a baked avatar interpolates between its 30 fps
+ * frames on every frame. A live avatar at a reduced rate therefore looks worse than a baked one
+ * and costs more; live pays only where its mixer runs every frame. `fullRateDistance` covers the
+ * whole enter radius and the hysteresis band up to 10 m; only a live avatar on its way out
+ * (10–12 m) or off-screen runs slower. Widen `liveEnter`/`liveExit` when the live path must do
+ * what the baked one cannot (e.g. per-avatar additive layers); the rate then falls with distance.
+ */
 export const DEFAULT_LOD: ResolvedLodOptions = {
-  liveEnter: 14,
-  liveExit: 20,
+  liveEnter: 8,
+  liveExit: 12,
   maxLive: 48,
   minDwell: 0.6,
-  fullRateDistance: 8,
-  rateBand: 6,
+  fullRateDistance: 10,
+  rateBand: 4,
   maxVisibleInterval: 4,
   culledInterval: 12,
 };

@@ -133,7 +133,9 @@ describe('the crowd page on WebGPU', () => {
     page.setDefaultTimeout(150_000);
     errors = collectPageErrors(page);
     // still=1: peers stand where they are (they still animate), so screenshots compare cleanly.
-    await page.goto(`${base}/crowd.html?count=0&still=1`);
+    // The default live radius (8 m) holds at most one or two of these peers; 16 m puts several
+    // live and many baked avatars on screen, so both paths are checked side by side.
+    await page.goto(`${base}/crowd.html?count=0&still=1&liveEnter=16&liveExit=22`);
     await waitForCairn(page, 120_000);
     await page.waitForFunction(() => window.cairn.crowdReady === true, undefined, { timeout: 120_000, polling: 200 });
     // The player is animated too; hide it so every change on screen belongs to the crowd.
