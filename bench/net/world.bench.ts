@@ -15,11 +15,15 @@
  * The peer in the same run: the same walkers in one relay room (coalescing), which is what a
  * world without cells would be. Each row: 3 s warm-up, 10 s measured, 1.5 s drain; the whole run
  * takes 2–3 minutes. `-- --walkers N --cells K` changes the load (N walkers over K×K cells).
+ *
+ * `--server direct` (default) runs the Worker bundle in one workerd through Miniflare, with no
+ * dev proxy in the data path, as on Cloudflare; `--server wrangler` runs it under `wrangler dev`
+ * (proxy workerd + Node), as the tests do. See lib/bench-server.ts.
  */
 import { writeFileSync } from 'node:fs';
-import { startServer } from '../../tests/harness/server.ts';
 import { cellRoom, CELL_SIZE } from '../../src/net/protocol/world.ts';
-import { groupCpuByRole, groupCpuSeconds, loadAverage, machineBusySeconds, processCpuSeconds, wranglerGroup } from './lib/proc-cpu.ts';
+import { serverPathArg, startBenchServer } from './lib/bench-server.ts';
+import { loadAverage, machineBusySeconds, processCpuSeconds } from './lib/proc-cpu.ts';
 import { walk, type WalkResult } from './lib/walkers.ts';
 
 const arg = (name: string, fallback: number): number => {
@@ -42,6 +46,8 @@ const CLOSE_WATCH = !process.argv.includes('--no-close-watch');
 const dumpAt = process.argv.indexOf('--dump');
 /** `--dump rows.csv`: every near delivery of each row, for offline analysis (file name gets the row's layout). */
 const DUMP = dumpAt >= 0 ? process.argv[dumpAt + 1] : undefined;
+/** `--server direct|wrangler`: which path serves the Worker (lib/bench-server.ts). */
+const SERVER_PATH = serverPathArg(process.argv, 'direct');
 const region = { x0: -Math.floor(CELLS / 2) * CELL_SIZE, z0: -Math.floor(CELLS / 2) * CELL_SIZE, size: CELLS * CELL_SIZE };
 
 // Published Cloudflare prices (Workers Paid, developers.cloudflare.com/durable-objects/platform/pricing):
@@ -73,8 +79,8 @@ interface Measured extends WalkResult {
   round: number;
   /** 1-minute load average when the row started and ended. */
   load: [number, number];
-  /** Cores used in the window by: the workerd running the Worker and cells, wrangler's proxy workerd, the walkers (this process), and everything else on the machine. */
-  cores: { workerd: number; proxy: number; walkers: number; others: number };
+  /** Cores used in the window by: the workerd running the Worker and cells, wrangler's proxy workerd (wrangler path only), the server's Node process (wrangler's, or Miniflare's idle host), the walkers (this process), and everything else on the machine. */
+  cores: { workerd: number; proxy: number; node: number; walkers: number; others: number };
   objects: number;
   maxInbound: number;
   meanInbound: number;
@@ -82,8 +88,7 @@ interface Measured extends WalkResult {
   relayCpu: number;
 }
 
-const server = await startServer();
-const group = wranglerGroup(server.port);
+const server = await startBenchServer(SERVER_PATH);
 // Interrupted (Ctrl-C, a timeout): stop the relays too, or wrangler outlives the run in its own group.
 const stopOnSignal = (): void => {
   void server.stop().finally(() => process.exit(130));
@@ -95,6 +100,7 @@ const cellRooms: string[] = [];
 for (let x = region.x0 / CELL_SIZE - 1; x <= region.x0 / CELL_SIZE + CELLS; x++) {
   for (let z = region.z0 / CELL_SIZE - 1; z <= region.z0 / CELL_SIZE + CELLS; z++) cellRooms.push(cellRoom({ x, z }));
 }
+console.log(`server: ${server.description}`);
 console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), 10 Hz${LOCKSTEP ? ' in lockstep' : ' at random phases'}${DEFLATE ? ', permessage-deflate' : ''}${CLOSE_WATCH ? '' : ', every watcher paced'}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
 
 async function measure(label: string, round: number, mode: 'cells' | { room: string }, rooms: string[]): Promise<Measured> {
@@ -103,8 +109,8 @@ async function measure(label: string, round: number, mode: 'cells' | { room: str
   let after = new Map<string, Counters>();
   let cpuStart = 0;
   let cpu = 0;
-  let rolesStart: Record<string, number> = {};
-  const roles: Record<string, number> = {};
+  let rolesStart = server.cpuByRole();
+  const roles = { workerd: 0, proxy: 0, node: 0 };
   let busyStart = 0;
   let busy = 0;
   let selfStart = 0;
@@ -124,15 +130,15 @@ async function measure(label: string, round: number, mode: 'cells' | { room: str
     closeWatch: CLOSE_WATCH,
     onWindow: async (edge) => {
       if (edge === 'start') {
-        cpuStart = groupCpuSeconds(group);
-        rolesStart = groupCpuByRole(group, server.port);
+        cpuStart = server.cpuSeconds();
+        rolesStart = server.cpuByRole();
         busyStart = machineBusySeconds();
         selfStart = processCpuSeconds(process.pid);
         before = await roomCounters(server.url, rooms);
       } else {
-        cpu = groupCpuSeconds(group) - cpuStart;
-        const rolesEnd = groupCpuByRole(group, server.port);
-        for (const role of Object.keys(rolesEnd)) roles[role] = rolesEnd[role]! - (rolesStart[role] ?? 0);
+        cpu = server.cpuSeconds() - cpuStart;
+        const rolesEnd = server.cpuByRole();
+        for (const role of ['workerd', 'proxy', 'node'] as const) roles[role] = rolesEnd[role] - rolesStart[role];
         busy = machineBusySeconds() - busyStart;
         self = processCpuSeconds(process.pid) - selfStart;
         after = await roomCounters(server.url, rooms);
@@ -151,8 +157,9 @@ async function measure(label: string, round: number, mode: 'cells' | { room: str
     load: [loadAtStart, loadAverage()],
     // The readings span the lead, the window and the drain (CPU keeps counting through the drain).
     cores: ((span) => ({
-      workerd: (roles.workerd ?? 0) / span,
-      proxy: (roles.proxy ?? 0) / span,
+      workerd: roles.workerd / span,
+      proxy: roles.proxy / span,
+      node: roles.node / span,
       walkers: self / span,
       others: Math.max(0, busy - cpu - self) / span,
     }))((result.counterSpanMs + 1500) / 1000),
@@ -191,7 +198,7 @@ for (const r of rows) {
   console.log(
     `| ${r.label}${REPEAT > 1 ? ` #${r.round}` : ''} | ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)} | ${r.objects} | ${r.maxInbound.toFixed(0)} · ${r.meanInbound.toFixed(0)} ${r === baseline ? '' : ratio(r.maxInbound, baseline?.maxInbound)} | ${r.maxSends.toFixed(0)} ${r === baseline ? '' : ratio(r.maxSends, baseline?.maxSends)} | ${(r.ratio * 100).toFixed(1)}% | ${r.p50} ms | ${r.p99} ms | ${r.messagesPerSecond.toFixed(0)} ${r === baseline ? '' : ratio(r.messagesPerSecond, baseline?.messagesPerSecond)} | ${(r.relayCpu / (r.windowMs / 1000)).toFixed(2)} | ${cpuPerFrame.toFixed(1)} ${r === baseline ? '' : ratio(cpuPerFrame, baseCpu)} | ${r.hops} |` +
       (r.failed || r.unsent ? ` (${r.failed} walkers failed to join, ${r.unsent} frames unsent)` : '') +
-      ` (generator lag ≤ ${r.generatorLagMs} ms; cores: workerd ${r.cores.workerd.toFixed(2)}, wrangler proxy ${r.cores.proxy.toFixed(2)}, walkers ${r.cores.walkers.toFixed(2)}, rest of the machine ${r.cores.others.toFixed(2)})`,
+      ` (generator lag ≤ ${r.generatorLagMs} ms; cores: workerd ${r.cores.workerd.toFixed(2)}, wrangler proxy ${server.path === 'wrangler' ? r.cores.proxy.toFixed(2) : '—'}, ${server.path === 'wrangler' ? "wrangler's node" : 'miniflare host'} ${r.cores.node.toFixed(2)}, walkers ${r.cores.walkers.toFixed(2)}, rest of the machine ${r.cores.others.toFixed(2)})`,
   );
 }
 for (const r of rows) {

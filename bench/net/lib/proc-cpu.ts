@@ -55,13 +55,16 @@ export function loadAverage(): number {
 }
 
 /**
- * CPU seconds so far of each process in group `pgid`, by role: `wrangler dev` runs a Node
- * process and two workerd processes — the one listening on the public `port` is wrangler's
- * proxy in front of the Worker (absent on Cloudflare), the other runs the Worker and every
- * Durable Object (the relay itself).
+ * CPU seconds so far of each process in group `pgid`, by role: `workerd` (the one running the
+ * Worker and every Durable Object: the relay itself), `proxy` and `node`.
+ *
+ * Under `wrangler dev` (pass its public `proxyPort`) the group is a Node process and two workerd
+ * processes — the one listening on the public port is wrangler's proxy in front of the Worker
+ * (absent on Cloudflare). For the direct path (direct-workerd.ts, no `proxyPort`) the group is
+ * Miniflare's idle Node host and the one workerd, which listens on the public port itself.
  */
-export function groupCpuByRole(pgid: number, port: number): Record<string, number> {
-  const out: Record<string, number> = {};
+export function groupCpuByRole(pgid: number, proxyPort?: number): Record<'workerd' | 'proxy' | 'node', number> {
+  const out = { workerd: 0, proxy: 0, node: 0 };
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
@@ -73,8 +76,8 @@ export function groupCpuByRole(pgid: number, port: number): Record<string, numbe
     } catch {
       continue; // gone
     }
-    const role = !args[0]?.endsWith('workerd') ? 'node+esbuild' : args.some((a) => a.includes(`entry=127.0.0.1:${port}`)) ? 'proxy' : 'workerd';
-    out[role] = (out[role] ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    const role = !args[0]?.endsWith('workerd') ? 'node' : proxyPort !== undefined && args.some((a) => a.includes(`entry=127.0.0.1:${proxyPort}`)) ? 'proxy' : 'workerd';
+    out[role] += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
   }
   return out;
 }
