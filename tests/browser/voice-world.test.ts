@@ -110,4 +110,17 @@ describe('voice in the world page', () => {
     expect(await world.evaluate(() => (window.cairn.voice as { context: AudioContext }).context.state)).toBe('closed');
     expect(errors).toEqual([]);
   });
+
+  it('joins again after leaving: a fresh audio context, HRTF panning, the peer heard', async () => {
+    // The context just closed had finished its HRTF probe: closing it must leave the page (and
+    // the browser) running, and a new one must find the HRTF data again.
+    await world.locator('.cairn-voice button[data-kind="join"]').click();
+    const sw = await waitForPeers(world, 1);
+    const sp = await waitForPeers(peer, 1);
+    expect(sw.audio).toBe('running');
+    await expect.poll(async () => (await voiceStats(world)).spatial, { timeout: 20_000 }).toBe('ready');
+    expect(await measurePeer(world, sp.id!, 2)).toBeGreaterThan(-45);
+    expect(await world.locator('.cairn-voice button[data-kind="join"]').innerText()).toBe('Leave voice');
+    expect(errors).toEqual([]);
+  });
 });

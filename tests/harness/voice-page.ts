@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 export interface VoiceStatsView {
   state: string;
   id: number | null;
+  audio: string;
   reconnects: number;
   lastSignalingError: string | null;
   mic: { state: string; levelDb: number; message: string | null };
