@@ -54,7 +54,9 @@ await withVoicePage(async (page) => {
     COUNTS.map((n): Measured => ({ name: `${n} HRTF voices`, msPerCall: median(main[n]!), calls: 6 * 240 })),
   );
 
-  const audio = await page.evaluate(
+  // Chromium can deadlock an offline render against its HRTF database loader (hrtf-probe.ts,
+  // docs/voice.md): seen about 1 run in 5 here. Fail with a clear message instead of hanging.
+  const run = await withDeadline(120_000, 'the offline HRTF renders did not finish in 120 s: Chromium\'s HRTF loader deadlock (docs/voice.md). Run the benchmark again.', page.evaluate(
     async ({ counts }) => {
       const { VOICE_PANNER } = window.cairn.voiceModule as typeof import('../../src/voice/index.ts');
       const seconds = 4;
@@ -72,16 +74,31 @@ await withVoicePage(async (page) => {
         return performance.now() - start;
       };
       await render(8, 'HRTF'); // warm-up: loads the HRTF database
+      // Without its database Chromium's HRTF panner copies its input to both ears, and the HRTF
+      // rows would time a pass-through: check that broadband noise 1 m to the right is heard louder on the right.
+      const check = new OfflineAudioContext(2, 48_000, 48_000);
+      const noise = check.createBuffer(1, 48_000, 48_000);
+      noise.getChannelData(0).forEach((_, i, data) => (data[i] = Math.sin(i * 12.9898) * 43758.5453 % 1 * 0.5));
+      const probe = new AudioBufferSourceNode(check, { buffer: noise });
+      probe.connect(new PannerNode(check, { ...VOICE_PANNER, panningModel: 'HRTF', positionX: 1 })).connect(check.destination);
+      probe.start();
+      const heard = await check.startRendering();
+      const { rms, toDb, hrtfIsPanning } = window.cairn.voiceModule as typeof import('../../src/voice/index.ts');
+      const ears = [toDb(rms(heard.getChannelData(0))), toDb(rms(heard.getChannelData(1)))] as const;
+      if (!hrtfIsPanning(ears[0], ears[1])) return { error: `HRTF is not panning in this browser (left ${ears[0].toFixed(1)} dB, right ${ears[1].toFixed(1)} dB): its database did not load, so HRTF would be timed as a pass-through` };
       const result: Record<string, number[]> = {};
       for (let round = 0; round < 3; round++) {
         for (const n of counts) {
           for (const model of ['equalpower', 'HRTF'] as const) (result[`${n} ${model}`] ??= []).push((await render(n, model)) / (seconds * 1000));
         }
       }
-      return result;
+      return { result, ild: ears[1] - ears[0] };
     },
     { counts: COUNTS },
-  );
+  ));
+  if ('error' in run) throw new Error(run.error);
+  const audio = run.result;
+  console.log(`\nHRTF check: a source 1 m to the right is ${run.ild.toFixed(1)} dB louder in the right ear (HRTF data loaded)`);
   for (const n of COUNTS) {
     printComparison(
       `audio thread: ${n} voices, render time per second of audio (ms of CPU per ms of sound)`,
@@ -89,3 +106,10 @@ await withVoicePage(async (page) => {
     );
   }
 });
+
+/** `work`, or a rejection with `message` after `ms`. */
+function withDeadline<T>(ms: number, message: string, work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
