@@ -28,7 +28,7 @@ export type ResolvedLodOptions = Required<LodOptions>;
 
 /**
  * Why live only within 8 m: a live avatar shows the pose of its last mixer update, so one updated
- * every 2nd frame animates in visible steps, while a baked avatar interpolates between its 30 fps
+ * every 2nd frame animates in 30 Hz steps, while a baked avatar interpolates between its 30 fps
  * frames on every frame. A live avatar at a reduced rate therefore looks worse than a baked one
  * and costs more; live pays only where its mixer runs every frame. `fullRateDistance` covers the
  * whole enter radius and the hysteresis band up to 10 m; only a live avatar on its way out

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { liveUpdateInterval, planLive, resolveLod, updateDue, wantsLive, type LodCandidate } from '../../../src/crowd/lod-policy.ts';
+import { DEFAULT_LOD, liveUpdateInterval, planLive, resolveLod, updateDue, wantsLive, type LodCandidate } from '../../../src/crowd/lod-policy.ts';
 
 const lod = resolveLod({ liveEnter: 10, liveExit: 14, maxLive: 3, minDwell: 0.5, fullRateDistance: 6, rateBand: 4, maxVisibleInterval: 4, culledInterval: 10 });
 const c = (distance: number, live = false, visible = true, dwell = 10): LodCandidate => ({ distance, live, visible, dwell });
@@ -75,6 +75,17 @@ describe('update-rate decisions', () => {
     expect(liveUpdateInterval(10, true, lod)).toBe(2);
     expect(liveUpdateInterval(11, true, lod)).toBe(3);
     expect(liveUpdateInterval(100, true, lod)).toBe(4);
+  });
+
+  it('by default, every visible avatar that goes live runs its mixer every frame', () => {
+    // A live avatar at a reduced rate steps where a baked one interpolates: the defaults keep live
+    // avatars at full rate from where they go live until well into the hysteresis band.
+    const defaults = resolveLod();
+    expect(defaults).toEqual(DEFAULT_LOD);
+    expect(defaults.fullRateDistance).toBeGreaterThanOrEqual(defaults.liveEnter);
+    for (let d = 0; d <= defaults.fullRateDistance; d += 0.5) expect(liveUpdateInterval(d, true, defaults)).toBe(1);
+    // Only on the way out (between fullRateDistance and liveExit) does the rate fall.
+    expect(liveUpdateInterval(defaults.liveExit, true, defaults)).toBe(2);
   });
 
   it('slows off-screen live avatars to the culled interval, however near', () => {
