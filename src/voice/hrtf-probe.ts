@@ -14,7 +14,8 @@ export interface HrtfProbeOptions {
  * routed only to two meters (and a muted gain, so the graph pulls it). Until Chrome's HRTF
  * database is loaded the panner copies its input to both ears (left = right); once it is loaded
  * the right ear is about 12 dB louder (measured in Chromium 150). The probe then stops and frees
- * its nodes.
+ * its nodes. It also resolves when the *left* ear leads: in a context whose listener was never
+ * oriented (facing −Z) Cairn's "right" is the listener's left, and panning is panning.
  *
  * Why not an OfflineAudioContext render (which waits for the database)? In Chromium the
  * offline render thread waits holding the loader's lock while the loader thread needs that lock

@@ -50,13 +50,18 @@ export function listenerRight(facing: number): { x: number; y: number; z: number
 }
 
 /**
- * Right-ear advantage (dB) that proves HRTF panning for a source 1 m to the listener's right.
- * Before Chrome's HRTF data is loaded an HRTF panner copies its input to both ears (0 dB); once
- * loaded, broadband noise there reads about 12 dB louder on the right (Chromium 150).
+ * Interaural level difference (dB) that proves HRTF panning for a source 1 m to one side of the
+ * listener. Before Chrome's HRTF data is loaded an HRTF panner copies its input to both ears
+ * (0 dB); once loaded, broadband noise there reads about 12 dB louder on that side (Chromium 150).
  */
 export const HRTF_PROBE_MIN_ILD_DB = 3;
 
-/** True when a probe 1 m to the right is heard panned: the right ear louder by {@link HRTF_PROBE_MIN_ILD_DB}. */
+/**
+ * True when a probe beside the listener is heard panned: one ear louder than the other by
+ * {@link HRTF_PROBE_MIN_ILD_DB}. Either ear counts: which side "right" lands on depends on how the
+ * context's listener is turned, and a context no one has oriented faces −Z, where Cairn's
+ * "right" (for +Z forward) is the listener's left. Only equal ears mean no HRTF.
+ */
 export function hrtfIsPanning(leftDb: number, rightDb: number): boolean {
-  return rightDb > -100 && rightDb - leftDb >= HRTF_PROBE_MIN_ILD_DB;
+  return Math.max(leftDb, rightDb) > -100 && Math.abs(rightDb - leftDb) >= HRTF_PROBE_MIN_ILD_DB;
 }

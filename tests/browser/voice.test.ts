@@ -228,6 +228,25 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     await a.evaluate(() => (window.cairn.voicePage as { place(x: number, y: number, z: number, f: number): void }).place(3, 0, 0, 0));
   });
 
+  it('an HrtfProbe in a context no one has oriented still hears HRTF (either ear may lead)', async () => {
+    // Repro: a fresh AudioContext's listener faces −Z, so the probe's "right" (Cairn's +Z-forward
+    // convention) sits on the listener's left. The probe used to wait for a right-ear lead only
+    // and never resolved there (measured L −18.0 dB, R −28.9 dB after 6 s).
+    const heard = await a.evaluate(async () => {
+      const { HrtfProbe } = window.cairn.voiceModule as typeof import('../../src/voice/index.ts');
+      const context = new AudioContext({ sampleRate: 48_000 });
+      await context.resume();
+      const forwardZ = context.listener.forwardZ.value;
+      const probe = new HrtfProbe(context, { intervalMs: 50 });
+      const outcome = await Promise.race([probe.ready.then(() => 'ready'), new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 20 s'), 20_000))]);
+      probe.stop();
+      await context.close();
+      return { outcome, forwardZ };
+    });
+    expect(heard.forwardZ).toBe(-1);
+    expect(heard.outcome).toBe('ready');
+  });
+
   it('a listener without microphone permission hears the room and leaves no connections behind', async () => {
     // Chromium's fake permission UI set to deny: getUserMedia fails with NotAllowedError.
     const c = await browserC.newPage({ viewport: { width: 400, height: 280 } });

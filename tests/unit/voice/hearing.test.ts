@@ -114,11 +114,15 @@ describe('sdpSessionId', () => {
 });
 
 describe('HRTF readiness', () => {
-  it('counts a probe to the right as panned only with a clear right-ear advantage', () => {
+  it('counts a probe beside the listener as panned only with a clear difference between the ears', () => {
     expect(hrtfIsPanning(-18, -6)).toBe(true); // measured once loaded (Chromium 150)
     expect(hrtfIsPanning(-4.9, -4.9)).toBe(false); // not loaded: both ears get the input
     expect(hrtfIsPanning(-120, -120)).toBe(false); // a suspended context: silence
     expect(hrtfIsPanning(-10, -8)).toBe(false);
+    // Mirrored: a listener never oriented faces −Z, and the probe lands on its left (measured
+    // L −18.0, R −28.9 dB in a fresh context); that is HRTF panning too.
+    expect(hrtfIsPanning(-18, -28.9)).toBe(true);
+    expect(hrtfIsPanning(-120, -118)).toBe(false);
   });
 });
 
