@@ -55,10 +55,17 @@ await withVoicePage(async (page) => {
   );
 
   // Chromium can deadlock an offline render against its HRTF database loader (hrtf-probe.ts,
-  // docs/voice.md): seen about 1 run in 5 here. Fail with a clear message instead of hanging.
+  // docs/voice.md): seen about 1 run in 5 here before the realtime warm-up below. Should it
+  // happen anyway, fail with a clear message instead of hanging.
   const run = await withDeadline(120_000, 'the offline HRTF renders did not finish in 120 s: Chromium\'s HRTF loader deadlock (docs/voice.md). Run the benchmark again.', page.evaluate(
     async ({ counts }) => {
-      const { VOICE_PANNER } = window.cairn.voiceModule as typeof import('../../src/voice/index.ts');
+      const { VOICE_PANNER, HrtfProbe } = window.cairn.voiceModule as typeof import('../../src/voice/index.ts');
+      // Load the HRTF database in a realtime context first, and keep that context open while the
+      // offline renders run: an offline render that reaches an HRTF panner before Chromium's
+      // loader thread has started can wait for it forever (hrtf-probe.ts, docs/voice.md).
+      const holder = new AudioContext({ sampleRate: 48_000 });
+      await holder.resume();
+      await new HrtfProbe(holder, { intervalMs: 50 }).ready;
       const seconds = 4;
       const render = async (n: number, model: PanningModelType) => {
         const ctx = new OfflineAudioContext(2, 48_000 * seconds, 48_000);
@@ -73,7 +80,7 @@ await withVoicePage(async (page) => {
         await ctx.startRendering();
         return performance.now() - start;
       };
-      await render(8, 'HRTF'); // warm-up: loads the HRTF database
+      await render(8, 'HRTF'); // warm-up (JIT, the render thread)
       // Without its database Chromium's HRTF panner copies its input to both ears, and the HRTF
       // rows would time a pass-through: check that broadband noise 1 m to the right is heard louder on the right.
       const check = new OfflineAudioContext(2, 48_000, 48_000);
@@ -92,6 +99,7 @@ await withVoicePage(async (page) => {
           for (const model of ['equalpower', 'HRTF'] as const) (result[`${n} ${model}`] ??= []).push((await render(n, model)) / (seconds * 1000));
         }
       }
+      await holder.close();
       return { result, ild: ears[1] - ears[0] };
     },
     { counts: COUNTS },
