@@ -29,11 +29,47 @@ export interface StartServerOptions {
   persistDir?: string;
 }
 
+/** Process groups of servers not stopped yet; killed if this process ends first. */
+const unstopped = new Set<number>();
+
+/**
+ * Kills every unstopped server group when this process exits or is ended by a signal (a
+ * benchmark under `timeout`, Ctrl-C): otherwise its `wrangler dev` and workerd keep running,
+ * holding ports and memory (found: three left from benchmarks killed by `timeout`). A signal
+ * with no other listener is raised again after the kill, so the process still ends as it would have.
+ */
+function killOnExit(pgid: number): void {
+  if (!killOnExit.installed) {
+    killOnExit.installed = true;
+    const killAll = (): void => {
+      for (const group of unstopped) {
+        try {
+          process.kill(-group, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      unstopped.clear();
+    };
+    process.once('exit', killAll);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+      if (process.listenerCount(signal) > 0) continue; // someone else owns it (vitest): 'exit' still runs
+      process.once(signal, () => {
+        killAll();
+        process.kill(process.pid, signal);
+      });
+    }
+  }
+  unstopped.add(pgid);
+}
+killOnExit.installed = false;
+
 /**
  * Starts the real Worker in workerd through `wrangler dev`, serving dist/ and the rooms.
  *
  * wrangler spawns workerd children, so it runs in its own process group (`detached`) and stop()
- * kills the whole group; otherwise a test run would leave a server holding the port.
+ * kills the whole group; otherwise a test run would leave a server holding the port. If this
+ * process ends without stop() (killed by `timeout`, Ctrl-C), the group is killed then.
  */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const port = options.port ?? (await freePort());
@@ -74,7 +110,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   let exited = false;
-  child.on('exit', () => (exited = true));
+  child.on('exit', () => {
+    exited = true;
+    unstopped.delete(child.pid!);
+  });
+  if (child.pid !== undefined) killOnExit(child.pid);
 
   const url = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
