@@ -57,7 +57,7 @@ await withVoicePage(async (page) => {
   // Chromium can deadlock an offline render against its HRTF database loader (hrtf-probe.ts,
   // docs/voice.md): seen about 1 run in 5 here before the realtime warm-up below. Should it
   // happen anyway, fail with a clear message instead of hanging.
-  const run = await withDeadline(120_000, 'the offline HRTF renders did not finish in 120 s: Chromium\'s HRTF loader deadlock (docs/voice.md). Run the benchmark again.', page.evaluate(
+  const run = await withDeadline(120_000, 'loading HRTF and the offline renders did not finish in 120 s (Chromium\'s HRTF loader can deadlock an offline render, docs/voice.md). Run the benchmark again.', page.evaluate(
     async ({ counts }) => {
       const { VOICE_PANNER, HrtfProbe } = window.cairn.voiceModule as typeof import('../../src/voice/index.ts');
       // Load the HRTF database in a realtime context first, and keep that context open while the

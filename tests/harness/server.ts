@@ -31,6 +31,7 @@ export interface StartServerOptions {
 
 /** Process groups of servers not stopped yet; killed if this process ends first. */
 const unstopped = new Set<number>();
+let exitHooksInstalled = false;
 
 /**
  * Kills every unstopped server group when this process exits or is ended by a signal (a
@@ -39,8 +40,8 @@ const unstopped = new Set<number>();
  * with no other listener is raised again after the kill, so the process still ends as it would have.
  */
 function killOnExit(pgid: number): void {
-  if (!killOnExit.installed) {
-    killOnExit.installed = true;
+  if (!exitHooksInstalled) {
+    exitHooksInstalled = true;
     const killAll = (): void => {
       for (const group of unstopped) {
         try {
@@ -62,8 +63,6 @@ function killOnExit(pgid: number): void {
   }
   unstopped.add(pgid);
 }
-killOnExit.installed = false;
-
 /**
  * Starts the real Worker in workerd through `wrangler dev`, serving dist/ and the rooms.
  *
