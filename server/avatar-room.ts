@@ -1,12 +1,13 @@
 import { DROP_REASON_TEXT, CloseCode, type DropReason, type RelayMode, type WelcomeMessage } from '../src/net/protocol/control.ts';
 import { FRAME_BYTES, FRAME_OFFSET, FrameFlag, isRelayableHeader, stampSenderId, writeLeaveFrame } from '../src/net/protocol/frame.ts';
-import { DIRECTORY_ROOM, parseCellCommand, parseCellRoom, type Cell, type CellAck, type CellRole, type WorldDirectory as DirectoryView, type WorldEntry, type WorldHop } from '../src/net/protocol/world.ts';
+import { cellSendPhase, DIRECTORY_ROOM, parseCellCommand, parseCellRoom, SEND_PERIOD_MS, type Cell, type CellAck, type CellRole, type WorldDirectory as DirectoryView, type WorldEntry, type WorldHop } from '../src/net/protocol/world.ts';
 import { TokenBucket } from './avatar/rate-bucket.ts';
 import { CELL_RELAY_OPTIONS, chooseMode, DEFAULT_RELAY_OPTIONS, MAX_CELL_PUBLISHERS, parseRoomRequest, type RelayOptions, type RoomRequest } from './avatar/relay-options.ts';
 import { emptyCounters, type PersistedCounters, type RoomStats } from './avatar/room-stats.ts';
 import { TickBuffer, type TickRecipient } from './avatar/tick-buffer.ts';
 import type { Env } from './env.ts';
 import { HibernatingRoom, type Refusal, type SocketAttachment } from './hibernating-room.ts';
+import { ArrivalTiming } from './world/arrival-timing.ts';
 import { CellGate } from './world/cell-gate.ts';
 import { REPORT_INTERVAL_MS, WorldDirectory, type DirectoryResult } from './world/directory.ts';
 import type { TokenClaims } from './world/token.ts';
@@ -21,7 +22,7 @@ export interface AvatarPeer extends SocketAttachment {
   expiresAt?: number;
   /**
    * World cells, watchers: the player is close to this cell (the `pace` command), so it gets the
-   * cell's frames every tick instead of every {@link RelayOptions.farEvery}-th.
+   * cell's frames every tick instead of every {@link RelayOptions.farIntervalMs}.
    */
   close?: boolean;
 }
@@ -34,6 +35,8 @@ interface Member {
   drops: Record<DropReason, number>;
   noticeAt: Record<DropReason, number>;
   recipient: TickRecipient;
+  /** World cells, publishers: when its frames arrive against the cell's send moment (created on its first frame). */
+  timing: ArrivalTiming | null;
 }
 
 /** What this object is, from its name: a plain room, a world cell, or the world directory. */
@@ -91,8 +94,10 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
   /** World cells: the same frames for close watchers (`pace` close), sent every tick. */
   private readonly closeTick: TickBuffer;
   private tickTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Ticks flushed since this object woke (to pace watchers' deliveries). */
-  private ticks = 0;
+  /** World cells: ids of the publishers whose frames are in the tick (it flushes when all are). */
+  private readonly heard = new Set<number>();
+  /** `Date.now()` when paced watchers last got frames (they get more {@link RelayOptions.farIntervalMs} later). */
+  private farFlushedAt = Number.NEGATIVE_INFINITY;
   private counters: PersistedCounters = emptyCounters();
   private wakes = 0;
   private saveTimer: ReturnType<typeof setTimeout> | null = null;
@@ -257,6 +262,7 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     this.relay(bytes, member, (bytes[FRAME_OFFSET.flags]! & FrameFlag.nearOnly) !== 0);
     this.scheduleSave();
     if (this.room?.kind === 'cell') {
+      this.timeArrival(member, this.room.cell);
       this.sweep(false);
       if (Date.now() - this.lastReport > REREPORT_MS) this.schedulePopulationReport();
     }
@@ -321,6 +327,23 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     this.acknowledge(ws, member.peer);
   }
 
+  /**
+   * Notes when a publisher's frame arrived against the cell's send moment and, every few frames,
+   * tells it how late they typically are when that is more than a few ms (see ArrivalTiming): the
+   * client moves its sends by that, so the cell's players arrive in one tick.
+   */
+  private timeArrival(member: Member, cell: Cell): void {
+    member.timing ??= new ArrivalTiming(cellSendPhase(cell), SEND_PERIOD_MS);
+    const late = member.timing.record(Date.now());
+    if (late === null) return;
+    this.counters.timingNotes++;
+    try {
+      member.ws.send(JSON.stringify({ type: 'timing', lateMs: Math.round(late) }));
+    } catch {
+      // closing
+    }
+  }
+
   private acknowledge(ws: WebSocket, peer: AvatarPeer): void {
     const room = this.room;
     if (room?.kind !== 'cell') return;
@@ -371,6 +394,14 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
       this.flush();
       this.closeTick.add(bytes, key);
     }
+    if (cell && from?.peer.role === 'pub') {
+      this.heard.add(key);
+      // Every player publishing here has sent since the last flush. They send once per period,
+      // at the cell's moment (cellSendPhase), so nothing more is coming: flush now instead of
+      // waiting out the tick. Players sending at random moments rarely all land in one tick, and
+      // for them the tick timer below works as before.
+      if (this.heard.size >= this.publishers()) return this.flush();
+    }
     this.tickTimer ??= setTimeout(() => this.flush(), this.settings.tickMs);
   }
 
@@ -386,16 +417,17 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
   /**
    * Sends the tick's frames: one message per member holding every frame but its own. In a world
    * cell, the cell's own publishers and close watchers get theirs every tick, other watchers from
-   * neighbouring cells every {@link RelayOptions.farEvery}-th tick — or now, with `everyone`
+   * neighbouring cells at most every {@link RelayOptions.farIntervalMs} — or now, with `everyone`
    * (before a socket changes role or pace, so no frame reaches it twice or never).
    */
   private flush(everyone = false): void {
     if (this.tickTimer !== null) clearTimeout(this.tickTimer);
     this.tickTimer = null;
+    this.heard.clear();
     if (this.tick.count === 0 && this.farTick.count === 0 && this.closeTick.count === 0) return;
-    this.ticks++;
     const cell = this.room?.kind === 'cell';
-    const farDue = everyone || !cell || this.ticks % this.settings.farEvery === 0 || this.farTick.count > this.farTick.maxFrames / 2;
+    const now = Date.now();
+    const farDue = everyone || !cell || now - this.farFlushedAt >= this.settings.farIntervalMs || this.farTick.count > this.farTick.maxFrames / 2;
     const near: TickRecipient[] = [];
     const close: TickRecipient[] = [];
     const far: TickRecipient[] = [];
@@ -410,6 +442,7 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     let b = { frames: 0, sends: 0 };
     if (farDue) {
       if (far.length) b = this.farTick.deliver(far);
+      if (this.farTick.count > 0) this.farFlushedAt = now;
       this.farTick.clear();
     }
     this.counters.delivered += a.frames + b.frames + c.frames;
@@ -526,6 +559,7 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
         key: peer.role === 'pub' ? peer.id : 0,
         send: (message) => ws.send(message),
       },
+      timing: null,
     };
   }
 

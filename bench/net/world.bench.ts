@@ -12,9 +12,14 @@
  * load it would carry with 1,000 players spread over the map. docs/scale.md takes the measured
  * per-cell figures to 1,000 and 10,000 players on paper.
  *
- * The peer in the same run: the same walkers in one relay room (coalescing), which is what a
- * world without cells would be. Each row: 3 s warm-up, 10 s measured, 1.5 s drain; the whole run
- * takes 2–3 minutes. `-- --walkers N --cells K` changes the load (N walkers over K×K cells).
+ * The peers in the same run: the cells with every walker sending at a random moment of its own
+ * (as before cells gave their players one send moment, `cellSendPhase`), and the same walkers
+ * in one relay room (coalescing), which is what a world without cells would be. Each row: 3 s
+ * warm-up, 10 s measured, 1.5 s drain; the whole run takes 3–4 minutes. `-- --walkers N --cells
+ * K` changes the load (N walkers over K×K cells); `--sends aligned|random` runs one cell row only.
+ *
+ * `--dump rows.csv` writes every near delivery; `CAIRN_WORKERD_INSPECTOR=<port>` opens the
+ * direct workerd's V8 inspector there (to profile the relay with Chrome DevTools).
  *
  * `--server direct` (default) runs the Worker bundle in one workerd through Miniflare, with no
  * dev proxy in the data path, as on Cloudflare; `--server wrangler` runs it under `wrangler dev`
@@ -41,6 +46,18 @@ const DEFLATE = process.argv.includes('--deflate');
 const REPEAT = Math.max(1, arg('repeat', 1));
 /** `--no-room`: cells only (scanning walker counts). */
 const NO_ROOM = process.argv.includes('--no-room');
+/**
+ * `--sends aligned|random|both` (default both): cell players send at their cell's moment
+ * (`cellSendPhase`, the product default), at random moments (before send moments existed), or one
+ * row of each, side by side.
+ */
+const SENDS = ((): Array<'aligned' | 'random'> => {
+  const at = process.argv.indexOf('--sends');
+  const value = at >= 0 ? process.argv[at + 1] : 'both';
+  if (value === 'both') return ['aligned', 'random'];
+  if (value === 'aligned' || value === 'random') return [value];
+  throw new Error(`--sends must be aligned, random or both, not ${value}`);
+})();
 /** `--no-close-watch`: walkers never ask neighbouring cells for every tick (all watchers paced, as before the pace command). */
 const CLOSE_WATCH = !process.argv.includes('--no-close-watch');
 const dumpAt = process.argv.indexOf('--dump');
@@ -101,9 +118,9 @@ for (let x = region.x0 / CELL_SIZE - 1; x <= region.x0 / CELL_SIZE + CELLS; x++)
   for (let z = region.z0 / CELL_SIZE - 1; z <= region.z0 / CELL_SIZE + CELLS; z++) cellRooms.push(cellRoom({ x, z }));
 }
 console.log(`server: ${server.description}`);
-console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), 10 Hz${LOCKSTEP ? ' in lockstep' : ' at random phases'}${DEFLATE ? ', permessage-deflate' : ''}${CLOSE_WATCH ? '' : ', every watcher paced'}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
+console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), 10 Hz${LOCKSTEP ? ' in lockstep' : ''}, sends ${SENDS.map((m) => (m === 'aligned' ? "at the cell's moment" : 'at random moments')).join(' / ')}${DEFLATE ? ', permessage-deflate' : ''}${CLOSE_WATCH ? '' : ', every watcher paced'}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
 
-async function measure(label: string, round: number, mode: 'cells' | { room: string }, rooms: string[]): Promise<Measured> {
+async function measure(label: string, round: number, mode: 'cells' | { room: string }, rooms: string[], aligned = true): Promise<Measured> {
   const loadAtStart = loadAverage();
   let before = new Map<string, Counters>();
   let after = new Map<string, Counters>();
@@ -128,6 +145,7 @@ async function measure(label: string, round: number, mode: 'cells' | { room: str
     lockstep: LOCKSTEP,
     deflate: DEFLATE,
     closeWatch: CLOSE_WATCH,
+    aligned,
     onWindow: async (edge) => {
       if (edge === 'start') {
         cpuStart = server.cpuSeconds();
@@ -145,7 +163,11 @@ async function measure(label: string, round: number, mode: 'cells' | { room: str
       }
     },
   });
-  if (DUMP) writeFileSync(DUMP.replace(/(\.csv)?$/, `-${mode === 'cells' ? 'cells' : 'room'}.csv`), 'sentMs,latencyMs,path,nearOnly,sender,receiver,senderHop,receiverHop\n' + result.rows.join('\n') + '\n');
+  if (DUMP) {
+    const file = DUMP.replace(/(\.csv)?$/, `-${mode === 'cells' ? 'cells' : 'room'}.csv`);
+    writeFileSync(file, 'sentMs,latencyMs,path,nearOnly,sender,receiver,senderHop,receiverHop\n' + result.rows.join('\n') + '\n');
+    console.log(`dumped ${result.rows.length} near deliveries to ${file} (sentMs counts from epoch ms ${result.windowStartEpochMs})`);
+  }
   // Counters are read outside the latency window (see walk()); rates are over the readings' span.
   const seconds = result.counterSpanMs / 1000;
   const inbound = rooms.map((r) => ((after.get(r)?.received ?? 0) - (before.get(r)?.received ?? 0)) / seconds).filter((v) => v > 0);
@@ -175,7 +197,10 @@ async function measure(label: string, round: number, mode: 'cells' | { room: str
 const rows: Measured[] = [];
 try {
   for (let round = 1; round <= REPEAT; round++) {
-    rows.push(await measure(`cells (${CELL_SIZE} m)`, round, 'cells', cellRooms));
+    for (const sends of SENDS) {
+      rows.push(await measure(`cells (${CELL_SIZE} m), ${sends === 'aligned' ? 'sends at the cell’s moment' : 'sends at random moments'}`, round, 'cells', cellRooms, sends === 'aligned'));
+      await new Promise((r) => setTimeout(r, 2000));
+    }
     if (NO_ROOM) continue;
     await new Promise((r) => setTimeout(r, 2000));
     const room = `bench-world-${run}-${round}`;
@@ -199,6 +224,15 @@ for (const r of rows) {
     `| ${r.label}${REPEAT > 1 ? ` #${r.round}` : ''} | ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)} | ${r.objects} | ${r.maxInbound.toFixed(0)} · ${r.meanInbound.toFixed(0)} ${r === baseline ? '' : ratio(r.maxInbound, baseline?.maxInbound)} | ${r.maxSends.toFixed(0)} ${r === baseline ? '' : ratio(r.maxSends, baseline?.maxSends)} | ${(r.ratio * 100).toFixed(1)}% | ${r.p50} ms | ${r.p99} ms | ${r.messagesPerSecond.toFixed(0)} ${r === baseline ? '' : ratio(r.messagesPerSecond, baseline?.messagesPerSecond)} | ${(r.relayCpu / (r.windowMs / 1000)).toFixed(2)} | ${cpuPerFrame.toFixed(1)} ${r === baseline ? '' : ratio(cpuPerFrame, baseCpu)} | ${r.hops} |` +
       (r.failed || r.unsent ? ` (${r.failed} walkers failed to join, ${r.unsent} frames unsent)` : '') +
       ` (generator lag ≤ ${r.generatorLagMs} ms; cores: workerd ${r.cores.workerd.toFixed(2)}, wrangler proxy ${server.path === 'wrangler' ? r.cores.proxy.toFixed(2) : '—'}, ${server.path === 'wrangler' ? "wrangler's node" : 'miniflare host'} ${r.cores.node.toFixed(2)}, walkers ${r.cores.walkers.toFixed(2)}, rest of the machine ${r.cores.others.toFixed(2)})`,
+  );
+}
+for (let round = 1; round <= REPEAT; round++) {
+  const a = rows.find((r) => r.round === round && r.label.endsWith('moment'));
+  const b = rows.find((r) => r.round === round && r.label.endsWith('random moments'));
+  if (!a || !b) continue;
+  console.log(
+    `\nround ${round}: sends at the cell's moment against random moments, same run — messages into clients ${ratio(a.messagesPerSecond, b.messagesPerSecond)}, sends/s per cell (max) ${ratio(a.maxSends, b.maxSends)}, ` +
+      `workerd cores ${ratio(a.cores.workerd, b.cores.workerd)}, walkers' cores ${ratio(a.cores.walkers, b.cores.walkers)}, p50 ${a.p50} vs ${b.p50} ms, p99 ${a.p99} vs ${b.p99} ms (${ratio(a.p99, b.p99)}), near delivered ${(a.ratio * 100).toFixed(1)}% vs ${(b.ratio * 100).toFixed(1)}%`,
   );
 }
 for (const r of rows) {

@@ -18,13 +18,16 @@ export interface RelayOptions {
   /** Sockets at which `auto` switches to coalescing (and back below `coalesceAt - 2`). Default 8. */
   coalesceAt: number;
   /**
-   * World cells: subscribers watching from a neighbouring cell get their frames every n-th tick
-   * (they are drawn further behind anyway: their peers update at half rate). Cuts the cell's
-   * sends to watchers by n. Watchers that said they stand close (`pace` close: within the
-   * live-detail radius of this cell) are exempt: they get every tick, since up to (n − 1) ticks
-   * more latency is visible on a peer 10 m away. Default 1 (plain rooms have no watchers).
+   * World cells: subscribers watching from a neighbouring cell get their frames at the first tick
+   * at least this many ms after their previous delivery (they are drawn further behind anyway:
+   * their peers update at half rate). With players sending at random moments (a tick every
+   * ~25 ms) that is every 3rd–4th tick; with players sending together (one tick per 100 ms, see
+   * `cellSendPhase`) it is every tick — in time, not in ticks, so lining players up never
+   * slows the watchers down. Watchers that said they stand close (`pace` close: within the
+   * live-detail radius of this cell) are exempt: they get every tick, since the extra wait is
+   * visible on a peer 10 m away. Default 0 (plain rooms have no watchers).
    */
-  farEvery: number;
+  farIntervalMs: number;
 }
 
 export const DEFAULT_RELAY_OPTIONS: RelayOptions = {
@@ -34,12 +37,12 @@ export const DEFAULT_RELAY_OPTIONS: RelayOptions = {
   tickMs: 40,
   mode: 'auto',
   coalesceAt: 8,
-  farEvery: 1,
+  farIntervalMs: 0,
 };
 
 /**
  * World cells always coalesce, on a shorter tick for the players standing in the cell and those
- * watching from close by (50 ms at p99 between neighbours is the target), every 4th tick (100 ms)
+ * watching from close by (50 ms at p99 between neighbours is the target), at most every ~80 ms
  * for the other watchers from the 8 cells around — a watcher's 8 neighbouring cells would
  * otherwise send it 8 × 40 messages a second — and hold the cell's publishers plus everyone
  * watching.
@@ -48,7 +51,7 @@ export const CELL_RELAY_OPTIONS: RelayOptions = {
   ...DEFAULT_RELAY_OPTIONS,
   mode: 'coalesce',
   tickMs: 25,
-  farEvery: 4,
+  farIntervalMs: 80,
   capacity: 320,
 };
 

@@ -24,11 +24,13 @@ export interface RoomStats {
   /** Joins refused (capacity, bad parameters). */
   refused: number;
   dropped: Record<DropReason, number>;
+  /** World cells: notes sent to publishers whose frames arrived off the cell's send moment (`timing`). */
+  timingNotes: number;
 }
 
 /** The counters that persist across evictions (the rest are live figures). */
-export type PersistedCounters = Pick<RoomStats, 'received' | 'delivered' | 'sends' | 'ticks' | 'leaves' | 'refused' | 'dropped'>;
+export type PersistedCounters = Pick<RoomStats, 'received' | 'delivered' | 'sends' | 'ticks' | 'leaves' | 'refused' | 'dropped' | 'timingNotes'>;
 
 export function emptyCounters(): PersistedCounters {
-  return { received: 0, delivered: 0, sends: 0, ticks: 0, leaves: 0, refused: 0, dropped: { text: 0, size: 0, header: 0, rate: 0, role: 0 } };
+  return { received: 0, delivered: 0, sends: 0, ticks: 0, leaves: 0, refused: 0, dropped: { text: 0, size: 0, header: 0, rate: 0, role: 0 }, timingNotes: 0 };
 }

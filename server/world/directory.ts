@@ -67,7 +67,7 @@ export class WorldDirectory {
     // Entering is not a hop: the first hop may follow at once.
     await this.storage.put({ 'world:lastId': id, [`who:${id}`]: { cell, at: 0 } satisfies Whereabouts });
     const token = await signToken(await this.signingKey(), id, cell, now);
-    return { ok: true, value: { id, token, cell, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, cellSize: CELL_SIZE } };
+    return { ok: true, value: { id, token, cell, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, cellSize: CELL_SIZE, serverTime: this.now() } };
   }
 
   /** A token for `to` — the current cell (renewal) or an adjacent one (a hop) — given the current token. */
@@ -84,7 +84,7 @@ export class WorldDirectory {
     if (moving && now - record.at < MIN_HOP_MS) return { ok: false, status: 429, problem: `hopped ${now - record.at} ms ago; at most one hop per ${MIN_HOP_MS} ms` };
     await this.storage.put(`who:${id}`, { cell: to, at: moving ? now : record.at } satisfies Whereabouts);
     const fresh = await signToken(await this.signingKey(), id, to, now);
-    return { ok: true, value: { token: fresh, cell: to, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS } };
+    return { ok: true, value: { token: fresh, cell: to, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, serverTime: this.now() } };
   }
 
   /** A cell's population report (from the cell itself). */

@@ -20,14 +20,22 @@ export interface NetSessionOptions {
   /**
    * Send regular frames from a timer (ms period) rather than only from rendered frames, so a
    * slow or background tab keeps its 10 Hz (browsers throttle timers in background tabs to 1 Hz,
-   * still inside the peers' silence timeout; animation frames stop entirely). 0 turns the timer
-   * off. Default 25.
+   * still inside the peers' silence timeout; animation frames stop entirely). With a timer, the
+   * session also wakes exactly when the next regular frame is due, so frames leave at their
+   * moment (see {@link alignSends}), not up to a rendered frame later. 0 turns both off.
+   * Default 25.
    */
   timerMs?: number;
   /** Within this distance (m) of {@link NetSession.setFocus} avatars are 'live', beyond it 'baked' (+5 m hysteresis). Default 40. */
   liveRadius?: number;
   /** Who voice should connect to (see {@link HearingSet}); updated 4 times a second around the focus. Default: a HearingSet with its defaults. */
   hearing?: HearingOptions;
+  /**
+   * Send regular frames at the moment the transport asks for ({@link FrameTransport.sendPhase}:
+   * in the open world, the moment the cell's other players send too, so the cell forwards them in
+   * one message instead of ~4). Ignored when `publisher.phase` is given. Default true.
+   */
+  alignSends?: boolean;
 }
 
 /** `window.cairn.stats.net`: what the HUD shows and tests assert. */
@@ -103,14 +111,23 @@ export class NetSession {
   private focusX = Number.NaN;
   private focusZ = Number.NaN;
   private timer: ReturnType<typeof setInterval> | null = null;
+  /** One-shot wake-up at the publisher's next due time, and that time. */
+  private dueTimer: ReturnType<typeof setTimeout> | null = null;
+  private dueTimerAt = Number.NaN;
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(options: NetSessionOptions) {
     this.transport = options.transport;
     this.view = options.view;
     this.table = new PeerTable(options.table);
-    this.publisher = new LocalPublisher(options.publisher);
     this.now = options.now ?? (() => performance.now());
+    const transport = this.transport;
+    const aligned = options.alignSends !== false && !options.publisher?.phase && transport.sendPhase;
+    this.publisher = new LocalPublisher({
+      ...options.publisher,
+      // The transport's moment is in Date.now(); poll() runs on this.now(): move it across.
+      ...(aligned ? { phase: () => this.phaseFor(transport.sendPhase?.() ?? null) } : {}),
+    });
     this.liveRadius = options.liveRadius ?? 40;
     this.hearing = new HearingSet(options.hearing);
     this.table.selfId = this.transport.selfId;
@@ -212,6 +229,8 @@ export class NetSession {
   dispose(): void {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
+    if (this.dueTimer !== null) clearTimeout(this.dueTimer);
+    this.dueTimer = null;
     for (const off of this.unsubscribe) off();
     this.table.clear();
     this.transport.dispose();
@@ -219,10 +238,28 @@ export class NetSession {
     this.refreshStats();
   }
 
+  /** A moment of `Date.now()` (ms within the publisher's period) in this session's clock. */
+  private phaseFor(epochPhase: number | null): number | null {
+    if (epochPhase === null) return null;
+    const period = 1000 / this.publisher.rateHz;
+    return (((epochPhase - (Date.now() - this.now())) % period) + period) % period;
+  }
+
   private pump(): void {
     if (!this.latest) return;
-    const frame = this.publisher.poll(this.latest, this.now());
+    const now = this.now();
+    const frame = this.publisher.poll(this.latest, now);
     if (frame) this.transport.send(frame);
+    // Wake when the next frame is due (re-armed only when that moves).
+    const due = this.publisher.nextDueAt;
+    if (this.timer === null || due === this.dueTimerAt || !Number.isFinite(due)) return;
+    if (this.dueTimer !== null) clearTimeout(this.dueTimer);
+    this.dueTimerAt = due;
+    this.dueTimer = setTimeout(() => {
+      this.dueTimer = null;
+      this.dueTimerAt = Number.NaN;
+      this.pump();
+    }, Math.max(0, due - now));
   }
 
   private receive(bytes: Uint8Array): void {

@@ -10,7 +10,7 @@ interface WorldFigures {
   selfId: number | null;
   peers: number;
   frames: number;
-  world: { cell: string | null; subscriptions: number; hops: number; reentries: number };
+  world: { cell: string | null; subscriptions: number; hops: number; reentries: number; sendPhase: number | null; clockOffsetMs: number | null; clockRttMs: number | null; timingCorrectionMs: number; timingNotes: number };
 }
 
 const net = (page: Page): Promise<WorldFigures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.net)) as WorldFigures);
@@ -55,6 +55,33 @@ describe('the open world: spatial cells in the world page', () => {
     expect(fa.world.subscriptions).toBe(9);
     expect((await net(pb)).world.cell).toBe('1:0');
     expect(await hudText(pa)).toMatch(/transport\s+world cells/);
+    // Each page sends at its cell's moment. Server and page share this machine's clock, so the
+    // offset the page reads from the directory's answer is its error, at most half that round
+    // trip (long while the page compiles its shaders); the cell's timing notes then pull the
+    // sends onto the moment: offset + correction ends within a few ms of 0 (mod 100).
+    await expect.poll(async () => (await net(pa)).world.sendPhase, { timeout: 30_000 }).not.toBeNull();
+    const clock = (await net(pa)).world;
+    expect(Math.abs(clock.clockOffsetMs!)).toBeLessThanOrEqual(clock.clockRttMs! / 2 + 1);
+    const residual = async (): Promise<number> => {
+      const w = (await net(pa)).world;
+      return Math.abs(((((w.clockOffsetMs! + w.timingCorrectionMs) % 100) + 150) % 100) - 50);
+    };
+    await expect.poll(residual, { timeout: 30_000 }).toBeLessThanOrEqual(10);
+    // Settled: frames arrive on the moment, so the cell has (almost) nothing more to say — a page
+    // whose notes went unheeded would get one every 0.8 s.
+    const notes = (await net(pa)).world.timingNotes;
+    await pa.waitForTimeout(4000);
+    expect((await net(pa)).world.timingNotes - notes).toBeLessThanOrEqual(1);
+    // Knock the page's sends 30 ms off the moment (as a clock 30 ms wrong would): the cell's
+    // notes pull them back.
+    const before = (await net(pa)).world.timingNotes;
+    await pa.evaluate(() => {
+      (window.cairn.stats.net as { world: { timingCorrectionMs: number } }).world.timingCorrectionMs += 30;
+    });
+    expect(await residual()).toBeGreaterThanOrEqual(20);
+    await expect.poll(residual, { timeout: 30_000 }).toBeLessThanOrEqual(10);
+    expect((await net(pa)).world.timingNotes).toBeGreaterThan(before);
+    expect(await hudText(pa)).toMatch(/send moment\s+\d+ ms into each 100 ms/);
 
     // Three cells apart: neither is in the other's 3×3. Nothing arrives, for several seconds.
     await pa.waitForTimeout(4000);

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { FrameFlag, FrameKind } from '../../src/net/protocol/frame.ts';
-import { cellRoom, type Cell, type WorldDirectory, type WorldEntry, type WorldHop } from '../../src/net/protocol/world.ts';
+import { cellRoom, cellSendPhase, SEND_PERIOD_MS, type Cell, type WorldDirectory, type WorldEntry, type WorldHop } from '../../src/net/protocol/world.ts';
 import { RelayClient, roomStats, settle } from '../harness/net-client.ts';
 import { wsUrl } from '../harness/ws-client.ts';
 
@@ -52,6 +52,8 @@ describe('world cells (real workerd)', () => {
     const entry = await enter(100, -30);
     expect(entry.cell).toEqual({ x: 1, z: -1 });
     expect(entry.cellSize).toBe(64);
+    // The server's clock, for the client's send moment (same machine: within the round trip).
+    expect(Math.abs(entry.serverTime! - Date.now())).toBeLessThan(5000);
     const pub = await join(entry.cell, entry.token, 'pub');
     expect(pub.id).toBe(entry.id); // the world id, not a per-cell counter
     expect(pub.controls('cell')[0]).toMatchObject({ cell: { x: 1, z: -1 }, role: 'pub' });
@@ -96,13 +98,13 @@ describe('world cells (real workerd)', () => {
     expect(bWatchesA.controls<{ reason: string }>('dropped')[0]!.reason).toBe('role');
   });
 
-  it('paces watchers: a neighbouring cell gets every far frame once, in about a quarter of the messages the cell’s own players get', async () => {
+  it('paces watchers: a neighbouring cell gets every far frame once, in a third to a quarter of the messages the cell’s own players get', async () => {
     const sender = await player(60 * 64 + 10, 60 * 64 + 10);
     const resident = await player(60 * 64 + 40, 60 * 64 + 40);
     const watcher = await player(61 * 64 + 10, 60 * 64 + 10, [{ x: 60, z: 60 }]);
     const watching = watcher.subs.get(cellRoom({ x: 60, z: 60 }))!;
     // 20 frames, one per 25 ms cell tick: the resident gets them tick by tick (give or take
-    // timer bunching on a loaded machine); the watcher only every 4th tick.
+    // timer bunching on a loaded machine); the watcher at most every 80 ms (every 3rd–4th tick).
     for (let seq = 1; seq <= 20; seq++) {
       sender.pub.sendFrame({ seq, x: seq });
       await settle(25);
@@ -117,8 +119,46 @@ describe('world cells (real workerd)', () => {
     const residentMessages = resident.pub.binary.length;
     const watcherMessages = watching.binary.length;
     expect(residentMessages).toBeGreaterThanOrEqual(3);
-    // Without pacing both would get the same count; with farEvery = 4, at most about a quarter.
+    // Without pacing both would get the same count; paced, about a third to a quarter.
     expect(watcherMessages).toBeLessThanOrEqual(Math.ceil(residentMessages / 2) + 1);
+  });
+
+  it('paces watchers in time, not ticks: players sending together (one tick per 100 ms) reach a watcher every tick', async () => {
+    const sender = await player(62 * 64 + 10, 62 * 64 + 10);
+    const watcher = await player(63 * 64 + 10, 62 * 64 + 10, [{ x: 62, z: 62 }]);
+    const watching = watcher.subs.get(cellRoom({ x: 62, z: 62 }))!;
+    // What a cell sees when its players send at its moment: one burst, then nothing for 100 ms.
+    // Far-capable frames (no near-only flag), as every other frame of a real player is.
+    for (let seq = 1; seq <= 8; seq++) {
+      sender.pub.sendFrame({ seq, x: seq });
+      await settle(100);
+    }
+    const fromSender = (): number[] => watching.frames().filter((f) => f.senderId === sender.entry.id).map((f) => f.seq);
+    await watching.waitFor(() => fromSender().length === 8, 'the watcher gets all 8 frames');
+    expect(fromSender()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    // Paced by tick count (every 4th tick) it would get them 4 to a message, 400 ms late; paced
+    // by time (80 ms) every 100 ms tick is due. A loaded machine may bunch two frames, not four.
+    expect(watching.binary.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('times its publishers: frames arriving ~30 ms after the cell’s send moment get a timing note saying so', async () => {
+    const cell = { x: 64, z: 62 };
+    const sender = await player(cell.x * 64 + 10, cell.z * 64 + 10);
+    expect(sender.entry.cell).toEqual(cell);
+    const phase = cellSendPhase(cell);
+    // Same machine, same clock: send each frame 30 ms after the moment, 10 a second.
+    for (let seq = 1; seq <= 16; seq++) {
+      const wait = (((phase + 30 - Date.now()) % SEND_PERIOD_MS) + SEND_PERIOD_MS) % SEND_PERIOD_MS;
+      await settle(wait);
+      sender.pub.sendFrame({ seq });
+    }
+    await sender.pub.waitFor(() => sender.pub.controls('timing').length >= 1, 'a timing note');
+    const late = sender.pub.controls<{ lateMs: number }>('timing')[0]!.lateMs;
+    // Loopback adds a ms or two; a loaded machine a few more.
+    expect(late).toBeGreaterThanOrEqual(26);
+    expect(late).toBeLessThanOrEqual(42);
+    const stats = await roomStats(base, cellRoom(cell));
+    expect(stats.timingNotes as number).toBeGreaterThanOrEqual(1);
   });
 
   it('moves publication across a border: hop, publish in the new cell, leave frame in the old', async () => {

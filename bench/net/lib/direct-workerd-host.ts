@@ -25,9 +25,13 @@ const { workerOptions } = unstable_getMiniflareWorkerOptions(resolve(root, 'wran
   overrides: { assets: { directory: assets } },
 });
 
+// `CAIRN_WORKERD_INSPECTOR=<port>`: open workerd's V8 inspector there, to profile the relay (Chrome DevTools / CDP).
+const inspectorPort = process.env.CAIRN_WORKERD_INSPECTOR ? Number(process.env.CAIRN_WORKERD_INSPECTOR) : undefined;
+
 const mf = new Miniflare({
   host: '127.0.0.1',
   port: 0,
+  ...(inspectorPort ? { inspectorPort } : {}),
   // Durable Object storage on disk, like `wrangler dev --persist-to` (not in memory).
   durableObjectsPersist: persist,
   workers: [{ ...(workerOptions as WorkerOptions), name: 'cairn', modules: true, modulesRoot: dirname(bundle), scriptPath: bundle }],

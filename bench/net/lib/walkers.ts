@@ -49,6 +49,13 @@ export interface WalkOptions {
   /** Cells mode: walkers ask close neighbouring cells for every tick (WorldTransport's default). Default true. */
   closeWatch?: boolean;
   /**
+   * Cells mode: each walker sends its regular frames at its cell's moment
+   * (`WorldTransport.sendPhase`, as NetSession does by default), so a cell's players arrive in one
+   * tick. False: at the random phase its clock started with (as before send moments existed).
+   * Default true.
+   */
+  aligned?: boolean;
+  /**
    * Called for the relay's counter and CPU readings: 'start' {@link COUNTER_LEAD_MS} before the
    * latency window opens, 'end' after the drain — outside the window, so the readings (HTTP
    * requests into the relay's objects) cannot delay the frames being timed. Awaited before the
@@ -76,6 +83,8 @@ export interface WalkResult {
   /** Sockets open at the window start (all walkers). */
   sockets: number;
   windowMs: number;
+  /** Wall-clock (epoch) ms when the latency window opened: `sentMs` of the dumped rows counts from here. */
+  windowStartEpochMs: number;
   /** ms of sending covered by the 'start' and 'end' counter readings (divide counter deltas by this). */
   counterSpanMs: number;
   /** Walkers whose transport never opened. */
@@ -223,7 +232,8 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
         const walker: Walker = {
           index,
           transport,
-          publisher: new LocalPublisher({ farRateDivisor: options.mode === 'cells' ? 2 : 1, clock: wallMs }),
+          // The walkers' clock is Date.now()'s (wallMs), the one sendPhase() speaks.
+          publisher: new LocalPublisher({ farRateDivisor: options.mode === 'cells' ? 2 : 1, clock: wallMs, ...(transport instanceof WorldTransport && options.aligned !== false ? { phase: () => transport.sendPhase() } : {}) }),
           x: at.x,
           z: at.z,
           tx: target.x,
@@ -361,6 +371,7 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
     unsent,
     sockets,
     windowMs: measureMs,
+    windowStartEpochMs: windowStart,
     counterSpanMs,
     failed,
     generatorLagMs: lag,

@@ -31,6 +31,14 @@ export interface LocalPublisherOptions {
    * every frame everywhere. State-change frames always go everywhere.
    */
   farRateDivisor?: number;
+  /**
+   * Where in each period regular frames should leave, in the clock of {@link LocalPublisher.poll}'s
+   * `now` (ms modulo the period), asked at every regular frame; null: anywhere. The open world
+   * gives its cell's moment (`WorldTransport.sendPhase`), so a cell's players send together and
+   * the cell forwards them in one message. A new phase moves the schedule at the next frame, by
+   * at most half a period either way. Default: none.
+   */
+  phase?: () => number | null;
 }
 
 /**
@@ -49,10 +57,16 @@ export class LocalPublisher {
   /** States the wire format has no code for (sent as idle). */
   unknownStates = 0;
   private readonly clock: () => number;
+  private readonly phase: (() => number | null) | null;
   private readonly bytes = new Uint8Array(FRAME_BYTES);
   private readonly frame = createFrame();
   private lastSentAt = Number.NEGATIVE_INFINITY;
   private nextDue = Number.NEGATIVE_INFINITY;
+
+  /** When (poll's clock, ms) the next regular frame is due; −Infinity before the first. */
+  get nextDueAt(): number {
+    return this.nextDue;
+  }
   private lastState: number | null = null;
 
   constructor(options: LocalPublisherOptions = {}) {
@@ -60,6 +74,7 @@ export class LocalPublisher {
     this.minIntervalMs = options.minIntervalMs ?? 1000 / 30;
     this.clock = options.clock ?? Date.now;
     this.farRateDivisor = Math.max(1, Math.floor(options.farRateDivisor ?? 1));
+    this.phase = options.phase ?? null;
     if (!(this.rateHz > 0)) throw new RangeError(`LocalPublisher: rateHz must be > 0, got ${this.rateHz}`);
   }
 
@@ -80,7 +95,7 @@ export class LocalPublisher {
     // Keep the average cadence: the next regular frame is one period after the last due time,
     // unless we fell more than a period behind (a stalled tab), then one period from now. A
     // state-change frame leaves the regular schedule alone.
-    if (due) this.nextDue = now - this.nextDue < period ? this.nextDue + period : now + period;
+    if (due) this.nextDue = this.aligned(now - this.nextDue < period ? this.nextDue + period : now + period, period);
     this.lastSentAt = now;
     this.lastState = code;
     const f = this.frame;
@@ -98,5 +113,13 @@ export class LocalPublisher {
     f.timestamp = this.clock() % 0x100000000;
     encodeFrame(f, this.bytes, 0);
     return this.bytes;
+  }
+
+  /** `next` moved to the nearest moment of the wanted phase (at most half a period), if there is one. */
+  private aligned(next: number, period: number): number {
+    const phase = this.phase?.();
+    if (phase === null || phase === undefined || !Number.isFinite(phase)) return next;
+    const offset = (((phase - next) % period) + period) % period;
+    return offset <= period / 2 ? next + offset : next + offset - period;
   }
 }

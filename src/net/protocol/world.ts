@@ -41,6 +41,31 @@ export function cellDistance(a: Cell, b: Cell): number {
 }
 
 /** The cells within `radius` (1: the 3×3) of `center`, center first. */
+/** Regular frames go out every this many ms (10 Hz), and world cells line their players' sends up on it. */
+export const SEND_PERIOD_MS = 100;
+
+/**
+ * When, within each {@link SEND_PERIOD_MS} of the *server's* clock (ms since epoch, modulo the
+ * period), players publishing in `cell` send their regular frames.
+ *
+ * A cell coalesces what arrives within one 25 ms tick into one message per recipient. Players
+ * sending at random moments fill ~4 ticks per period, so every recipient gets ~4 messages a
+ * period from the cell; players sending at the same moment fill one. Sends, not bytes, are what
+ * a relay and its clients pay for, so lining clocks up cuts both by up to 4. Neighbouring cells
+ * get different moments — slot (x mod 3) + 3·(z mod 3), period / 9 apart, so the nine cells of any
+ * 3×3 never share one — which spreads a client's nine incoming streams (and, where several cells
+ * share a machine, their flushes) over the period instead of stacking them.
+ */
+export function cellSendPhase(cell: Cell, periodMs = SEND_PERIOD_MS): number {
+  const slot = (((cell.x % 3) + 3) % 3) + 3 * (((cell.z % 3) + 3) % 3);
+  return (slot * periodMs) / 9;
+}
+
+/** `a` modulo `period`, always in [0, period). */
+export function phaseOf(a: number, period: number): number {
+  return ((a % period) + period) % period;
+}
+
 export function neighbourhood(center: Cell, radius = 1): Cell[] {
   const cells: Cell[] = [{ ...center }];
   for (let dz = -radius; dz <= radius; dz++) {
@@ -135,6 +160,12 @@ export interface WorldEntry {
   /** ms since epoch; renew (hop to the same cell) well before. */
   expiresAt: number;
   cellSize: number;
+  /**
+   * The server's clock (ms since epoch) when it answered: with the request's round trip, the
+   * client's offset from it, so it can send at its cell's {@link cellSendPhase}. Absent from
+   * servers older than this field (the client then sends unaligned).
+   */
+  serverTime?: number;
 }
 
 /** `POST /api/world/hop` answer: a token for the new (adjacent or same) cell. */

@@ -59,6 +59,12 @@ export interface FrameTransport {
   readonly events: Emitter<TransportEvents>;
   /** Sends one 36-byte frame. Returns false (and counts it unsent) when not open. */
   send(frame: Uint8Array): boolean;
+  /**
+   * When, within each period of `Date.now()` (ms, modulo the publisher's period), regular frames
+   * should leave so that they reach the relay together with the other players' and go out in
+   * one message (the open world: `cellSendPhase` in protocol/world.ts). Null, or absent: any moment is as good.
+   */
+  sendPhase?(): number | null;
   /** Closes for good; a leave is sent where the wire allows. */
   dispose(): void;
 }

@@ -1,6 +1,6 @@
 import { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
-import { cellDistance, cellRoom, distanceToCell, neighbourhood, sameCell, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
+import { cellDistance, cellRoom, cellSendPhase, distanceToCell, neighbourhood, phaseOf, sameCell, SEND_PERIOD_MS, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
 import { Backoff, type BackoffOptions } from '../transport/backoff.ts';
 import { emptyTransportStats, type FrameTransport, type TransportEvents, type TransportState, type TransportStats } from '../transport/transport.ts';
 import { WebSocketTransport, type WebSocketConstructor } from '../transport/websocket-transport.ts';
@@ -50,6 +50,22 @@ export interface WorldStats {
   renewals: number;
   /** Neighbouring cells that send this client every tick because it stands close to them (`pace`). */
   closeWatches: number;
+  /**
+   * The server's clock minus this client's `Date.now()` (ms), from the directory's answers (the
+   * one with the shortest round trip wins). Null until the first answer that carries it.
+   */
+  clockOffsetMs: number | null;
+  /** Round trip of the answer {@link clockOffsetMs} came from (ms): its uncertainty is half of it. */
+  clockRttMs: number | null;
+  /** {@link WorldTransport.sendPhase} now (ms within each 100 ms of `Date.now()`), or null. */
+  sendPhase: number | null;
+  /**
+   * How far (ms) the sends were moved on the publication cell's word (`timing` notes: its frames
+   * arrived that late, network delay and clock error together), in (−50, 50].
+   */
+  timingCorrectionMs: number;
+  /** `timing` notes received. */
+  timingNotes: number;
 }
 
 interface CellSocket {
@@ -79,7 +95,7 @@ export class WorldTransport implements FrameTransport {
   readonly target: string;
   readonly stats: TransportStats = emptyTransportStats();
   readonly events = new Emitter<TransportEvents>();
-  readonly world: WorldStats = { cell: null, subscriptions: 0, hops: 0, reentries: 0, hopErrors: 0, lastHopError: null, renewals: 0, closeWatches: 0 };
+  readonly world: WorldStats = { cell: null, subscriptions: 0, hops: 0, reentries: 0, hopErrors: 0, lastHopError: null, renewals: 0, closeWatches: 0, clockOffsetMs: null, clockRttMs: null, sendPhase: null, timingCorrectionMs: 0, timingNotes: 0 };
   state: TransportState = 'connecting';
   selfId: number | null = null;
   /** The cell this client publishes in (acknowledged). */
@@ -97,6 +113,8 @@ export class WorldTransport implements FrameTransport {
   private renewTimer: ReturnType<typeof setInterval> | null = null;
   private disposed = false;
   private position: { x: number; z: number };
+  /** `Date.now()` of the answer the clock offset came from. */
+  private clockAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: WorldTransportOptions) {
     this.options = options;
@@ -155,6 +173,21 @@ export class WorldTransport implements FrameTransport {
     return true;
   }
 
+  /**
+   * When, within each {@link SEND_PERIOD_MS} of `Date.now()`, this client's regular frames
+   * should leave: its publication cell's {@link cellSendPhase} moved from the server's clock to
+   * this one, less what the cell said about how late its frames arrive (`timing` notes). The
+   * cell's other players send at the same moment, so the cell forwards all their frames in one
+   * message per recipient. Null before the cell acknowledged publication or while the server's
+   * clock is unknown.
+   */
+  sendPhase(): number | null {
+    const w = this.world;
+    const phase = this.cell && w.clockOffsetMs !== null ? phaseOf(cellSendPhase(this.cell) - w.clockOffsetMs - w.timingCorrectionMs, SEND_PERIOD_MS) : null;
+    this.world.sendPhase = phase;
+    return phase;
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -166,9 +199,10 @@ export class WorldTransport implements FrameTransport {
 
   // ── Identity and cells ──────────────────────────────────────────────────────────────────────
 
-  private async post<T>(path: string, body: unknown): Promise<T> {
+  private async post<T extends { serverTime?: number }>(path: string, body: unknown): Promise<T> {
     const timeoutMs = this.options.requestTimeoutMs ?? 10_000;
     let response: Response;
+    const sentAt = Date.now();
     try {
       response = await this.fetchImpl(`${this.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
@@ -177,7 +211,25 @@ export class WorldTransport implements FrameTransport {
     }
     const text = await response.text();
     if (!response.ok) throw Object.assign(new Error(`${path}: HTTP ${response.status} ${text.trim()}`), { status: response.status });
-    return JSON.parse(text) as T;
+    const value = JSON.parse(text) as T;
+    this.observeClock(value.serverTime, sentAt, Date.now());
+    return value;
+  }
+
+  /**
+   * Estimates the server's clock from an answer stamped `serverTime`, sent at `sentAt` and read
+   * at `readAt`: the stamp is taken to be mid-way, so the error is at most half the round trip.
+   * The estimate from the shortest round trip so far is kept (a slow answer is a vaguer one);
+   * one older than 5 minutes gives way to any, so a clock that drifts is followed.
+   */
+  private observeClock(serverTime: number | undefined, sentAt: number, readAt: number): void {
+    if (typeof serverTime !== 'number' || !Number.isFinite(serverTime)) return;
+    const rtt = Math.max(0, readAt - sentAt);
+    const stale = readAt - this.clockAt > 300_000;
+    if (this.world.clockRttMs !== null && rtt > this.world.clockRttMs && !stale) return;
+    this.world.clockOffsetMs = Math.round(serverTime - (sentAt + readAt) / 2);
+    this.world.clockRttMs = rtt;
+    this.clockAt = readAt;
   }
 
   private async enter(at: { x: number; z: number }): Promise<void> {
@@ -302,6 +354,14 @@ export class WorldTransport implements FrameTransport {
       if (ack.role === 'pub') this.published(socket.cell);
       this.refreshState();
       this.pace();
+    } else if (control.type === 'timing') {
+      // Only the publication cell times this client's frames; a note from elsewhere is stale.
+      const late = control.lateMs;
+      if (!this.cell || !sameCell(socket.cell, this.cell) || typeof late !== 'number' || !Number.isFinite(late) || Math.abs(late) > SEND_PERIOD_MS / 2) return;
+      this.world.timingNotes++;
+      const moved = phaseOf(this.world.timingCorrectionMs + late + SEND_PERIOD_MS / 2, SEND_PERIOD_MS) - SEND_PERIOD_MS / 2;
+      this.world.timingCorrectionMs = moved === -SEND_PERIOD_MS / 2 ? SEND_PERIOD_MS / 2 : moved;
+      this.sendPhase();
     } else if (control.type === 'refused') {
       this.world.lastHopError = `${cellRoom(socket.cell)} refused ${String(control.command)}: ${String(control.reason)}`;
       this.world.hopErrors++;

@@ -42,4 +42,34 @@ describe('LocalPublisher', () => {
     expect(sent).toBe(5);
     expect(publisher.unknownStates).toBe(5);
   });
+
+  it('lines regular frames up on the phase it is given, follows a new phase within one frame, and keeps 10 Hz', () => {
+    let phase: number | null = 37;
+    const publisher = new LocalPublisher({ phase: () => phase });
+    const sentAt: number[] = [];
+    const step = 1000 / 60;
+    for (let frame = 0; frame < 1200; frame++) {
+      const now = 5 + frame * step;
+      if (frame === 600) phase = 81;
+      if (publisher.poll(pose('walk'), now)) sentAt.push(now);
+    }
+    const first = sentAt.filter((t) => t < 5 + 600 * step);
+    const later = sentAt.filter((t) => t > 5 + 600 * step + 200);
+    // Each frame leaves at the first poll at or after a moment of the phase: within one 60 fps frame.
+    for (const t of first.slice(1)) expect((t - 37 + 1000) % 100).toBeLessThan(step);
+    for (const t of later) expect((t - 81 + 1000) % 100).toBeLessThan(step);
+    // The rate is kept (20 s at 10 Hz), and moving the phase never bunches two frames together.
+    expect(sentAt.length).toBeGreaterThanOrEqual(198);
+    expect(sentAt.length).toBeLessThanOrEqual(201);
+    const gaps = sentAt.slice(1).map((t, i) => t - sentAt[i]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(50 - step);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(150 + step);
+  });
+
+  it('sends unaligned while the phase is unknown (null), as without one', () => {
+    const publisher = new LocalPublisher({ phase: () => null });
+    const sentAt: number[] = [];
+    for (let t = 3; t < 1000; t += 5) if (publisher.poll(pose('walk'), t)) sentAt.push(t);
+    expect(sentAt).toEqual([3, 103, 203, 303, 403, 503, 603, 703, 803, 903]);
+  });
 });

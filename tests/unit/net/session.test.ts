@@ -1,9 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MixerAnimationDriver } from '../../../src/anim/mixer-driver.ts';
 import { createFrame, encodeFrame, FRAME_BYTES, stampSenderId } from '../../../src/net/protocol/frame.ts';
 import { NetSession } from '../../../src/net/net-session.ts';
 import { BroadcastTransport } from '../../../src/net/transport/broadcast-transport.ts';
 import { openTransport } from '../../../src/net/transport/open-transport.ts';
+import { emptyTransportStats, type FrameTransport, type TransportEvents } from '../../../src/net/transport/transport.ts';
+import { Emitter } from '../../../src/core/emitter.ts';
 import { HumanoidPeerView } from '../../../src/net/view/humanoid-peer-view.ts';
 import type { RemoteAvatar, RemotePeerView } from '../../../src/net/view/remote-peer-view.ts';
 import { Group } from 'three';
@@ -137,5 +139,50 @@ describe('remote avatars: the animation request fix (regression)', () => {
     now += 300;
     session.update(0.016);
     expect(driver.clip?.name).toBe('run');
+  });
+});
+
+describe('NetSession sends when the transport asks (open-world cells)', () => {
+  /** A transport that records when (Date.now()) frames leave and asks for a moment within each 100 ms. */
+  function timedTransport(phase: () => number | null): FrameTransport & { sentAt: number[] } {
+    const sentAt: number[] = [];
+    return {
+      kind: 'world',
+      target: 'test',
+      state: 'open',
+      selfId: 1,
+      stats: emptyTransportStats(),
+      events: new Emitter<TransportEvents>(),
+      sentAt,
+      send: () => (sentAt.push(Date.now()), true),
+      sendPhase: phase,
+      dispose: () => undefined,
+    };
+  }
+
+  it('moves the transport’s moment (Date.now) into its own clock and sends on it; alignSends: false ignores it', () => {
+    vi.useFakeTimers({ now: 1_800_000_000_003 });
+    try {
+      const run = (alignSends: boolean): number[] => {
+        const transport = timedTransport(() => 40);
+        // The session's clock is 12,345.6 ms off Date.now(), as performance.now() is.
+        const session = new NetSession({ transport, view: new RecordingView(), timerMs: 25, now: () => Date.now() - 12_345.6, alignSends });
+        session.setLocalPose({ x: 0, y: 0, z: 0, facing: 0, speed: 0, state: 'idle' });
+        vi.advanceTimersByTime(2000);
+        session.dispose();
+        return transport.sentAt;
+      };
+      const aligned = run(true);
+      expect(aligned.length).toBeGreaterThanOrEqual(19);
+      expect(aligned.length).toBeLessThanOrEqual(21);
+      // After the first frame, each leaves at x40 ms of Date.now(): the session wakes when a frame
+      // is due, not at its next 25 ms pump.
+      for (const t of aligned.slice(1)) expect((t - 40) % 100).toBeLessThan(2);
+      const free = run(false);
+      expect(Math.abs(free.length - aligned.length)).toBeLessThanOrEqual(1);
+      expect(free.slice(1).some((t) => (t - 40) % 100 >= 2)).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

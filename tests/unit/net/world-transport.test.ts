@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WorldTransport } from '../../../src/net/world/world-transport.ts';
+import { cellSendPhase, phaseOf } from '../../../src/net/protocol/world.ts';
 import type { WebSocketConstructor } from '../../../src/net/transport/websocket-transport.ts';
 
 /**
@@ -40,6 +41,59 @@ function scripted(): { fetch: typeof fetch; answer(status: number, body: unknown
 
 const entry = { id: 5, token: 'tok', cell: { x: 0, z: 0 }, cellSize: 64, expiresAt: Date.now() + 120_000 };
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('WorldTransport send moment', () => {
+  it('learns the server clock from the directory’s answer and sends at its cell’s moment in local time', async () => {
+    const h = scripted();
+    const world = new WorldTransport({ origin: 'http://127.0.0.1:1', start: { x: 70, z: 10 }, fetch: h.fetch, WebSocket: h.WebSocket });
+    expect(world.sendPhase()).toBeNull();
+    const started = world.start();
+    await tick();
+    // The server's clock runs 5,000 ms ahead of this one; the answer comes back at once.
+    h.answer(200, { ...entry, cell: { x: 1, z: 0 }, serverTime: Date.now() + 5000 });
+    expect(await started).toBe(true);
+    // The stamp is taken to be mid-way through the round trip: wrong by at most half of it.
+    expect(world.world.clockRttMs).not.toBeNull();
+    expect(Math.abs(world.world.clockOffsetMs! - 5000)).toBeLessThanOrEqual(world.world.clockRttMs! / 2 + 1);
+    const offset = world.world.clockOffsetMs!;
+    // No publication acknowledged yet: no moment.
+    expect(world.sendPhase()).toBeNull();
+    // Once cell 1:0 acknowledges (its socket's 'cell' control), the moment is its phase on this clock.
+    (world as unknown as { cell: { x: number; z: number } }).cell = { x: 1, z: 0 };
+    expect(world.sendPhase()).toBeCloseTo(phaseOf(cellSendPhase({ x: 1, z: 0 }) - offset, 100), 9);
+    expect(world.world.sendPhase).toBe(world.sendPhase());
+    // The cell says its frames arrive 12 ms late: the moment moves 12 ms earlier. A note from a
+    // cell it does not publish in, or out of range, is ignored.
+    const before = world.sendPhase()!;
+    const onControl = (cell: { x: number; z: number }, control: unknown): void => (world as unknown as { onControl(s: unknown, c: unknown): void }).onControl({ cell }, control);
+    onControl({ x: 1, z: 0 }, { type: 'timing', lateMs: 12 });
+    expect(world.world.timingNotes).toBe(1);
+    expect(world.world.timingCorrectionMs).toBe(12);
+    expect(world.sendPhase()).toBeCloseTo(phaseOf(before - 12, 100), 9);
+    onControl({ x: 2, z: 0 }, { type: 'timing', lateMs: 30 });
+    onControl({ x: 1, z: 0 }, { type: 'timing', lateMs: 75 });
+    onControl({ x: 1, z: 0 }, { type: 'timing', lateMs: 'soon' });
+    expect(world.world.timingNotes).toBe(1);
+    // Corrections add up around the period: 12 + 45 = 57 is −43.
+    onControl({ x: 1, z: 0 }, { type: 'timing', lateMs: 45 });
+    expect(world.world.timingCorrectionMs).toBe(-43);
+    expect(world.sendPhase()).toBeCloseTo(phaseOf(before - 57, 100), 9);
+    world.dispose();
+  });
+
+  it('sends unaligned when the server does not say its time (an older Worker)', async () => {
+    const h = scripted();
+    const world = new WorldTransport({ origin: 'http://127.0.0.1:1', start: { x: 10, z: 10 }, fetch: h.fetch, WebSocket: h.WebSocket });
+    const started = world.start();
+    await tick();
+    h.answer(200, entry);
+    expect(await started).toBe(true);
+    (world as unknown as { cell: { x: number; z: number } }).cell = { x: 0, z: 0 };
+    expect(world.world.clockOffsetMs).toBeNull();
+    expect(world.sendPhase()).toBeNull();
+    world.dispose();
+  });
+});
 
 describe('WorldTransport lifecycle', () => {
   it('disposed while entering: the answer arrives later and opens no cell socket', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CellGate } from '../../../server/world/cell-gate.ts';
 import { importTokenKey, randomTokenKey, signToken, TOKEN_TTL_MS, verifyToken } from '../../../server/world/token.ts';
-import { cellAt, cellDistance, cellRoom, neighbourhood, parseCellCommand, parseCellRoom } from '../../../src/net/protocol/world.ts';
+import { cellAt, cellDistance, cellRoom, cellSendPhase, neighbourhood, parseCellCommand, parseCellRoom, phaseOf, SEND_PERIOD_MS } from '../../../src/net/protocol/world.ts';
 import { CellTracker } from '../../../src/net/world/cell-tracker.ts';
 import { HearingSet } from '../../../src/net/world/hearing.ts';
 import { createFrame, decodeFrame, FrameFlag } from '../../../src/net/protocol/frame.ts';
@@ -21,6 +21,25 @@ describe('cells', () => {
     expect(around[0]).toEqual({ x: 0, z: 0 });
     expect(new Set(around.map(cellRoom)).size).toBe(9);
     expect(Math.max(...around.map((c) => cellDistance(c, { x: 0, z: 0 })))).toBe(1);
+  });
+
+  it('gives the nine cells of every 3×3 nine different send moments, a ninth of a period apart', () => {
+    for (let cx = -7; cx <= 7; cx++) {
+      for (let cz = -7; cz <= 7; cz++) {
+        const phases = neighbourhood({ x: cx, z: cz }).map((c) => cellSendPhase(c));
+        expect(new Set(phases).size).toBe(9);
+        for (const p of phases) {
+          expect(p).toBeGreaterThanOrEqual(0);
+          expect(p).toBeLessThan(SEND_PERIOD_MS);
+        }
+        const sorted = [...phases].sort((a, b) => a - b);
+        for (let i = 1; i < 9; i++) expect(sorted[i]! - sorted[i - 1]!).toBeCloseTo(SEND_PERIOD_MS / 9, 9);
+      }
+    }
+    expect(cellSendPhase({ x: 0, z: 0 })).toBe(0);
+    expect(cellSendPhase({ x: -1, z: 0 })).toBeCloseTo((2 * SEND_PERIOD_MS) / 9, 9);
+    expect(phaseOf(-30, 100)).toBe(70);
+    expect(phaseOf(250, 100)).toBe(50);
   });
 
   it('moves publication only past the hysteresis margin (walking along a border does not thrash)', () => {

@@ -1,0 +1,74 @@
+/**
+ * How late a world cell's publisher's frames arrive against the cell's send moment
+ * (`cellSendPhase`), and when to tell it so.
+ *
+ * Players line their sends up on their cell's moment so that the cell forwards them in one
+ * message per recipient. A client can only guess the moment from the server's clock (one HTTP
+ * round trip, easily tens of ms off under load or across the internet), and what matters is not
+ * when it sends but when its frames *arrive*, one-way delay included. The cell sees that directly,
+ * without decoding a byte: the arrival time of each binary message. So the cell keeps the last few
+ * arrivals of each publisher and, when they are typically more than a few ms off the moment, tells
+ * it by how much (`{"type":"timing","lateMs":n}`); the client moves its moment by that. A closed
+ * loop: it corrects clock offset, network delay and the client's own scheduling together.
+ *
+ * Pure: no sockets, no clock of its own.
+ */
+
+/** Arrivals gathered before each verdict (at 10 frames a second, ~0.8 s). */
+export const TIMING_SAMPLES = 8;
+/** Typical lateness (ms) below which nothing is said. */
+export const TIMING_TOLERANCE_MS = 4;
+
+/** How many ms after the moment `phase` (modulo `period`) the time `at` falls, in (−period/2, period/2]. */
+export function lateness(at: number, phase: number, period: number): number {
+  const late = (((at - phase) % period) + period) % period;
+  return late > period / 2 ? late - period : late;
+}
+
+/**
+ * How late `samples` (each in (−period/2, period/2]) say the sender is: their second earliest,
+ * read around their circular mean so that arrivals straddling the half-period mark (+49 and −49
+ * are 2 ms apart, not 98) are read right. The early edge, not the middle: a busy relay or network
+ * only ever makes a frame later, so the earliest arrivals carry the least queueing — a median
+ * would chase the relay's own backlog. The second, not the first, so that one frame sent off
+ * schedule (an animation-state change goes at once) is not taken for the edge.
+ */
+export function typicalLateness(samples: readonly number[], period: number): number {
+  if (samples.length === 0) return 0;
+  let sin = 0;
+  let cos = 0;
+  for (const s of samples) {
+    const angle = (2 * Math.PI * s) / period;
+    sin += Math.sin(angle);
+    cos += Math.cos(angle);
+  }
+  const centre = (Math.atan2(sin, cos) * period) / (2 * Math.PI);
+  const around = samples.map((s) => centre + lateness(s, centre, period)).sort((a, b) => a - b);
+  return lateness(around[Math.min(1, around.length - 1)]!, 0, period);
+}
+
+/** One publisher's arrivals in one cell. */
+export class ArrivalTiming {
+  private readonly samples: number[] = [];
+
+  constructor(
+    /** The cell's send moment, ms within each period of the server's clock. */
+    readonly phase: number,
+    readonly period: number,
+    readonly samplesPerVerdict = TIMING_SAMPLES,
+    readonly toleranceMs = TIMING_TOLERANCE_MS,
+  ) {}
+
+  /**
+   * Records a frame arriving at `at` (server ms since epoch). Every {@link samplesPerVerdict}
+   * frames, returns how late they typically were (ms; negative: early) when that is beyond the
+   * tolerance — what to tell the publisher — else null.
+   */
+  record(at: number): number | null {
+    this.samples.push(lateness(at, this.phase, this.period));
+    if (this.samples.length < this.samplesPerVerdict) return null;
+    const late = typicalLateness(this.samples, this.period);
+    this.samples.length = 0;
+    return Math.abs(late) > this.toleranceMs ? late : null;
+  }
+}

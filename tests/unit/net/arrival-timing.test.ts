@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { ArrivalTiming, lateness, TIMING_SAMPLES, typicalLateness } from '../../../server/world/arrival-timing.ts';
+
+describe('ArrivalTiming (a cell timing its publishers’ arrivals)', () => {
+  it('reads lateness around the moment, in (−period/2, period/2]', () => {
+    expect(lateness(1_000_030, 20, 100)).toBe(10);
+    expect(lateness(1_000_015, 20, 100)).toBe(-5);
+    expect(lateness(1_000_070, 20, 100)).toBe(50);
+    expect(lateness(1_000_071, 20, 100)).toBe(-49);
+  });
+
+  it('reads the early edge (second earliest) around the circular mean: ±49 straddles the half-period mark, queueing and one stray frame move nothing', () => {
+    expect(typicalLateness([49, -49, 48, -48, 49, -49], 100)).toBe(49);
+    // Eight frames sent 12 ms late; four of them queued behind the relay's own work (+20 … +35 ms)
+    // and one sent off schedule (a state change) 40 ms early.
+    expect(typicalLateness([12, 32, 13, 47, 12, -40, 40, 14], 100)).toBe(12);
+    expect(typicalLateness([], 100)).toBe(0);
+  });
+
+  it('says how late every few frames, only when beyond the tolerance', () => {
+    const timing = new ArrivalTiming(30, 100);
+    const base = 1_800_000_000_000; // ≡ 0 (mod 100)
+    const verdicts: Array<number | null> = [];
+    for (let i = 0; i < 2 * TIMING_SAMPLES; i++) verdicts.push(timing.record(base + i * 100 + 30 + 17 + (i % 3)));
+    expect(verdicts.filter((v) => v !== null)).toEqual([17, 17]);
+    expect(verdicts[TIMING_SAMPLES - 1]).toBe(17);
+    // On time within the tolerance: nothing to say.
+    const onTime = new ArrivalTiming(30, 100);
+    const quiet: Array<number | null> = [];
+    for (let i = 0; i < TIMING_SAMPLES; i++) quiet.push(onTime.record(base + i * 100 + 30 + (i % 2 ? 3 : -3)));
+    expect(quiet.every((v) => v === null)).toBe(true);
+  });
+});
