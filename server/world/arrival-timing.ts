@@ -18,6 +18,8 @@
 export const TIMING_SAMPLES = 8;
 /** Typical lateness (ms) below which nothing is said. */
 export const TIMING_TOLERANCE_MS = 4;
+/** Arrivals spread wider than this (ms) are not read at all (see {@link ArrivalTiming.maxSpreadMs}). */
+export const TIMING_MAX_SPREAD_MS = 15;
 
 /** How many ms after the moment `phase` (modulo `period`) the time `at` falls, in (−period/2, period/2]. */
 export function lateness(at: number, phase: number, period: number): number {
@@ -25,16 +27,8 @@ export function lateness(at: number, phase: number, period: number): number {
   return late > period / 2 ? late - period : late;
 }
 
-/**
- * How late `samples` (each in (−period/2, period/2]) say the sender is: their second earliest,
- * read around their circular mean so that arrivals straddling the half-period mark (+49 and −49
- * are 2 ms apart, not 98) are read right. The early edge, not the middle: a busy relay or network
- * only ever makes a frame later, so the earliest arrivals carry the least queueing — a median
- * would chase the relay's own backlog. The second, not the first, so that one frame sent off
- * schedule (an animation-state change goes at once) is not taken for the edge.
- */
-export function typicalLateness(samples: readonly number[], period: number): number {
-  if (samples.length === 0) return 0;
+/** `samples` read around their circular mean (so +49 and −49 are 2 ms apart, not 98), sorted. */
+function aroundMean(samples: readonly number[], period: number): number[] {
   let sin = 0;
   let cos = 0;
   for (const s of samples) {
@@ -43,8 +37,31 @@ export function typicalLateness(samples: readonly number[], period: number): num
     cos += Math.cos(angle);
   }
   const centre = (Math.atan2(sin, cos) * period) / (2 * Math.PI);
-  const around = samples.map((s) => centre + lateness(s, centre, period)).sort((a, b) => a - b);
+  return samples.map((s) => centre + lateness(s, centre, period)).sort((a, b) => a - b);
+}
+
+/**
+ * How late `samples` (each in (−period/2, period/2]) say the sender is: their second earliest,
+ * read around their circular mean so that arrivals straddling the half-period mark are read
+ * right. The early edge, not the middle: a busy relay or network only ever makes a frame later,
+ * so the earliest arrivals carry the least queueing — a median would chase the relay's own
+ * backlog. The second, not the first, so that one frame sent off schedule (an animation-state
+ * change goes at once) is not taken for the edge.
+ */
+export function typicalLateness(samples: readonly number[], period: number): number {
+  if (samples.length === 0) return 0;
+  const around = aroundMean(samples, period);
   return lateness(around[Math.min(1, around.length - 1)]!, 0, period);
+}
+
+/**
+ * How far apart `samples` are (ms): second latest less second earliest, around their circular
+ * mean (one stray frame at either end does not count).
+ */
+export function arrivalSpread(samples: readonly number[], period: number): number {
+  if (samples.length < 4) return 0;
+  const around = aroundMean(samples, period);
+  return around[around.length - 2]! - around[1]!;
 }
 
 /** One publisher's arrivals in one cell. */
@@ -57,18 +74,25 @@ export class ArrivalTiming {
     readonly period: number,
     readonly samplesPerVerdict = TIMING_SAMPLES,
     readonly toleranceMs = TIMING_TOLERANCE_MS,
+    /**
+     * Arrivals further apart than this (ms) say nothing: the relay (or the network) is queueing,
+     * and a note would move the sender by the backlog, not by its error — with many cells on one
+     * busy machine that chases itself. Default {@link TIMING_MAX_SPREAD_MS}.
+     */
+    readonly maxSpreadMs = TIMING_MAX_SPREAD_MS,
   ) {}
 
   /**
    * Records a frame arriving at `at` (server ms since epoch). Every {@link samplesPerVerdict}
    * frames, returns how late they typically were (ms; negative: early) when that is beyond the
-   * tolerance — what to tell the publisher — else null.
+   * tolerance and they agree (within {@link maxSpreadMs}) — what to tell the publisher — else null.
    */
   record(at: number): number | null {
     this.samples.push(lateness(at, this.phase, this.period));
     if (this.samples.length < this.samplesPerVerdict) return null;
     const late = typicalLateness(this.samples, this.period);
+    const spread = arrivalSpread(this.samples, this.period);
     this.samples.length = 0;
-    return Math.abs(late) > this.toleranceMs ? late : null;
+    return Math.abs(late) > this.toleranceMs && spread <= this.maxSpreadMs ? late : null;
   }
 }

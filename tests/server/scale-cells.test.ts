@@ -147,7 +147,8 @@ describe('world cells (real workerd)', () => {
     expect(sender.entry.cell).toEqual(cell);
     const phase = cellSendPhase(cell);
     // Same machine, same clock: send each frame 30 ms after the moment, 10 a second.
-    for (let seq = 1; seq <= 16; seq++) {
+    // Five verdicts' worth, so one spoilt by a busy machine (arrivals spread > 15 ms) cannot fail it.
+    for (let seq = 1; seq <= 40 && sender.pub.controls('timing').length === 0; seq++) {
       const wait = (((phase + 30 - Date.now()) % SEND_PERIOD_MS) + SEND_PERIOD_MS) % SEND_PERIOD_MS;
       await settle(wait);
       sender.pub.sendFrame({ seq });

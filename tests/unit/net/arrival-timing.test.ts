@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArrivalTiming, lateness, TIMING_SAMPLES, typicalLateness } from '../../../server/world/arrival-timing.ts';
+import { ArrivalTiming, arrivalSpread, lateness, TIMING_SAMPLES, typicalLateness } from '../../../server/world/arrival-timing.ts';
 
 describe('ArrivalTiming (a cell timing its publishers’ arrivals)', () => {
   it('reads lateness around the moment, in (−period/2, period/2]', () => {
@@ -29,5 +29,16 @@ describe('ArrivalTiming (a cell timing its publishers’ arrivals)', () => {
     const quiet: Array<number | null> = [];
     for (let i = 0; i < TIMING_SAMPLES; i++) quiet.push(onTime.record(base + i * 100 + 30 + (i % 2 ? 3 : -3)));
     expect(quiet.every((v) => v === null)).toBe(true);
+  });
+
+  it('says nothing while the arrivals disagree (a backlog in the relay), so it never chases its own queue', () => {
+    expect(arrivalSpread([12, 32, 13, 47, 12, -40, 40, 14], 100)).toBe(35); // −40 reads as +60 around the mean
+    expect(arrivalSpread([49, -49, 48, -48, 49, -49], 100)).toBe(2);
+    const timing = new ArrivalTiming(0, 100);
+    const base = 1_800_000_000_000;
+    // ~20 ms late, but queued by 0–35 ms on top: the early edge would read 20, the spread is 30.
+    const queued = [20, 55, 22, 41, 30, 21, 48, 36];
+    const verdicts = queued.map((late, i) => timing.record(base + i * 100 + late));
+    expect(verdicts.every((v) => v === null)).toBe(true);
   });
 });
