@@ -22,7 +22,7 @@ export interface AvatarPeer extends SocketAttachment {
   expiresAt?: number;
   /**
    * World cells, watchers: the player is close to this cell (the `pace` command), so it gets the
-   * cell's frames every tick instead of every {@link RelayOptions.farIntervalMs}.
+   * cell's frames every tick instead of at most every {@link RelayOptions.farIntervalMs} ms.
    */
   close?: boolean;
 }

@@ -62,11 +62,6 @@ export class LocalPublisher {
   private readonly frame = createFrame();
   private lastSentAt = Number.NEGATIVE_INFINITY;
   private nextDue = Number.NEGATIVE_INFINITY;
-
-  /** When (poll's clock, ms) the next regular frame is due; −Infinity before the first. */
-  get nextDueAt(): number {
-    return this.nextDue;
-  }
   private lastState: number | null = null;
 
   constructor(options: LocalPublisherOptions = {}) {
@@ -76,6 +71,11 @@ export class LocalPublisher {
     this.farRateDivisor = Math.max(1, Math.floor(options.farRateDivisor ?? 1));
     this.phase = options.phase ?? null;
     if (!(this.rateHz > 0)) throw new RangeError(`LocalPublisher: rateHz must be > 0, got ${this.rateHz}`);
+  }
+
+  /** When (poll's clock, ms) the next regular frame is due; −Infinity before the first. */
+  get nextDueAt(): number {
+    return this.nextDue;
   }
 
   /**

@@ -40,7 +40,6 @@ export function cellDistance(a: Cell, b: Cell): number {
   return Math.max(Math.abs(a.x - b.x), Math.abs(a.z - b.z));
 }
 
-/** The cells within `radius` (1: the 3×3) of `center`, center first. */
 /** Regular frames go out every this many ms (10 Hz), and world cells line their players' sends up on it. */
 export const SEND_PERIOD_MS = 100;
 
@@ -66,6 +65,7 @@ export function phaseOf(a: number, period: number): number {
   return ((a % period) + period) % period;
 }
 
+/** The cells within `radius` (1: the 3×3) of `center`, center first. */
 export function neighbourhood(center: Cell, radius = 1): Cell[] {
   const cells: Cell[] = [{ ...center }];
   for (let dz = -radius; dz <= radius; dz++) {
