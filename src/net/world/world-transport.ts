@@ -29,7 +29,7 @@ export interface WorldTransportOptions {
   /**
    * Ask neighbouring cells the player stands close to for every tick (`pace`; see
    * {@link wantsCloseWatch}). Default true. False: every neighbouring cell paces this client —
-   * the fewest messages, but peers across a border arrive up to 75 ms later.
+   * the fewest messages, but peers across a border arrive up to ~80 ms later.
    */
   closeWatch?: boolean;
 }
@@ -392,7 +392,7 @@ export class WorldTransport implements FrameTransport {
   /**
    * Asks each neighbouring cell for every tick while the player stands within the live-detail
    * radius of it, and for the paced rate again once well beyond (see {@link wantsCloseWatch}):
-   * those peers can be close enough to be drawn live, and pacing would add up to 75 ms to them.
+   * those peers can be close enough to be drawn live, and pacing would add up to ~80 ms to them.
    */
   private pace(): void {
     if (this.disposed || this.options.closeWatch === false) return;
