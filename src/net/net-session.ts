@@ -8,6 +8,7 @@ import type { AnimationStateName } from './protocol/frame.ts';
 import type { AvatarDetail, RemoteAvatar, RemotePeerView } from './view/remote-peer-view.ts';
 import { Emitter } from '../core/emitter.ts';
 import { HearingSet, type HearingChange, type HearingOptions } from './world/hearing.ts';
+import { phaseOf } from './protocol/world.ts';
 
 export interface NetSessionOptions {
   transport: FrameTransport;
@@ -242,7 +243,7 @@ export class NetSession {
   private phaseFor(epochPhase: number | null): number | null {
     if (epochPhase === null) return null;
     const period = 1000 / this.publisher.rateHz;
-    return (((epochPhase - (Date.now() - this.now())) % period) + period) % period;
+    return phaseOf(epochPhase - (Date.now() - this.now()), period);
   }
 
   private pump(): void {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { FrameFlag, FrameKind } from '../../src/net/protocol/frame.ts';
-import { cellRoom, cellSendPhase, SEND_PERIOD_MS, type Cell, type WorldDirectory, type WorldEntry, type WorldHop } from '../../src/net/protocol/world.ts';
+import { cellRoom, cellSendPhase, phaseOf, SEND_PERIOD_MS, type Cell, type WorldDirectory, type WorldEntry, type WorldHop } from '../../src/net/protocol/world.ts';
 import { RelayClient, roomStats, settle } from '../harness/net-client.ts';
 import { wsUrl } from '../harness/ws-client.ts';
 
@@ -149,7 +149,7 @@ describe('world cells (real workerd)', () => {
     // Same machine, same clock: send each frame 30 ms after the moment, 10 a second.
     // Five verdicts' worth, so one spoilt by a busy machine (arrivals spread > 15 ms) cannot fail it.
     for (let seq = 1; seq <= 40 && sender.pub.controls('timing').length === 0; seq++) {
-      const wait = (((phase + 30 - Date.now()) % SEND_PERIOD_MS) + SEND_PERIOD_MS) % SEND_PERIOD_MS;
+      const wait = phaseOf(phase + 30 - Date.now(), SEND_PERIOD_MS);
       await settle(wait);
       sender.pub.sendFrame({ seq });
     }

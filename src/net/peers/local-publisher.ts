@@ -1,4 +1,5 @@
 import { animationCode, createFrame, encodeFrame, FRAME_BYTES, FrameFlag, FrameKind } from '../protocol/frame.ts';
+import { phaseOf } from '../protocol/world.ts';
 
 /** The local player's pose, as the publisher reads it each rendered frame. */
 export interface LocalPose {
@@ -119,7 +120,7 @@ export class LocalPublisher {
   private aligned(next: number, period: number): number {
     const phase = this.phase?.();
     if (phase === null || phase === undefined || !Number.isFinite(phase)) return next;
-    const offset = (((phase - next) % period) + period) % period;
+    const offset = phaseOf(phase - next, period);
     return offset <= period / 2 ? next + offset : next + offset - period;
   }
 }
