@@ -13,7 +13,7 @@
  *
  * Pure: no sockets, no clock of its own.
  */
-import { phaseOf } from '../../src/net/protocol/world.ts';
+import { signedPhase } from '../../src/net/protocol/world.ts';
 
 /** Arrivals gathered before each verdict (at 10 frames a second, ~0.8 s). */
 export const TIMING_SAMPLES = 8;
@@ -24,8 +24,7 @@ export const TIMING_MAX_SPREAD_MS = 15;
 
 /** How many ms after the moment `phase` (modulo `period`) the time `at` falls, in (−period/2, period/2]. */
 export function lateness(at: number, phase: number, period: number): number {
-  const late = phaseOf(at - phase, period);
-  return late > period / 2 ? late - period : late;
+  return signedPhase(at - phase, period);
 }
 
 /** `samples` read around their circular mean (so +49 and −49 are 2 ms apart, not 98), sorted. */

@@ -1,5 +1,5 @@
 import { animationCode, createFrame, encodeFrame, FRAME_BYTES, FrameFlag, FrameKind } from '../protocol/frame.ts';
-import { phaseOf } from '../protocol/world.ts';
+import { signedPhase } from '../protocol/world.ts';
 
 /** The local player's pose, as the publisher reads it each rendered frame. */
 export interface LocalPose {
@@ -120,7 +120,6 @@ export class LocalPublisher {
   private aligned(next: number, period: number): number {
     const phase = this.phase?.();
     if (phase === null || phase === undefined || !Number.isFinite(phase)) return next;
-    const offset = phaseOf(phase - next, period);
-    return offset <= period / 2 ? next + offset : next + offset - period;
+    return next + signedPhase(phase - next, period);
   }
 }

@@ -65,6 +65,12 @@ export function phaseOf(a: number, period: number): number {
   return ((a % period) + period) % period;
 }
 
+/** `a` modulo `period` as the nearest offset either way, in (−period/2, period/2]. */
+export function signedPhase(a: number, period: number): number {
+  const p = phaseOf(a, period);
+  return p > period / 2 ? p - period : p;
+}
+
 /** The cells within `radius` (1: the 3×3) of `center`, center first. */
 export function neighbourhood(center: Cell, radius = 1): Cell[] {
   const cells: Cell[] = [{ ...center }];

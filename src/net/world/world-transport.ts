@@ -1,6 +1,6 @@
 import { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
-import { cellDistance, cellRoom, cellSendPhase, distanceToCell, neighbourhood, phaseOf, sameCell, SEND_PERIOD_MS, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
+import { cellDistance, cellRoom, cellSendPhase, distanceToCell, neighbourhood, phaseOf, sameCell, SEND_PERIOD_MS, signedPhase, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
 import { Backoff, type BackoffOptions } from '../transport/backoff.ts';
 import { emptyTransportStats, type FrameTransport, type TransportEvents, type TransportState, type TransportStats } from '../transport/transport.ts';
 import { WebSocketTransport, type WebSocketConstructor } from '../transport/websocket-transport.ts';
@@ -359,8 +359,7 @@ export class WorldTransport implements FrameTransport {
       const late = control.lateMs;
       if (!this.cell || !sameCell(socket.cell, this.cell) || typeof late !== 'number' || !Number.isFinite(late) || Math.abs(late) > SEND_PERIOD_MS / 2) return;
       this.world.timingNotes++;
-      const moved = phaseOf(this.world.timingCorrectionMs + late + SEND_PERIOD_MS / 2, SEND_PERIOD_MS) - SEND_PERIOD_MS / 2;
-      this.world.timingCorrectionMs = moved === -SEND_PERIOD_MS / 2 ? SEND_PERIOD_MS / 2 : moved;
+      this.world.timingCorrectionMs = signedPhase(this.world.timingCorrectionMs + late, SEND_PERIOD_MS);
       this.sendPhase();
     } else if (control.type === 'refused') {
       this.world.lastHopError = `${cellRoom(socket.cell)} refused ${String(control.command)}: ${String(control.reason)}`;

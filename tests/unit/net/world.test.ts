@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CellGate } from '../../../server/world/cell-gate.ts';
 import { importTokenKey, randomTokenKey, signToken, TOKEN_TTL_MS, verifyToken } from '../../../server/world/token.ts';
-import { cellAt, cellDistance, cellRoom, cellSendPhase, neighbourhood, parseCellCommand, parseCellRoom, phaseOf, SEND_PERIOD_MS } from '../../../src/net/protocol/world.ts';
+import { cellAt, cellDistance, cellRoom, cellSendPhase, neighbourhood, parseCellCommand, parseCellRoom, phaseOf, SEND_PERIOD_MS, signedPhase } from '../../../src/net/protocol/world.ts';
 import { CellTracker } from '../../../src/net/world/cell-tracker.ts';
 import { HearingSet } from '../../../src/net/world/hearing.ts';
 import { createFrame, decodeFrame, FrameFlag } from '../../../src/net/protocol/frame.ts';
@@ -40,6 +40,9 @@ describe('cells', () => {
     expect(cellSendPhase({ x: -1, z: 0 })).toBeCloseTo((2 * SEND_PERIOD_MS) / 9, 9);
     expect(phaseOf(-30, 100)).toBe(70);
     expect(phaseOf(250, 100)).toBe(50);
+    expect(signedPhase(250, 100)).toBe(50);
+    expect(signedPhase(251, 100)).toBe(-49);
+    expect(signedPhase(-30, 100)).toBe(-30);
   });
 
   it('moves publication only past the hysteresis margin (walking along a border does not thrash)', () => {
