@@ -1,6 +1,6 @@
 import { DROP_REASON_TEXT, CloseCode, type DropReason, type RelayMode, type WelcomeMessage } from '../src/net/protocol/control.ts';
-import { FRAME_BYTES, FRAME_OFFSET, FrameFlag, isRelayableHeader, stampSenderId, writeLeaveFrame } from '../src/net/protocol/frame.ts';
-import { cellSendPhase, DIRECTORY_ROOM, parseCellCommand, parseCellRoom, SEND_PERIOD_MS, type Cell, type CellAck, type CellRole, type WorldDirectory as DirectoryView, type WorldEntry, type WorldHop } from '../src/net/protocol/world.ts';
+import { FRAME_BYTES, FRAME_OFFSET, FrameFlag, isRelayableHeader, readTimestamp, stampSenderId, writeLeaveFrame } from '../src/net/protocol/frame.ts';
+import { cellSendPhase, CLOCK_ANSWER_INTERVAL_MS, DIRECTORY_ROOM, parseCellCommand, parseCellRoom, SEND_PERIOD_MS, type Cell, type CellAck, type CellClock, type CellRole, type WorldDirectory as DirectoryView, type WorldEntry, type WorldHop } from '../src/net/protocol/world.ts';
 import { TokenBucket } from './avatar/rate-bucket.ts';
 import { CELL_RELAY_OPTIONS, chooseMode, DEFAULT_RELAY_OPTIONS, MAX_CELL_PUBLISHERS, parseRoomRequest, type RelayOptions, type RoomRequest } from './avatar/relay-options.ts';
 import { emptyCounters, type PersistedCounters, type RoomStats } from './avatar/room-stats.ts';
@@ -37,6 +37,8 @@ interface Member {
   recipient: TickRecipient;
   /** World cells, publishers: when its frames arrive against the cell's send moment (created on its first frame). */
   timing: ArrivalTiming | null;
+  /** World cells: `Date.now()` of the last `clock` probe answered (one per {@link CLOCK_ANSWER_INTERVAL_MS}). */
+  clockAnsweredAt: number;
 }
 
 /** What this object is, from its name: a plain room, a world cell, or the world directory. */
@@ -262,7 +264,7 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     this.relay(bytes, member, (bytes[FRAME_OFFSET.flags]! & FrameFlag.nearOnly) !== 0);
     this.scheduleSave();
     if (this.room?.kind === 'cell') {
-      this.timeArrival(member, this.room.cell);
+      this.timeArrival(member, this.room.cell, readTimestamp(bytes, 0));
       this.sweep(false);
       if (Date.now() - this.lastReport > REREPORT_MS) this.schedulePopulationReport();
     }
@@ -293,6 +295,18 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
         // closing
       }
     };
+    if (command.type === 'clock') {
+      const now = Date.now();
+      if (now - member.clockAnsweredAt < CLOCK_ANSWER_INTERVAL_MS) return this.drop(member, 'rate');
+      member.clockAnsweredAt = now;
+      const answer: CellClock = { type: 'clock', t: command.t, serverTime: now };
+      try {
+        ws.send(JSON.stringify(answer));
+      } catch {
+        // closing
+      }
+      return;
+    }
     if (command.type === 'pace') {
       if ((member.peer.close ?? false) !== command.close) {
         // Which buffer this socket reads from changes: send what is pending first.
@@ -332,9 +346,9 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
    * tells it how late they typically are when that is more than a few ms (see ArrivalTiming): the
    * client moves its sends by that, so the cell's players arrive in one tick.
    */
-  private timeArrival(member: Member, cell: Cell): void {
+  private timeArrival(member: Member, cell: Cell, sentStamp: number): void {
     member.timing ??= new ArrivalTiming(cellSendPhase(cell), SEND_PERIOD_MS);
-    const late = member.timing.record(Date.now());
+    const late = member.timing.record(Date.now(), sentStamp);
     if (late === null) return;
     this.counters.timingNotes++;
     try {
@@ -560,6 +574,7 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
         send: (message) => ws.send(message),
       },
       timing: null,
+      clockAnsweredAt: Number.NEGATIVE_INFINITY,
     };
   }
 

@@ -11,6 +11,17 @@
  * it by how much (`{"type":"timing","lateMs":n}`); the client moves its moment by that. A closed
  * loop: it corrects clock offset, network delay and the client's own scheduling together.
  *
+ * **What the cell times is not the raw arrival.** A cell that is behind (its thread busy, on one
+ * machine with other cells) reads every frame late by its own backlog, and that backlog comes and
+ * goes. Told to publishers, it moves each by whatever the backlog was when its verdict fell, so
+ * players that sent together end up apart; apart, they cost the cell more flushes and more sends,
+ * and the backlog grows — a state it never left (measured: 144 walkers on one workerd stayed at p50
+ * ~220 ms, where lined up they run at ~8 ms). So each frame's arrival is taken back to what it
+ * would have been on the quickest path seen lately: the frame carries its sender's timestamp, and
+ * arrival − timestamp (clock offset + network delay + backlog) is compared with its minimum over
+ * the last few seconds; the excess is queueing, and is taken off. What is left moves only when the
+ * sender sends at another moment — which is what the note is for.
+ *
  * Pure: no sockets, no clock of its own.
  */
 import { signedPhase } from '../../src/net/protocol/world.ts';
@@ -64,9 +75,41 @@ export function arrivalSpread(samples: readonly number[], period: number): numbe
   return around[around.length - 2]! - around[1]!;
 }
 
+/** Frames over which the quickest transit is remembered (two blocks of this; ~3–6 s at 10 Hz). */
+export const TRANSIT_BLOCK = 32;
+const TWO_32 = 2 ** 32;
+
+/**
+ * The quickest transit (arrival − sender timestamp) of one sender's recent frames, in ms relative
+ * to its first frame's (the sender's clock is its own, and its timestamps wrap at 2^32 ms). The
+ * minimum over the current and the previous block of {@link TRANSIT_BLOCK} frames: O(1) a frame,
+ * and it follows a clock that drifts or a path that changes within two blocks.
+ */
+class QuickestTransit {
+  private reference: number | null = null;
+  private current = Number.POSITIVE_INFINITY;
+  private previous = Number.POSITIVE_INFINITY;
+  private count = 0;
+
+  /** Records one frame; returns how much longer than the quickest lately it took (ms, ≥ 0). */
+  excess(at: number, sentStamp: number): number {
+    const transit = (((at % TWO_32) - sentStamp) % TWO_32 + TWO_32) % TWO_32;
+    this.reference ??= transit;
+    // Relative to the first frame's, as a signed 32-bit difference: continuous across the wrap.
+    const relative = (transit - this.reference) | 0;
+    this.current = Math.min(this.current, relative);
+    if (++this.count % TRANSIT_BLOCK === 0) {
+      this.previous = this.current;
+      this.current = Number.POSITIVE_INFINITY;
+    }
+    return relative - Math.min(this.current, this.previous);
+  }
+}
+
 /** One publisher's arrivals in one cell. */
 export class ArrivalTiming {
   private readonly samples: number[] = [];
+  private readonly transit = new QuickestTransit();
 
   constructor(
     /** The cell's send moment, ms within each period of the server's clock. */
@@ -83,12 +126,15 @@ export class ArrivalTiming {
   ) {}
 
   /**
-   * Records a frame arriving at `at` (server ms since epoch). Every {@link samplesPerVerdict}
-   * frames, returns how late they typically were (ms; negative: early) when that is beyond the
-   * tolerance and they agree (within {@link maxSpreadMs}) — what to tell the publisher — else null.
+   * Records a frame arriving at `at` (server ms since epoch), stamped `sentStamp` by its sender
+   * (the frame's u32 timestamp; omitted: the raw arrival is timed, backlog and all). Every
+   * {@link samplesPerVerdict} frames, returns how late they typically were (ms; negative: early)
+   * when that is beyond the tolerance and they agree (within {@link maxSpreadMs}) — what to tell
+   * the publisher — else null.
    */
-  record(at: number): number | null {
-    this.samples.push(lateness(at, this.phase, this.period));
+  record(at: number, sentStamp?: number): number | null {
+    const queued = sentStamp === undefined ? 0 : this.transit.excess(at, sentStamp);
+    this.samples.push(lateness(at - queued, this.phase, this.period));
     if (this.samples.length < this.samplesPerVerdict) return null;
     const late = typicalLateness(this.samples, this.period);
     const spread = arrivalSpread(this.samples, this.period);

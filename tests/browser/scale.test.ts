@@ -10,7 +10,7 @@ interface WorldFigures {
   selfId: number | null;
   peers: number;
   frames: number;
-  world: { cell: string | null; subscriptions: number; hops: number; reentries: number; sendPhase: number | null; clockOffsetMs: number | null; clockRttMs: number | null; timingCorrectionMs: number; timingNotes: number };
+  world: { cell: string | null; subscriptions: number; hops: number; reentries: number; sendPhase: number | null; clockOffsetMs: number | null; clockRttMs: number | null; timingCorrectionMs: number; timingNotes: number; clockProbes: number };
 }
 
 const net = (page: Page): Promise<WorldFigures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.net)) as WorldFigures);
@@ -56,24 +56,28 @@ describe('the open world: spatial cells in the world page', () => {
     expect((await net(pb)).world.cell).toBe('1:0');
     expect(await hudText(pa)).toMatch(/transport\s+world cells/);
     // Each page sends at its cell's moment. Server and page share this machine's clock, so the
-    // offset the page reads from the directory's answer is its error, at most half that round
-    // trip (long while the page compiles its shaders); the cell's timing notes then pull the
-    // sends onto the moment: offset + correction ends within a few ms of 0 (mod 100) — what is
-    // left is the early edge of the page's own delay (timer, socket, relay), which a loaded
-    // machine stretches.
+    // offset the page reads — from the directory's answers and its cell's answers to its clock
+    // probes, the quickest round trip winning — is its error, at most half that round trip; the
+    // cell's timing notes then pull the sends onto the moment: offset + correction ends within a
+    // few ms of 0 (mod 100) — what is left is the early edge of the page's own delay (timer,
+    // socket, relay), which a loaded machine stretches. Read from the page's clock itself
+    // (`cairn.net.transport.clock`), which the HUD's figures mirror.
     await expect.poll(async () => (await net(pa)).world.sendPhase, { timeout: 30_000 }).not.toBeNull();
+    await expect.poll(async () => (await net(pa)).world.clockProbes, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
     const clock = (await net(pa)).world;
     expect(Math.abs(clock.clockOffsetMs!)).toBeLessThanOrEqual(clock.clockRttMs! / 2 + 1);
-    const residual = async (): Promise<number> => {
-      const w = (await net(pa)).world;
-      return Math.abs(((((w.clockOffsetMs! + w.timingCorrectionMs) % 100) + 150) % 100) - 50);
-    };
+    type PageClock = { offsetMs: number; correctionMs: number; notes: number };
+    const residual = (): Promise<number> =>
+      pa.evaluate(() => {
+        const c = (window.cairn.net as { transport: { clock: PageClock } }).transport.clock;
+        return Math.abs(((((c.offsetMs + c.correctionMs) % 100) + 150) % 100) - 50);
+      });
     await expect.poll(residual, { timeout: 30_000 }).toBeLessThanOrEqual(15);
     // Knock the page's sends 40 ms off the moment (as a clock 40 ms wrong would): the cell's
     // notes pull them back. A page that ignored the notes stays 25–55 ms off.
     const before = (await net(pa)).world.timingNotes;
     await pa.evaluate(() => {
-      (window.cairn.stats.net as { world: { timingCorrectionMs: number } }).world.timingCorrectionMs += 40;
+      (window.cairn.net as { transport: { clock: PageClock } }).transport.clock.correctionMs += 40;
     });
     expect(await residual()).toBeGreaterThanOrEqual(25);
     await expect.poll(residual, { timeout: 30_000 }).toBeLessThanOrEqual(15);

@@ -1,6 +1,9 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { FrameFlag, FrameKind } from '../../src/net/protocol/frame.ts';
 import { cellRoom, cellSendPhase, phaseOf, SEND_PERIOD_MS, type Cell, type WorldDirectory, type WorldEntry, type WorldHop } from '../../src/net/protocol/world.ts';
+import WebSocket from 'ws';
+import type { WebSocketConstructor } from '../../src/net/transport/websocket-transport.ts';
+import { WorldTransport } from '../../src/net/world/world-transport.ts';
 import { RelayClient, roomStats, settle } from '../harness/net-client.ts';
 import { wsUrl } from '../harness/ws-client.ts';
 
@@ -160,6 +163,61 @@ describe('world cells (real workerd)', () => {
     expect(late).toBeLessThanOrEqual(42);
     const stats = await roomStats(base, cellRoom(cell));
     expect(stats.timingNotes as number).toBeGreaterThanOrEqual(1);
+  });
+
+  it('times a publisher by when it sent, not by how long its frames waited on the way', async () => {
+    const cell = { x: -60, z: 50 };
+    const sender = await player(cell.x * 64 + 10, cell.z * 64 + 10);
+    const phase = cellSendPhase(cell);
+    // Every frame stamped 30 ms after the moment, as if sent then, but held 0–40 ms before it
+    // goes (a backlog on the way): raw arrivals spread 40 ms, and a cell timing them would say
+    // nothing, or the backlog. The sender's own lateness is what the note must carry.
+    const held = [0, 35, 10, 25, 0, 40, 5, 30];
+    for (let seq = 1; seq <= 40 && sender.pub.controls('timing').length === 0; seq++) {
+      await settle(phaseOf(phase + 30 - Date.now(), SEND_PERIOD_MS));
+      const stamp = Date.now();
+      await settle(held[seq % held.length]!);
+      sender.pub.sendFrame({ seq, timestamp: stamp % 2 ** 32 });
+    }
+    await sender.pub.waitFor(() => sender.pub.controls('timing').length >= 1, 'a timing note');
+    const late = sender.pub.controls<{ lateMs: number }>('timing')[0]!.lateMs;
+    expect(late).toBeGreaterThanOrEqual(26);
+    expect(late).toBeLessThanOrEqual(42);
+  });
+
+  it('answers clock probes with its time, one a socket every half second; a probe without a time is dropped', async () => {
+    const p = await player(-58 * 64 + 10, 50 * 64 + 10);
+    const before = Date.now();
+    p.pub.send(JSON.stringify({ type: 'clock', t: 12345 }));
+    await p.pub.waitFor(() => p.pub.controls('clock').length === 1, 'clock answer');
+    const answer = p.pub.controls<{ t: number; serverTime: number }>('clock')[0]!;
+    expect(answer.t).toBe(12345);
+    // Same machine, same clock: stamped between asking and now.
+    expect(answer.serverTime).toBeGreaterThanOrEqual(before);
+    expect(answer.serverTime).toBeLessThanOrEqual(Date.now());
+    // At once again: over the rate, dropped and said so; the first answer stays the only one.
+    p.pub.send(JSON.stringify({ type: 'clock', t: 12346 }));
+    await p.pub.waitFor(() => p.pub.controls<{ reason: string }>('dropped').some((d) => d.reason === 'rate'), 'rate drop');
+    p.pub.send(JSON.stringify({ type: 'clock', t: 'now' }));
+    await p.pub.waitFor(() => p.pub.controls<{ reason: string }>('dropped').some((d) => d.reason === 'text'), 'text drop');
+    await settle(600);
+    p.pub.send(JSON.stringify({ type: 'clock', t: 12347 }));
+    await p.pub.waitFor(() => p.pub.controls('clock').length === 2, 'second clock answer');
+    expect(p.pub.controls<{ t: number }>('clock').map((c) => c.t)).toEqual([12345, 12347]);
+  });
+
+  it('a WorldTransport probes its cell’s clock and ends up within half a round trip of it (one machine: offset 0)', async () => {
+    const world = new WorldTransport({ origin: base, start: { x: -56 * 64 + 10, z: 50 * 64 + 10 }, WebSocket: WebSocket as unknown as WebSocketConstructor });
+    try {
+      expect(await world.start()).toBe(true);
+      const deadline = Date.now() + 20_000;
+      while (world.world.clockProbes < 2 && Date.now() < deadline) await settle(100);
+      expect(world.world.clockProbes).toBeGreaterThanOrEqual(2);
+      expect(Math.abs(world.world.clockOffsetMs!)).toBeLessThanOrEqual(world.world.clockRttMs! / 2 + 1);
+      expect(world.sendPhase()).not.toBeNull();
+    } finally {
+      world.dispose();
+    }
   });
 
   it('moves publication across a border: hop, publish in the new cell, leave frame in the old', async () => {

@@ -95,9 +95,23 @@ export type CellRole = 'pub' | 'sub';
  * - `pace` (watchers): `close: true` while the player is within {@link CLOSE_WATCH_RADIUS} of
  *   this cell's square — the cell then sends it every tick, like its own players — and
  *   `close: false` (the default for a new socket) once it is beyond
- *   {@link CLOSE_WATCH_RELEASE}: every few ticks (fewer messages; those peers are drawn baked).
+ *   {@link CLOSE_WATCH_RELEASE}: every few ticks (fewer messages; those peers are drawn baked);
+ * - `clock` with the client's time `t`: the cell answers {@link CellClock} (at most one a socket
+ *   every {@link CLOCK_ANSWER_INTERVAL_MS}), so the client can read the server's clock.
  */
-export type CellCommand = { type: 'publish'; token: string } | { type: 'subscribe' } | { type: 'renew'; token: string } | { type: 'pace'; close: boolean };
+export type CellCommand = { type: 'publish'; token: string } | { type: 'subscribe' } | { type: 'renew'; token: string } | { type: 'pace'; close: boolean } | { type: 'clock'; t: number };
+
+/** A cell answers one `clock` probe a socket at most this often (ms); probes in between are dropped as over the rate. */
+export const CLOCK_ANSWER_INTERVAL_MS = 500;
+
+/** Cell → client: the answer to a `clock` probe. */
+export interface CellClock {
+  type: 'clock';
+  /** The probe's `t`, echoed (the client's clock when it asked). */
+  t: number;
+  /** The cell's clock (ms since epoch) when it answered. */
+  serverTime: number;
+}
 
 /**
  * A watcher this close (m) to a neighbouring cell's square gets that cell's frames at its full
@@ -148,6 +162,10 @@ export function parseCellCommand(text: string): { ok: true; value: CellCommand }
   if (command.type === 'pace') {
     if (typeof command.close !== 'boolean') return { ok: false, problem: 'pace without close: true or false' };
     return { ok: true, value: { type: 'pace', close: command.close } };
+  }
+  if (command.type === 'clock') {
+    if (typeof command.t !== 'number' || !Number.isFinite(command.t)) return { ok: false, problem: 'clock without a numeric t' };
+    return { ok: true, value: { type: 'clock', t: command.t } };
   }
   if (command.type === 'publish' || command.type === 'renew') {
     if (typeof command.token !== 'string' || !TOKEN_PATTERN.test(command.token)) return { ok: false, problem: `${command.type} without a well-formed token` };

@@ -1,10 +1,11 @@
 import { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
-import { cellDistance, cellRoom, cellSendPhase, distanceToCell, neighbourhood, phaseOf, sameCell, SEND_PERIOD_MS, signedPhase, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
+import { cellDistance, cellRoom, cellSendPhase, distanceToCell, neighbourhood, sameCell, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
 import { Backoff, type BackoffOptions } from '../transport/backoff.ts';
 import { emptyTransportStats, type FrameTransport, type TransportEvents, type TransportState, type TransportStats } from '../transport/transport.ts';
 import { WebSocketTransport, type WebSocketConstructor } from '../transport/websocket-transport.ts';
 import { CellTracker } from './cell-tracker.ts';
+import { ServerClock } from './server-clock.ts';
 import { wantsCloseWatch } from './close-watch.ts';
 
 export interface WorldTransportOptions {
@@ -32,7 +33,17 @@ export interface WorldTransportOptions {
    * the fewest messages, but peers across a border arrive up to ~80 ms later.
    */
   closeWatch?: boolean;
+  /**
+   * Ask the publication cell for its clock (`clock` probes) this often (ms), after the first
+   * {@link CLOCK_BURST} probes a second apart from entering. Default 30,000; 0: never probe (the
+   * directory's answers alone set the clock, as before probes existed).
+   */
+  clockProbeMs?: number;
 }
+
+/** Probes a second apart after entering: the first answers come while joining is busiest. */
+export const CLOCK_BURST = 8;
+const CLOCK_BURST_INTERVAL_MS = 1000;
 
 /** The world-specific figures (`stats.net.world`). */
 export interface WorldStats {
@@ -51,8 +62,9 @@ export interface WorldStats {
   /** Neighbouring cells that send this client every tick because it stands close to them (`pace`). */
   closeWatches: number;
   /**
-   * The server's clock minus this client's `Date.now()` (ms), from the directory's answers (the
-   * one with the shortest round trip wins). Null until the first answer that carries it.
+   * The server's clock minus this client's `Date.now()` (ms), from the directory's answers and the
+   * publication cell's answers to `clock` probes (the one with the shortest round trip wins; see
+   * {@link ServerClock}). Null until the first answer that carries it.
    */
   clockOffsetMs: number | null;
   /** Round trip of the answer {@link clockOffsetMs} came from (ms): its uncertainty is half of it. */
@@ -66,6 +78,8 @@ export interface WorldStats {
   timingCorrectionMs: number;
   /** `timing` notes received. */
   timingNotes: number;
+  /** `clock` probes the publication cell answered. */
+  clockProbes: number;
 }
 
 interface CellSocket {
@@ -95,7 +109,7 @@ export class WorldTransport implements FrameTransport {
   readonly target: string;
   readonly stats: TransportStats = emptyTransportStats();
   readonly events = new Emitter<TransportEvents>();
-  readonly world: WorldStats = { cell: null, subscriptions: 0, hops: 0, reentries: 0, hopErrors: 0, lastHopError: null, renewals: 0, closeWatches: 0, clockOffsetMs: null, clockRttMs: null, sendPhase: null, timingCorrectionMs: 0, timingNotes: 0 };
+  readonly world: WorldStats = { cell: null, subscriptions: 0, hops: 0, reentries: 0, hopErrors: 0, lastHopError: null, renewals: 0, closeWatches: 0, clockOffsetMs: null, clockRttMs: null, sendPhase: null, timingCorrectionMs: 0, timingNotes: 0, clockProbes: 0 };
   state: TransportState = 'connecting';
   selfId: number | null = null;
   /** The cell this client publishes in (acknowledged). */
@@ -113,8 +127,12 @@ export class WorldTransport implements FrameTransport {
   private renewTimer: ReturnType<typeof setInterval> | null = null;
   private disposed = false;
   private position: { x: number; z: number };
-  /** `Date.now()` of the answer the clock offset came from. */
-  private clockAt = Number.NEGATIVE_INFINITY;
+  /** The server's clock and the cell's corrections to it (mirrored into {@link world}). */
+  readonly clock = new ServerClock();
+  private clockTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The `t` of the clock probe awaiting its answer (one at a time; a late answer to an older one is ignored). */
+  private probeT: number | null = null;
+  private probesSent = 0;
 
   constructor(options: WorldTransportOptions) {
     this.options = options;
@@ -151,6 +169,7 @@ export class WorldTransport implements FrameTransport {
     }
     if (this.disposed) return false;
     this.renewTimer = setInterval(() => void this.renew(), this.options.renewMs ?? 40_000);
+    this.scheduleClockProbe();
     return true;
   }
 
@@ -182,8 +201,7 @@ export class WorldTransport implements FrameTransport {
    * clock is unknown.
    */
   sendPhase(): number | null {
-    const w = this.world;
-    const phase = this.cell && w.clockOffsetMs !== null ? phaseOf(cellSendPhase(this.cell) - w.clockOffsetMs - w.timingCorrectionMs, SEND_PERIOD_MS) : null;
+    const phase = this.cell ? this.clock.phase(cellSendPhase(this.cell)) : null;
     this.world.sendPhase = phase;
     return phase;
   }
@@ -192,6 +210,7 @@ export class WorldTransport implements FrameTransport {
     if (this.disposed) return;
     this.disposed = true;
     if (this.renewTimer !== null) clearInterval(this.renewTimer);
+    if (this.clockTimer !== null) clearTimeout(this.clockTimer);
     for (const key of [...this.cells.keys()]) this.closeCell(key);
     this.setState('closed');
     this.events.clear();
@@ -216,20 +235,41 @@ export class WorldTransport implements FrameTransport {
     return value;
   }
 
-  /**
-   * Estimates the server's clock from an answer stamped `serverTime`, sent at `sentAt` and read
-   * at `readAt`: the stamp is taken to be mid-way, so the error is at most half the round trip.
-   * The estimate from the shortest round trip so far is kept (a slow answer is a vaguer one);
-   * one older than 5 minutes gives way to any, so a clock that drifts is followed.
-   */
-  private observeClock(serverTime: number | undefined, sentAt: number, readAt: number): void {
-    if (typeof serverTime !== 'number' || !Number.isFinite(serverTime)) return;
-    const rtt = Math.max(0, readAt - sentAt);
-    const stale = readAt - this.clockAt > 300_000;
-    if (this.world.clockRttMs !== null && rtt > this.world.clockRttMs && !stale) return;
-    this.world.clockOffsetMs = Math.round(serverTime - (sentAt + readAt) / 2);
-    this.world.clockRttMs = rtt;
-    this.clockAt = readAt;
+  /** A stamped answer (directory or cell): the clock keeps it if its round trip is the shortest (see {@link ServerClock.observe}). */
+  private observeClock(serverTime: unknown, sentAt: number, readAt: number): void {
+    if (this.clock.observe(serverTime, sentAt, readAt)) this.clockChanged();
+  }
+
+  private clockChanged(): void {
+    this.world.clockOffsetMs = this.clock.offsetMs;
+    this.world.clockRttMs = this.clock.rttMs;
+    this.world.timingCorrectionMs = this.clock.correctionMs;
+    this.world.timingNotes = this.clock.notes;
+    this.sendPhase();
+  }
+
+  /** Probes the clock a second apart {@link CLOCK_BURST} times, then every {@link WorldTransportOptions.clockProbeMs}. */
+  private scheduleClockProbe(): void {
+    const steady = this.options.clockProbeMs ?? 30_000;
+    if (this.disposed || steady <= 0) return;
+    this.clockTimer = setTimeout(
+      () => {
+        this.clockTimer = null;
+        this.probeClock();
+        this.scheduleClockProbe();
+      },
+      this.probesSent < CLOCK_BURST ? CLOCK_BURST_INTERVAL_MS : steady,
+    );
+  }
+
+  /** Asks the publication cell for its time (skipped while publication is not acknowledged). */
+  private probeClock(): void {
+    const pub = this.cell ? this.cells.get(cellRoom(this.cell)) : undefined;
+    if (!pub || pub.role !== 'pub') return;
+    const t = Date.now();
+    if (!pub.transport.sendText(JSON.stringify({ type: 'clock', t }))) return;
+    this.probeT = t;
+    this.probesSent++;
   }
 
   private async enter(at: { x: number; z: number }): Promise<void> {
@@ -356,11 +396,14 @@ export class WorldTransport implements FrameTransport {
       this.pace();
     } else if (control.type === 'timing') {
       // Only the publication cell times this client's frames; a note from elsewhere is stale.
-      const late = control.lateMs;
-      if (!this.cell || !sameCell(socket.cell, this.cell) || typeof late !== 'number' || !Number.isFinite(late) || Math.abs(late) > SEND_PERIOD_MS / 2) return;
-      this.world.timingNotes++;
-      this.world.timingCorrectionMs = signedPhase(this.world.timingCorrectionMs + late, SEND_PERIOD_MS);
-      this.sendPhase();
+      if (!this.cell || !sameCell(socket.cell, this.cell) || !this.clock.note(control.lateMs)) return;
+      this.clockChanged();
+    } else if (control.type === 'clock') {
+      // The answer to the probe in flight, and only that one: its round trip is known.
+      if (this.probeT === null || control.t !== this.probeT) return;
+      this.probeT = null;
+      this.world.clockProbes++;
+      this.observeClock(control.serverTime, control.t, Date.now());
     } else if (control.type === 'refused') {
       this.world.lastHopError = `${cellRoom(socket.cell)} refused ${String(control.command)}: ${String(control.reason)}`;
       this.world.hopErrors++;

@@ -42,3 +42,45 @@ describe('ArrivalTiming (a cell timing its publishers’ arrivals)', () => {
     expect(verdicts.every((v) => v === null)).toBe(true);
   });
 });
+
+describe('ArrivalTiming with sender timestamps (a cell that is behind)', () => {
+  const base = 1_800_000_000_000; // ≡ 0 (mod 100)
+  // Held on the way (the cell's own backlog, a busy path) by this much, frame after frame.
+  const held = [0, 35, 10, 25, 0, 40, 5, 30, 15, 0, 45, 20, 0, 30, 10, 38];
+
+  it('tells a sender its own lateness, not the backlog it waited in', () => {
+    const timing = new ArrivalTiming(30, 100);
+    const offset = 123_456; // the sender's clock is its own
+    const verdicts: number[] = [];
+    for (let i = 0; i < held.length; i++) {
+      const sent = base + i * 100 + 30 + 17; // 17 ms after the moment, every frame
+      const verdict = timing.record(sent + 2 + held[i]!, (sent - offset) % 2 ** 32);
+      if (verdict !== null) verdicts.push(verdict);
+    }
+    // Two verdicts, both the sender's 17 ms plus the 2 ms of quickest transit.
+    expect(verdicts).toEqual([19, 19]);
+    // Timed on raw arrivals, the same frames spread 40 ms: the cell could say nothing.
+    const raw = new ArrivalTiming(30, 100);
+    const rawVerdicts = held.map((h, i) => raw.record(base + i * 100 + 30 + 17 + 2 + h));
+    expect(rawVerdicts.every((v) => v === null)).toBe(true);
+  });
+
+  it('says nothing to a sender that is on time, however the backlog comes and goes', () => {
+    const timing = new ArrivalTiming(60, 100);
+    const verdicts = held.map((h, i) => timing.record(base + i * 100 + 60 + 1 + h, (base + i * 100 + 60) % 2 ** 32));
+    expect(verdicts.every((v) => v === null)).toBe(true);
+  });
+
+  it('reads timestamps across their 2^32 ms wrap, and follows a sender that moves its moment', () => {
+    const timing = new ArrivalTiming(0, 100);
+    const verdicts: number[] = [];
+    for (let i = 0; i < 48; i++) {
+      // The sender's u32 clock wraps a few frames in; from frame 16 on it sends 20 ms later.
+      const sent = base + i * 100 + (i >= 16 ? 20 : 0) + 8;
+      const stamp = (2 ** 32 - 500 + i * 100 + (i >= 16 ? 20 : 0)) % 2 ** 32;
+      const verdict = timing.record(sent + 3 + held[i % held.length]!, stamp);
+      if (verdict !== null) verdicts.push(verdict);
+    }
+    expect(verdicts).toEqual([11, 11, 31, 31, 31, 31]);
+  });
+});

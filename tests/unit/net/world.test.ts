@@ -61,6 +61,9 @@ describe('cells', () => {
 
   it('parses cell commands and refuses anything else', () => {
     expect(parseCellCommand('{"type":"subscribe"}')).toEqual({ ok: true, value: { type: 'subscribe' } });
+    expect(parseCellCommand('{"type":"clock","t":1796040372410}')).toEqual({ ok: true, value: { type: 'clock', t: 1796040372410 } });
+    expect(parseCellCommand('{"type":"clock","t":"now"}')).toEqual({ ok: false, problem: 'clock without a numeric t' });
+    expect(parseCellCommand('{"type":"clock"}')).toEqual({ ok: false, problem: 'clock without a numeric t' });
     expect(parseCellCommand(JSON.stringify({ type: 'publish', token: 'A'.repeat(38) }))).toMatchObject({ ok: true });
     expect(parseCellCommand('{"type":"publish"}')).toEqual({ ok: false, problem: 'publish without a well-formed token' });
     expect(parseCellCommand(JSON.stringify({ type: 'renew', token: 'x y' }))).toMatchObject({ ok: false });
