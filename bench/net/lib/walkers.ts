@@ -118,11 +118,20 @@ interface Walker {
   sentCell: Array<ReturnType<typeof cellAt> | null>;
   /** Wall-clock ms of this walker's recent cell changes. */
   hopTimes: number[];
-  /** sender id × 2^20 + seq of every near frame received in the window (duplicate check). */
-  seen: Set<number>;
+  /**
+   * Duplicate check: seq + 1 of the near frame last received from each sender, by sender index
+   * × {@link SEEN_RING} + seq mod {@link SEEN_RING} (a typed array: no garbage, no rehashing).
+   */
+  seen: Uint32Array;
 }
 
 const SEQ_RING = 256;
+/** Frames per sender the duplicate check remembers (25 s at 10 Hz, far longer than any window's reordering). */
+const SEEN_RING = 256;
+/** The breakdown's keys, built once (see LatencyBreakdown.addKeys). */
+const PATH_KEY = { 'one room': 'path: one room', unknown: 'path: unknown', 'same cell': 'path: same cell', 'neighbour cell': 'path: neighbour cell' } as const;
+const FRAME_KEY = { nearOnly: 'frame: near-only', both: 'frame: also to neighbours' } as const;
+const HOP_KEY = { sender: 'hop: sender hopped ≤ 1 s before', receiver: 'hop: receiver hopped ≤ 1 s before', none: 'hop: no hop' } as const;
 /** The simulation loop's period (ms): positions move and due frames go out every tick. */
 const LOOP_MS = 5;
 /** The lockstep generator's loop (ms), as before random phases: everyone sends in the same tick. */
@@ -171,12 +180,19 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
     stallCheck = now;
   }, 5);
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
-  const hoppedWithin = (w: Walker, from: number, to: number): boolean => w.hopTimes.some((t) => t >= from && t <= to);
+  const hoppedWithin = (w: Walker, from: number, to: number): boolean => {
+    for (let i = 0; i < w.hopTimes.length; i++) if (w.hopTimes[i]! >= from && w.hopTimes[i]! <= to) return true;
+    return false;
+  };
+  const STALL_KEY = { stalled: `generator: received right after a ≥ ${STALL_MS} ms stall`, fine: 'generator: no stall' } as const;
+  // Reused for every delivery's breakdown keys (see LatencyBreakdown.addKeys).
+  const keys: string[] = ['', '', '', ''];
 
   const receive = (receiver: Walker, bytes: Uint8Array): void => {
     const now = wallMs();
     if (now < windowStart) return;
     messages++;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     for (let o = 0; o + FRAME_BYTES <= bytes.length; o += FRAME_BYTES) {
       if (bytes[o + FRAME_OFFSET.kind] !== 1) continue;
       const sentAt = readTimestamp(bytes, o);
@@ -185,17 +201,16 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
       const sender = byId.get(readSenderId(bytes, o));
       if (!sender || sender === receiver) continue;
       // Near when sent: the frame's position against where the receiver is now (≤ 0.5 m of drift).
-      const view = new DataView(bytes.buffer, bytes.byteOffset + o, FRAME_BYTES);
-      const fx = view.getFloat32(FRAME_OFFSET.x, true);
-      const fz = view.getFloat32(FRAME_OFFSET.z, true);
+      const fx = view.getFloat32(o + FRAME_OFFSET.x, true);
+      const fz = view.getFloat32(o + FRAME_OFFSET.z, true);
       if (Math.hypot(fx - receiver.x, fz - receiver.z) >= near) continue;
-      const seq = view.getUint32(FRAME_OFFSET.seq, true);
-      const key = sender.index * 2 ** 20 + (seq % 2 ** 20);
-      if (receiver.seen.has(key)) {
+      const seq = view.getUint32(o + FRAME_OFFSET.seq, true);
+      const slot = sender.index * SEEN_RING + (seq % SEEN_RING);
+      if (receiver.seen[slot] === seq + 1) {
         duplicates++;
         continue;
       }
-      receiver.seen.add(key);
+      receiver.seen[slot] = seq + 1;
       delivered++;
       const ms = (now - sentAt) >>> 0;
       histogram[Math.min(ms, 10_000)]!++;
@@ -206,12 +221,11 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
       const nearOnly = (bytes[o + FRAME_OFFSET.flags]! & FrameFlag.nearOnly) !== 0;
       const senderHop = hoppedWithin(sender, wallSent - HOP_WINDOW_MS, now);
       const receiverHop = hoppedWithin(receiver, wallSent - HOP_WINDOW_MS, now);
-      breakdown.add(ms, {
-        path,
-        frame: nearOnly ? 'near-only' : 'also to neighbours',
-        hop: senderHop ? 'sender hopped ≤ 1 s before' : receiverHop ? 'receiver hopped ≤ 1 s before' : 'no hop',
-        generator: now - stallEnd < 10 ? `received right after a ≥ ${STALL_MS} ms stall` : 'no stall',
-      });
+      keys[0] = PATH_KEY[path];
+      keys[1] = nearOnly ? FRAME_KEY.nearOnly : FRAME_KEY.both;
+      keys[2] = senderHop ? HOP_KEY.sender : receiverHop ? HOP_KEY.receiver : HOP_KEY.none;
+      keys[3] = now - stallEnd < 10 ? STALL_KEY.stalled : STALL_KEY.fine;
+      breakdown.addKeys(ms, keys);
       if (options.record) rows.push(`${wallSent - windowStart},${ms},${path},${nearOnly ? 1 : 0},${sender.index},${receiver.index},${senderHop ? 1 : 0},${receiverHop ? 1 : 0}`);
     }
   };
@@ -242,7 +256,7 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
           phaseMs: options.lockstep ? 0 : rng.range(0, 100),
           sentCell: new Array(SEQ_RING).fill(null),
           hopTimes: [],
-          seen: new Set(),
+          seen: new Uint32Array(options.walkers * SEEN_RING),
         };
         transport.events.on('message', (bytes) => receive(walker, bytes));
         const ok = transport instanceof WorldTransport ? await transport.start() : await (transport as WebSocketTransport).opened();
