@@ -5,11 +5,11 @@
  * Players line their sends up on their cell's moment so that the cell forwards them in one
  * message per recipient. A client can only guess the moment from the server's clock (one HTTP
  * round trip, easily tens of ms off under load or across the internet), and what matters is not
- * when it sends but when its frames *arrive*, one-way delay included. The cell sees that directly,
- * without decoding a byte: the arrival time of each binary message. So the cell keeps the last few
- * arrivals of each publisher and, when they are typically more than a few ms off the moment, tells
- * it by how much (`{"type":"timing","lateMs":n}`); the client moves its moment by that. A closed
- * loop: it corrects clock offset, network delay and the client's own scheduling together.
+ * when it sends but when its frames *arrive*, one-way delay included. The cell sees that directly:
+ * the arrival time of each binary message. So the cell keeps the last few arrivals of each
+ * publisher and, when they are typically more than a few ms off the moment, tells it by how much
+ * (`{"type":"timing","lateMs":n}`); the client moves its moment by that. A closed loop: it
+ * corrects clock offset, network delay and the client's own scheduling together.
  *
  * **What the cell times is not the raw arrival.** A cell that is behind (its thread busy, on one
  * machine with other cells) reads every frame late by its own backlog, and that backlog comes and
