@@ -10,10 +10,11 @@
  * Why probes and not only the directory: a client that joins while the server is busy (a burst of
  * players joining, shaders compiling in the page) gets its first answers hundreds of ms late, and
  * the queueing sits on the way in, so the midpoint is wrong by most of it (measured at 144
- * walkers: offsets of +79 ms typical, +356 ms worst, on one machine whose true offset is 0). The
- * cell's notes cannot pull that in: a cell that is behind sees its arrivals spread too widely to
- * read. Probing again a second later, and keeping the answer with the shortest round trip, finds a
- * quiet moment.
+ * walkers: offsets of +79 ms typical, +356 ms worst, on one machine whose true offset is 0) — the
+ * moment is then anywhere in the period, and the cell's notes, at most half a period every eight
+ * frames, take seconds to bring a whole cell together while it is busiest. Probing again a second
+ * later, and keeping the answer with the shortest round trip, finds a quiet moment; the notes are
+ * left the fine tuning.
  *
  * Pure: no sockets, no clock of its own.
  */
