@@ -66,18 +66,22 @@ describe('the open world: spatial cells in the world page', () => {
     await expect.poll(async () => (await net(pa)).world.clockProbes, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
     const clock = (await net(pa)).world;
     expect(Math.abs(clock.clockOffsetMs!)).toBeLessThanOrEqual(clock.clockRttMs! / 2 + 1);
-    type PageClock = { offsetMs: number; correctionMs: number; notes: number };
+    type PageClock = { offsetMs: number; rttMs: number; correctionMs: number; notes: number };
     const residual = (): Promise<number> =>
       pa.evaluate(() => {
         const c = (window.cairn.net as { transport: { clock: PageClock } }).transport.clock;
         return Math.abs(((((c.offsetMs + c.correctionMs) % 100) + 150) % 100) - 50);
       });
     await expect.poll(residual, { timeout: 30_000 }).toBeLessThanOrEqual(15);
-    // Knock the page's sends 40 ms off the moment (as a clock 40 ms wrong would): the cell's
-    // notes pull them back. A page that ignored the notes stays 25–55 ms off.
+    // Knock the page's sends 40 ms off the moment, as a clock reading 40 ms wrong that no probe
+    // improves on would (a path slower one way than the other fools every round trip alike; here
+    // its round trip is made unbeatable, so no probe answer replaces it): only the cell's notes
+    // can pull it back. A page that ignored the notes stays 25–55 ms off.
     const before = (await net(pa)).world.timingNotes;
     await pa.evaluate(() => {
-      (window.cairn.net as { transport: { clock: PageClock } }).transport.clock.correctionMs += 40;
+      const c = (window.cairn.net as { transport: { clock: PageClock } }).transport.clock;
+      c.offsetMs += 40;
+      c.rttMs = -1;
     });
     expect(await residual()).toBeGreaterThanOrEqual(25);
     await expect.poll(residual, { timeout: 30_000 }).toBeLessThanOrEqual(15);
