@@ -160,7 +160,7 @@ function netRows(net: NetView | undefined): Array<{ label: string; value: string
   ];
   if (net.world) {
     rows.push({ label: 'cell', value: `${net.world.cell ?? '…'} (${net.world.subscriptions} open)` });
-    if (net.world.sendPhase !== null) rows.push({ label: 'send moment', value: `${Math.round(net.world.sendPhase)} ms into each 100 ms (${net.world.timingNotes} timing notes)` });
+    if (net.world.sendPhase !== null) rows.push({ label: 'send moment', value: `${Math.round(net.world.sendPhase)} ms into each 100 ms (clock ±${Math.ceil((net.world.clockRttMs ?? 0) / 2)} ms after ${net.world.clockProbes} probes, ${net.world.timingNotes} timing notes)` });
     if (net.population) rows.push({ label: 'world', value: `${net.population.players} players in ${net.population.cells} cells` });
     if (net.world.lastHopError) rows.push({ label: 'hop', value: net.world.lastHopError, tone: 'warn' });
   } else if (net.target) rows.push({ label: 'room', value: net.transport === 'relay' ? net.target.replace(/^.*\/rooms\/avatar\//, '') : net.target });
