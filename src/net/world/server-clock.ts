@@ -24,9 +24,11 @@ import { phaseOf, SEND_PERIOD_MS, signedPhase } from '../protocol/world.ts';
 export const CLOCK_STALE_MS = 300_000;
 /**
  * A new estimate keeps the cell's refinement when it agrees with the refined offset within its
- * round trip plus this (ms): the refinement holds the one-way delay, up to a whole round trip.
+ * round trip plus this (ms): the refinement holds the one-way delay (up to a whole round trip) and
+ * the client's own lateness in sending — a timer or a frame loop a few ms late, which on loopback
+ * is more than the round trip. The estimates worth dropping a refinement for are tens of ms off.
  */
-const AGREE_SLACK_MS = 2;
+const AGREE_SLACK_MS = 10;
 
 export class ServerClock {
   /** The server's clock minus this client's (ms), or null before the first stamped answer. */

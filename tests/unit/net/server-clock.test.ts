@@ -54,6 +54,16 @@ describe('ServerClock (a world client reading the server’s clock)', () => {
     expect(kept.offsetMs).toBe(1);
     expect(kept.correctionMs).toBe(3);
     expect(kept.phase(30)).toBe(before);
+    // On loopback the round trip is ~1 ms but the client sends a few ms late (a 5 ms frame loop):
+    // notes of 9 ms against a 1 ms probe are still a refinement, not an error.
+    const loopback = new ServerClock();
+    loopback.observe(90_001, 90_000, 90_002);
+    loopback.note(9);
+    const sendAt = loopback.phase(30);
+    expect(loopback.observe(95_001, 95_000, 95_001)).toBe(true);
+    expect(loopback.offsetMs).toBe(1);
+    expect(loopback.correctionMs).toBe(8);
+    expect(loopback.phase(30)).toBe(sendAt);
     // A bad start: joined into a busy server, offset read as +90 (truly 0); the notes had pulled it
     // 40 ms back before a quick probe read the truth. The 40 ms were about the bad estimate: gone.
     const dropped = new ServerClock();
