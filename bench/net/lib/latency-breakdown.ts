@@ -25,18 +25,13 @@ export class LatencyBreakdown {
   private readonly all = new Uint32Array(10_001);
   private total = 0;
 
-  /** Records one delivery of `ms` under each `dimension: value` pair. */
-  add(ms: number, categories: Record<string, string>): void {
-    this.addKeys(ms, Object.entries(categories).map(([dimension, value]) => `${dimension}: ${value}`));
-  }
-
   /**
-   * Records one delivery of `ms` under each `dimension: value` key, as given. The walkers call
-   * this for every delivery (tens of thousands a second beside 144 clients in one process): with
-   * keys from a table and a reused array it allocates nothing, so the generator's garbage
-   * collector does not stall every simulated client at once.
+   * Records one delivery of `ms` under each `dimension: value` key (e.g. `path: same cell`). The
+   * walkers call this for every delivery (tens of thousands a second beside 144 clients in one
+   * process): with keys from a table and a reused array it allocates nothing, so the generator's
+   * garbage collector does not stall every simulated client at once.
    */
-  addKeys(ms: number, keys: readonly string[]): void {
+  add(ms: number, keys: readonly string[]): void {
     const bucket = Math.min(Math.max(0, Math.round(ms)), 10_000);
     this.all[bucket]!++;
     this.total++;

@@ -128,7 +128,7 @@ interface Walker {
 const SEQ_RING = 256;
 /** Frames per sender the duplicate check remembers (25 s at 10 Hz, far longer than any window's reordering). */
 const SEEN_RING = 256;
-/** The breakdown's keys, built once (see LatencyBreakdown.addKeys). */
+/** The breakdown's keys, built once (see LatencyBreakdown.add). */
 const PATH_KEY = { 'one room': 'path: one room', unknown: 'path: unknown', 'same cell': 'path: same cell', 'neighbour cell': 'path: neighbour cell' } as const;
 const FRAME_KEY = { nearOnly: 'frame: near-only', both: 'frame: also to neighbours' } as const;
 const HOP_KEY = { sender: 'hop: sender hopped ≤ 1 s before', receiver: 'hop: receiver hopped ≤ 1 s before', none: 'hop: no hop' } as const;
@@ -185,7 +185,7 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
     return false;
   };
   const STALL_KEY = { stalled: `generator: received right after a ≥ ${STALL_MS} ms stall`, fine: 'generator: no stall' } as const;
-  // Reused for every delivery's breakdown keys (see LatencyBreakdown.addKeys).
+  // Reused for every delivery's breakdown keys (see LatencyBreakdown.add).
   const keys: string[] = ['', '', '', ''];
 
   const receive = (receiver: Walker, bytes: Uint8Array): void => {
@@ -225,7 +225,7 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
       keys[1] = nearOnly ? FRAME_KEY.nearOnly : FRAME_KEY.both;
       keys[2] = senderHop ? HOP_KEY.sender : receiverHop ? HOP_KEY.receiver : HOP_KEY.none;
       keys[3] = now - stallEnd < 10 ? STALL_KEY.stalled : STALL_KEY.fine;
-      breakdown.addKeys(ms, keys);
+      breakdown.add(ms, keys);
       if (options.record) rows.push(`${wallSent - windowStart},${ms},${path},${nearOnly ? 1 : 0},${sender.index},${receiver.index},${senderHop ? 1 : 0},${receiverHop ? 1 : 0}`);
     }
   };

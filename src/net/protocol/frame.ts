@@ -248,7 +248,7 @@ export function readSenderId(bytes: Uint8Array, offset = 0): number {
   return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
 }
 
-/** Reads the sender timestamp of the frame at `offset` (benchmarks measure latency with it). */
+/** Reads the sender timestamp of the frame at `offset` (world cells time their publishers' sends with it; benchmarks measure latency). */
 export function readTimestamp(bytes: Uint8Array, offset = 0): number {
   const at = offset + FRAME_OFFSET.timestamp;
   return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;

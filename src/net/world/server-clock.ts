@@ -39,8 +39,6 @@ export class ServerClock {
   correctionMs = 0;
   /** `timing` notes taken. */
   notes = 0;
-  /** Stamped answers adopted as the estimate. */
-  adopted = 0;
   private observedAt = Number.NEGATIVE_INFINITY;
   private readonly periodMs: number;
 
@@ -68,7 +66,6 @@ export class ServerClock {
     this.offsetMs = offset;
     this.rttMs = rtt;
     this.observedAt = readAt;
-    this.adopted++;
     return true;
   }
 

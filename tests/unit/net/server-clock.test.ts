@@ -17,7 +17,7 @@ describe('ServerClock (a world client reading the server’s clock)', () => {
     // A slower one after it says less: ignored.
     expect(clock.observe(1_002_000 + 5000 + 90, 1_002_000, 1_002_100)).toBe(false);
     expect(clock.offsetMs).toBe(5000);
-    expect(clock.adopted).toBe(2);
+    expect(clock.rttMs).toBe(4);
     // The send moment: the server's moment 40 on this clock.
     expect(clock.phase(40)).toBe(40);
     expect(new ServerClock().observe(undefined, 0, 1)).toBe(false);
