@@ -29,6 +29,8 @@ import { writeFileSync } from 'node:fs';
 import { cellRoom, CELL_SIZE } from '../../src/net/protocol/world.ts';
 import { serverPathArg, startBenchServer } from './lib/bench-server.ts';
 import { loadAverage, machineBusySeconds, processCpuSeconds } from './lib/proc-cpu.ts';
+import { histogramQuantile } from './lib/histogram.ts';
+import type { Mobility } from './lib/mobility.ts';
 import { walk, type WalkResult } from './lib/walkers.ts';
 
 const arg = (name: string, fallback: number): number => {
@@ -65,6 +67,18 @@ const dumpAt = process.argv.indexOf('--dump');
 const DUMP = dumpAt >= 0 ? process.argv[dumpAt + 1] : undefined;
 /** `--server direct|wrangler`: which path serves the Worker (lib/bench-server.ts). */
 const SERVER_PATH = serverPathArg(process.argv, 'direct');
+/**
+ * `--mobility heading|waypoint` (default heading): how walkers move (lib/mobility.ts). Random
+ * waypoints gather the crowd in the centre cell (at 144 walkers over 3×3 cells: 16 at the start,
+ * ~20 after the 3 s warm-up, ~30 at the end of an 8 s window), so they overstate the per-cell
+ * load the run claims; kept to compare with results before session 7.
+ */
+const MOBILITY = ((): Mobility => {
+  const at = process.argv.indexOf('--mobility');
+  const value = at >= 0 ? process.argv[at + 1] : 'heading';
+  if (value === 'heading' || value === 'waypoint') return value;
+  throw new Error(`--mobility must be heading or waypoint, not ${value}`);
+})();
 const region = { x0: -Math.floor(CELLS / 2) * CELL_SIZE, z0: -Math.floor(CELLS / 2) * CELL_SIZE, size: CELLS * CELL_SIZE };
 
 // Published Cloudflare prices (Workers Paid, developers.cloudflare.com/durable-objects/platform/pricing):
@@ -118,7 +132,7 @@ for (let x = region.x0 / CELL_SIZE - 1; x <= region.x0 / CELL_SIZE + CELLS; x++)
   for (let z = region.z0 / CELL_SIZE - 1; z <= region.z0 / CELL_SIZE + CELLS; z++) cellRooms.push(cellRoom({ x, z }));
 }
 console.log(`server: ${server.description}`);
-console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), 10 Hz${LOCKSTEP ? ' in lockstep' : ''}, sends ${SENDS.map((m) => (m === 'aligned' ? "at the cell's moment" : 'at random moments')).join(' / ')}${DEFLATE ? ', permessage-deflate' : ''}${CLOSE_WATCH ? '' : ', every watcher paced'}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
+console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), ${MOBILITY === 'heading' ? 'straight walks bouncing off the edges' : 'random waypoints'}, 10 Hz${LOCKSTEP ? ' in lockstep' : ''}, sends ${SENDS.map((m) => (m === 'aligned' ? "at the cell's moment" : 'at random moments')).join(' / ')}${DEFLATE ? ', permessage-deflate' : ''}${CLOSE_WATCH ? '' : ', every watcher paced'}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
 
 async function measure(label: string, round: number, mode: 'cells' | { room: string }, rooms: string[], aligned = true): Promise<Measured> {
   const loadAtStart = loadAverage();
@@ -146,6 +160,7 @@ async function measure(label: string, round: number, mode: 'cells' | { room: str
     deflate: DEFLATE,
     closeWatch: CLOSE_WATCH,
     aligned,
+    mobility: MOBILITY,
     onWindow: async (edge) => {
       if (edge === 'start') {
         cpuStart = server.cpuSeconds();
@@ -234,6 +249,21 @@ for (let round = 1; round <= REPEAT; round++) {
     `\nround ${round}: sends at the cell's moment against random moments, same run — messages into clients ${ratio(a.messagesPerSecond, b.messagesPerSecond)}, sends/s per cell (max) ${ratio(a.maxSends, b.maxSends)}, ` +
       `workerd cores ${ratio(a.cores.workerd, b.cores.workerd)}, walkers' cores ${ratio(a.cores.walkers, b.cores.walkers)}, p50 ${a.p50} vs ${b.p50} ms, p99 ${a.p99} vs ${b.p99} ms (${ratio(a.p99, b.p99)}), near delivered ${(a.ratio * 100).toFixed(1)}% vs ${(b.ratio * 100).toFixed(1)}%`,
   );
+}
+if (REPEAT > 1) {
+  // One short window's p99 is set by its few worst moments; all rounds' deliveries pooled give
+  // the steadier figure (the per-round values are in the table above).
+  for (const label of new Set(rows.map((r) => r.label))) {
+    const same = rows.filter((r) => r.label === label);
+    const pooled = new Uint32Array(same[0]!.histogram.length);
+    for (const r of same) for (let ms = 0; ms < pooled.length; ms++) pooled[ms]! += r.histogram[ms]!;
+    const total = same.reduce((n, r) => n + r.delivered, 0);
+    const p99s = same.map((r) => r.p99);
+    console.log(
+      `\n${label}, ${same.length} rounds pooled: ${total} near deliveries, p50 ${histogramQuantile(pooled, total, 0.5)} ms, p99 ${histogramQuantile(pooled, total, 0.99)} ms, p99.9 ${histogramQuantile(pooled, total, 0.999)} ms; ` +
+        `per-round p99 ${p99s.join(', ')} ms (under 50 ms in ${p99s.filter((v) => v < 50).length} of ${p99s.length})`,
+    );
+  }
 }
 for (const r of rows) {
   console.log(`\n${r.label}${REPEAT > 1 ? ` #${r.round}` : ''}: where the latency goes (near deliveries; ${r.duplicates} duplicates; generator event-loop delay p50 ${r.loopDelay.p50.toFixed(0)} · p99 ${r.loopDelay.p99.toFixed(0)} · max ${r.loopDelay.max.toFixed(0)} ms)`);

@@ -1,9 +1,9 @@
 /**
  * Simulated walkers for the world benchmark: each is a real client — Cairn's WorldTransport (one
  * WebSocket per cell of its 3×3, hops through the directory) or a WebSocketTransport into one
- * room — driven by Cairn's LocalPublisher at 10 Hz, walking between random waypoints at 1.6–4.8
- * m/s inside a region. Every frame carries the wall-clock send time; receivers measure latency
- * and count deliveries between walkers near each other.
+ * room — driven by Cairn's LocalPublisher at 10 Hz, walking at 1.6–4.8 m/s inside a region
+ * (lib/mobility.ts). Every frame carries the wall-clock send time; receivers measure latency and
+ * count deliveries between walkers near each other.
  */
 import WebSocket from 'ws';
 import { Mulberry32 } from '../../../src/core/rng.ts';
@@ -16,14 +16,17 @@ import { WorldTransport } from '../../../src/net/world/world-transport.ts';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { histogramQuantile } from './histogram.ts';
 import { LatencyBreakdown } from './latency-breakdown.ts';
+import { createMover, stepMover, type Mobility, type Mover, type Region } from './mobility.ts';
 
 export interface WalkOptions {
   origin: string;
   walkers: number;
   /** Walkers stay inside this square (m): [x0, x0 + size) × [z0, z0 + size). */
-  region: { x0: number; z0: number; size: number };
+  region: Region;
   /** 'cells': the open world; a room name: everyone in that one relay room. */
   mode: 'cells' | { room: string };
+  /** How walkers move (default 'heading': a uniform crowd stays uniform; see Mobility). */
+  mobility?: Mobility;
   /** Pairs closer than this (m) when a frame is sent are "near each other". Default 40. */
   nearRadius?: number;
   warmupMs?: number;
@@ -74,6 +77,8 @@ export interface WalkResult {
   ratio: number;
   p50: number;
   p99: number;
+  /** Near-delivery latencies in 1 ms buckets (the last bucket holds everything ≥ 10 s): rounds can be pooled. */
+  histogram: Uint32Array;
   /** Binary messages the walkers received per second. */
   messagesPerSecond: number;
   /** Cell changes completed in the window. */
@@ -103,15 +108,10 @@ export interface WalkResult {
   breakdown: LatencyBreakdown;
 }
 
-interface Walker {
+interface Walker extends Mover {
   index: number;
   transport: FrameTransport;
   publisher: LocalPublisher;
-  x: number;
-  z: number;
-  tx: number;
-  tz: number;
-  speed: number;
   /** ms after the loop starts before this walker's first frame: its clock's phase. */
   phaseMs: number;
   /** Publication cell when each recent frame was sent, by sequence number mod {@link SEQ_RING}. */
@@ -154,12 +154,11 @@ const wallMs = (): number => Math.floor(performance.timeOrigin + performance.now
 
 export async function walk(options: WalkOptions): Promise<WalkResult> {
   const rng = new Mulberry32(options.seed ?? 7);
-  const { x0, z0, size } = options.region;
   const near = options.nearRadius ?? 40;
   const warmupMs = options.warmupMs ?? 3000;
   const measureMs = options.measureMs ?? 10_000;
   const drainMs = options.drainMs ?? 1500;
-  const point = (): { x: number; z: number } => ({ x: x0 + rng.range(1, size - 1), z: z0 + rng.range(1, size - 1) });
+  const mobility = options.mobility ?? 'heading';
   const walkers: Walker[] = [];
   const byId = new Map<number, Walker>();
   const histogram = new Uint32Array(10_001);
@@ -237,22 +236,17 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
       Array.from({ length: Math.min(10, options.walkers - i) }, async (_, k) => {
         const index = i + k;
         const Impl = (options.deflate ? WebSocket : PlainWebSocket) as unknown as WebSocketConstructor;
-        const at = point();
-        const target = point();
+        const mover = createMover(rng, options.region);
         const transport =
           options.mode === 'cells'
-            ? new WorldTransport({ origin: options.origin, start: at, WebSocket: Impl, closeWatch: options.closeWatch ?? true, backoff: { baseMs: 500, maxMs: 4000 } })
+            ? new WorldTransport({ origin: options.origin, start: { x: mover.x, z: mover.z }, WebSocket: Impl, closeWatch: options.closeWatch ?? true, backoff: { baseMs: 500, maxMs: 4000 } })
             : new WebSocketTransport({ url: `${options.origin.replace(/^http/, 'ws')}/rooms/avatar/${options.mode.room}?mode=coalesce`, WebSocket: Impl });
         const walker: Walker = {
           index,
           transport,
           // The walkers' clock is Date.now()'s (wallMs), the one sendPhase() speaks.
           publisher: new LocalPublisher({ farRateDivisor: options.mode === 'cells' ? 2 : 1, clock: wallMs, ...(transport instanceof WorldTransport && options.aligned !== false ? { phase: () => transport.sendPhase() } : {}) }),
-          x: at.x,
-          z: at.z,
-          tx: target.x,
-          tz: target.z,
-          speed: rng.range(1.6, 4.8),
+          ...mover,
           phaseMs: options.lockstep ? 0 : rng.range(0, 100),
           sentCell: new Array(SEQ_RING).fill(null),
           hopTimes: [],
@@ -311,18 +305,7 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
         return;
       }
       for (const w of walkers) {
-        const dx = w.tx - w.x;
-        const dz = w.tz - w.z;
-        const d = Math.hypot(dx, dz);
-        if (d < 1) {
-          const next = point();
-          w.tx = next.x;
-          w.tz = next.z;
-        } else {
-          const step = Math.min(d, w.speed * dt);
-          w.x += (dx / d) * step;
-          w.z += (dz / d) * step;
-        }
+        stepMover(w, mobility, rng, options.region, dt, now);
         if (w.transport instanceof WorldTransport) {
           w.transport.setPosition(w.x, w.z);
           const cell = w.transport.cell;
@@ -333,7 +316,7 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
       }
       for (const w of walkers) {
         if (now - started < w.phaseMs) continue;
-        const frame = w.publisher.poll({ x: w.x, y: 0, z: w.z, facing: Math.atan2(w.tx - w.x, w.tz - w.z), speed: w.speed, state: 'walk' }, now);
+        const frame = w.publisher.poll({ x: w.x, y: 0, z: w.z, facing: Math.atan2(w.hx, w.hz), speed: w.speed, state: 'walk' }, now);
         if (!frame) continue;
         w.sentCell[w.publisher.seq % SEQ_RING] = cellOf.get(w) ?? null;
         if (!w.transport.send(frame)) continue;
@@ -380,6 +363,7 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
     ratio: expected > 0 ? delivered / expected : 0,
     p50: histogramQuantile(histogram, delivered, 0.5),
     p99: histogramQuantile(histogram, delivered, 0.99),
+    histogram,
     messagesPerSecond: messages / ((windowEnd - windowStart + drainMs) / 1000),
     hops,
     unsent,
