@@ -11,13 +11,36 @@ export const REPORT_STALE_MS = 5 * 60_000;
 export const CROWDED = 40;
 /** Cells stay within ±this many cells of the origin (±4 km at 64 m). */
 export const CELL_LIMIT = 64;
+/**
+ * An identity's record is forgotten this long after its last token was issued (ms): its tokens
+ * have all expired by then ({@link TOKEN_TTL_MS}, plus a minute for the tokens' whole-second
+ * issue times), so no hop or renewal can use it again; the player enters anew.
+ */
+export const FORGET_AFTER_MS = TOKEN_TTL_MS + 60_000;
+/** Records each `enter` checks for forgetting: each new identity pays for clearing old ones. */
+export const SWEEP_BATCH = 16;
+
+/**
+ * The slice of Durable Object storage the directory uses (`DurableObjectStorage` has it), named
+ * here so the directory's logic compiles and runs without the Workers types.
+ */
+export interface DirectoryStorage {
+  get<T>(key: string): Promise<T | undefined>;
+  put<T>(key: string, value: T): Promise<void>;
+  put<T>(entries: Record<string, T>): Promise<void>;
+  delete(key: string): Promise<boolean>;
+  delete(keys: string[]): Promise<number>;
+  list<T>(options: { prefix?: string; startAfter?: string; limit?: number }): Promise<Map<string, T>>;
+}
 
 export type DirectoryResult<T> = { ok: true; value: T } | { ok: false; status: number; problem: string };
 
 interface Whereabouts {
   cell: Cell;
-  /** ms since epoch of the last token issued. */
+  /** ms since epoch of the last hop (0: none yet), for the hop rate limit. */
   at: number;
+  /** ms since epoch of the last token issued (enter, hop or renewal). Absent in records written before it existed. */
+  issued?: number;
 }
 
 /**
@@ -25,15 +48,19 @@ interface Whereabouts {
  * and keeps each cell's last reported population so clients can show where people are and pick
  * a spawn point. One small Durable Object (KV-free); its work per player is one storage write per
  * cell crossing and per renewal, and each cell reports at most every {@link REPORT_INTERVAL_MS}.
+ * It forgets identities whose tokens have all expired ({@link FORGET_AFTER_MS}), a few per
+ * `enter`, so its storage follows the players who are here, not everyone who ever came.
  *
  * Hops are checked against the identity's *current* record, so an old token cannot be forked into
  * several cells: a client publishes in one cell at a time and moves one cell per hop.
  */
 export class WorldDirectory {
   private key: Promise<CryptoKey> | null = null;
+  /** Where the sweep of `who:` records continues (key order); undefined: from the start. */
+  private sweepAfter: string | undefined;
 
   constructor(
-    private readonly storage: DurableObjectStorage,
+    private readonly storage: DirectoryStorage,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -65,7 +92,8 @@ export class WorldDirectory {
     const id = ((await this.storage.get<number>('world:lastId')) ?? 0) + 1;
     const now = this.now();
     // Entering is not a hop: the first hop may follow at once.
-    await this.storage.put({ 'world:lastId': id, [`who:${id}`]: { cell, at: 0 } satisfies Whereabouts });
+    await this.storage.put({ 'world:lastId': id, [`who:${id}`]: { cell, at: 0, issued: now } satisfies Whereabouts });
+    await this.sweep(now);
     const token = await signToken(await this.signingKey(), id, cell, now);
     return { ok: true, value: { id, token, cell, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, cellSize: CELL_SIZE, serverTime: this.now() } };
   }
@@ -82,9 +110,26 @@ export class WorldDirectory {
     if (cellDistance(cell, to) > 1) return { ok: false, status: 400, problem: `cell ${to.x}:${to.z} is not next to ${cell.x}:${cell.z}; enter again to teleport` };
     const moving = !sameCell(cell, to);
     if (moving && now - record.at < MIN_HOP_MS) return { ok: false, status: 429, problem: `hopped ${now - record.at} ms ago; at most one hop per ${MIN_HOP_MS} ms` };
-    await this.storage.put(`who:${id}`, { cell: to, at: moving ? now : record.at } satisfies Whereabouts);
+    await this.storage.put(`who:${id}`, { cell: to, at: moving ? now : record.at, issued: now } satisfies Whereabouts);
     const fresh = await signToken(await this.signingKey(), id, to, now);
     return { ok: true, value: { token: fresh, cell: to, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, serverTime: this.now() } };
+  }
+
+  /**
+   * Forgets up to {@link SWEEP_BATCH} identities past {@link FORGET_AFTER_MS}, continuing in key
+   * order from the last call and starting over at the end. One pass over n records takes n / 16
+   * entries, so forgotten-but-kept records stay a small fraction of the live ones.
+   */
+  private async sweep(now: number): Promise<void> {
+    const batch = await this.storage.list<Whereabouts>({ prefix: 'who:', limit: SWEEP_BATCH, ...(this.sweepAfter ? { startAfter: this.sweepAfter } : {}) });
+    const forget: string[] = [];
+    let last: string | undefined;
+    for (const [key, record] of batch) {
+      last = key;
+      if (now - (record.issued ?? 0) > FORGET_AFTER_MS) forget.push(key);
+    }
+    this.sweepAfter = batch.size < SWEEP_BATCH ? undefined : last;
+    if (forget.length) await this.storage.delete(forget);
   }
 
   /** A cell's population report (from the cell itself). */

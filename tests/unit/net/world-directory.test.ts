@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { FORGET_AFTER_MS, WorldDirectory, type DirectoryStorage } from '../../../server/world/directory.ts';
+
+/**
+ * The slice of Durable Object storage the directory uses, over a Map, in key order (the real
+ * storage lists keys in UTF-8 byte order; these keys are ASCII). The directory's policy — which
+ * identities it forgets, and when — is what these tests pin; the server tests run it on workerd.
+ */
+class MapStorage implements DirectoryStorage {
+  readonly data = new Map<string, unknown>();
+
+  async get<T>(key: string): Promise<T | undefined> {
+    return structuredClone(this.data.get(key)) as T | undefined;
+  }
+
+  async put<T>(key: string, value: T): Promise<void>;
+  async put<T>(entries: Record<string, T>): Promise<void>;
+  async put(keyOrEntries: string | Record<string, unknown>, value?: unknown): Promise<void> {
+    if (typeof keyOrEntries === 'string') this.data.set(keyOrEntries, structuredClone(value));
+    else for (const [k, v] of Object.entries(keyOrEntries)) this.data.set(k, structuredClone(v));
+  }
+
+  async delete(key: string): Promise<boolean>;
+  async delete(keys: string[]): Promise<number>;
+  async delete(keys: string | string[]): Promise<boolean | number> {
+    if (typeof keys === 'string') return this.data.delete(keys);
+    return keys.filter((k) => this.data.delete(k)).length;
+  }
+
+  async list<T>(options: { prefix?: string; startAfter?: string; limit?: number }): Promise<Map<string, T>> {
+    const keys = [...this.data.keys()].filter((k) => k.startsWith(options.prefix ?? '') && (options.startAfter === undefined || k > options.startAfter)).sort();
+    return new Map(keys.slice(0, options.limit ?? keys.length).map((k) => [k, structuredClone(this.data.get(k)) as T]));
+  }
+
+  whoCount(): number {
+    return [...this.data.keys()].filter((k) => k.startsWith('who:')).length;
+  }
+}
+
+function directoryAt(storage: MapStorage): { directory: WorldDirectory; clock: { now: number } } {
+  const clock = { now: 1_800_000_000_000 };
+  const directory = new WorldDirectory(storage, () => clock.now);
+  return { directory, clock };
+}
+
+async function enter(directory: WorldDirectory): Promise<{ id: number; token: string }> {
+  const entry = await directory.enter({ x: 10, z: 10 });
+  if (!entry.ok) throw new Error(entry.problem);
+  return entry.value;
+}
+
+describe('world directory: forgetting identities', () => {
+  it('forgets identities whose tokens have all expired, and keeps those that renewed', async () => {
+    const storage = new MapStorage();
+    const { directory, clock } = directoryAt(storage);
+    const start = clock.now;
+    const first = [];
+    for (let i = 0; i < 40; i++) first.push(await enter(directory));
+    // Half of them renew at 100 s (clients renew every 40 s); the other half left.
+    clock.now = start + 100_000;
+    const renewed = new Map<number, string>();
+    for (const player of first.slice(0, 20)) {
+      const renewal = await directory.hop(player.token, { x: 0, z: 0 });
+      expect(renewal.ok).toBe(true);
+      if (renewal.ok) renewed.set(player.id, renewal.value.token);
+    }
+    // Past the leavers' forget time, newcomers' entries sweep the records.
+    clock.now = start + FORGET_AFTER_MS + 20_000;
+    for (let i = 0; i < 10; i++) await enter(directory);
+    for (const player of first.slice(20)) expect(storage.data.has(`who:${player.id}`), `who:${player.id}`).toBe(false);
+    for (const player of first.slice(0, 20)) expect(storage.data.has(`who:${player.id}`), `who:${player.id}`).toBe(true);
+    expect(storage.whoCount()).toBe(30);
+    // A player who renewed still renews: its record is where the hop looks.
+    const [id, token] = [...renewed][0]!;
+    const again = await directory.hop(token, { x: 0, z: 0 });
+    expect(again.ok, `renewal of ${id}`).toBe(true);
+  });
+
+  it('forgets records written before they carried an issue time', async () => {
+    const storage = new MapStorage();
+    const { directory } = directoryAt(storage);
+    await storage.put('who:999', { cell: { x: 0, z: 0 }, at: 0 });
+    await enter(directory);
+    expect(storage.data.has('who:999')).toBe(false);
+  });
+
+  it('keeps storage near the live population: one entry a second for 1,000 s, nobody staying', async () => {
+    const storage = new MapStorage();
+    const { directory, clock } = directoryAt(storage);
+    let largest = 0;
+    for (let s = 0; s < 1000; s++) {
+      clock.now += 1000;
+      await enter(directory);
+      largest = Math.max(largest, storage.whoCount());
+    }
+    // Live at any moment: the last FORGET_AFTER_MS / 1 s entries (180). Without forgetting: 1,000.
+    const live = FORGET_AFTER_MS / 1000;
+    expect(largest).toBeGreaterThanOrEqual(live);
+    expect(largest).toBeLessThan(live * 1.15);
+  });
+});
