@@ -43,7 +43,7 @@ const INSET = 1;
 const TURN_MS = [4000, 16_000] as const;
 
 /** A random point inside the region (1 m inset). */
-export function randomPoint(rng: Mulberry32, region: Region): { x: number; z: number } {
+function randomPoint(rng: Mulberry32, region: Region): { x: number; z: number } {
   return { x: region.x0 + rng.range(INSET, region.size - INSET), z: region.z0 + rng.range(INSET, region.size - INSET) };
 }
 
