@@ -85,6 +85,8 @@ function kindOf(room: string): RoomKind {
  */
 export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
   private members: Map<WebSocket, Member> | null = null;
+  /** How many members publish here: read for every publisher's frame, so kept rather than counted. */
+  private publisherCount = 0;
   private options: RelayOptions = DEFAULT_RELAY_OPTIONS;
   private settings: RelayOptions = DEFAULT_RELAY_OPTIONS;
   private mode: RelayMode = 'direct';
@@ -224,7 +226,7 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
 
   protected override async onJoin(ws: WebSocket, peer: AvatarPeer): Promise<void> {
     const older = [...this.memberTable().values()].filter((member) => this.room?.kind === 'cell' && member.peer.id === peer.id && member.ws !== ws);
-    this.memberTable().set(ws, this.createMember(ws, peer));
+    this.putMember(ws, this.createMember(ws, peer));
     // One socket per identity per cell: a newer one (a reconnect) replaces the older — after the
     // newer is in the table, so the older's departure sends no leave for an identity still here.
     for (const member of older) await this.dismiss(member.ws, CloseCode.replaced, 'replaced by a newer connection of the same identity');
@@ -273,7 +275,7 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
   protected override async onLeave(ws: WebSocket, peer: AvatarPeer): Promise<void> {
     const members = this.memberTable();
     const member = members.get(ws);
-    members.delete(ws);
+    if (member && members.delete(ws) && member.peer.role === 'pub') this.publisherCount--;
     // A replaced socket's identity is still here (the newer socket): no leave for it.
     const stillHere = this.hasMember(peer.id);
     const role = member?.peer.role ?? peer.role;
@@ -370,6 +372,7 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
   }
 
   private setPeer(member: Member, peer: AvatarPeer): void {
+    if (this.members?.get(member.ws) === member && member.peer.role !== peer.role) this.publisherCount += peer.role === 'pub' ? 1 : -1;
     member.peer = peer;
     member.recipient.key = peer.role === 'pub' ? peer.id : 0;
     this.updatePeer(member.ws, peer);
@@ -508,9 +511,8 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
   }
 
   private publishers(): number {
-    let n = 0;
-    for (const member of this.memberTable().values()) if (member.peer.role === 'pub') n++;
-    return n;
+    this.memberTable();
+    return this.publisherCount;
   }
 
   private hasMember(id: number): boolean {
@@ -582,14 +584,24 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
   protected memberTable(): Map<WebSocket, Member> {
     if (this.members) return this.members;
     this.members = new Map();
+    this.publisherCount = 0;
     for (const ws of this.openSockets()) {
       const peer = this.peerOf(ws);
       if (!peer) continue;
       this.identify(peer.room);
       this.members.set(ws, this.createMember(ws, peer));
+      if (peer.role === 'pub') this.publisherCount++;
     }
     this.membershipChanged();
     return this.members;
+  }
+
+  /** Puts `member` in the table under `ws` (replacing whatever was there), keeping the publisher count. */
+  private putMember(ws: WebSocket, member: Member): void {
+    const members = this.memberTable();
+    if (members.get(ws)?.peer.role === 'pub') this.publisherCount--;
+    members.set(ws, member);
+    if (member.peer.role === 'pub') this.publisherCount++;
   }
 
   private memberOf(ws: WebSocket, peer: AvatarPeer): Member {
@@ -598,7 +610,7 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
     if (!member) {
       this.identify(peer.room);
       member = this.createMember(ws, peer);
-      members.set(ws, member);
+      this.putMember(ws, member);
       this.membershipChanged();
     }
     return member;
