@@ -60,6 +60,8 @@ const SENDS = ((): Array<'aligned' | 'random'> => {
   if (value === 'aligned' || value === 'random') return [value];
   throw new Error(`--sends must be aligned, random or both, not ${value}`);
 })();
+/** `--far-by-seq`: walkers pick their half-rate frames for neighbouring cells by their own sequence number, not their cell's moment numbers (as before session 8). */
+const FAR_BY_SEQ = process.argv.includes('--far-by-seq');
 /** `--no-close-watch`: walkers never ask neighbouring cells for every tick (all watchers paced, as before the pace command). */
 const CLOSE_WATCH = !process.argv.includes('--no-close-watch');
 const dumpAt = process.argv.indexOf('--dump');
@@ -132,7 +134,7 @@ for (let x = region.x0 / CELL_SIZE - 1; x <= region.x0 / CELL_SIZE + CELLS; x++)
   for (let z = region.z0 / CELL_SIZE - 1; z <= region.z0 / CELL_SIZE + CELLS; z++) cellRooms.push(cellRoom({ x, z }));
 }
 console.log(`server: ${server.description}`);
-console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), ${MOBILITY === 'heading' ? 'straight walks bouncing off the edges' : 'random waypoints'}, 10 Hz${LOCKSTEP ? ' in lockstep' : ''}, sends ${SENDS.map((m) => (m === 'aligned' ? "at the cell's moment" : 'at random moments')).join(' / ')}${DEFLATE ? ', permessage-deflate' : ''}${CLOSE_WATCH ? '' : ', every watcher paced'}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
+console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), ${MOBILITY === 'heading' ? 'straight walks bouncing off the edges' : 'random waypoints'}, 10 Hz${LOCKSTEP ? ' in lockstep' : ''}, sends ${SENDS.map((m) => (m === 'aligned' ? "at the cell's moment" : 'at random moments')).join(' / ')}${DEFLATE ? ', permessage-deflate' : ''}${CLOSE_WATCH ? '' : ', every watcher paced'}${FAR_BY_SEQ ? ', half-rate frames by sequence number' : ''}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
 
 async function measure(label: string, round: number, mode: 'cells' | { room: string }, rooms: string[], aligned = true): Promise<Measured> {
   const loadAtStart = loadAverage();
@@ -160,6 +162,7 @@ async function measure(label: string, round: number, mode: 'cells' | { room: str
     deflate: DEFLATE,
     closeWatch: CLOSE_WATCH,
     aligned,
+    sharedFarMoments: !FAR_BY_SEQ,
     mobility: MOBILITY,
     onWindow: async (edge) => {
       if (edge === 'start') {

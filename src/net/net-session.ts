@@ -34,7 +34,9 @@ export interface NetSessionOptions {
   /**
    * Send regular frames at the moment the transport asks for ({@link FrameTransport.sendPhase}:
    * in the open world, the moment the cell's other players send too, so the cell forwards them in
-   * one message instead of ~4). Ignored when `publisher.phase` is given. Default true.
+   * one message instead of ~4), and send the reduced-rate frames for neighbouring cells on the
+   * moments the transport numbers ({@link FrameTransport.sendMoment}), so those go out together
+   * too. Each half is ignored when `publisher.phase` / `publisher.moment` is given. Default true.
    */
   alignSends?: boolean;
 }
@@ -124,10 +126,12 @@ export class NetSession {
     this.now = options.now ?? (() => performance.now());
     const transport = this.transport;
     const aligned = options.alignSends !== false && !options.publisher?.phase && transport.sendPhase;
+    const counted = options.alignSends !== false && !options.publisher?.moment && transport.sendMoment;
     this.publisher = new LocalPublisher({
       ...options.publisher,
       // The transport's moment is in Date.now(); poll() runs on this.now(): move it across.
       ...(aligned ? { phase: () => this.phaseFor(transport.sendPhase?.() ?? null) } : {}),
+      ...(counted ? { moment: (now: number) => transport.sendMoment?.(now + (Date.now() - this.now())) ?? null } : {}),
     });
     this.liveRadius = options.liveRadius ?? 40;
     this.hearing = new HearingSet(options.hearing);

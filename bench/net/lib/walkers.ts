@@ -59,6 +59,13 @@ export interface WalkOptions {
    */
   aligned?: boolean;
   /**
+   * Cells mode, with `aligned`: each walker sends its half-rate frames for the neighbouring cells
+   * on its cell's even-numbered moments (`WorldTransport.sendMoment`, as NetSession does by
+   * default), so a cell's players send them in the same periods. False: every second frame by its
+   * own sequence number (each walker on its own parity, as before). Default true.
+   */
+  sharedFarMoments?: boolean;
+  /**
    * Called for the relay's counter and CPU readings: 'start' {@link COUNTER_LEAD_MS} before the
    * latency window opens, 'end' after the drain — outside the window, so the readings (HTTP
    * requests into the relay's objects) cannot delay the frames being timed. Awaited before the
@@ -245,7 +252,12 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
           index,
           transport,
           // The walkers' clock is Date.now()'s (wallMs), the one sendPhase() speaks.
-          publisher: new LocalPublisher({ farRateDivisor: options.mode === 'cells' ? 2 : 1, clock: wallMs, ...(transport instanceof WorldTransport && options.aligned !== false ? { phase: () => transport.sendPhase() } : {}) }),
+          publisher: new LocalPublisher({
+            farRateDivisor: options.mode === 'cells' ? 2 : 1,
+            clock: wallMs,
+            ...(transport instanceof WorldTransport && options.aligned !== false ? { phase: () => transport.sendPhase() } : {}),
+            ...(transport instanceof WorldTransport && options.aligned !== false && options.sharedFarMoments !== false ? { moment: (now: number) => transport.sendMoment(now) } : {}),
+          }),
           ...mover,
           phaseMs: options.lockstep ? 0 : rng.range(0, 100),
           sentCell: new Array(SEQ_RING).fill(null),

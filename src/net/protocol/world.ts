@@ -60,6 +60,17 @@ export function cellSendPhase(cell: Cell, periodMs = SEND_PERIOD_MS): number {
   return (slot * periodMs) / 9;
 }
 
+/**
+ * Which of `cell`'s send moments the server time `serverTime` (ms since epoch) belongs to: the
+ * number of the nearest one, counted from the epoch, so a frame sent up to half a period either
+ * side of a moment gets that moment's number. Players of a cell send their half-rate frames to
+ * the neighbouring cells on the same numbers (every second one), so those cells' watchers get one
+ * message every second period instead of one every period, each with twice the frames.
+ */
+export function sendMomentNumber(serverTime: number, cell: Cell, periodMs = SEND_PERIOD_MS): number {
+  return Math.round((serverTime - cellSendPhase(cell, periodMs)) / periodMs);
+}
+
 /** `a` modulo `period`, always in [0, period). */
 export function phaseOf(a: number, period: number): number {
   return ((a % period) + period) % period;

@@ -65,6 +65,14 @@ export interface FrameTransport {
    * one message (the open world: `cellSendPhase` in protocol/world.ts). Null, or absent: any moment is as good.
    */
   sendPhase?(): number | null;
+  /**
+   * Which of the shared send moments a regular frame leaving at `now` (`Date.now()` ms) belongs
+   * to — the same number for every player sending at that moment (the open world:
+   * `sendMomentNumber` in protocol/world.ts). The publisher sends its reduced-rate frames to
+   * neighbouring cells on multiples of its divisor, so a cell's players send them together. Null,
+   * or absent: no shared count (the publisher counts its own frames instead).
+   */
+  sendMoment?(now: number): number | null;
   /** Closes for good; a leave is sent where the wire allows. */
   dispose(): void;
 }

@@ -80,6 +80,11 @@ export class ServerClock {
     return true;
   }
 
+  /** The server's time at `localMs` of this clock, as best known (the cell's notes included); null while the offset is unknown. */
+  serverTime(localMs: number): number | null {
+    return this.offsetMs === null ? null : localMs + this.offsetMs + this.correctionMs;
+  }
+
   /** When, within each period of this clock, to send for a moment `serverPhase` of the server's; null while the offset is unknown. */
   phase(serverPhase: number): number | null {
     return this.offsetMs === null ? null : phaseOf(serverPhase - this.offsetMs - this.correctionMs, this.periodMs);

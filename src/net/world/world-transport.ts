@@ -1,6 +1,6 @@
 import { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
-import { cellDistance, cellRoom, cellSendPhase, distanceToCell, neighbourhood, sameCell, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
+import { cellDistance, cellRoom, cellSendPhase, distanceToCell, neighbourhood, sameCell, sendMomentNumber, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
 import { Backoff, type BackoffOptions } from '../transport/backoff.ts';
 import { emptyTransportStats, type FrameTransport, type TransportEvents, type TransportState, type TransportStats } from '../transport/transport.ts';
 import { WebSocketTransport, type WebSocketConstructor } from '../transport/websocket-transport.ts';
@@ -204,6 +204,18 @@ export class WorldTransport implements FrameTransport {
     const phase = this.cell ? this.clock.phase(cellSendPhase(this.cell)) : null;
     this.world.sendPhase = phase;
     return phase;
+  }
+
+  /**
+   * The number of the publication cell's send moment that a frame leaving at `now` (`Date.now()`
+   * ms) belongs to, on the server's clock as best known ({@link sendMomentNumber}): every player of
+   * the cell gets the same number for the same moment, so their half-rate frames to the
+   * neighbouring cells go out in the same periods. Null under the same conditions as
+   * {@link sendPhase}.
+   */
+  sendMoment(now: number): number | null {
+    const serverTime = this.cell ? this.clock.serverTime(now) : null;
+    return this.cell && serverTime !== null ? sendMomentNumber(serverTime, this.cell) : null;
   }
 
   dispose(): void {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { phaseOf } from '../../../src/net/protocol/world.ts';
 import { CLOCK_STALE_MS, ServerClock } from '../../../src/net/world/server-clock.ts';
 
 describe('ServerClock (a world client reading the server’s clock)', () => {
@@ -41,6 +42,18 @@ describe('ServerClock (a world client reading the server’s clock)', () => {
     expect(clock.correctionMs).toBe(-43);
     for (const bad of [75, -51, Number.POSITIVE_INFINITY, 'soon', null]) expect(clock.note(bad)).toBe(false);
     expect(clock.notes).toBe(2);
+  });
+
+  it('gives the server’s time at a local instant, notes included, and nothing before it knows', () => {
+    const clock = new ServerClock();
+    expect(clock.serverTime(5000)).toBeNull();
+    clock.observe(9000, 1000, 1000); // the server is 8,000 ms ahead
+    expect(clock.serverTime(5000)).toBe(13_000);
+    clock.note(12); // frames arrive 12 ms late: send 12 ms earlier, i.e. this clock reads 12 ms behind
+    expect(clock.serverTime(5000)).toBe(13_000 + clock.correctionMs);
+    // The phase and the server time agree: at the local moment of server phase 30, the server's time is at phase 30.
+    const local = 100_000 + clock.phase(30)!;
+    expect(phaseOf(clock.serverTime(local)!, 100)).toBeCloseTo(30, 9);
   });
 
   it('keeps the notes’ refinement when a better answer agrees with it, and drops it when the answer shows it was correcting a bad estimate', () => {

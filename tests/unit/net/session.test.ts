@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MixerAnimationDriver } from '../../../src/anim/mixer-driver.ts';
-import { createFrame, encodeFrame, FRAME_BYTES, stampSenderId } from '../../../src/net/protocol/frame.ts';
+import { createFrame, encodeFrame, FRAME_BYTES, FRAME_OFFSET, FrameFlag, stampSenderId } from '../../../src/net/protocol/frame.ts';
 import { NetSession } from '../../../src/net/net-session.ts';
 import { BroadcastTransport } from '../../../src/net/transport/broadcast-transport.ts';
 import { openTransport } from '../../../src/net/transport/open-transport.ts';
@@ -181,6 +181,30 @@ describe('NetSession sends when the transport asks (open-world cells)', () => {
       const free = run(false);
       expect(Math.abs(free.length - aligned.length)).toBeLessThanOrEqual(1);
       expect(free.slice(1).some((t) => (t - 40) % 100 >= 2)).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('sends the half-rate frames for neighbouring cells on the moments the transport numbers, across its own clock', () => {
+    vi.useFakeTimers({ now: 1_800_000_000_003 });
+    try {
+      const sent: Array<{ number: number; far: boolean }> = [];
+      const moment = (now: number): number => Math.round((now - 40) / 100);
+      const transport: FrameTransport = {
+        ...timedTransport(() => 40),
+        sendMoment: moment,
+        send: (frame) => (sent.push({ number: moment(Date.now()), far: (frame[FRAME_OFFSET.flags]! & FrameFlag.nearOnly) === 0 }), true),
+      };
+      const session = new NetSession({ transport, view: new RecordingView(), timerMs: 25, now: () => Date.now() - 12_345.6, publisher: { farRateDivisor: 2 } });
+      session.setLocalPose({ x: 0, y: 0, z: 0, facing: 0, speed: 0, state: 'walk' });
+      vi.advanceTimersByTime(3000);
+      session.dispose();
+      const regular = sent.slice(1);
+      expect(regular.length).toBeGreaterThanOrEqual(28);
+      // Far exactly on the even-numbered moments (of Date.now(), though the session polls on its own clock).
+      for (const frame of regular) expect(frame.far).toBe(frame.number % 2 === 0);
+      expect(regular.filter((f) => f.far).length).toBeGreaterThanOrEqual(14);
     } finally {
       vi.useRealTimers();
     }

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WorldTransport } from '../../../src/net/world/world-transport.ts';
-import { cellSendPhase, phaseOf } from '../../../src/net/protocol/world.ts';
+import { cellSendPhase, phaseOf, sendMomentNumber } from '../../../src/net/protocol/world.ts';
 import type { WebSocketConstructor } from '../../../src/net/transport/websocket-transport.ts';
 
 /**
@@ -78,6 +78,14 @@ describe('WorldTransport send moment', () => {
     onControl({ x: 1, z: 0 }, { type: 'timing', lateMs: 45 });
     expect(world.world.timingCorrectionMs).toBe(-43);
     expect(world.sendPhase()).toBeCloseTo(phaseOf(before - 57, 100), 9);
+    // Its moments are numbered on the server's clock as refined by the notes: a frame sent at this
+    // client's moment gets the number of the server's moment it was meant for.
+    const wall = Date.now();
+    const localMoment = wall - phaseOf(wall, 100) + world.sendPhase()!;
+    const serverMoment = localMoment + offset - 43;
+    expect(phaseOf(serverMoment - cellSendPhase({ x: 1, z: 0 }), 100)).toBeCloseTo(0, 6);
+    expect(world.sendMoment(localMoment)).toBe(sendMomentNumber(serverMoment, { x: 1, z: 0 }));
+    expect(world.sendMoment(localMoment + 100)).toBe(world.sendMoment(localMoment)! + 1);
     world.dispose();
   });
 
@@ -91,6 +99,7 @@ describe('WorldTransport send moment', () => {
     (world as unknown as { cell: { x: number; z: number } }).cell = { x: 0, z: 0 };
     expect(world.world.clockOffsetMs).toBeNull();
     expect(world.sendPhase()).toBeNull();
+    expect(world.sendMoment(Date.now())).toBeNull();
     world.dispose();
   });
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CellGate } from '../../../server/world/cell-gate.ts';
 import { importTokenKey, randomTokenKey, signToken, TOKEN_TTL_MS, verifyToken } from '../../../server/world/token.ts';
-import { cellAt, cellDistance, cellRoom, cellSendPhase, neighbourhood, parseCellCommand, parseCellRoom, phaseOf, SEND_PERIOD_MS, signedPhase } from '../../../src/net/protocol/world.ts';
+import { cellAt, cellDistance, cellRoom, cellSendPhase, neighbourhood, parseCellCommand, parseCellRoom, phaseOf, SEND_PERIOD_MS, sendMomentNumber, signedPhase } from '../../../src/net/protocol/world.ts';
 import { CellTracker } from '../../../src/net/world/cell-tracker.ts';
 import { HearingSet } from '../../../src/net/world/hearing.ts';
-import { createFrame, decodeFrame, FrameFlag } from '../../../src/net/protocol/frame.ts';
+import { createFrame, decodeFrame, FRAME_OFFSET, FrameFlag } from '../../../src/net/protocol/frame.ts';
 import { LocalPublisher } from '../../../src/net/peers/local-publisher.ts';
 
 describe('cells', () => {
@@ -130,6 +130,68 @@ describe('interest management', () => {
     const far = regular.filter((f) => (f & FrameFlag.nearOnly) === 0).length;
     expect(far).toBeGreaterThanOrEqual(9);
     expect(far).toBeLessThanOrEqual(11);
+  });
+
+  it('numbers a cell’s send moments on the server’s clock: up to half a period either side of one gets its number', () => {
+    const cell = { x: 1, z: 0 }; // moment at 100/9 ≈ 11.1 ms into each period
+    const moment = 1_700_000_000_000 + cellSendPhase(cell);
+    const n = sendMomentNumber(moment, cell);
+    expect(n).toBe(1_700_000_000_000 / SEND_PERIOD_MS);
+    for (const off of [-49, -10, 0, 3, 49]) expect(sendMomentNumber(moment + off, cell)).toBe(n);
+    expect(sendMomentNumber(moment + 51, cell)).toBe(n + 1);
+    expect(sendMomentNumber(moment - 51, cell)).toBe(n - 1);
+    // Another cell's moment of the same period carries the same number.
+    expect(sendMomentNumber(1_700_000_000_000 + cellSendPhase({ x: 2, z: 2 }), { x: 2, z: 2 })).toBe(n);
+  });
+
+  it('sends a cell’s half-rate frames in the same periods for every player, whatever their clocks and sequence numbers', () => {
+    // Three players of one cell: local clocks 0, +4,321 and −777 ms off the server's, different
+    // frame counts so far, each told the cell's moment and its number through its own clock.
+    const cell = { x: 0, z: 1 };
+    const period = SEND_PERIOD_MS;
+    const players = [0, 4321, -777].map((offset, i) => {
+      const publisher = new LocalPublisher({
+        farRateDivisor: 2,
+        phase: () => phaseOf(cellSendPhase(cell) - offset, period),
+        moment: (now) => sendMomentNumber(now + offset, cell),
+      });
+      publisher.seq = i * 7 + 1; // sequence parities differ
+      return { offset, publisher, far: new Set<number>(), near: new Set<number>() };
+    });
+    const out = createFrame();
+    for (let t = 0; t < 3000; t += 5) {
+      for (const p of players) {
+        const bytes = p.publisher.poll({ x: 0, y: 0, z: 0, facing: 0, speed: 0, state: 'walk' }, t - p.offset);
+        if (!bytes || t < 300) continue;
+        const copy = bytes.slice();
+        copy[4] = 1;
+        expect(decodeFrame(copy, 0, out)).toBeNull();
+        // Which server period the frame left in, counted the same way for everyone.
+        const number = Math.round((t - cellSendPhase(cell)) / period);
+        ((out.flags & FrameFlag.nearOnly) === 0 ? p.far : p.near).add(number);
+      }
+    }
+    // Half of each player's frames go to the neighbours, and on exactly the same periods.
+    for (const p of players) {
+      expect(p.far.size).toBeGreaterThanOrEqual(13);
+      expect(p.far.size).toBeLessThanOrEqual(14);
+      expect([...p.far].every((n) => n % 2 === 0)).toBe(true);
+      expect([...p.near].every((n) => n % 2 !== 0)).toBe(true);
+    }
+    expect([...players[1]!.far]).toEqual([...players[0]!.far]);
+    expect([...players[2]!.far]).toEqual([...players[0]!.far]);
+    // Without the moment numbers the same three split by their own sequence parity.
+    const bySeq = [1, 2].map((seq) => {
+      const publisher = new LocalPublisher({ farRateDivisor: 2, phase: () => cellSendPhase(cell) });
+      publisher.seq = seq;
+      const far: number[] = [];
+      for (let t = 0; t < 1000; t += 5) {
+        const bytes = publisher.poll({ x: 0, y: 0, z: 0, facing: 0, speed: 0, state: 'walk' }, t);
+        if (bytes && (bytes[FRAME_OFFSET.flags]! & FrameFlag.nearOnly) === 0) far.push(Math.round((t - cellSendPhase(cell)) / period));
+      }
+      return far;
+    });
+    expect(bySeq[0]!.some((n) => bySeq[1]!.includes(n))).toBe(false);
   });
 
   it('offers voice connections to the nearest peers in range and hangs up only past the exit radius', () => {
