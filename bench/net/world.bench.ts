@@ -81,7 +81,13 @@ const MOBILITY = ((): Mobility => {
   if (value === 'heading' || value === 'waypoint') return value;
   throw new Error(`--mobility must be heading or waypoint, not ${value}`);
 })();
-const region = { x0: -Math.floor(CELLS / 2) * CELL_SIZE, z0: -Math.floor(CELLS / 2) * CELL_SIZE, size: CELLS * CELL_SIZE };
+/**
+ * `--offset M`: move the walkers' region M metres towards −x and −z, off the cell grid (32: half a
+ * cell, so the K×K region lies over parts of (K+1)×(K+1) cells — more objects busy, more
+ * neighbour traffic, the same walkers). Default 0.
+ */
+const OFFSET = arg('offset', 0);
+const region = { x0: -Math.floor(CELLS / 2) * CELL_SIZE - OFFSET, z0: -Math.floor(CELLS / 2) * CELL_SIZE - OFFSET, size: CELLS * CELL_SIZE };
 
 // Published Cloudflare prices (Workers Paid, developers.cloudflare.com/durable-objects/platform/pricing):
 const PRICE_PER_MILLION_REQUESTS = 0.15; // Durable Object requests; incoming WebSocket messages count 1/20
@@ -130,11 +136,14 @@ process.once('SIGINT', stopOnSignal);
 process.once('SIGTERM', stopOnSignal);
 const run = Date.now().toString(36);
 const cellRooms: string[] = [];
-for (let x = region.x0 / CELL_SIZE - 1; x <= region.x0 / CELL_SIZE + CELLS; x++) {
-  for (let z = region.z0 / CELL_SIZE - 1; z <= region.z0 / CELL_SIZE + CELLS; z++) cellRooms.push(cellRoom({ x, z }));
+// Every cell the region touches, and the ring around them (watched from inside).
+const firstCell = (edge: number): number => Math.floor(edge / CELL_SIZE) - 1;
+const lastCell = (edge: number): number => Math.ceil((edge + region.size) / CELL_SIZE);
+for (let x = firstCell(region.x0); x <= lastCell(region.x0); x++) {
+  for (let z = firstCell(region.z0); z <= lastCell(region.z0); z++) cellRooms.push(cellRoom({ x, z }));
 }
 console.log(`server: ${server.description}`);
-console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell), ${MOBILITY === 'heading' ? 'straight walks bouncing off the edges' : 'random waypoints'}, 10 Hz${LOCKSTEP ? ' in lockstep' : ''}, sends ${SENDS.map((m) => (m === 'aligned' ? "at the cell's moment" : 'at random moments')).join(' / ')}${DEFLATE ? ', permessage-deflate' : ''}${CLOSE_WATCH ? '' : ', every watcher paced'}${FAR_BY_SEQ ? ', half-rate frames by sequence number' : ''}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
+console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell)${OFFSET ? `, region moved ${OFFSET} m off the grid` : ''}, ${MOBILITY === 'heading' ? 'straight walks bouncing off the edges' : 'random waypoints'}, 10 Hz${LOCKSTEP ? ' in lockstep' : ''}, sends ${SENDS.map((m) => (m === 'aligned' ? "at the cell's moment" : 'at random moments')).join(' / ')}${DEFLATE ? ', permessage-deflate' : ''}${CLOSE_WATCH ? '' : ', every watcher paced'}${FAR_BY_SEQ ? ', half-rate frames by sequence number' : ''}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
 
 async function measure(label: string, round: number, mode: 'cells' | { room: string }, rooms: string[], aligned = true): Promise<Measured> {
   const loadAtStart = loadAverage();
