@@ -37,6 +37,14 @@ const arg = (name: string, fallback: number): number => {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 ? Number(process.argv[at + 1]) : fallback;
 };
+/** `--name value` where value must be one of `allowed`; `fallback` when the flag is absent. */
+function choice<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+  const at = process.argv.indexOf(`--${name}`);
+  if (at < 0) return fallback;
+  const value = process.argv[at + 1];
+  if (!allowed.includes(value as T)) throw new Error(`--${name} must be ${allowed.join(', ')}, not ${value ?? 'nothing'}`);
+  return value as T;
+}
 const CELLS = arg('cells', 3);
 const WALKERS = arg('walkers', 16 * CELLS * CELLS);
 const MEASURE_MS = arg('seconds', 10) * 1000;
@@ -53,13 +61,7 @@ const NO_ROOM = process.argv.includes('--no-room');
  * (`cellSendPhase`, the product default), at random moments (before send moments existed), or one
  * row of each, side by side.
  */
-const SENDS = ((): Array<'aligned' | 'random'> => {
-  const at = process.argv.indexOf('--sends');
-  const value = at >= 0 ? process.argv[at + 1] : 'both';
-  if (value === 'both') return ['aligned', 'random'];
-  if (value === 'aligned' || value === 'random') return [value];
-  throw new Error(`--sends must be aligned, random or both, not ${value}`);
-})();
+const SENDS = ((value): Array<'aligned' | 'random'> => (value === 'both' ? ['aligned', 'random'] : [value]))(choice('sends', ['aligned', 'random', 'both'], 'both'));
 /** `--far-by-seq`: walkers pick their half-rate frames for neighbouring cells by their own sequence number, not their cell's moment numbers (as before session 8). */
 const FAR_BY_SEQ = process.argv.includes('--far-by-seq');
 /** `--no-close-watch`: walkers never ask neighbouring cells for every tick (all watchers paced, as before the pace command). */
@@ -75,12 +77,7 @@ const SERVER_PATH = serverPathArg(process.argv, 'direct');
  * ~20 after the 3 s warm-up, ~30 at the end of an 8 s window), so they overstate the per-cell
  * load the run claims; kept to compare with results before session 7.
  */
-const MOBILITY = ((): Mobility => {
-  const at = process.argv.indexOf('--mobility');
-  const value = at >= 0 ? process.argv[at + 1] : 'heading';
-  if (value === 'heading' || value === 'waypoint') return value;
-  throw new Error(`--mobility must be heading or waypoint, not ${value}`);
-})();
+const MOBILITY: Mobility = choice('mobility', ['heading', 'waypoint'], 'heading');
 /**
  * `--offset M`: move the walkers' region M metres towards −x and −z, off the cell grid (32: half a
  * cell, so the K×K region lies over parts of (K+1)×(K+1) cells — more objects busy, more

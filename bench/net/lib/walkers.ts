@@ -248,15 +248,17 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
           options.mode === 'cells'
             ? new WorldTransport({ origin: options.origin, start: { x: mover.x, z: mover.z }, WebSocket: Impl, closeWatch: options.closeWatch ?? true, backoff: { baseMs: 500, maxMs: 4000 } })
             : new WebSocketTransport({ url: `${options.origin.replace(/^http/, 'ws')}/rooms/avatar/${options.mode.room}?mode=coalesce`, WebSocket: Impl });
+        // Lined up on its cell's moments, as NetSession does by default.
+        const lined = transport instanceof WorldTransport && options.aligned !== false ? transport : null;
         const walker: Walker = {
           index,
           transport,
-          // The walkers' clock is Date.now()'s (wallMs), the one sendPhase() speaks.
+          // The walkers' clock is Date.now()'s (wallMs), the one sendPhase() and sendMoment() speak.
           publisher: new LocalPublisher({
             farRateDivisor: options.mode === 'cells' ? 2 : 1,
             clock: wallMs,
-            ...(transport instanceof WorldTransport && options.aligned !== false ? { phase: () => transport.sendPhase() } : {}),
-            ...(transport instanceof WorldTransport && options.aligned !== false && options.sharedFarMoments !== false ? { moment: (now: number) => transport.sendMoment(now) } : {}),
+            ...(lined ? { phase: () => lined.sendPhase() } : {}),
+            ...(lined && options.sharedFarMoments !== false ? { moment: (now: number) => lined.sendMoment(now) } : {}),
           }),
           ...mover,
           phaseMs: options.lockstep ? 0 : rng.range(0, 100),
