@@ -4,3 +4,4 @@ export * from './rng.ts';
 export * from './spatial-hash.ts';
 export * from './ema.ts';
 export * from './emitter.ts';
+export * from './decibels.ts';
