@@ -64,5 +64,10 @@ export function install(world: World): void {
       ...(stats.missing ? [{ label: 'missing', value: `source has no "${stats.missing}"`, tone: 'warn' as const }] : []),
     ],
   });
-  world.cairn.anim = { toggleReference: toggle, get reference() { return view; } };
+  world.services.provide('anim', {
+    toggleReference: toggle,
+    get reference() {
+      return view;
+    },
+  });
 }

@@ -15,7 +15,7 @@ export function install(world: World): void {
     (loading ??= import('../../src/assets/world-assets.ts').then(({ WorldAssets }) => (controller = new WorldAssets(world, { button }))));
   button.onclick = () => void load().then((assets) => assets.open());
 
-  world.cairn.assets = {
+  world.services.provide('assets', {
     open: async () => (await load()).open(),
     close: async () => (await load()).close(),
     preview: async (id: string, options?: { resolution?: string }) => {
@@ -37,6 +37,6 @@ export function install(world: World): void {
     get controller(): WorldAssets | null {
       return controller;
     },
-  };
+  });
   if (new URLSearchParams(location.search).has('place')) void load().then((assets) => assets.placeFromLocation());
 }

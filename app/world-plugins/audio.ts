@@ -12,7 +12,7 @@ export function install(world: World): void {
   const seed = new URLSearchParams(location.search).get('seed');
   const engine = new AudioEngine({ seed: seed === null ? undefined : Number(seed), ambience: { wind: 0.35 } });
   const tracker = new FootstepTracker();
-  world.cairn.audio = engine;
+  world.services.provide('audio', engine);
   world.cairn.stats.audio = engine.stats;
 
   let windTarget = -1;

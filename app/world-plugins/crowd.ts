@@ -1,17 +1,18 @@
 /**
  * The crowd in the open world. `?crowd=N` adds N synthetic peers walking, idling and dancing
  * around the player (default none, so the world stays cheap). Remote players (the net module)
- * go through `cairn.crowdRemotes.update(id, { x, y, z, facing, clip })`: that registry exists
- * from the start, the crowd renderer is built once the world has drawn its first frames, and
- * updates arriving before then are dropped (counted in `cairn.crowdRemotes.dropped`), never
+ * go through the `crowdRemotes` service, `update(avatarId, { x, y, z, facing, clip })`: that
+ * registry is provided from the start, the crowd renderer is built once the world has drawn its
+ * first frames, and updates arriving before then are dropped (counted in its `dropped`), never
  * dereferenced — the next update creates the avatar.
  */
 import { MAX_SYNTHETIC_PEERS, RemoteAvatars, StageCrowd } from '../../src/crowd/index.ts';
 import { showNotice, type World } from '../../src/world/index.ts';
 
 export function install(world: World): void {
-  const remotes = new RemoteAvatars<string>();
-  world.cairn.crowdRemotes = remotes;
+  // Keyed by the net module's avatar ids.
+  const remotes = new RemoteAvatars<number>();
+  world.services.provide('crowdRemotes', remotes);
   const requested = Number(new URLSearchParams(location.search).get('crowd') ?? 0);
   const count = Number.isFinite(requested) ? Math.min(MAX_SYNTHETIC_PEERS, Math.max(0, Math.round(requested))) : 0;
   const spawn = world.player.state;
@@ -24,7 +25,7 @@ export function install(world: World): void {
         remotes,
         hudWhenActive: true,
       });
-      world.cairn.stageCrowd = stageCrowd;
+      world.services.provide('stageCrowd', stageCrowd);
     } catch (error) {
       showNotice({ level: 'error', title: 'The crowd could not start', detail: (error as Error).message });
     }

@@ -8,7 +8,7 @@ import type { LocalPublisherOptions } from '../../src/net/peers/local-publisher.
 import type { WorldDirectory } from '../../src/net/protocol/world.ts';
 import { WorldTransport, type WorldStats } from '../../src/net/world/world-transport.ts';
 import { HumanoidPeerView } from '../../src/net/view/humanoid-peer-view.ts';
-import { CrowdPeerView, type CrowdRemotes } from '../../src/net/view/crowd-peer-view.ts';
+import { CrowdPeerView } from '../../src/net/view/crowd-peer-view.ts';
 import type { RemotePeerView } from '../../src/net/view/remote-peer-view.ts';
 import { createPlayerState, showNotice, type World } from '../../src/world/index.ts';
 
@@ -29,7 +29,7 @@ const RELAY_WAIT_MS = 20_000;
  *   world API does not answer, the BroadcastChannel `world`, and say so. `&at=X,Z` starts the
  *   player there (metres), e.g. to meet someone.
  * - `?net=broadcast` forces the channel, `?net=off` turns avatar sync off.
- * - Remote players are drawn by the crowd module's batched renderer (`cairn.crowdRemotes`: one
+ * - Remote players are drawn by the crowd module's batched renderer (the `crowdRemotes` service: one
  *   draw per piece for all of them, live near / baked far); `?peers=humanoid` draws one low-detail
  *   humanoid per peer instead (also the fallback when the crowd plugin is missing).
  * The HUD's Net section shows which transport is in use and its state.
@@ -125,8 +125,8 @@ function run(world: World, transport: FrameTransport, fallback: string | null, p
   const session = new NetSession({ transport, view, publisher });
   const published = Object.assign(session.stats, { fallback });
   world.cairn.stats.net = published;
-  world.cairn.net = session;
-  world.cairn.netView = view;
+  world.services.provide('net', session);
+  world.services.provide('netView', view);
   const player = world.player;
   world.onFrame((dt) => {
     const s = player.state;
@@ -141,11 +141,11 @@ function run(world: World, transport: FrameTransport, fallback: string | null, p
 
 /** The remote-player renderer: the crowd's (the default, when its plugin is installed), else a humanoid per peer. */
 function createView(world: World): RemotePeerView {
-  const remotes = world.cairn.crowdRemotes as CrowdRemotes | undefined;
+  const remotes = world.services.get('crowdRemotes');
   const choice = new URLSearchParams(location.search).get('peers');
   if (choice !== 'humanoid') {
-    if (remotes && typeof remotes.update === 'function') return new CrowdPeerView({ remotes });
-    showNotice({ level: 'warn', title: 'No crowd renderer: drawing remote players one by one', detail: 'The crowd world plugin (cairn.crowdRemotes) is not installed.' });
+    if (remotes) return new CrowdPeerView({ remotes });
+    showNotice({ level: 'warn', title: 'No crowd renderer: drawing remote players one by one', detail: 'The crowd world plugin (the crowdRemotes service) is not installed.' });
   }
   return new HumanoidPeerView({ parent: world.scene });
 }

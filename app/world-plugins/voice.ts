@@ -8,7 +8,7 @@ import type { NetSession } from '../../src/net/net-session.ts';
  * `world`); `?voice=1` joins at once, `?voice=open` joins with an open mic. While joined, the
  * AudioListener follows the player every frame.
  *
- * With avatar sync on (`cairn.net`, which may start after voice), voice follows hearing range:
+ * With avatar sync on (the `net` service, which may start after voice), voice follows hearing range:
  * it announces this player's avatar id to the voice room and links only to peers whose avatars
  * are within earshot (the net session's hearing set: ≤ 24 m in, > 32 m out, nearest 8), placing
  * each voice where its avatar stands. With `?net=off` it links to everyone in the voice room and
@@ -25,6 +25,7 @@ export function install(world: World): void {
   let removeSection: (() => void) | null = null;
   let removeFrame: (() => void) | null = null;
   let releaseHearing: (() => void) | null = null;
+  let unsubscribeNet: (() => void) | null = null;
 
   const panel = new VoicePanel({
     join: async () => {
@@ -37,17 +38,21 @@ export function install(world: World): void {
       releaseHearing = hearing ? () => hearing.dispose() : null;
       const voice = new VoiceChat({ room, mode: voiceParam === 'open' ? 'open' : 'push-to-talk', notify: showNotice, ...(hearing ? { hearing } : {}) });
       voice.setListener(world.player.state);
+      // Avatar sync may start after voice (and the world's cells take a round trip): bind once
+      // it is provided.
+      let session: NetSession | undefined;
+      if (hearing) {
+        unsubscribeNet = world.services.subscribe('net', (net) => {
+          session = net;
+          if (net && hearing.bound === null) hearing.bind(hearingOf(net));
+        });
+      }
       removeFrame = world.onFrame(() => {
-        if (hearing) {
-          // Avatar sync may start after voice (and the world's cells take a round trip): bind
-          // once it is there, and announce its id whenever it changes (a reconnect gives a new
-          // one). A null id (avatar sync reconnecting) keeps the last one: peers drop it from
-          // their hearing by themselves if the avatar really goes.
-          const session = world.cairn.net as NetSession | undefined;
-          if (session && hearing.bound === null) hearing.bind(hearingOf(session));
-          const avatarId = session?.transport.selfId ?? null;
-          if (avatarId !== null) voice.setAvatarId(avatarId);
-        }
+        // Announce the avatar id whenever it changes (a reconnect gives a new one). A null id
+        // (avatar sync reconnecting) keeps the last one: peers drop it from their hearing by
+        // themselves if the avatar really goes.
+        const avatarId = session?.transport.selfId ?? null;
+        if (avatarId !== null) voice.setAvatarId(avatarId);
         voice.setListener(world.player.state);
       });
       removeSection = world.hud?.addSection('voice', { title: 'Voice', rows: (stats) => voiceHudRows(stats.voice as VoiceStats | undefined) }) ?? null;
@@ -58,10 +63,11 @@ export function install(world: World): void {
       removeFrame?.();
       removeSection?.();
       releaseHearing?.();
-      removeFrame = removeSection = releaseHearing = null;
+      unsubscribeNet?.();
+      removeFrame = removeSection = releaseHearing = unsubscribeNet = null;
     },
   });
-  world.cairn.voicePanel = panel;
+  world.services.provide('voicePanel', panel);
   if (voiceParam === '1' || voiceParam === 'open') {
     void panel.joinNow().catch((error: Error) => showNotice({ level: 'error', title: 'Voice failed to start', detail: error.message }));
   }

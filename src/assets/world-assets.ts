@@ -34,6 +34,35 @@ export interface PlacedModel {
   triangles: number;
 }
 
+/** A placed or previewed model as the console sees it. */
+export interface AssetSummary {
+  id: string;
+  resolution: string;
+  triangles: number;
+}
+
+/**
+ * The assets service of the world page (`world.services.get('assets')`, `window.cairn.assets`):
+ * every call loads the module on first use, so the page pays nothing until then.
+ */
+export interface WorldAssetsConsole {
+  open(): Promise<void>;
+  close(): Promise<void>;
+  /** Loads a model in front of the player without keeping it. */
+  preview(id: string, options?: { resolution?: string }): Promise<AssetSummary>;
+  /** Keeps the previewed model in the world; null when there is none. */
+  keep(): Promise<AssetSummary | null>;
+  /** Loads and keeps a model in one go. */
+  place(id: string, options?: { resolution?: string }): Promise<AssetSummary & { position: number[] }>;
+  placed(): Promise<Array<{ id: string; position: number[] }>>;
+  /** Removes every kept model; resolves with how many there were. */
+  removePlaced(): Promise<number>;
+  /** Hands the previewed model to the scatter catalog. */
+  addToScatter(category?: string): Promise<{ propId: string; category: string }>;
+  /** The controller once the module has loaded (null before first use). */
+  readonly controller: WorldAssets | null;
+}
+
 /**
  * Assets in the world: an "Assets" button opens the search panel; clicking a card puts that model
  * on the ground in front of the player (the next click replaces it, freeing the previous one) and
@@ -176,9 +205,7 @@ export class WorldAssets {
 
   /** The scatter module's prop catalog when its tool is running on this page (`cairn.scatter`). */
   scatterCatalog(): ScatterPropCatalog | null {
-    const scatter = this.world.cairn.scatter as { layer?: { catalog?: ScatterPropCatalog } } | undefined;
-    const catalog = scatter?.layer?.catalog;
-    return catalog && typeof catalog.register === 'function' ? catalog : null;
+    return this.world.services.get('scatter')?.layer.catalog ?? null;
   }
 
   /**

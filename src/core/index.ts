@@ -5,3 +5,4 @@ export * from './spatial-hash.ts';
 export * from './ema.ts';
 export * from './emitter.ts';
 export * from './decibels.ts';
+export * from './services.ts';

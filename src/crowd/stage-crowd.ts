@@ -34,7 +34,7 @@ export interface StageCrowdOptions {
   /** Add the HUD section only once the crowd has avatars (keeps an idle world's HUD short). Default false. */
   hudWhenActive?: boolean;
   /** Remote-avatar registry to feed this crowd (one made elsewhere, e.g. before the crowd existed). */
-  remotes?: RemoteAvatars<string>;
+  remotes?: RemoteAvatars<number>;
 }
 
 /** Most synthetic peers the page controls offer. */
@@ -44,7 +44,7 @@ export class StageCrowd {
   readonly stage: Stage;
   readonly device: CrowdDeviceInfo;
   readonly peers: SyntheticPeers;
-  readonly remotes: RemoteAvatars<string>;
+  readonly remotes: RemoteAvatars<number>;
   readonly budget = new GpuBudget();
   private current: Crowd;
   private peerAgents: CrowdAgent[] = [];
@@ -58,7 +58,7 @@ export class StageCrowd {
   constructor(stage: Stage, options: StageCrowdOptions = {}) {
     this.stage = stage;
     this.options = options;
-    this.remotes = options.remotes ?? new RemoteAvatars<string>();
+    this.remotes = options.remotes ?? new RemoteAvatars<number>();
     this.device = crowdDeviceInfo(stage.renderer);
     const heightmap = options.heightmap;
     this.peers = new SyntheticPeers({
@@ -74,8 +74,8 @@ export class StageCrowd {
     this.removers.push(stage.onFrame((dt) => this.frame(dt)));
     this.removers.push(stage.afterRender(() => this.afterRender()));
     if (options.publish !== false) {
-      stage.cairn.crowd = this.current;
-      stage.cairn.crowdRemotes = this.remotes;
+      stage.services.provide('crowd', this.current);
+      stage.services.provide('crowdRemotes', this.remotes);
       if (!options.hudWhenActive) this.addHud();
       this.publish();
     }
@@ -125,7 +125,7 @@ export class StageCrowd {
     const count = this.peers.peers.length;
     this.peers.resize(count);
     this.setCount(count);
-    if (this.options.publish !== false) this.stage.cairn.crowd = next;
+    if (this.options.publish !== false) this.stage.services.provide('crowd', next);
     this.lastError = null;
   }
 

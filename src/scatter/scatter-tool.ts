@@ -1,6 +1,7 @@
 import type { Stage } from '../world/stage.ts';
 import { showNotice } from '../world/notices.ts';
 import type { HudRow } from '../world/hud.ts';
+import type { CairnStats } from '../world/cairn-global.ts';
 import { BrushPanel } from './brush-panel.ts';
 import { BrushTool } from './brush-tool.ts';
 import type { GroundSampler } from './placement.ts';
@@ -100,13 +101,13 @@ export function createScatterTool(options: ScatterToolOptions): ScatterTool {
       delete stage.cairn.stats.scatter;
     },
   };
-  stage.cairn.scatter = tool;
+  stage.services.provide('scatter', tool);
   return tool;
 }
 
 /** The HUD section: only what `cairn.stats.scatter` says, so the HUD shows what tests assert. */
-function hudRows(all: Record<string, unknown>): HudRow[] {
-  const s = all.scatter as ScatterPageStats | undefined;
+function hudRows(all: CairnStats): HudRow[] {
+  const s = all.scatter;
   if (!s) return [];
   const r = s.rejections;
   const rows: HudRow[] = [

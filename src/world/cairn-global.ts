@@ -1,3 +1,15 @@
+import type { PerspectiveCamera, Scene, WebGPURenderer } from 'three/webgpu';
+import type { AssetsPageApi } from '../assets/assets-page.ts';
+import type { RetargetViewer } from '../anim/view/retarget-viewer.ts';
+import type { ScatterPageStats } from '../scatter/scatter-tool.ts';
+import type { Hud } from './hud.ts';
+import type { RendererStatus } from './renderer.ts';
+import type { ShaderError } from './shader-diagnostics.ts';
+import type { WorldServices } from './services.ts';
+import type { Stage } from './stage.ts';
+import type { Heightmap } from './terrain/index.ts';
+import type { Player, World } from './world.ts';
+
 /**
  * `window.cairn`: every page publishes its live figures (`stats`) and main objects here, for the
  * console and for automation. The HUD reads the same object, so what a person sees is what tests
@@ -16,7 +28,17 @@ export interface CairnStats {
   /** Frames rendered since start. */
   frame: number;
   shaderErrors: number;
-  [module: string]: unknown;
+  /** The player's pose and clip (the world). */
+  player?: { x: number; y: number; z: number; facing: number; speed: number; state: string; clip: string };
+  /** Module figures, each under its module's key; their shapes are the modules' own stats types. */
+  crowd?: unknown;
+  net?: unknown;
+  voice?: unknown;
+  audio?: unknown;
+  anim?: unknown;
+  assets?: unknown;
+  retarget?: unknown;
+  scatter?: ScatterPageStats;
 }
 
 export interface CairnNotice {
@@ -25,14 +47,56 @@ export interface CairnNotice {
   detail?: string;
 }
 
-export interface CairnGlobal {
+/**
+ * What `window.cairn` holds. It is the read-only window for the console and tests: modules publish
+ * their services through `stage.services` (mirrored here under the same keys, see
+ * {@link WorldServices}) and find each other there, never through this object.
+ */
+export interface CairnGlobal extends Partial<Omit<WorldServices, 'assets'>> {
   /** True once the page has rendered its first frame. */
   ready: boolean;
   /** Set when the page cannot run at all; the message is also shown on the page. */
   fatal?: string;
   stats: CairnStats;
   notices: CairnNotice[];
-  [key: string]: unknown;
+  /** Every shader compile error so far, with the compiler's own message. */
+  shaderErrors?: ShaderError[];
+  renderer?: WebGPURenderer;
+  rendererStatus?: RendererStatus;
+  stage?: Stage;
+  scene?: Scene;
+  camera?: PerspectiveCamera;
+  hud?: Hud;
+  /** The open world, its player and its terrain (the world page and pages built on the world). */
+  world?: World;
+  player?: Player;
+  heightmap?: Heightmap;
+  /** The world's asset browser (world page) or the assets page's own controls (assets page). */
+  assets?: WorldServices['assets'] | AssetsPageApi;
+  /** The retarget page's viewer. */
+  retarget?: RetargetViewer;
+  /**
+   * Page-specific handles for automation; each page (app/*.ts) documents its own shape: the voice
+   * page (`voicePage`, `voiceModule`), the sound page (`sfx`), the crowd pages (`crowdPage`,
+   * `crowdReady`, `compare`, `compareReady`, `crowdLive`, `crowdBaked`), the crowd bench
+   * (`benchProgress`, `benchResult`) and the scatter page (`view`, `terrain`, `environment`,
+   * `scatterBench`).
+   */
+  voicePage?: unknown;
+  voiceModule?: unknown;
+  sfx?: unknown;
+  crowdPage?: unknown;
+  crowdReady?: boolean;
+  compare?: unknown;
+  compareReady?: boolean;
+  crowdLive?: unknown;
+  crowdBaked?: unknown;
+  benchProgress?: { done: number; total: number };
+  benchResult?: unknown;
+  view?: unknown;
+  terrain?: unknown;
+  environment?: unknown;
+  scatterBench?: unknown;
 }
 
 declare global {

@@ -15,3 +15,4 @@ export * from './terrain/terrain-mesh.ts';
 export * from './player/player-controller.ts';
 export * from './player/keyboard.ts';
 export * from './player/player-avatar.ts';
+export * from './services.ts';

@@ -1,11 +1,13 @@
 import { PerspectiveCamera, Scene } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
+import { Services } from '../core/services.ts';
 import { cairnGlobal, type CairnGlobal } from './cairn-global.ts';
 import { FrameStats } from './frame-stats.ts';
 import { Hud } from './hud.ts';
 import { showNotice } from './notices.ts';
 import { createRenderer, type RendererStatus } from './renderer.ts';
 import { formatShaderError, type ShaderError } from './shader-diagnostics.ts';
+import type { WorldServices } from './services.ts';
 
 export interface StageOptions {
   /** Element the canvas and HUD go into. Default document.body. */
@@ -34,6 +36,8 @@ export interface Stage {
   hud: Hud | null;
   frameStats: FrameStats;
   cairn: CairnGlobal;
+  /** Typed registry through which modules publish services and find each other's (mirrored onto `cairn`). */
+  services: Services<WorldServices>;
   /** Adds a per-frame callback; returns the function that removes it. */
   onFrame(callback: FrameCallback): () => void;
   /** Adds a callback run after each render (for readbacks, stats); returns its remover. */
@@ -137,6 +141,8 @@ export async function createStage(options: StageOptions = {}): Promise<Stage> {
     hud,
     frameStats,
     cairn,
+    // The console and tests read each service on window.cairn under its key.
+    services: new Services<WorldServices>((key, value) => void Reflect.set(cairn, key, value)),
     onFrame(callback) {
       frameCallbacks.add(callback);
       return () => frameCallbacks.delete(callback);
@@ -158,6 +164,7 @@ export async function createStage(options: StageOptions = {}): Promise<Stage> {
       stage.stop();
       window.removeEventListener('resize', resize);
       hud?.dispose();
+      stage.services.dispose();
       renderer.dispose();
       canvas.remove();
     },

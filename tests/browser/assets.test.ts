@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import type { BufferGeometry, Material, Mesh } from 'three';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, launchChromium, openPage, waitForCairn } from '../harness/browser.ts';
 import { countDifferentPixels, decodePng } from '../harness/png.ts';
@@ -170,9 +171,12 @@ describe('the assets page against the Poly Haven fixture', () => {
     // Both material slots are still drawn.
     expect((await frameStats(page)).drawCalls).toBeGreaterThanOrEqual(4);
     const slots = await page.evaluate(() => {
-      const root = (window.cairn.scene as { getObjectByName(n: string): { traverse(f: (o: { isMesh?: boolean; material: { name: string }; geometry: { drawRange: { count: number } } }) => void): void } }).getObjectByName('asset')!;
+      const root = window.cairn.scene!.getObjectByName('asset')!;
       const out: Array<[string, number]> = [];
-      root.traverse((o) => void (o.isMesh && out.push([o.material.name, o.geometry.drawRange.count])));
+      root.traverse((o) => {
+        const mesh = o as Mesh<BufferGeometry, Material>;
+        if (mesh.isMesh) out.push([mesh.material.name, mesh.geometry.drawRange.count]);
+      });
       return out;
     });
     expect(slots.map(([name]) => name).sort()).toEqual(['mossy_rock_01_moss', 'mossy_rock_01_stone']);

@@ -10,7 +10,7 @@ import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../har
 const base = inject('serverUrl');
 
 interface Remotes {
-  update(id: string, state: { x: number; y: number; z: number; facing: number; clip?: string }): boolean;
+  update(id: number, state: { x: number; y: number; z: number; facing: number; clip?: string }): boolean;
   count: number;
   dropped: number;
 }
@@ -50,7 +50,7 @@ describe('the world page with ?crowd=40', () => {
   it('takes remote players through cairn.crowdRemotes', async () => {
     const before = await page.evaluate(() => (window.cairn.stats.crowd as { agents: number }).agents);
     const player = await page.evaluate(() => window.cairn.stats.player as { x: number; y: number; z: number });
-    const accepted = await page.evaluate((p) => (window.cairn.crowdRemotes as Remotes).update('peer-7', { x: p.x + 2, y: p.y, z: p.z - 3, facing: 0, clip: 'wave' }), player);
+    const accepted = await page.evaluate((p) => (window.cairn.crowdRemotes as Remotes).update(7, { x: p.x + 2, y: p.y, z: p.z - 3, facing: 0, clip: 'wave' }), player);
     expect(accepted).toBe(true);
     await page.evaluate(() => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(1));
     const after = await page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.crowd)));

@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import type { FrameTransport, RemotePeerView } from '../../src/net/index.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 
@@ -69,7 +70,7 @@ describe('the open world: spatial cells in the world page', () => {
     type PageClock = { offsetMs: number; rttMs: number; correctionMs: number; notes: number };
     const residual = (): Promise<number> =>
       pa.evaluate(() => {
-        const c = (window.cairn.net as { transport: { clock: PageClock } }).transport.clock;
+        const c = (window.cairn.net!.transport as FrameTransport & { clock: PageClock }).clock;
         return Math.abs(((((c.offsetMs + c.correctionMs) % 100) + 150) % 100) - 50);
       });
     await expect.poll(residual, { timeout: 30_000 }).toBeLessThanOrEqual(15);
@@ -79,7 +80,7 @@ describe('the open world: spatial cells in the world page', () => {
     // can pull it back. A page that ignored the notes stays 25–55 ms off.
     const before = (await net(pa)).world.timingNotes;
     await pa.evaluate(() => {
-      const c = (window.cairn.net as { transport: { clock: PageClock } }).transport.clock;
+      const c = (window.cairn.net!.transport as FrameTransport & { clock: PageClock }).clock;
       c.offsetMs += 40;
       c.rttMs = -1;
     });
@@ -117,7 +118,7 @@ describe('the open world: spatial cells in the world page', () => {
         async () =>
           pa.evaluate(() => {
             // Remote players are crowd agents (read back from the crowd's own pose buffer).
-            const view = window.cairn.netView as { ids(): number[] };
+            const view = window.cairn.netView as RemotePeerView & { ids(): number[] };
             const crowd = window.cairn.crowdRemotes as { agent(id: number): { x: number } | undefined };
             return view.ids().flatMap((id) => {
               const agent = crowd.agent(id);

@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import type { Backend } from 'three/webgpu';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, hudText, launchChromium, openPage, waitForCairn } from '../harness/browser.ts';
 import { saveDocPicture } from '../harness/pictures.ts';
@@ -106,7 +107,7 @@ describe('the world page on WebGPU', () => {
 
   it('shows the real WGSL compiler message when a shader fails', async () => {
     await page.evaluate(() => {
-      const device = (window.cairn.renderer as { backend: { device: GPUDevice } }).backend.device;
+      const device = (window.cairn.renderer!.backend as Backend & { device: GPUDevice }).device;
       device.createShaderModule({ label: 'deliberately broken', code: 'fn broken() -> f32 {\n  let x: f32 = vec3f(1.0);\n  return x;\n}' });
     });
     await expect.poll(() => page.evaluate(() => window.cairn.stats.shaderErrors), { timeout: 10_000 }).toBe(1);
