@@ -4,7 +4,7 @@ import { cairnGlobal } from '../src/world/cairn-global.ts';
 import { Hud } from '../src/world/hud.ts';
 import { showFatal, showNotice } from '../src/world/notices.ts';
 import * as voiceModule from '../src/voice/index.ts';
-import { VoiceChat, VoicePanel, voiceHudRows, voiceRoomProblem, type TalkMode, type VoiceStats, type WirePosition } from '../src/voice/index.ts';
+import { VoiceChat, VoicePanel, voiceHudRows, voiceRoomProblem, type TalkMode, type WirePosition } from '../src/voice/index.ts';
 
 /**
  * The voice page: a top-down map of the voice room. You are the green arrow; everyone else is a
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   const hud = new Hud();
   // This page renders no 3D: its first HUD section is the page's own, not the renderer's.
   hud.addSection('frame', { title: 'Voice page', rows: () => [{ label: 'map', value: `${SCALE} px/m · you at ${me.x.toFixed(1)}, ${me.z.toFixed(1)}` }] });
-  hud.addSection('voice', { title: 'Voice', rows: (stats) => voiceHudRows(stats.voice as VoiceStats | undefined) });
+  hud.addSection('voice', { title: 'Voice', rows: (stats) => voiceHudRows(stats.voice) });
 
   const panel = new VoicePanel({
     join: async () => {

@@ -1,4 +1,4 @@
-import { AudioEngine, FootstepTracker, audioHudRows, surfaceAt, type AudioStats } from '../../src/audio/index.ts';
+import { AudioEngine, FootstepTracker, audioHudRows, surfaceAt } from '../../src/audio/index.ts';
 import { smoothstep } from '../../src/core/math.ts';
 import type { World } from '../../src/world/index.ts';
 
@@ -50,7 +50,7 @@ export function install(world: World): void {
   };
   window.addEventListener('keydown', onKey);
 
-  world.hud?.addSection('audio', { title: 'Audio', rows: (stats) => audioHudRows(stats.audio as AudioStats | undefined) });
+  world.hud?.addSection('audio', { title: 'Audio', rows: (stats) => audioHudRows(stats.audio) });
 
   const baseDispose = world.dispose;
   world.dispose = () => {

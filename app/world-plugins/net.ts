@@ -6,11 +6,11 @@ import { roomNameIssue } from '../../src/net/protocol/room-name.ts';
 import { NetSession, type NetStats } from '../../src/net/net-session.ts';
 import type { LocalPublisherOptions } from '../../src/net/peers/local-publisher.ts';
 import type { WorldDirectory } from '../../src/net/protocol/world.ts';
-import { WorldTransport, type WorldStats } from '../../src/net/world/world-transport.ts';
+import { WorldTransport } from '../../src/net/world/world-transport.ts';
 import { HumanoidPeerView } from '../../src/net/view/humanoid-peer-view.ts';
 import { CrowdPeerView } from '../../src/net/view/crowd-peer-view.ts';
 import type { RemotePeerView } from '../../src/net/view/remote-peer-view.ts';
-import { createPlayerState, showNotice, type World } from '../../src/world/index.ts';
+import { createPlayerState, showNotice, type NetPageStats, type World } from '../../src/world/index.ts';
 
 /**
  * How long the page waits for the relay before falling back to the BroadcastChannel (ms). A
@@ -41,7 +41,7 @@ export function install(world: World): void {
   const stats = world.cairn.stats;
   const placeholder: Partial<NetStats> & { fallback: string | null } = { state: 'connecting', fallback: null };
   stats.net = placeholder;
-  world.hud?.addSection('net', { title: 'Net', rows: (s) => netRows(s.net as NetView | undefined) });
+  world.hud?.addSection('net', { title: 'Net', rows: (s) => netRows(s.net) });
   const open = params.get('world') === '1' ? startWorld(world) : start(world, room, params.get('net') === 'broadcast', params.get('relay'));
   void open.catch((error: Error) => {
     placeholder.state = 'closed';
@@ -49,8 +49,6 @@ export function install(world: World): void {
     showNotice({ level: 'error', title: 'Avatar sync failed to start', detail: error.message });
   });
 }
-
-type NetView = Partial<NetStats> & { fallback?: string | null; world?: WorldStats; population?: { players: number; cells: number } };
 
 async function start(world: World, room: string | null, forceBroadcast: boolean, relayOrigin: string | null): Promise<void> {
   let transport: FrameTransport;
@@ -150,7 +148,7 @@ function createView(world: World): RemotePeerView {
   return new HumanoidPeerView({ parent: world.scene });
 }
 
-function netRows(net: NetView | undefined): Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> {
+function netRows(net: NetPageStats | undefined): Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> {
   if (!net) return [{ label: 'sync', value: 'off' }];
   const kind = net.transport === 'relay' ? 'relay' : net.transport === 'world' ? 'world cells' : net.transport === 'broadcast' ? 'BroadcastChannel (this browser)' : '…';
   const tone = net.state === 'open' ? 'ok' : net.state === 'closed' ? 'bad' : 'warn';

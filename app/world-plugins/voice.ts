@@ -1,5 +1,5 @@
 import { showNotice, type World } from '../../src/world/index.ts';
-import { DeferredHearing, VoiceChat, VoicePanel, voiceHudRows, voiceRoomProblem, type VoiceHearingSource, type VoiceStats } from '../../src/voice/index.ts';
+import { DeferredHearing, VoiceChat, VoicePanel, voiceHudRows, voiceRoomProblem, type VoiceHearingSource } from '../../src/voice/index.ts';
 import type { NetSession } from '../../src/net/net-session.ts';
 
 /**
@@ -55,7 +55,7 @@ export function install(world: World): void {
         if (avatarId !== null) voice.setAvatarId(avatarId);
         voice.setListener(world.player.state);
       });
-      removeSection = world.hud?.addSection('voice', { title: 'Voice', rows: (stats) => voiceHudRows(stats.voice as VoiceStats | undefined) }) ?? null;
+      removeSection = world.hud?.addSection('voice', { title: 'Voice', rows: (stats) => voiceHudRows(stats.voice) }) ?? null;
       await voice.join();
       return voice;
     },

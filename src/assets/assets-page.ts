@@ -100,7 +100,7 @@ export async function startAssetsPage(stage: Stage, params = new URLSearchParams
     };
     cairn.stats.assets = stats;
   });
-  stage.hud?.addSection('assets', { title: 'Assets', rows: (stats) => assetHudRows(stats.assets as AssetPageStats | undefined) });
+  stage.hud?.addSection('assets', { title: 'Assets', rows: (stats) => assetHudRows(stats.assets) });
 
   const page: AssetsPageApi = {
     browser,

@@ -112,7 +112,7 @@ export class WorldAssets {
         };
         world.cairn.stats.assets = stats;
       });
-      world.hud?.addSection('assets', { title: 'Assets', rows: (stats) => assetHudRows(stats.assets as AssetPageStats | undefined) });
+      world.hud?.addSection('assets', { title: 'Assets', rows: (stats) => assetHudRows(stats.assets) });
       void browser.loadCatalog();
       return browser;
     })();

@@ -1,7 +1,11 @@
 import type { PerspectiveCamera, Scene, WebGPURenderer } from 'three/webgpu';
 import type { AssetsPageApi } from '../assets/assets-page.ts';
 import type { RetargetViewer } from '../anim/view/retarget-viewer.ts';
+import type { AssetPageStats } from '../assets/asset-stats.ts';
+import type { AudioStats } from '../audio/index.ts';
+import type { NetStats, WorldStats } from '../net/index.ts';
 import type { ScatterPageStats } from '../scatter/scatter-tool.ts';
+import type { VoiceStats } from '../voice/index.ts';
 import type { Hud } from './hud.ts';
 import type { RendererStatus } from './renderer.ts';
 import type { ShaderError } from './shader-diagnostics.ts';
@@ -9,6 +13,12 @@ import type { WorldServices } from './services.ts';
 import type { Stage } from './stage.ts';
 import type { Heightmap } from './terrain/index.ts';
 import type { Player, World } from './world.ts';
+
+/**
+ * The avatar-sync figures under `stats.net`: the session's own, which transport it fell back to and
+ * why (null when none), and in the open world the cell client's figures and the directory's counts.
+ */
+export type NetPageStats = Partial<NetStats> & { fallback?: string | null; world?: WorldStats; population?: { players: number; cells: number } };
 
 /**
  * `window.cairn`: every page publishes its live figures (`stats`) and main objects here, for the
@@ -30,15 +40,18 @@ export interface CairnStats {
   shaderErrors: number;
   /** The player's pose and clip (the world). */
   player?: { x: number; y: number; z: number; facing: number; speed: number; state: string; clip: string };
-  /** Module figures, each under its module's key; their shapes are the modules' own stats types. */
-  crowd?: unknown;
-  net?: unknown;
-  voice?: unknown;
-  audio?: unknown;
-  anim?: unknown;
-  assets?: unknown;
-  retarget?: unknown;
+  net?: NetPageStats;
+  voice?: VoiceStats;
+  audio?: AudioStats;
+  assets?: AssetPageStats;
   scatter?: ScatterPageStats;
+  /**
+   * The crowd's and the animation module's figures: their shape differs per page (the world and
+   * crowd pages publish `CrowdPageStats`, the comparison page one per renderer; the world publishes
+   * the reference view's state, the retarget page `RetargetViewerStats`).
+   */
+  crowd?: unknown;
+  anim?: unknown;
 }
 
 export interface CairnNotice {
