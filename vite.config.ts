@@ -1,8 +1,10 @@
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
+import { docsExamples } from './tests/docs/vite-plugin.ts';
 
 const appDir = resolve(import.meta.dirname, 'app');
+const srcDir = resolve(import.meta.dirname, 'src');
 
 /** Every app/*.html is a page: the world (index.html) and one focused page per module. */
 const pages = Object.fromEntries(
@@ -17,6 +19,10 @@ const workerPort = Number(process.env.CAIRN_WORKER_PORT ?? 8788);
 export default defineConfig({
   root: appDir,
   publicDir: resolve(import.meta.dirname, 'public'),
+  // The package's public entry points (`cairn/world`, `cairn/net`, …) as the docs' examples import them.
+  resolve: { alias: [{ find: /^cairn\/([a-z]+)$/, replacement: `${srcDir}/$1/index.ts` }] },
+  // docs-examples.html runs every ```ts block of README.md and docs/*.md (tests/browser/docs-examples.test.ts).
+  plugins: [docsExamples(import.meta.dirname)],
   build: {
     outDir: resolve(import.meta.dirname, 'dist'),
     emptyOutDir: true,
