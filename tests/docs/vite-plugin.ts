@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plugin } from 'vite';
 import { allExamples } from './extract.ts';
+import { rewriteExample } from './rewrite.ts';
 
 /** The module the examples page imports: `examples`, one entry per ```ts block, in file order. */
 export const DOCS_EXAMPLES_ID = 'virtual:cairn-docs-examples';
@@ -18,17 +19,19 @@ export function docsExamples(root: string): Plugin {
   let index = '';
   return {
     name: 'cairn-docs-examples',
-    buildStart() {
+    async buildStart() {
       const examples = allExamples(root);
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
-      const entries = examples.map((example, i) => {
+      const entries: string[] = [];
+      for (const [i, example] of examples.entries()) {
         const path = join(dir, `${String(i).padStart(3, '0')}-${example.file.replace(/[^\w.-]/g, '_')}-${example.line}.ts`);
-        // `export {}` makes a block without imports a module too (top-level await needs one).
-        writeFileSync(path, `${example.code}\nexport {};\n`);
+        // A broken example must fail its own run, never the build of every page.
+        const code = await rewriteExample(example.code, `${example.file}:${example.line}`, async (specifier) => (await this.resolve(specifier, path)) !== null);
+        writeFileSync(path, code);
         this.addWatchFile(join(root, example.file));
-        return `  { file: ${JSON.stringify(example.file)}, line: ${example.line}, load: () => import(${JSON.stringify(path)}) },`;
-      });
+        entries.push(`  { file: ${JSON.stringify(example.file)}, line: ${example.line}, load: () => import(${JSON.stringify(path)}) },`);
+      }
       index = `export const examples = [\n${entries.join('\n')}\n];\n`;
     },
     resolveId(id) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
 import { allExamples, extractExamples } from '../../docs/extract.ts';
+import { rewriteExample } from '../../docs/rewrite.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
@@ -23,5 +24,22 @@ describe("extracting the docs' examples", () => {
     expect(examples.length).toBeGreaterThan(0);
     const relative = examples.filter((example) => /from\s+['"]\.{1,2}\//.test(example.code) || /import\(\s*['"]\.{1,2}\//.test(example.code));
     expect(relative.map(({ file, line }) => `${file}:${line}`)).toEqual([]);
+  });
+
+  it('turns static imports into awaited dynamic ones and drops type-only imports', async () => {
+    const code = ["import { a, b as c, type T } from 'cairn/core';", "import d, * as e from 'three';", "import type { U } from 'cairn/world';", 'a(c, d, e);'].join('\n');
+    const out = await rewriteExample(code, 'x.md:3', async () => true);
+    expect(out).toContain(`const __example0 = await import("cairn/core"); const { a, b: c } = __example0;`);
+    expect(out).toContain(`const __example1 = await import("three"); const d = __example1.default; const e = __example1;`);
+    expect(out).not.toContain('cairn/world');
+    expect(out).toContain('a(c, d, e);');
+  });
+
+  it('makes an unresolvable import or a syntax error an error thrown when the example runs, naming where', async () => {
+    const unresolved = await rewriteExample("import { x } from '../src/core/index.ts';\nx();", 'docs/a.md:10', async (s) => !s.startsWith('.'));
+    expect(unresolved).toContain('docs/a.md:10: cannot resolve import');
+    expect(unresolved).toContain('Promise.reject');
+    const broken = await rewriteExample('const a = f(1, (x) => …);', 'docs/b.md:20', async () => true);
+    expect(broken.startsWith('throw new SyntaxError("docs/b.md:20: syntax error')).toBe(true);
   });
 });
