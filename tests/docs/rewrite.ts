@@ -4,7 +4,7 @@ import ts from 'typescript';
  * Turns one docs example into a module that cannot break the page build: its static imports become
  * `await import(…)` (so a name the module does not export is `undefined` at run time, not a build
  * error), imports no resolver can find and syntax errors become errors thrown when the example
- * runs, naming the example's file and line. Type-only imports are dropped.
+ * runs (the runner names the example's file and line). Type-only imports are dropped.
  *
  * @param resolvable whether the build can resolve an import specifier from the example
  */
@@ -13,7 +13,7 @@ export async function rewriteExample(code: string, where: string, resolvable: (s
   if (syntax.length > 0) {
     const first = syntax[0]!;
     const line = first.file && first.start !== undefined ? first.file.getLineAndCharacterOfPosition(first.start).line + 1 : 0;
-    return thrower(`${where}: syntax error on the block's line ${line}: ${ts.flattenDiagnosticMessageText(first.messageText, ' ')}`);
+    return thrower(`syntax error on line ${line} of the block at ${where}: ${ts.flattenDiagnosticMessageText(first.messageText, ' ')}`);
   }
   const source = ts.createSourceFile('example.ts', code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
   const edits: Array<{ start: number; end: number; text: string }> = [];
@@ -30,7 +30,7 @@ export async function rewriteExample(code: string, where: string, resolvable: (s
     const module = `__example${n++}`;
     const load = (await resolvable(specifier))
       ? `await import(${JSON.stringify(specifier)})`
-      : `await Promise.reject(new Error(${JSON.stringify(`${where}: cannot resolve import '${specifier}' (examples import Cairn as cairn/<module>)`)}))`;
+      : `await Promise.reject(new Error(${JSON.stringify(`cannot resolve import '${specifier}' (examples import Cairn as cairn/<module>)`)}))`;
     const lines = [`const ${module} = ${load};`];
     if (clause?.name) lines.push(`const ${clause.name.text} = ${module}.default;`);
     const bindings = clause?.namedBindings;
