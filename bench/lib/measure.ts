@@ -2,6 +2,7 @@
  * Same-run comparisons for noisy machines: candidates are measured in interleaved rounds (A, B, A,
  * B…) so drift hits both alike, and each figure is reported against a baseline as a ratio.
  */
+import { recordTable } from './record.ts';
 
 export interface Candidate {
   name: string;
@@ -68,6 +69,11 @@ export function printComparison(title: string, results: Measured[], baseline = r
   const base = results.find((r) => r.name === baseline);
   if (!base) throw new Error(`no baseline "${baseline}"`);
   console.log(`\n## ${title}`);
+  recordTable({
+    title,
+    columns: ['candidate', 'per call', `vs ${baseline}`],
+    rows: results.map((r) => [r.name, formatMs(r.msPerCall), `× ${(r.msPerCall / base.msPerCall).toPrecision(3)}${r.name === baseline ? ' (baseline)' : ''}`]),
+  });
   const width = Math.max(...results.map((r) => r.name.length), 10);
   console.log(`${'candidate'.padEnd(width)}  ${'per call'.padStart(12)}  vs ${baseline}`);
   for (const r of results) {

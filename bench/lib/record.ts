@@ -80,3 +80,8 @@ export function machineNow(loadAtStart: string, usesChromium: boolean): BenchMac
   }
   return { cores: cpus().length, load: `${loadAtStart} → ${loadNow()}`, node: process.version, chromium };
 }
+
+/** The results file's name for a bench: bench/assets/search.bench.ts → assets-search. */
+export function resultName(benchPath: string): string {
+  return benchPath.replace(/^bench\//, '').replace(/\.bench\.ts$/, '').replaceAll('/', '-');
+}
