@@ -415,8 +415,8 @@ export class AvatarRoom extends HibernatingRoom<AvatarPeer> {
       this.heard.add(key);
       // Every player publishing here has sent since the last flush. They send once per period,
       // at the cell's moment (cellSendPhase), so nothing more is coming: flush now instead of
-      // waiting out the tick. Players sending at random moments rarely all land in one tick, and
-      // for them the tick timer below works as before.
+      // waiting out the tick. Players sending at random moments rarely all land in one tick: for
+      // them the tick timer below flushes.
       if (this.heard.size >= this.publishers()) return this.flush();
     }
     this.tickTimer ??= setTimeout(() => this.flush(), this.settings.tickMs);

@@ -36,7 +36,7 @@ export interface WorldTransportOptions {
   /**
    * Ask the publication cell for its clock (`clock` probes) this often (ms), after the first
    * {@link CLOCK_BURST} probes a second apart from entering. Default 30,000; 0: never probe (the
-   * directory's answers alone set the clock, as before probes existed).
+   * directory's answers alone set the clock).
    */
   clockProbeMs?: number;
 }
