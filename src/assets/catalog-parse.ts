@@ -1,6 +1,7 @@
+import * as v from 'valibot';
 import { isValidAssetId } from './asset-id.ts';
 import { AssetError } from './errors.ts';
-import type { CatalogEntry, PolyHavenAssetJson, PolyHavenFileJson, PolyHavenModelFilesJson } from './polyhaven-types.ts';
+import type { CatalogEntry, PolyHavenModelFilesJson } from './polyhaven-types.ts';
 
 /** The result of checking a catalog: usable entries and what was left out (and why). */
 export interface ParsedCatalog {
@@ -13,9 +14,43 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function stringList(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
+/** A list of strings, keeping only the strings of an array; anything else is an empty list. */
+const StringList = v.fallback(
+  v.pipe(
+    v.array(v.unknown()),
+    v.transform((list) => list.filter((item): item is string => typeof item === 'string')),
+  ),
+  [],
+);
+
+/**
+ * One value of `GET /assets?t=models` (PolyHavenAssetJson) as a catalog entry: the name is required
+ * (without one the entry is rejected); every other field falls back to empty when malformed, so a
+ * change in a field Cairn only displays never hides an asset.
+ */
+const CatalogAsset = v.pipe(
+  v.looseObject({
+    name: v.string(),
+    categories: StringList,
+    category: v.fallback(v.optional(v.string()), undefined),
+    tags: StringList,
+    thumbnail_url: v.fallback(v.nullable(v.pipe(v.string(), v.regex(/^https?:\/\//i))), null),
+    download_count: v.fallback(v.pipe(v.number(), v.finite()), 0),
+    authors: v.fallback(v.pipe(v.custom<Record<string, unknown>>(isRecord), v.transform((authors) => Object.keys(authors))), []),
+  }),
+  v.transform((asset): Omit<CatalogEntry, 'id'> => {
+    const categories = new Set(asset.categories.map((c) => c.toLowerCase()));
+    if (asset.category !== undefined) for (const part of asset.category.split('/')) if (part.trim()) categories.add(part.trim().toLowerCase());
+    return {
+      name: asset.name,
+      categories: [...categories],
+      tags: asset.tags.map((t) => t.toLowerCase()),
+      thumbnailUrl: asset.thumbnail_url ?? null,
+      downloads: asset.download_count,
+      authors: asset.authors,
+    };
+  }),
+);
 
 /**
  * Checks `GET /assets?t=models` (an object keyed by id) and turns it into entries. Entries whose
@@ -31,23 +66,12 @@ export function parseCatalog(json: unknown, source = 'the catalog'): ParsedCatal
       rejected.push({ key, reason: 'not a valid asset id' });
       continue;
     }
-    if (!isRecord(raw) || typeof raw.name !== 'string') {
+    const asset = isRecord(raw) ? v.safeParse(CatalogAsset, raw) : null;
+    if (!asset?.success) {
       rejected.push({ key, reason: 'no name' });
       continue;
     }
-    const asset = raw as unknown as PolyHavenAssetJson;
-    const categories = new Set(stringList(asset.categories).map((c) => c.toLowerCase()));
-    if (typeof asset.category === 'string') for (const part of asset.category.split('/')) if (part.trim()) categories.add(part.trim().toLowerCase());
-    const thumbnail = typeof asset.thumbnail_url === 'string' && /^https?:\/\//i.test(asset.thumbnail_url) ? asset.thumbnail_url : null;
-    entries.push({
-      id: key,
-      name: asset.name,
-      categories: [...categories],
-      tags: stringList(asset.tags).map((t) => t.toLowerCase()),
-      thumbnailUrl: thumbnail,
-      downloads: typeof asset.download_count === 'number' && Number.isFinite(asset.download_count) ? asset.download_count : 0,
-      authors: isRecord(asset.authors) ? Object.keys(asset.authors) : [],
-    });
+    entries.push({ id: key, ...asset.output });
   }
   return { entries, rejected };
 }
@@ -75,10 +99,13 @@ function resolutionRank(resolution: string): number {
 }
 
 /** The glTF resolutions a `/files/{id}` answer offers, smallest first. */
-export function gltfResolutions(files: PolyHavenModelFilesJson): string[] {
-  const gltf = isRecord(files.gltf) ? files.gltf : {};
+export function gltfResolutions(files: PolyHavenModelFilesJson | Record<string, unknown>): string[] {
+  const gltf: Record<string, unknown> = isRecord(files.gltf) ? files.gltf : {};
   return Object.keys(gltf)
-    .filter((res) => isRecord(gltf[res]) && isRecord((gltf[res] as { gltf?: unknown }).gltf))
+    .filter((res) => {
+      const entry = gltf[res];
+      return isRecord(entry) && isRecord(entry.gltf);
+    })
     .sort((a, b) => resolutionRank(a) - resolutionRank(b));
 }
 
@@ -99,22 +126,24 @@ function absoluteUrl(value: unknown): string | null {
  */
 export function pickGltfDownload(files: unknown, wanted: string, id = 'this asset'): GltfDownload {
   if (!isRecord(files)) throw new AssetError('corrupt', `the file list for ${id} is not a JSON object`);
-  const available = gltfResolutions(files as PolyHavenModelFilesJson);
+  const available = gltfResolutions(files);
   if (available.length === 0) throw new AssetError('no-gltf', `${id} has no glTF download (formats offered: ${Object.keys(files).join(', ') || 'none'})`);
   const rank = resolutionRank(wanted);
   const below = available.filter((r) => resolutionRank(r) <= rank);
   const resolution = below.length > 0 ? below[below.length - 1]! : available[0]!;
-  const file = ((files as PolyHavenModelFilesJson).gltf![resolution] as unknown as { gltf: Record<string, unknown> }).gltf;
+  const byResolution = isRecord(files.gltf) ? files.gltf[resolution] : undefined;
+  // gltfResolutions offered only resolutions whose entry has a `gltf` object.
+  const file = isRecord(byResolution) && isRecord(byResolution.gltf) ? byResolution.gltf : {};
   const url = absoluteUrl(file.url);
   if (!url) throw new AssetError('corrupt', `the ${resolution} glTF of ${id} has no absolute http(s) URL`);
   const include: Record<string, string> = {};
   let bytes: number | null = typeof file.size === 'number' ? file.size : null;
   if (file.include !== undefined && !isRecord(file.include)) throw new AssetError('corrupt', `the ${resolution} glTF of ${id} has an include list that is not an object`);
-  for (const [path, entry] of Object.entries((file.include ?? {}) as Record<string, unknown>)) {
-    const target = isRecord(entry) ? absoluteUrl((entry as unknown as PolyHavenFileJson).url) : null;
-    if (!target) throw new AssetError('corrupt', `the ${resolution} glTF of ${id} includes "${path}" without an absolute http(s) URL`);
+  for (const [path, entry] of Object.entries(isRecord(file.include) ? file.include : {})) {
+    const target = isRecord(entry) ? absoluteUrl(entry.url) : null;
+    if (!target || !isRecord(entry)) throw new AssetError('corrupt', `the ${resolution} glTF of ${id} includes "${path}" without an absolute http(s) URL`);
     include[path] = target;
-    const size = (entry as unknown as PolyHavenFileJson).size;
+    const size = entry.size;
     bytes = bytes !== null && typeof size === 'number' ? bytes + size : null;
   }
   return { resolution, url, include, bytes };
