@@ -28,9 +28,9 @@ export function install(world: World): void {
     },
     place: async (id: string, options?: { resolution?: string }) => {
       const placed = await (await load()).place(id, options);
-      return { id: placed.id, resolution: placed.resolution, triangles: placed.triangles, position: placed.root.position.toArray() };
+      return { id: placed.id, resolution: placed.resolution, triangles: placed.triangles, position: placed.object.position.toArray() };
     },
-    placed: async () => (await load()).placed.map((p) => ({ id: p.id, position: p.root.position.toArray() })),
+    placed: async () => (await load()).placed.map((p) => ({ id: p.id, position: p.object.position.toArray() })),
     removePlaced: async () => (await load()).removePlaced(),
     addToScatter: async (category?: string) => (await load()).addToScatter(category),
     /** The controller once the module has loaded (null before first use). */

@@ -23,7 +23,7 @@ export interface LoadedModel {
   id: string;
   /** The resolution actually loaded (the requested one, or the nearest offered). */
   resolution: string;
-  root: Object3D;
+  object: Object3D;
   download: GltfDownload;
   /** What the include map did: each request the loader made and where it went. */
   mapped: IncludeUrlModifier['mapped'];
@@ -119,7 +119,7 @@ export async function loadPolyHavenModel(api: PolyHavenApi, id: string, options:
   return {
     id,
     resolution: download.resolution,
-    root,
+    object: root,
     download,
     mapped: modifier.mapped,
     failedFiles: failedFiles.filter((url) => url !== download.url),

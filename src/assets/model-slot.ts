@@ -39,9 +39,9 @@ export class ModelSlot {
   /** Replaces the current model with `model`; returns what freeing the previous one released. */
   show(model: LoadedModel): DisposedCounts | null {
     const released = this.clear();
-    const simplifier = this.options.simplify ? new ModelSimplifier(model.root, this.options.simplify, this.options.simplifier) : null;
-    this.options.parent.add(model.root);
-    this.options.place?.(model.root);
+    const simplifier = this.options.simplify ? new ModelSimplifier(model.object, this.options.simplify, this.options.simplifier) : null;
+    this.options.parent.add(model.object);
+    this.options.place?.(model.object);
     this.content = { model, simplifier };
     return released;
   }
@@ -52,7 +52,7 @@ export class ModelSlot {
     const { model, simplifier } = this.content;
     this.content = null;
     simplifier?.dispose();
-    const counts = disposeObject3D(model.root);
+    const counts = disposeObject3D(model.object);
     this.freed.geometries += counts.geometries;
     this.freed.materials += counts.materials;
     this.freed.textures += counts.textures;

@@ -30,7 +30,7 @@ export interface WorldAssetsOptions {
 export interface PlacedModel {
   id: string;
   resolution: string;
-  root: Object3D;
+  object: Object3D;
   triangles: number;
 }
 
@@ -189,7 +189,7 @@ export class WorldAssets {
   keep(): PlacedModel | null {
     const model = this.browser?.slot.release();
     if (!model) return null;
-    const placed: PlacedModel = { id: model.id, resolution: model.resolution, root: model.root, triangles: this.browser!.stats.triangles };
+    const placed: PlacedModel = { id: model.id, resolution: model.resolution, object: model.object, triangles: this.browser!.stats.triangles };
     this.placed.push(placed);
     this.browser!.unload();
     this.panel?.clearModel();
@@ -225,12 +225,12 @@ export class WorldAssets {
     // own: wrap the model so "standing on the origin" is part of what it bakes.
     const holder = new Group();
     holder.name = model.id;
-    model.root.removeFromParent();
-    model.root.position.set(0, 0, 0);
-    model.root.rotation.set(0, 0, 0);
-    holder.add(model.root);
-    restOn(model.root, 0, 0, 0);
-    compactDrawnIndices(model.root);
+    model.object.removeFromParent();
+    model.object.position.set(0, 0, 0);
+    model.object.rotation.set(0, 0, 0);
+    holder.add(model.object);
+    restOn(model.object, 0, 0, 0);
+    compactDrawnIndices(model.object);
     const propId = scatterPropId(model.id);
     catalog.register({ id: propId, category: chosen, object3D: holder, replace: true });
     this.browser!.unload();
@@ -241,7 +241,7 @@ export class WorldAssets {
   /** Frees every kept model. */
   removePlaced(): number {
     const count = this.placed.length;
-    for (const placed of this.placed.splice(0)) disposeObject3D(placed.root);
+    for (const placed of this.placed.splice(0)) disposeObject3D(placed.object);
     this.panel?.refreshActions();
     return count;
   }

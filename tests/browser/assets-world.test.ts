@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { WorldAssetsConsole } from '../../src/assets/index.ts';
 import { collectPageErrors, launchChromium, openPage, waitForCairn } from '../harness/browser.ts';
 import { countDifferentPixels, decodePng } from '../harness/png.ts';
 import { startPolyHavenFixture, type PolyHavenFixture } from '../harness/polyhaven-fixture.ts';
@@ -31,8 +32,8 @@ describe('assets in the world', () => {
 
   it('?place= puts the model on the terrain in front of the player, and the world draws it', async () => {
     const placed = await page.evaluate(() => {
-      const assets = window.cairn.assets as { controller: { placed: Array<{ id: string; root: import('three').Object3D }> } };
-      const { root, id } = assets.controller.placed[0]!;
+      const assets = window.cairn.assets as { controller: { placed: Array<{ id: string; object: import('three').Object3D }> } };
+      const { object: root, id } = assets.controller.placed[0]!;
       const heightmap = window.cairn.heightmap as { sampleHeight(x: number, z: number): number };
       // Bounds by hand (no three import in the page context): every vertex, in world space.
       let minY = Infinity;
@@ -65,12 +66,12 @@ describe('assets in the world', () => {
 
     const withModel = decodePng(await page.screenshot());
     const draws = (await page.evaluate(() => window.cairn.stats.drawCalls)) as number;
-    await page.evaluate(() => void ((window.cairn.assets as { controller: { placed: Array<{ root: { visible: boolean } }> } }).controller.placed[0]!.root.visible = false));
+    await page.evaluate(() => void ((window.cairn.assets as WorldAssetsConsole).controller!.placed[0]!.object.visible = false));
     await frames(page, 2);
     const without = decodePng(await page.screenshot());
     expect(draws - ((await page.evaluate(() => window.cairn.stats.drawCalls)) as number)).toBeGreaterThanOrEqual(2);
     expect(countDifferentPixels(withModel, without)).toBeGreaterThan(300);
-    await page.evaluate(() => void ((window.cairn.assets as { controller: { placed: Array<{ root: { visible: boolean } }> } }).controller.placed[0]!.root.visible = true));
+    await page.evaluate(() => void ((window.cairn.assets as WorldAssetsConsole).controller!.placed[0]!.object.visible = true));
     expect(fixture.requests.find((r) => r.path === '/files/wooden_crate_01')?.referer).toBe(`${base}/`);
   });
 

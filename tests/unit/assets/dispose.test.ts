@@ -79,7 +79,7 @@ describe('disposal releases everything', { timeout: 30_000 }, () => {
     const trackers: LiveResources[] = [];
     for (const id of ['wooden_crate_01', 'wooden_barrel_01', 'mossy_rock_01', 'oil_drum_01']) {
       const model = await loadPolyHavenModel(api, id, { configureManager: useNodePngLoader });
-      const live = new LiveResources().track(model.root);
+      const live = new LiveResources().track(model.object);
       expect([live.count('geometry'), live.count('material'), live.count('texture')]).toEqual([2, 2, 2]);
       slot.show(model);
       slot.setRatio(0.5); // originals are kept while it is shown
@@ -87,7 +87,7 @@ describe('disposal releases everything', { timeout: 30_000 }, () => {
       // Everything before this one is gone; this one is live.
       expect(trackers.slice(0, -1).map((t) => t.total)).toEqual(trackers.slice(0, -1).map(() => 0));
       expect(live.total).toBe(6);
-      expect(parent.children).toEqual([model.root]);
+      expect(parent.children).toEqual([model.object]);
       expect(slot.current!.simplifier!.meshes).toHaveLength(2);
     }
     expect(slot.freed).toEqual({ geometries: 6, materials: 6, textures: 6 });
@@ -102,7 +102,7 @@ describe('disposal releases everything', { timeout: 30_000 }, () => {
     const parent = new Group();
     const slot = new ModelSlot({ parent, simplify: MeshoptSimplifier.simplify });
     const model = await loadPolyHavenModel(api, 'mossy_rock_01', { configureManager: useNodePngLoader });
-    const live = new LiveResources().track(model.root);
+    const live = new LiveResources().track(model.object);
     slot.show(model);
     const report = slot.setRatio(0.3)!;
     const released = slot.release();
@@ -110,9 +110,9 @@ describe('disposal releases everything', { timeout: 30_000 }, () => {
     expect(slot.current).toBeNull();
     slot.clear();
     expect(live.total).toBe(6);
-    expect(parent.children).toEqual([model.root]);
+    expect(parent.children).toEqual([model.object]);
     let drawn = 0;
-    model.root.traverse((o) => {
+    model.object.traverse((o) => {
       const g = (o as Mesh).geometry;
       if ((o as Mesh).isMesh) drawn += g.groups.length ? g.groups.reduce((n, gr) => n + gr.count, 0) / 3 : Math.min(g.drawRange.count, g.index!.count) / 3;
     });

@@ -52,7 +52,7 @@ describe('loading a multi-file glTF through the include map (real HTTP, fixture 
 
   it('gives two materials, each with its own texture, and the triangles the file has', async () => {
     const model = await load('mossy_rock_01');
-    const materials = materialsOf(model.root);
+    const materials = materialsOf(model.object);
     expect(materials.map((m) => m.name).sort()).toEqual(['mossy_rock_01_moss', 'mossy_rock_01_stone']);
     for (const m of materials) expect((m.map as Texture).image as { width: number }).toMatchObject({ width: 64 }); // 1k at the fixture's 1/16 scale
     expect(new Set(materials.map((m) => m.map)).size).toBe(2);
@@ -62,7 +62,7 @@ describe('loading a multi-file glTF through the include map (real HTTP, fixture 
   it('loads the chosen resolution, falling back to the nearest offered', async () => {
     const two = await load('wooden_crate_01', '2k');
     expect(two.resolution).toBe('2k');
-    expect(materialsOf(two.root)[0]!.map!.image as { width: number }).toMatchObject({ width: 128 });
+    expect(materialsOf(two.object)[0]!.map!.image as { width: number }).toMatchObject({ width: 128 });
     const eight = await load('wooden_crate_01', '8k');
     expect(eight.resolution).toBe('4k');
     expect(fixture.requests.some((r) => r.path.endsWith('_diff_4k.png'))).toBe(true);
@@ -97,7 +97,7 @@ describe('AssetBrowser: one click, one model', { timeout: 30_000 }, () => {
     const result = b.search('rock');
     expect(result.hits.slice(0, 3).map((h) => h.entry.id)).toEqual(['mossy_rock_01', 'rocking_chair_01', 'boulder_01']);
     const model = await b.load(result.hits[0]!.entry.id);
-    expect(parent.children).toEqual([model.root]);
+    expect(parent.children).toEqual([model.object]);
     expect(b.stats).toMatchObject({ model: 'mossy_rock_01', modelState: 'loaded', triangles: model.triangles, loads: 1 });
   });
 
@@ -109,7 +109,7 @@ describe('AssetBrowser: one click, one model', { timeout: 30_000 }, () => {
     await expect(b.load('broken_statue')).rejects.toMatchObject({ kind: 'corrupt' });
     await expect(b.load('missing_lamp')).rejects.toMatchObject({ kind: 'not-found' });
     await expect(b.load('../secret')).rejects.toMatchObject({ kind: 'invalid-id' });
-    expect(parent.children).toEqual([first.root]);
+    expect(parent.children).toEqual([first.object]);
     expect(b.stats).toMatchObject({ model: 'wooden_crate_01', modelState: 'loaded', loadErrors: 3 });
     expect(events.filter((e) => e.state === 'error').map((e) => e.id)).toEqual(['broken_statue', 'missing_lamp', '../secret']);
     // A card's last word is its outcome: no late progress event after the error.
@@ -126,7 +126,7 @@ describe('AssetBrowser: one click, one model', { timeout: 30_000 }, () => {
       const newer = b.load('oil_drum_01');
       await expect(older).rejects.toMatchObject({ kind: 'superseded' });
       const model = await newer;
-      expect(parent.children).toEqual([model.root]);
+      expect(parent.children).toEqual([model.object]);
       expect(b.stats.model).toBe('oil_drum_01');
     } finally {
       fixture.downloadDelayMs = 0;

@@ -49,8 +49,8 @@ describe('handing a model to the scatter catalog', { timeout: 30_000 }, () => {
     const report = slot.setRatio(0.5)!;
     const released = slot.release()!;
     const holder = new Group();
-    holder.add(released.root);
-    compactDrawnIndices(released.root);
+    holder.add(released.object);
+    compactDrawnIndices(released.object);
 
     const catalog = new PropCatalog({ yieldToFrame: async () => undefined });
     catalog.register({ id: scatterPropId('mossy_rock_01'), category: 'rock', object3D: holder });
