@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import type { LoadingManager } from 'three';
 import { Emitter } from '../core/emitter.ts';
 import { isValidAssetId } from './asset-id.ts';
@@ -93,8 +94,7 @@ export class AssetBrowser extends Emitter<AssetBrowserEvents> {
     super();
     this.api = options.api;
     this.slot = options.slot;
-    this.resolution = options.resolution ?? '1k';
-    this.limit = options.limit ?? 60;
+    ({ resolution: this.resolution, limit: this.limit } = withDefaults({ resolution: '1k', limit: 60 }, options));
     this.configureManager = options.configureManager;
     this.catalog = new CatalogClient({ api: options.api, cache: options.cache, maxAgeMs: options.maxAgeMs });
     this.index = new SearchIndex([], { limit: this.limit });

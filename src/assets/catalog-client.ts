@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { Emitter } from '../core/emitter.ts';
 import { MemoryCatalogCache, type CatalogCache } from './catalog-cache.ts';
 import { parseCatalog } from './catalog-parse.ts';
@@ -60,9 +61,11 @@ export class CatalogClient extends Emitter<CatalogEvents> {
   constructor(options: CatalogClientOptions) {
     super();
     this.api = options.api;
-    this.cache = options.cache ?? new MemoryCatalogCache();
-    this.maxAgeMs = options.maxAgeMs ?? DEFAULT_CATALOG_MAX_AGE_MS;
-    this.now = options.now ?? Date.now;
+    const defaults: Required<Omit<CatalogClientOptions, 'api'>> = { cache: new MemoryCatalogCache(), maxAgeMs: DEFAULT_CATALOG_MAX_AGE_MS, now: Date.now };
+    const resolved = withDefaults(defaults, options);
+    this.cache = resolved.cache;
+    this.maxAgeMs = resolved.maxAgeMs;
+    this.now = resolved.now;
   }
 
   get state(): CatalogState {

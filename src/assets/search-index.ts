@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import type { CatalogEntry } from './polyhaven-types.ts';
 
 /**
@@ -83,6 +84,8 @@ export interface SearchIndexOptions {
    */
   narrow?: boolean;
 }
+
+const SEARCH_INDEX_DEFAULTS: Required<SearchIndexOptions> = { limit: 60, narrow: true };
 
 /** Lower-cases, trims and splits a query into distinct words. */
 export function queryWords(query: string): string[] {
@@ -192,8 +195,7 @@ export class SearchIndex {
   private spare = new Int32Array(0);
 
   constructor(entries: readonly CatalogEntry[], options: SearchIndexOptions = {}) {
-    this.limit = options.limit ?? 60;
-    this.narrow = options.narrow ?? true;
+    ({ limit: this.limit, narrow: this.narrow } = withDefaults(SEARCH_INDEX_DEFAULTS, options));
     // Entries in tie-break order (most downloaded, then name, then id): a later entry with an
     // equal score never outranks an earlier one, so once the top list is full an entry must
     // score strictly higher than its last hit, which lets most entries skip scoring.

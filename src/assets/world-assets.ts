@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { MeshoptSimplifier } from 'meshoptimizer/simplifier';
 import { Group, type Mesh, type Object3D } from 'three';
 import { showNotice } from '../world/notices.ts';
@@ -83,9 +84,11 @@ export class WorldAssets {
 
   constructor(world: World, options: WorldAssetsOptions = {}) {
     this.world = world;
-    this.distance = options.distance ?? 4;
-    this.actions = options.actions ?? [];
-    this.params = options.params ?? new URLSearchParams(location.search);
+    const defaults: Required<Omit<WorldAssetsOptions, 'button'>> = { distance: 4, actions: [], params: new URLSearchParams(location.search) };
+    const resolved = withDefaults(defaults, options);
+    this.distance = resolved.distance;
+    this.actions = resolved.actions;
+    this.params = resolved.params;
     injectAssetStyles();
     this.button = options.button ?? createAssetsToggle();
     this.button.onclick = () => void this.toggle();
@@ -167,7 +170,8 @@ export class WorldAssets {
           this.panel?.setStatus(`Added ${result.propId} to scatter category "${result.category}"${result.category === 'prop' ? ' (no preset uses it)' : ''}.`);
         },
       };
-      this.panel = new AssetPanel({ browser, title: 'Assets', actions: [keep, scatter, ...this.actions, clear], onClose: () => this.close() });
+      this.panel = new AssetPanel({ browser, title: 'Assets', actions: [keep, scatter, ...this.actions, clear], closeButton: true });
+      this.panel.on('close', () => this.close());
     }
     this.panel.refreshActions(); // the scatter brush may have started since
     this.panel.show();

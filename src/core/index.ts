@@ -6,3 +6,4 @@ export * from './ema.ts';
 export * from './emitter.ts';
 export * from './decibels.ts';
 export * from './services.ts';
+export * from './options.ts';

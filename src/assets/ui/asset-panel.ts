@@ -1,3 +1,5 @@
+import { Emitter } from '../../core/emitter.ts';
+import { withDefaults } from '../../core/options.ts';
 import type { AssetBrowser, ModelLoadEvent } from '../asset-browser.ts';
 import type { CatalogState } from '../catalog-client.ts';
 import { debounce, type Debounced } from '../debounce.ts';
@@ -32,8 +34,13 @@ export interface AssetPanelOptions {
   hidden?: boolean;
   /** Search debounce in ms. Default 120. */
   debounceMs?: number;
-  /** Adds a close button (×) to the header that calls this. Default: no close button. */
-  onClose?: () => void;
+  /** Adds a close button (×) to the header; a click emits `close`. Default false. */
+  closeButton?: boolean;
+}
+
+/** What an {@link AssetPanel} emits: `close` when its close button is clicked. */
+export interface AssetPanelEvents extends Record<string, unknown> {
+  close: void;
 }
 
 interface CardState {
@@ -49,7 +56,7 @@ const number = (n: number): string => n.toLocaleString('en-US');
  * model's simplification slider with triangles before/after, and the "Powered by Poly Haven"
  * credit the API's terms ask for. Drives an {@link AssetBrowser}; all logic lives there.
  */
-export class AssetPanel {
+export class AssetPanel extends Emitter<AssetPanelEvents> {
   readonly element: HTMLElement;
   readonly input: HTMLInputElement;
   readonly grid: HTMLElement;
@@ -71,13 +78,24 @@ export class AssetPanel {
   private readonly unsubscribe: Array<() => void> = [];
   private shown: LoadedModel | null = null;
 
-  constructor(options: AssetPanelOptions) {
+  constructor(panelOptions: AssetPanelOptions) {
+    super();
+    const defaults: Required<Omit<AssetPanelOptions, 'browser'>> = {
+      container: document.body,
+      title: 'Assets',
+      resolutions: ['1k', '2k', '4k'],
+      actions: [],
+      hidden: false,
+      debounceMs: 120,
+      closeButton: false,
+    };
+    const options = { ...withDefaults(defaults, panelOptions), browser: panelOptions.browser };
     injectAssetStyles();
     this.browser = options.browser;
     const root = document.createElement('aside');
     root.className = 'cairn-assets';
     root.setAttribute('aria-label', 'Asset search');
-    root.hidden = options.hidden === true;
+    root.hidden = options.hidden;
     root.innerHTML = `
       <header>
         <h1></h1>
@@ -95,7 +113,7 @@ export class AssetPanel {
         <div class="row" data-role="actions"></div>
       </section>
       <div class="credit">Powered by <a href="https://polyhaven.com" target="_blank" rel="noopener">Poly Haven</a> · CC0 models</div>`;
-    root.querySelector('h1')!.textContent = options.title ?? 'Assets';
+    root.querySelector('h1')!.textContent = options.title;
     this.element = root;
     this.input = root.querySelector('input[type=search]')!;
     this.grid = root.querySelector('.grid')!;
@@ -107,19 +125,19 @@ export class AssetPanel {
     this.modelName = root.querySelector('[data-role=model-name]')!;
     this.triangles = root.querySelector('[data-role=triangles]')!;
     this.slider = root.querySelector('input[type=range]')!;
-    if (options.onClose) {
+    if (options.closeButton) {
       const close = document.createElement('button');
       close.type = 'button';
       close.dataset.role = 'close';
       close.title = 'Close';
       close.setAttribute('aria-label', 'Close the asset panel');
       close.textContent = '×';
-      close.onclick = () => options.onClose!();
+      close.onclick = () => this.emit('close', undefined);
       root.querySelector('header')!.append(close);
     }
-    for (const res of options.resolutions ?? ['1k', '2k', '4k']) this.resolution.add(new Option(res, res, false, res === this.browser.resolution));
+    for (const res of options.resolutions) this.resolution.add(new Option(res, res, false, res === this.browser.resolution));
     const actions = root.querySelector('[data-role=actions]')!;
-    for (const action of options.actions ?? []) {
+    for (const action of options.actions) {
       const button = document.createElement('button');
       button.type = 'button';
       button.dataset.action = action.id;
@@ -138,10 +156,10 @@ export class AssetPanel {
       actions.append(button);
       this.actionButtons.set(action.id, { action, button, select });
     }
-    (options.container ?? document.body).append(root);
+    options.container.append(root);
     this.thumbnails = new LazyImages({ root: this.grid });
 
-    this.typed = debounce((query: string) => this.browser.search(query), options.debounceMs ?? 120);
+    this.typed = debounce((query: string) => this.browser.search(query), options.debounceMs);
     this.input.addEventListener('input', () => this.typed(this.input.value));
     this.input.addEventListener('keydown', (event) => {
       if (event.key !== 'Enter') return;
@@ -362,5 +380,6 @@ export class AssetPanel {
     for (const off of this.unsubscribe) off();
     this.thumbnails.dispose();
     this.element.remove();
+    this.clear();
   }
 }

@@ -1,3 +1,5 @@
+import { withDefaults } from '../../core/options.ts';
+
 /** Counts of thumbnail work, published in `cairn.stats.assets.thumbnails`. */
 export interface LazyImageStats {
   /** Images that have been given their URL (a request started). */
@@ -20,13 +22,16 @@ export interface LazyImagesOptions {
  * query that renders 60 cards starts a handful of image requests, not 60. Images keep their URL
  * in `data-src` until then.
  */
+const LAZY_IMAGES_DEFAULTS: Required<LazyImagesOptions> = { root: null, rootMargin: '48px' };
+
 export class LazyImages {
   readonly stats: LazyImageStats = { requested: 0, loaded: 0, failed: 0, waiting: 0 };
   private readonly observer: IntersectionObserver;
   private readonly pending = new Map<HTMLImageElement, string>();
 
   constructor(options: LazyImagesOptions = {}) {
-    this.observer = new IntersectionObserver((entries) => this.onIntersect(entries), { root: options.root ?? null, rootMargin: options.rootMargin ?? '48px' });
+    const { root, rootMargin } = withDefaults(LAZY_IMAGES_DEFAULTS, options);
+    this.observer = new IntersectionObserver((entries) => this.onIntersect(entries), { root, rootMargin });
   }
 
   /** Loads `url` into `image` once it is visible. */
