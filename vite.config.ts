@@ -21,7 +21,7 @@ export default defineConfig({
   publicDir: resolve(import.meta.dirname, 'public'),
   // The package's public entry points (`cairn/world`, `cairn/net`, …) as the docs' examples import them.
   resolve: { alias: [{ find: /^cairn\/([a-z]+)$/, replacement: `${srcDir}/$1/index.ts` }] },
-  // docs-examples.html runs every ```ts block of README.md and docs/*.md (tests/browser/docs-examples.test.ts).
+  // docs-examples.html runs every ```ts block of README.md, DEVELOPERS.md and docs/*.md (tests/browser/docs-examples.test.ts).
   plugins: [docsExamples(import.meta.dirname)],
   build: {
     outDir: resolve(import.meta.dirname, 'dist'),

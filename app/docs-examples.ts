@@ -1,7 +1,7 @@
 import { examples } from 'virtual:cairn-docs-examples';
 
 /**
- * A blank page that runs the ```ts examples of README.md and docs/*.md (tests/docs/vite-plugin.ts
+ * A blank page that runs the ```ts examples of README.md, DEVELOPERS.md and docs/*.md (tests/docs/vite-plugin.ts
  * builds them, `cairn/<module>` resolved to src/<module>/index.ts). `window.docsExamples.run(i)`
  * imports example i (its top-level code runs, top-level await included) and resolves with
  * whether it finished without throwing within `timeoutMs`. tests/browser/docs-examples.test.ts

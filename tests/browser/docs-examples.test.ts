@@ -1,5 +1,5 @@
 /**
- * Every ```ts block of README.md and docs/*.md runs in headless Chromium: one blank page
+ * Every ```ts block of README.md, DEVELOPERS.md and docs/*.md runs in headless Chromium: one blank page
  * (app/docs-examples.html, served by the Worker), each block imported in turn as an ES module with
  * `cairn/<module>` resolved to src/<module>/index.ts. A block passes when it finishes without
  * throwing within its time; a failure names the file and line of the block.
@@ -29,7 +29,7 @@ describe("the docs' code examples", () => {
   });
   afterAll(async () => browser?.close());
 
-  it('runs every ```ts block of README.md and docs/*.md without an error', async () => {
+  it('runs every ```ts block of README.md, DEVELOPERS.md and docs/*.md without an error', async () => {
     const expected = allExamples(ROOT).map(({ file, line }) => ({ file, line }));
     // The page was built from the same files: the same blocks, in the same order.
     expect(await page.evaluate(() => window.docsExamples.list)).toEqual(expected);

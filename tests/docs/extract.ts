@@ -10,13 +10,13 @@ export interface DocExample {
   code: string;
 }
 
-/** The Markdown files whose examples the suite runs: README.md and docs/*.md. */
+/** The Markdown files whose examples the suite runs: README.md, DEVELOPERS.md and docs/*.md. */
 export function docFiles(root: string): string[] {
   const docs = readdirSync(join(root, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .sort()
     .map((name) => join(root, 'docs', name));
-  return [join(root, 'README.md'), ...docs];
+  return [join(root, 'README.md'), join(root, 'DEVELOPERS.md'), ...docs];
 }
 
 /**
@@ -50,7 +50,7 @@ export function extractExamples(markdown: string, file: string): DocExample[] {
   return examples;
 }
 
-/** Every example of README.md and docs/*.md under `root`, file names relative to `root`. */
+/** Every example of README.md, DEVELOPERS.md and docs/*.md under `root`, file names relative to `root`. */
 export function allExamples(root: string): DocExample[] {
   return docFiles(root).flatMap((path) => extractExamples(readFileSync(path, 'utf8'), relative(root, path)));
 }

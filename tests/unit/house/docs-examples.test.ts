@@ -19,7 +19,7 @@ describe("extracting the docs' examples", () => {
     expect(extractExamples(markdown, 'b.md')).toEqual([{ file: 'b.md', line: 2, code: 'const a = `\n```\n`;\n' }]);
   });
 
-  it("finds examples in README.md and docs/*.md, each importing Cairn through its public entry points (cairn/<module>), never through a path", () => {
+  it("finds examples in README.md, DEVELOPERS.md and docs/*.md, each importing Cairn through its public entry points (cairn/<module>), never through a path", () => {
     const examples = allExamples(ROOT);
     expect(examples.length).toBeGreaterThan(0);
     const relative = examples.filter((example) => /from\s+['"]\.{1,2}\//.test(example.code) || /import\(\s*['"]\.{1,2}\//.test(example.code));
