@@ -38,9 +38,9 @@ export function install(world: World): void {
     return stats.reference;
   };
 
-  bindReferenceKey(() => void toggle());
+  const unbindKey = bindReferenceKey(() => void toggle());
 
-  world.onFrame(() => {
+  const removeFrame = world.onFrame(() => {
     if (!view?.visible) return;
     const player = world.player.state;
     const driver = world.player.avatar.animation;
@@ -64,10 +64,19 @@ export function install(world: World): void {
       ...(stats.missing ? [{ label: 'missing', value: `source has no "${stats.missing}"`, tone: 'warn' as const }] : []),
     ],
   });
-  world.services.provide('anim', {
+  const withdraw = world.services.provide('anim', {
     toggleReference: toggle,
     get reference() {
       return view;
     },
   });
+
+  const baseDispose = world.dispose;
+  world.dispose = () => {
+    unbindKey();
+    removeFrame();
+    withdraw();
+    view?.dispose();
+    baseDispose();
+  };
 }

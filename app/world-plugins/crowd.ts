@@ -26,6 +26,11 @@ export function install(world: World): void {
         hudWhenActive: true,
       });
       world.services.provide('stageCrowd', stageCrowd);
+      const baseDispose = world.dispose;
+      world.dispose = () => {
+        stageCrowd.dispose();
+        baseDispose();
+      };
     } catch (error) {
       showNotice({ level: 'error', title: 'The crowd could not start', detail: (error as Error).message });
     }
