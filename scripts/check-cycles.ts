@@ -33,9 +33,18 @@ export function runtimeImports(file: string, code: string): string[] {
       const typeOnly =
         clause !== undefined &&
         (clause.isTypeOnly ||
-          (!clause.name && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((element) => element.isTypeOnly)));
+          (!clause.name &&
+            clause.namedBindings !== undefined &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.length > 0 &&
+            clause.namedBindings.elements.every((element) => element.isTypeOnly)));
       if (!typeOnly) specifier = statement.moduleSpecifier.text;
-    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier) && !statement.isTypeOnly) {
+    } else if (
+      ts.isExportDeclaration(statement) &&
+      statement.moduleSpecifier &&
+      ts.isStringLiteral(statement.moduleSpecifier) &&
+      !statement.isTypeOnly
+    ) {
       specifier = statement.moduleSpecifier.text;
     }
     if (specifier === null || !specifier.startsWith('.')) continue;
@@ -109,7 +118,12 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
   const graph = new Map<string, string[]>();
   for (const file of DIRS.flatMap((dir) => sourceFiles(join(root, dir)))) graph.set(file, runtimeImports(file, readFileSync(file, 'utf8')));
   const cycles = findCycles(graph);
-  for (const cycle of cycles) console.error(`import cycle: ${loopThrough(cycle, graph).map((file) => relative(root, file)).join(' → ')}`);
+  for (const cycle of cycles)
+    console.error(
+      `import cycle: ${loopThrough(cycle, graph)
+        .map((file) => relative(root, file))
+        .join(' → ')}`,
+    );
   // One level up: src/<module> → src/<other module>, with one example import per edge.
   const moduleOf = (file: string): string | null => /^src\/([^/]+)\//.exec(relative(root, file))?.[1] ?? null;
   const modules = new Map<string, string[]>();
@@ -132,7 +146,9 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
     console.error(`module cycle: ${loop.join(' → ')} (${edges.join('; ')})`);
   }
   if (cycles.length || moduleCycles.length) {
-    console.error(`${cycles.length} file and ${moduleCycles.length} module import cycle(s). Break them (move the shared piece down, or import types with \`import type\`).`);
+    console.error(
+      `${cycles.length} file and ${moduleCycles.length} module import cycle(s). Break them (move the shared piece down, or import types with \`import type\`).`,
+    );
     process.exit(1);
   }
   console.log(`no import cycles in ${graph.size} files and ${modules.size} modules`);

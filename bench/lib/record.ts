@@ -83,5 +83,8 @@ export function machineNow(loadAtStart: string, usesChromium: boolean): BenchMac
 
 /** The results file's name for a bench: bench/assets/search.bench.ts → assets-search. */
 export function resultName(benchPath: string): string {
-  return benchPath.replace(/^bench\//, '').replace(/\.bench\.ts$/, '').replaceAll('/', '-');
+  return benchPath
+    .replace(/^bench\//, '')
+    .replace(/\.bench\.ts$/, '')
+    .replaceAll('/', '-');
 }

@@ -41,12 +41,29 @@ export function parseBenchResult(value: unknown, file: string): BenchResult {
     cores: typeof machine.cores === 'number' ? machine.cores : fail('"machine.cores" is not a number'),
     load: typeof machine.load === 'string' ? machine.load : fail('"machine.load" is not a string'),
     node: typeof machine.node === 'string' || machine.node === null ? machine.node : fail('"machine.node" is not a string or null'),
-    chromium: typeof machine.chromium === 'string' || machine.chromium === null ? machine.chromium : fail('"machine.chromium" is not a string or null'),
+    chromium:
+      typeof machine.chromium === 'string' || machine.chromium === null
+        ? machine.chromium
+        : fail('"machine.chromium" is not a string or null'),
     ...(typeof machine.note === 'string' ? { note: machine.note } : {}),
   };
-  const tables = Array.isArray(value.tables) ? value.tables.map((table, i) => parseTable(table, `${file}: tables[${i}]`)) : fail('"tables" is not an array');
-  const notes = Array.isArray(value.notes) && value.notes.every((note) => typeof note === 'string') ? value.notes : fail('"notes" is not an array of strings');
-  const result: BenchResult = { bench: text('bench'), title: text('title'), about: text('about'), date: text('date'), command: text('command'), machine: parsedMachine, tables, notes };
+  const tables = Array.isArray(value.tables)
+    ? value.tables.map((table, i) => parseTable(table, `${file}: tables[${i}]`))
+    : fail('"tables" is not an array');
+  const notes =
+    Array.isArray(value.notes) && value.notes.every((note) => typeof note === 'string')
+      ? value.notes
+      : fail('"notes" is not an array of strings');
+  const result: BenchResult = {
+    bench: text('bench'),
+    title: text('title'),
+    about: text('about'),
+    date: text('date'),
+    command: text('command'),
+    machine: parsedMachine,
+    tables,
+    notes,
+  };
   if (value.output !== undefined) result.output = text('output');
   return result;
 }
@@ -56,7 +73,8 @@ function parseTable(value: unknown, where: string): BenchTable {
   const strings = (list: unknown): list is string[] => Array.isArray(list) && list.every((cell) => typeof cell === 'string');
   if (!strings(value.columns)) throw new Error(`${where}: "columns" is not an array of strings`);
   const columns = value.columns;
-  if (!Array.isArray(value.rows) || !value.rows.every((row) => strings(row) && row.length === columns.length)) throw new Error(`${where}: every row must be ${columns.length} strings`);
+  if (!Array.isArray(value.rows) || !value.rows.every((row) => strings(row) && row.length === columns.length))
+    throw new Error(`${where}: every row must be ${columns.length} strings`);
   return { title: value.title, columns, rows: value.rows };
 }
 
@@ -85,7 +103,11 @@ function cell(text: string): string {
 }
 
 function table(t: BenchTable): string {
-  const lines = [`| ${t.columns.map(cell).join(' | ')} |`, `|${t.columns.map(() => '---').join('|')}|`, ...t.rows.map((row) => `| ${row.map(cell).join(' | ')} |`)];
+  const lines = [
+    `| ${t.columns.map(cell).join(' | ')} |`,
+    `|${t.columns.map(() => '---').join('|')}|`,
+    ...t.rows.map((row) => `| ${row.map(cell).join(' | ')} |`),
+  ];
   return `${t.title ? `**${t.title}**\n\n` : ''}${lines.join('\n')}\n`;
 }
 
@@ -95,7 +117,14 @@ export function renderBenchmarks(results: BenchResult[]): string {
   const sections = modules.map((module) => {
     const benches = results.filter((result) => moduleOf(result) === module);
     const parts = benches.map((result) => {
-      const body = [`### ${result.title} — \`${result.bench}\``, '', result.about, '', `Measured ${result.date} with \`${result.command}\` (${machineLine(result.machine)}).`, ''];
+      const body = [
+        `### ${result.title} — \`${result.bench}\``,
+        '',
+        result.about,
+        '',
+        `Measured ${result.date} with \`${result.command}\` (${machineLine(result.machine)}).`,
+        '',
+      ];
       for (const t of result.tables) body.push(table(t));
       if (result.output !== undefined && result.tables.length === 0) body.push('```text', result.output.trimEnd(), '```', '');
       for (const note of result.notes) body.push(`- ${note}`);

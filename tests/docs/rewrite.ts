@@ -9,7 +9,9 @@ import ts from 'typescript';
  * @param resolvable whether the build can resolve an import specifier from the example
  */
 export async function rewriteExample(code: string, where: string, resolvable: (specifier: string) => Promise<boolean>): Promise<string> {
-  const syntax = ts.transpileModule(code, { reportDiagnostics: true, compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).diagnostics ?? [];
+  const syntax =
+    ts.transpileModule(code, { reportDiagnostics: true, compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } })
+      .diagnostics ?? [];
   if (syntax.length > 0) {
     const first = syntax[0]!;
     const line = first.file && first.start !== undefined ? first.file.getLineAndCharacterOfPosition(first.start).line + 1 : 0;
@@ -36,7 +38,9 @@ export async function rewriteExample(code: string, where: string, resolvable: (s
     const bindings = clause?.namedBindings;
     if (bindings && ts.isNamespaceImport(bindings)) lines.push(`const ${bindings.name.text} = ${module};`);
     if (bindings && ts.isNamedImports(bindings)) {
-      const names = bindings.elements.filter((element) => !element.isTypeOnly).map((element) => (element.propertyName ? `${element.propertyName.getText(source)}: ${element.name.text}` : element.name.text));
+      const names = bindings.elements
+        .filter((element) => !element.isTypeOnly)
+        .map((element) => (element.propertyName ? `${element.propertyName.getText(source)}: ${element.name.text}` : element.name.text));
       if (names.length > 0) lines.push(`const { ${names.join(', ')} } = ${module};`);
     }
     edits.push({ ...range, text: lines.join(' ') });

@@ -27,7 +27,11 @@ export function docsExamples(root: string): Plugin {
       for (const [i, example] of examples.entries()) {
         const path = join(dir, `${String(i).padStart(3, '0')}-${example.file.replace(/[^\w.-]/g, '_')}-${example.line}.ts`);
         // A broken example must fail its own run, never the build of every page.
-        const code = await rewriteExample(example.code, `${example.file}:${example.line}`, async (specifier) => (await this.resolve(specifier, path)) !== null);
+        const code = await rewriteExample(
+          example.code,
+          `${example.file}:${example.line}`,
+          async (specifier) => (await this.resolve(specifier, path)) !== null,
+        );
         writeFileSync(path, code);
         this.addWatchFile(join(root, example.file));
         entries.push(`  { file: ${JSON.stringify(example.file)}, line: ${example.line}, load: () => import(${JSON.stringify(path)}) },`);

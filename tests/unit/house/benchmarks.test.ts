@@ -33,20 +33,35 @@ describe('BENCHMARKS.md', () => {
       },
     ]);
     expect(markdown).toContain('## Demo\n\n### Thing — `bench/demo/thing.bench.ts`');
-    expect(markdown).toContain('Measured 2026-12-01T10:00:00Z with `npx tsx bench/demo/thing.bench.ts` (2 cores, load 1.00 → 1.20, Node 20.19.0).');
+    expect(markdown).toContain(
+      'Measured 2026-12-01T10:00:00Z with `npx tsx bench/demo/thing.bench.ts` (2 cores, load 1.00 → 1.20, Node 20.19.0).',
+    );
     expect(markdown).toContain('**A | B**\n\n| candidate | per call |\n|---|---|\n| naive \\| fast | 2 ms |');
     expect(markdown).toContain('- Target met.');
   });
 
   it('rejects a results file with a missing field or a ragged table, naming the file and field', () => {
-    const good = { bench: 'b', title: 't', about: 'a', date: 'd', command: 'c', machine: { cores: 2, load: '1', node: null, chromium: null }, tables: [], notes: [] };
+    const good = {
+      bench: 'b',
+      title: 't',
+      about: 'a',
+      date: 'd',
+      command: 'c',
+      machine: { cores: 2, load: '1', node: null, chromium: null },
+      tables: [],
+      notes: [],
+    };
     expect(parseBenchResult(good, 'x.json').title).toBe('t');
     expect(() => parseBenchResult({ ...good, command: 3 }, 'x.json')).toThrow('x.json: "command" is not a string');
-    expect(() => parseBenchResult({ ...good, tables: [{ title: '', columns: ['a', 'b'], rows: [['1']] }] }, 'x.json')).toThrow('every row must be 2 strings');
+    expect(() => parseBenchResult({ ...good, tables: [{ title: '', columns: ['a', 'b'], rows: [['1']] }] }, 'x.json')).toThrow(
+      'every row must be 2 strings',
+    );
   });
 
   it('names results after the bench path and reads the tables a recording bench appended', () => {
     expect(resultName('bench/assets/search.bench.ts')).toBe('assets-search');
-    expect(parseRecordedTables('{"title":"t","columns":["a"],"rows":[["1"]]}\n\n')).toEqual([{ title: 't', columns: ['a'], rows: [['1']] }]);
+    expect(parseRecordedTables('{"title":"t","columns":["a"],"rows":[["1"]]}\n\n')).toEqual([
+      { title: 't', columns: ['a'], rows: [['1']] },
+    ]);
   });
 });

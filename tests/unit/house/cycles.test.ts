@@ -29,6 +29,14 @@ describe('the import-cycle check', () => {
       ['e', ['e']],
     ]);
     expect(findCycles(graph).map((cycle) => [...cycle].sort())).toEqual([['a', 'b', 'c'], ['e']]);
-    expect(findCycles(new Map([['a', ['b', 'c']], ['b', ['c']], ['c', []]]))).toEqual([]);
+    expect(
+      findCycles(
+        new Map([
+          ['a', ['b', 'c']],
+          ['b', ['c']],
+          ['c', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });
