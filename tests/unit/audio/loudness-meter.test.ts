@@ -235,3 +235,14 @@ describe('LoudnessMeter (ITU-R BS.1770-4, EBU R 128)', () => {
     expect(cleared.seconds).toBe(0);
   });
 });
+
+describe('meter-worklet.js', () => {
+  it('is generated from the current meter sources', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { METER_REGENERATE_COMMAND, METER_WORKLET_FILE, meterWorkletSourceHash, recordedMeterSourceHash } = await import('../../../src/audio/meter/worklet-source-hash.ts');
+    const generated = readFileSync(METER_WORKLET_FILE, 'utf8');
+    expect(recordedMeterSourceHash(generated), `meter-worklet.js is stale; regenerate it with: ${METER_REGENERATE_COMMAND}`).toBe(meterWorkletSourceHash());
+    expect(generated).toContain("registerProcessor(PROCESSOR_NAME, LoudnessMeterProcessor)");
+    expect(generated).not.toMatch(/^\s*import\s/m);
+  });
+});
