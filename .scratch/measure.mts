@@ -15,5 +15,5 @@ const results = await page.evaluate(async () => {
   return out;
 });
 console.log(`measured ${results.length} cases in ${Date.now() - t0} ms`);
-for (const r of results) console.log(`${r.ok ? 'ok ' : 'BAD'} ${r.soundClass.padEnd(9)} ${r.id.padEnd(24)} ${r.lufs.toFixed(1).padStart(6)} LUFS  ${r.truePeakDb.toFixed(1).padStart(6)} dBTP  S-max ${r.shortTermMax.toFixed(1)}`);
+for (const r of results) console.log(`${r.ok ? "ok " : "BAD"} ${r.nominal ? "N" : " "} ${r.soundClass.padEnd(9)} ${r.id.padEnd(24)} ${r.lufs.toFixed(1).padStart(6)} LUFS  ${r.truePeakDb.toFixed(1).padStart(6)} dBTP  S-max ${r.shortTermMax.toFixed(1)}`);
 await browser.close();

@@ -10,76 +10,95 @@ export type SoundClass = 'ui' | 'footsteps' | 'impacts' | 'ambience' | 'music';
 /**
  * Where a class of sound sits in the mix, measured at the mix bus output (default volumes, the bus
  * at rest, after the soft clipper) with the BS.1770-4 meter. One-shots are judged by their loudest
- * 400 ms (`momentaryMax`), beds by their gated loudness over a few seconds (`integrated`).
+ * 400 ms (`momentaryMax`), beds by their gated loudness over six seconds (`integrated`).
  */
 export interface LoudnessTarget {
   measure: 'momentaryMax' | 'integrated';
-  /** Lowest and highest loudness allowed, LUFS, at every intensity the class's sounds take. */
-  lufs: readonly [min: number, max: number];
-  /** Highest true peak allowed, dBTP. */
+  /** LUFS band for the class's sounds at their default parameters (a walk, a normal blow, wind 0.5). */
+  nominal: readonly [min: number, max: number];
+  /** LUFS band for every parameter the sounds accept (a tiptoe and a sprint, a tap and a heavy blow). */
+  range: readonly [min: number, max: number];
+  /** Highest true peak allowed anywhere in the range, dBTP. */
   truePeakDb: number;
 }
 
 /**
- * The loudness targets, as data. The bands are wide enough for a sound's intensity range (a tap and
- * a heavy blow are both impacts) and narrow enough that no class drowns another: ambience sits
- * under footsteps, footsteps under impacts, and the true peak keeps 1 dB below full scale.
+ * The loudness targets, as data: impacts on top, UI clear above the world, footsteps under the
+ * impacts, ambience under the footsteps, music a bed under everything that happens. The ranges
+ * let intensity be heard without leaving the class; true peaks keep 1 dB below full scale.
  */
 export const LOUDNESS_TARGETS: Readonly<Record<SoundClass, LoudnessTarget>> = {
-  ui: { measure: 'momentaryMax', lufs: [-24, -14], truePeakDb: -1 },
-  footsteps: { measure: 'momentaryMax', lufs: [-30, -17], truePeakDb: -1 },
-  impacts: { measure: 'momentaryMax', lufs: [-26, -12], truePeakDb: -1 },
-  ambience: { measure: 'integrated', lufs: [-36, -22], truePeakDb: -1 },
-  music: { measure: 'integrated', lufs: [-26, -18], truePeakDb: -1 },
+  impacts: { measure: 'momentaryMax', nominal: [-24, -16], range: [-34, -14], truePeakDb: -1 },
+  ui: { measure: 'momentaryMax', nominal: [-26, -17], range: [-27, -15], truePeakDb: -1 },
+  footsteps: { measure: 'momentaryMax', nominal: [-30, -24], range: [-36, -18], truePeakDb: -1 },
+  ambience: { measure: 'integrated', nominal: [-30, -23], range: [-38, -20], truePeakDb: -6 },
+  music: { measure: 'integrated', nominal: [-24, -19], range: [-24, -19], truePeakDb: -3 },
 };
 
 /** One render the targets are checked on: a recipe with parameters, or a continuous layer at a level. */
-export type LoudnessCase =
-  | { id: string; soundClass: SoundClass; kind: 'recipe'; recipe: RecipeName; params: Record<string, unknown> }
-  | { id: string; soundClass: SoundClass; kind: 'scene'; scene: 'wind' | 'fire' | 'music'; level: number };
+export type LoudnessCase = { id: string; soundClass: SoundClass; nominal: boolean } & (
+  | { kind: 'recipe'; recipe: RecipeName; params: Record<string, unknown> }
+  | { kind: 'scene'; scene: 'wind' | 'fire' | 'music'; level: number }
+);
 
-const recipeCase = (soundClass: SoundClass, recipe: RecipeName, params: Record<string, unknown>, label = ''): LoudnessCase => ({
+const recipeCase = (soundClass: SoundClass, nominal: boolean, recipe: RecipeName, params: Record<string, unknown>, label = ''): LoudnessCase => ({
   id: `${recipe}${label}`,
   soundClass,
+  nominal,
   kind: 'recipe',
   recipe,
   params,
 });
+const sceneCase = (soundClass: SoundClass, nominal: boolean, scene: 'wind' | 'fire' | 'music', level: number): LoudnessCase => ({
+  id: `${scene} ${level}`,
+  soundClass,
+  nominal,
+  kind: 'scene',
+  scene,
+  level,
+});
 
 /**
- * Every recipe in its class across its parameter range: impacts at the ends and middle of their
- * intensity range, every footstep surface at a soft walk and a hard run, jumps and landings on every
- * surface, the chime over a streak, wind and fire over their levels, the music.
+ * Every recipe in its class across its parameter range: impacts at both ends and the middle of
+ * their intensity range, every footstep surface from a tiptoe to a sprint, jumps and landings (from
+ * a hop to a long fall) on every surface, the chime over a streak, wind and fire over their levels,
+ * the music.
  */
 export const LOUDNESS_CASES: readonly LoudnessCase[] = [
   ...[0.1, 0.5, 1, 1.5].flatMap((k) => [
-    recipeCase('impacts', 'strike', { intensity: k }, ` ${k}`),
-    recipeCase('impacts', 'crack-line', { intensity: k, count: 6 }, ` ${k}`),
-    recipeCase('impacts', 'groan', { intensity: k }, ` ${k}`),
+    recipeCase('impacts', k === 1, 'strike', { intensity: k }, ` ${k}`),
+    recipeCase('impacts', k === 1, 'crack-line', { intensity: k, count: 6 }, ` ${k}`),
+    recipeCase('impacts', k === 1, 'groan', { intensity: k }, ` ${k}`),
   ]),
-  recipeCase('impacts', 'crack-line', { intensity: 1, count: 1 }, ' 1 slab'),
-  recipeCase('impacts', 'crack-line', { intensity: 1, count: 24 }, ' 24 slabs'),
+  recipeCase('impacts', false, 'crack-line', { intensity: 1, count: 1 }, ' 1 slab'),
+  recipeCase('impacts', false, 'crack-line', { intensity: 1.5, count: 24 }, ' 1.5 24 slabs'),
   ...SURFACES.flatMap((surface) => [
-    recipeCase('footsteps', 'footstep', { surface, intensity: 0.6 }, ` ${surface} 0.6`),
-    recipeCase('footsteps', 'footstep', { surface, intensity: 1 }, ` ${surface} 1`),
-    recipeCase('footsteps', 'footstep', { surface, intensity: 1.6 }, ` ${surface} 1.6`),
-    recipeCase('footsteps', 'jump', { surface }, ` ${surface}`),
-    recipeCase('footsteps', 'land', { surface, impact: 3 }, ` ${surface} 3 m/s`),
-    recipeCase('footsteps', 'land', { surface, impact: 12 }, ` ${surface} 12 m/s`),
+    recipeCase('footsteps', false, 'footstep', { surface, intensity: 0.2 }, ` ${surface} 0.2`),
+    recipeCase('footsteps', true, 'footstep', { surface, intensity: 1 }, ` ${surface} 1`),
+    recipeCase('footsteps', false, 'footstep', { surface, intensity: 2 }, ` ${surface} 2`),
+    recipeCase('footsteps', true, 'jump', { surface }, ` ${surface}`),
+    recipeCase('footsteps', false, 'land', { surface, impact: 0 }, ` ${surface} 0 m/s`),
+    recipeCase('footsteps', true, 'land', { surface, impact: 6 }, ` ${surface} 6 m/s`),
+    recipeCase('footsteps', false, 'land', { surface, impact: 40 }, ` ${surface} 40 m/s`),
   ]),
-  recipeCase('ui', 'chime', { streak: 0 }, ' 0'),
-  recipeCase('ui', 'chime', { streak: 6 }, ' 6'),
-  recipeCase('ui', 'ui-click', {}),
-  recipeCase('ui', 'ui-confirm', {}),
-  ...[0.25, 0.5, 0.85].map((level): LoudnessCase => ({ id: `wind ${level}`, soundClass: 'ambience', kind: 'scene', scene: 'wind', level })),
-  ...[0.3, 1].map((level): LoudnessCase => ({ id: `fire ${level}`, soundClass: 'ambience', kind: 'scene', scene: 'fire', level })),
-  { id: 'music', soundClass: 'music', kind: 'scene', scene: 'music', level: 1 },
+  recipeCase('ui', true, 'chime', { streak: 0 }, ' 0'),
+  recipeCase('ui', false, 'chime', { streak: 7 }, ' 7'),
+  recipeCase('ui', true, 'ui-click', {}),
+  recipeCase('ui', true, 'ui-confirm', {}),
+  sceneCase('ambience', false, 'wind', 0.25),
+  sceneCase('ambience', true, 'wind', 0.5),
+  sceneCase('ambience', false, 'wind', 0.85),
+  sceneCase('ambience', false, 'fire', 0.3),
+  sceneCase('ambience', true, 'fire', 0.6),
+  sceneCase('ambience', false, 'fire', 1),
+  sceneCase('music', true, 'music', 1),
 ];
 
 /** What a case measured, and whether it meets its class. */
 export interface LoudnessCaseResult {
   id: string;
   soundClass: SoundClass;
+  nominal: boolean;
   /** The class's measure, LUFS. */
   lufs: number;
   truePeakDb: number;
@@ -114,5 +133,6 @@ export async function measureLoudnessCase(c: LoudnessCase, options: { sampleRate
   const target = LOUDNESS_TARGETS[c.soundClass];
   const lufs = target.measure === 'momentaryMax' ? reading.momentaryMax : reading.integrated;
   const truePeakDb = toDb(reading.truePeak);
-  return { id: c.id, soundClass: c.soundClass, lufs, truePeakDb, shortTermMax: reading.shortTermMax, ok: lufs >= target.lufs[0] && lufs <= target.lufs[1] && truePeakDb <= target.truePeakDb };
+  const [min, max] = c.nominal ? target.nominal : target.range;
+  return { id: c.id, soundClass: c.soundClass, nominal: c.nominal, lufs, truePeakDb, shortTermMax: reading.shortTermMax, ok: lufs >= min && lufs <= max && truePeakDb <= target.truePeakDb };
 }
