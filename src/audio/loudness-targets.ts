@@ -10,7 +10,7 @@ export type SoundClass = 'ui' | 'footsteps' | 'impacts' | 'ambience' | 'music';
 /**
  * Where a class of sound sits in the mix, measured at the mix bus output (default volumes, the bus
  * at rest, after the soft clipper) with the BS.1770-4 meter. One-shots are judged by their loudest
- * 400 ms (`momentaryMax`), beds by their gated loudness over six seconds (`integrated`).
+ * 400 ms (`momentaryMax`), beds by their gated loudness over four seconds (`integrated`).
  */
 export interface LoudnessTarget {
   measure: 'momentaryMax' | 'integrated';
@@ -77,8 +77,11 @@ export const LOUDNESS_CASES: readonly LoudnessCase[] = [
     recipeCase('footsteps', true, 'footstep', { surface, intensity: 1 }, ` ${surface} 1`),
     recipeCase('footsteps', false, 'footstep', { surface, intensity: 2 }, ` ${surface} 2`),
     recipeCase('footsteps', true, 'jump', { surface }, ` ${surface}`),
-    recipeCase('footsteps', false, 'land', { surface, impact: 0 }, ` ${surface} 0 m/s`),
     recipeCase('footsteps', true, 'land', { surface, impact: 6 }, ` ${surface} 6 m/s`),
+  ]),
+  // Landings scale the step and the thump alike on every surface: the range ends on the softest and hardest.
+  ...(['snow', 'stone'] as const).flatMap((surface) => [
+    recipeCase('footsteps', false, 'land', { surface, impact: 0 }, ` ${surface} 0 m/s`),
     recipeCase('footsteps', false, 'land', { surface, impact: 40 }, ` ${surface} 40 m/s`),
   ]),
   recipeCase('ui', true, 'chime', { streak: 0 }, ' 0'),
@@ -108,13 +111,13 @@ export interface LoudnessCaseResult {
 }
 
 /** Seconds a continuous layer is rendered for its integrated loudness. */
-const SCENE_SECONDS = 6;
+const SCENE_SECONDS = 4;
 
 /** Renders one case through the mix bus (offline, pre-rolled, seeded) and measures it. */
 export async function measureLoudnessCase(c: LoudnessCase, options: { sampleRate?: number; seed?: number } = {}): Promise<LoudnessCaseResult> {
   const render = { mix: {}, sampleRate: options.sampleRate ?? 48000, channels: 2, seed: options.seed ?? TEST_SEED };
   let buffer: AudioBuffer;
-  if (c.kind === 'recipe') buffer = await renderRecipe(c.recipe, c.params, { ...render, duration: c.recipe === 'groan' ? 2 : 1.2 });
+  if (c.kind === 'recipe') buffer = await renderRecipe(c.recipe, c.params, render);
   else {
     const { scene, level } = c;
     buffer = await renderScene(
