@@ -31,7 +31,7 @@ export const LOUDNESS_TARGETS: Readonly<Record<SoundClass, LoudnessTarget>> = {
   impacts: { measure: 'momentaryMax', nominal: [-24, -16], range: [-34, -14], truePeakDb: -1 },
   ui: { measure: 'momentaryMax', nominal: [-26, -17], range: [-27, -15], truePeakDb: -1 },
   footsteps: { measure: 'momentaryMax', nominal: [-30, -24], range: [-36, -18], truePeakDb: -1 },
-  ambience: { measure: 'integrated', nominal: [-30, -23], range: [-38, -20], truePeakDb: -6 },
+  ambience: { measure: 'integrated', nominal: [-30, -23], range: [-38, -19], truePeakDb: -6 },
   music: { measure: 'integrated', nominal: [-24, -19], range: [-24, -19], truePeakDb: -3 },
 };
 

@@ -403,6 +403,7 @@ describe('the sound page (sfx.html)', () => {
       for (const c of A.LOUDNESS_CASES) out.push(await A.measureLoudnessCase(c));
       return out;
     });
+    console.info(results.map((r) => `${r.ok ? 'ok ' : 'BAD'} ${r.soundClass.padEnd(9)} ${r.id.padEnd(24)} ${r.lufs.toFixed(1).padStart(6)} LUFS ${r.truePeakDb.toFixed(1).padStart(6)} dBTP`).join('\n'));
     const failures = results.filter((r) => !r.ok).map((r) => `${r.id} (${r.soundClass}${r.nominal ? ', nominal' : ''}): ${r.lufs.toFixed(1)} LUFS, ${r.truePeakDb.toFixed(1)} dBTP`);
     expect(failures.join('\n')).toBe('');
     // Every recipe is checked, in one class.
