@@ -4,6 +4,7 @@ import { planShape, type Layer } from './layers.ts';
 import type { MixSettings } from './mix-settings.ts';
 import { CAIRN_PROGRESSION } from './music-theory.ts';
 import { getRecipe } from './recipes/index.ts';
+import type { VoiceLimiterOptions } from './voice-limiter.ts';
 
 /**
  * Renders sounds faster than real time on an OfflineAudioContext, with a seed, so the same call
@@ -29,6 +30,8 @@ export interface OfflineRenderOptions {
    * a mix bus, 0 dry.
    */
   preRoll?: number;
+  /** Voice limits of the graph (default: the recipes' and buses' own). Stress renders raise the bus limits here. */
+  limits?: VoiceLimiterOptions;
 }
 
 /** The pre-roll of renders through the mix bus: long enough for the cold compressor to release. */
@@ -57,7 +60,7 @@ export async function renderScene(duration: number, setup: (graph: AudioGraph, s
   const skip = Math.round(preRoll * sampleRate);
   const start = skip / sampleRate;
   const context = createContext(options, start + duration);
-  const graph = new AudioGraph(context, { random: new AudioRandom(options.seed ?? TEST_SEED), mix });
+  const graph = new AudioGraph(context, { random: new AudioRandom(options.seed ?? TEST_SEED), mix, limits: options.limits });
   if (options.muffled) {
     if (!graph.bus) throw new Error('renderScene: muffled needs a mix bus (pass mix: {})');
     graph.bus.setMuffled(true, true);
