@@ -388,7 +388,12 @@ export class AudioEngine {
         continue;
       }
       // Audio times given before the context existed mean nothing on it: queued calls play now.
-      this.playNow(graph, call.name, call.params, { ...call.options, at: undefined });
+      try {
+        this.playNow(graph, call.name, call.params, { ...call.options, at: undefined });
+      } catch (error) {
+        // Strict mode throws on invalid parameters, but the caller has long returned: say it here.
+        console.error(`[cairn audio] a queued play('${call.name}') failed: ${(error as Error).message}`);
+      }
     }
   }
 
