@@ -10,9 +10,7 @@ await page.waitForFunction(() => (window as any).cairn?.ready === true, null, { 
 const t0 = Date.now();
 const results = await page.evaluate(async () => {
   const A = (window as any).cairn.sfx.audio;
-  const out = [];
-  for (const c of A.LOUDNESS_CASES) out.push(await A.measureLoudnessCase(c));
-  return out;
+  return A.measureLoudnessCases(A.LOUDNESS_CASES);
 });
 console.log(`measured ${results.length} cases in ${Date.now() - t0} ms`);
 for (const r of results) console.log(`${r.ok ? "ok " : "BAD"} ${r.nominal ? "N" : " "} ${r.soundClass.padEnd(9)} ${r.id.padEnd(24)} ${r.lufs.toFixed(1).padStart(6)} LUFS  ${r.truePeakDb.toFixed(1).padStart(6)} dBTP  S-max ${r.shortTermMax.toFixed(1)}`);

@@ -139,3 +139,14 @@ export async function measureLoudnessCase(c: LoudnessCase, options: { sampleRate
   const [min, max] = c.nominal ? target.nominal : target.range;
   return { id: c.id, soundClass: c.soundClass, nominal: c.nominal, lufs, truePeakDb, shortTermMax: reading.shortTermMax, ok: lufs >= min && lufs <= max && truePeakDb <= target.truePeakDb };
 }
+
+/**
+ * Measures many cases, rendering up to `concurrency` at once (offline contexts render on their own
+ * threads, so a batch finishes sooner than one case after another). Results keep the cases' order.
+ */
+export async function measureLoudnessCases(cases: readonly LoudnessCase[], options: { sampleRate?: number; seed?: number; concurrency?: number } = {}): Promise<LoudnessCaseResult[]> {
+  const results: LoudnessCaseResult[] = [];
+  const size = Math.max(1, options.concurrency ?? 8);
+  for (let i = 0; i < cases.length; i += size) results.push(...(await Promise.all(cases.slice(i, i + size).map((c) => measureLoudnessCase(c, options)))));
+  return results;
+}

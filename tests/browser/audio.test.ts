@@ -397,11 +397,9 @@ describe('the sound page (sfx.html)', () => {
   });
 
   it("puts every recipe in its class's loudness band across its parameters (LOUDNESS_TARGETS)", async () => {
-    const results = await page.evaluate(async () => {
+    const results = await page.evaluate(() => {
       const A = (window as unknown as AudioWindow).cairn.sfx.audio;
-      const out = [];
-      for (const c of A.LOUDNESS_CASES) out.push(await A.measureLoudnessCase(c));
-      return out;
+      return A.measureLoudnessCases(A.LOUDNESS_CASES);
     });
     console.info(results.map((r) => `${r.ok ? 'ok ' : 'BAD'} ${r.soundClass.padEnd(9)} ${r.id.padEnd(24)} ${r.lufs.toFixed(1).padStart(6)} LUFS ${r.truePeakDb.toFixed(1).padStart(6)} dBTP`).join('\n'));
     const failures = results.filter((r) => !r.ok).map((r) => `${r.id} (${r.soundClass}${r.nominal ? ', nominal' : ''}): ${r.lufs.toFixed(1)} LUFS, ${r.truePeakDb.toFixed(1)} dBTP`);
