@@ -226,11 +226,7 @@ export class AudioLifecycle {
 
   private showNotice(notice: CairnNotice): void {
     this.removeNotice?.();
-    this.removeNotice = this.notify(notice);
-  }
-
-  private get notify(): (notice: CairnNotice) => () => void {
-    return this.options.notify;
+    this.removeNotice = this.options.notify(notice);
   }
 }
 
