@@ -13,6 +13,8 @@ const seedParam = params.get('seed');
 const engine = new AudioEngine({
   seed: seedParam === null ? undefined : Number(seedParam),
   strict: params.get('strict') === '1' ? true : undefined,
+  // The page's controls start with music on and a breeze (standalone use opts in, as a game does).
+  music: true,
   ambience: { wind: 0.5, fire: 0 },
 });
 cairn.audio = engine;
@@ -75,6 +77,7 @@ const muteButton = $<HTMLButtonElement>('mute');
 muteButton.addEventListener('click', () => engine.toggleMute());
 $('slice').addEventListener('click', () => playGameplaySlice());
 $('flood').addEventListener('click', () => flood());
+$('meter-reset').addEventListener('click', () => engine.resetMeters());
 
 // Menu sounds for every control that is not itself a recipe button.
 document.addEventListener('click', (event) => {
@@ -97,28 +100,36 @@ function flood(count = 20): number {
 }
 
 const stateLine = $('sfx-state');
-const rmsBar = $('meter-rms');
-const peakBar = $('meter-peak');
-const holdMark = $('meter-hold');
-const rmsDb = $('meter-rms-db');
-const peakDb = $('meter-peak-db');
 const statsBox = $('sfx-stats');
-/** Position on the −60…0 dBFS scale, percent. */
-const scale = (linear: number): number => Math.max(0, Math.min(100, ((toDb(linear) + 60) / 60) * 100));
-const width = (linear: number): string => `${scale(linear).toFixed(1)}%`;
-const cover = (linear: number): string => `${(100 - scale(linear)).toFixed(1)}%`;
+/** Position on a scale from `low` to `high` dB (dBFS −60…0, LUFS −50…−5), percent. */
+const position = (db: number, low: number, high: number): number => Math.max(0, Math.min(100, ((db - low) / (high - low)) * 100));
+const text = (id: string, value: string): void => void ($(id).textContent = value);
+const fmt = (db: number): string => (db <= -119.9 ? '−∞' : db.toFixed(1));
 
 /** Meters read cairn.stats.audio only: the page shows exactly what tests assert. */
 function drawMeters(): void {
   const s = engine.stats;
+  const l = s.loudness;
   stateLine.dataset.state = s.state;
   stateLine.textContent =
     s.state === 'running' ? `Sound on${s.muted ? ' (muted)' : ''} · ${s.sampleRate} Hz · ${s.chord || 'no music'}` : s.state === 'waiting' ? 'Click anywhere or press a key to turn sound on.' : `Sound ${s.state}: ${s.reason}`;
-  rmsBar.style.width = cover(s.rms);
-  peakBar.style.width = cover(s.peak);
-  holdMark.style.left = width(s.peakHold);
-  rmsDb.textContent = `${s.rmsDb.toFixed(1)} dB`;
-  peakDb.textContent = `${s.peakDb.toFixed(1)} dB`;
+  $('meter-rms').style.width = `${(100 - position(toDb(s.rms), -60, 0)).toFixed(1)}%`;
+  $('meter-peak').style.width = `${(100 - position(toDb(s.peak), -60, 0)).toFixed(1)}%`;
+  $('meter-hold').style.left = `${position(toDb(s.peakHold), -60, 0).toFixed(1)}%`;
+  text('meter-rms-db', `${s.rmsDb.toFixed(1)} dB`);
+  text('meter-peak-db', `${s.peakDb.toFixed(1)} dB`);
+  $('meter-tp').style.width = `${(100 - position(l.truePeakDb, -60, 0)).toFixed(1)}%`;
+  $('meter-tp-hold').style.left = `${position(l.truePeakHoldDb, -60, 0).toFixed(1)}%`;
+  text('meter-tp-db', `${fmt(l.truePeakHoldDb)} dBTP`);
+  $('meter-m').style.width = `${(100 - position(l.momentary, -50, -5)).toFixed(1)}%`;
+  $('meter-m-max').style.left = `${position(l.momentaryMax, -50, -5).toFixed(1)}%`;
+  $('meter-s').style.width = `${(100 - position(l.shortTerm, -50, -5)).toFixed(1)}%`;
+  $('meter-s-max').style.left = `${position(l.shortTermMax, -50, -5).toFixed(1)}%`;
+  $('meter-i').style.width = `${(100 - position(l.integrated, -50, -5)).toFixed(1)}%`;
+  text('meter-m-db', fmt(l.momentary));
+  text('meter-s-db', fmt(l.shortTerm));
+  text('meter-i-db', fmt(l.integrated));
+  text('meter-source', l.source === 'worklet' ? `max M ${fmt(l.momentaryMax)} · max S ${fmt(l.shortTermMax)} LUFS · max ${fmt(l.truePeakMaxDb)} dBTP` : l.source === 'analyser' ? 'analyser fallback: no LUFS, short peaks can be missed' : '');
   muteButton.setAttribute('aria-pressed', String(s.muted));
   requestAnimationFrame(drawMeters);
 }
@@ -127,7 +138,7 @@ setInterval(() => {
   const s = engine.stats;
   statsBox.textContent = [
     `state ${s.state} (context ${s.contextState})  voices ${s.voices}  fx ${s.voicesByBus.effects} · music ${s.voicesByBus.music} · amb ${s.voicesByBus.ambience} · ui ${s.voicesByBus.ui}`,
-    `triggered ${s.triggered}  played ${s.played}  cooldown-skipped ${s.skippedCooldown}  refused ${s.refused}  stolen ${s.stolen}  unknown ${s.unknown}`,
+    `triggered ${s.triggered}  played ${s.played}  cooldown-skipped ${s.skippedCooldown}  refused ${s.refused}  stolen ${s.stolen}  unknown ${s.unknown}  queued ${s.queued}  dropped ${s.dropped}`,
     `peak hold ${toDb(s.peakHold).toFixed(1)} dB  max ${toDb(s.maxPeak).toFixed(1)} dB  latency ${(s.outputLatency * 1000).toFixed(0)} ms  underruns ${s.underruns ?? 'n/a'}  seed ${s.seed}`,
   ].join('\n');
 }, 250);

@@ -10,7 +10,7 @@ import type { World } from '../../src/world/index.ts';
  */
 export function install(world: World): void {
   const seed = new URLSearchParams(location.search).get('seed');
-  const engine = new AudioEngine({ seed: seed === null ? undefined : Number(seed), ambience: { wind: 0.35 } });
+  const engine = new AudioEngine({ seed: seed === null ? undefined : Number(seed), music: true, ambience: { wind: 0.35 } });
   const tracker = new FootstepTracker();
   world.services.provide('audio', engine);
   world.cairn.stats.audio = engine.stats;

@@ -1,81 +1,28 @@
 import { Emitter } from '../core/emitter.ts';
+import { toDb } from '../core/decibels.ts';
 import type { CairnNotice } from '../world/cairn-global.ts';
 import { showNotice } from '../world/notices.ts';
 import { AudioGraph, createCounters, type PlayCounters, type PlayOptions, type VoiceHandle } from './audio-graph.ts';
+import { AudioInputBindings } from './audio-input.ts';
+import { AudioLifecycle, defaultContextFactory } from './audio-lifecycle.ts';
 import { AudioRandom } from './audio-random.ts';
-import { lifecycleAction, type ContextState } from './lifecycle.ts';
-import { PeakHold, toDb } from './level-meter.ts';
-import { MeterTap } from './meter-tap.ts';
+import { createAudioStats, type AudioEngineState, type AudioStats } from './audio-stats.ts';
+import { AudioSettingsStore } from './audio-storage.ts';
+import { BusMeter } from './bus-meter.ts';
 import { checkVolume, DEFAULT_MIX, type BusVolumes, type MixSettings } from './mix-settings.ts';
 import { isRecipeName, UnknownRecipeError, type RecipeName, type RecipeParams } from './recipes/index.ts';
 import type { VoiceLimiterOptions } from './voice-limiter.ts';
 
-/**
- * - `waiting`: no context yet; the first pointerdown/keydown creates it.
- * - `running`: sound is on.
- * - `suspended`: the tab is hidden; it resumes when shown.
- * - `blocked`: the browser would not start audio; the next gesture retries.
- * - `interrupted`: the platform stopped the context; recovering (resume, or a new context).
- * - `unavailable`: no Web Audio here; the game runs silently.
- */
-export type AudioEngineState = 'waiting' | 'running' | 'suspended' | 'blocked' | 'interrupted' | 'unavailable' | 'disposed';
-
-/** `window.cairn.stats.audio`: what the HUD and the tests read. Levels are after the soft clipper. */
-export interface AudioStats extends PlayCounters {
-  state: AudioEngineState;
-  /** The AudioContext's own state, or 'none'. */
-  contextState: string;
-  muted: boolean;
-  paused: boolean;
-  /** Output RMS over the last ≈ 46 ms, linear. */
-  rms: number;
-  /** Output peak over the last ≈ 46 ms, linear. */
-  peak: number;
-  rmsDb: number;
-  peakDb: number;
-  /** Highest peak in the last 1.5 s. */
-  peakHold: number;
-  /** Highest peak since start. */
-  maxPeak: number;
-  voices: number;
-  voicesByBus: { effects: number; music: number; ambience: number; ui: number };
-  /** Name of the chord the music is playing. */
-  chord: string;
-  music: boolean;
-  wind: number;
-  fire: number;
-  volumes: BusVolumes;
-  sampleRate: number;
-  /** Seconds, from the context (0 until known). */
-  baseLatency: number;
-  outputLatency: number;
-  /** Audio-thread underruns reported by the context (AudioContext.playbackStats), or null where unavailable. */
-  underruns: number | null;
-  /** Times the engine brought sound back after the platform interrupted or closed the context. */
-  recoveries: number;
-  /** Contexts created (1 normally; more after the platform closed one). */
-  contexts: number;
-  /** Calls made before the context existed or while it could not run (not played). */
-  dropped: number;
-  lastRecipe: string;
-  /** Voices started per recipe name since start. */
-  byRecipe: Record<string, number>;
-  /** Voices started per `surface` parameter (footsteps, jumps, landings). */
-  bySurface: Record<string, number>;
-  /** The ground under the listener, where a world plugin reports it ('' elsewhere). */
-  surface: string;
-  seed: number;
-  /** Why sound is off, when it is. */
-  reason: string;
-}
+export type { AudioEngineState, AudioStats, LoudnessStats } from './audio-stats.ts';
 
 export interface AudioEngineOptions {
   /** Test-mode seed for vary(), noise and offsets. Default: random per session. */
   seed?: number;
   /** Throw on unknown recipes and invalid parameters. Default: true in development builds, false in production. */
   strict?: boolean;
-  /** Where the gesture, mute-key and visibility listeners go. Default window / document. */
+  /** Where the gesture and mute-key listeners go. Default window. */
   target?: Window;
+  /** Whose visibility suspends sound. Default document. */
   document?: Document;
   /** KeyboardEvent.code that toggles mute, or null for none. Default 'KeyM'. */
   muteKey?: string | null;
@@ -83,13 +30,20 @@ export interface AudioEngineOptions {
   createContext?: () => AudioContext;
   /** Shows a notice; returns its remover. Default the page's showNotice. */
   notify?: (notice: CairnNotice) => () => void;
-  /** Start the music with the sound. Default true. */
+  /** Start the music with the sound. Default false (a game opts in; Cairn's world does). */
   music?: boolean;
-  /** Ambience levels to start with (0…1). Default { wind: 0.5, fire: 0 }. */
+  /** Ambience levels to start with (0…1). Default { wind: 0, fire: 0 } (opt in). */
   ambience?: { wind?: number; fire?: number };
   volumes?: Partial<BusVolumes>;
   mix?: Partial<MixSettings>;
   limits?: VoiceLimiterOptions;
+  /**
+   * Calls of play() made before sound runs (before the first gesture, while blocked or hidden) wait
+   * here and play when it starts: at most `max` of them (the oldest give way), none older than
+   * `maxAgeMs` (a late sound is worse than none). Dropped ones count in `stats.dropped`.
+   * Default { max: 16, maxAgeMs: 1000 }.
+   */
+  queue?: { max?: number; maxAgeMs?: number };
   /** ms to wait for resume() before saying audio is blocked. Default 1500. */
   blockedTimeoutMs?: number;
   /** How far ahead music and crackles are scheduled, seconds. Default 0.5 (survives slow frames). */
@@ -98,16 +52,67 @@ export interface AudioEngineOptions {
   tickMs?: number;
   /** localStorage key for mute and volumes, or null to keep nothing. Default 'cairn.audio'. */
   storageKey?: string | null;
+  /** Where the loudness meter's worklet module is, or null to meter with analysers only. Default: the bundled meter-worklet.js. */
+  meterWorkletUrl?: string | URL | null;
 }
 
-interface StoredSettings {
-  muted?: boolean;
-  volumes?: Partial<BusVolumes>;
+/** {@link AudioEngineOptions} with every default applied (one resolver, see {@link resolveAudioEngineOptions}). */
+export interface ResolvedAudioEngineOptions {
+  seed: number | undefined;
+  strict: boolean;
+  target: Window;
+  document: Document;
+  muteKey: string | null;
+  createContext: (() => AudioContext) | null;
+  notify: (notice: CairnNotice) => () => void;
+  music: boolean;
+  ambience: { wind: number; fire: number };
+  volumes: Partial<BusVolumes>;
+  mix: Partial<MixSettings>;
+  limits: VoiceLimiterOptions | undefined;
+  queue: { max: number; maxAgeMs: number };
+  blockedTimeoutMs: number;
+  lookaheadSeconds: number;
+  tickMs: number;
+  storageKey: string | null;
+  meterWorkletUrl: string | URL | null | undefined;
+}
+
+/** Applies the defaults of {@link AudioEngineOptions}, once. */
+export function resolveAudioEngineOptions(options: AudioEngineOptions = {}): ResolvedAudioEngineOptions {
+  return {
+    seed: options.seed,
+    strict: options.strict ?? isDev(),
+    target: options.target ?? window,
+    document: options.document ?? document,
+    muteKey: options.muteKey === undefined ? 'KeyM' : options.muteKey,
+    createContext: options.createContext ?? defaultContextFactory(),
+    notify: options.notify ?? showNotice,
+    music: options.music ?? false,
+    ambience: { wind: clamp01(options.ambience?.wind ?? 0), fire: clamp01(options.ambience?.fire ?? 0) },
+    volumes: { ...options.volumes },
+    mix: { ...options.mix },
+    limits: options.limits,
+    queue: { max: options.queue?.max ?? 16, maxAgeMs: options.queue?.maxAgeMs ?? 1000 },
+    blockedTimeoutMs: options.blockedTimeoutMs ?? 1500,
+    lookaheadSeconds: options.lookaheadSeconds ?? 0.5,
+    tickMs: options.tickMs ?? 50,
+    storageKey: options.storageKey === undefined ? 'cairn.audio' : options.storageKey,
+    meterWorkletUrl: options.meterWorkletUrl,
+  };
 }
 
 interface EngineEvents extends Record<string, unknown> {
   state: AudioEngineState;
   play: { recipe: string; voice: VoiceHandle | null };
+}
+
+interface QueuedPlay {
+  name: RecipeName;
+  params: object;
+  options: PlayOptions;
+  /** performance.now() of the call. */
+  at: number;
 }
 
 /**
@@ -119,97 +124,71 @@ function isDev(): boolean {
   return mode !== undefined && mode !== 'production';
 }
 
+const clamp01 = (x: number): number => Math.min(1, Math.max(0, x));
+
 /**
  * Cairn's sound: creates the AudioContext on the first pointerdown/keydown (capture phase) and builds
  * the whole graph then; suspends while the tab is hidden and resumes when it returns, keeping a
  * user's mute; recovers from a context the platform suspended, interrupted or closed; meters the
- * output after the soft clipper into {@link stats}. Every sound goes through {@link play}.
+ * output after the soft clipper (loudness and true peak, on every sample) into {@link stats}. Every
+ * sound goes through {@link play}; calls made before sound runs wait in a bounded queue.
  */
 export class AudioEngine {
   readonly stats: AudioStats;
   readonly events = new Emitter<EngineEvents>();
-  /** The live context, once created. */
-  context: AudioContext | null = null;
   /** The graph on the live context, once created. */
   graph: AudioGraph | null = null;
-  /** The level meter after the soft clipper, once created. */
-  meter: MeterTap | null = null;
+  /** The output meter after the soft clipper, once created. */
+  meter: BusMeter | null = null;
   readonly strict: boolean;
-  private readonly options: AudioEngineOptions;
-  private readonly target: Window;
-  private readonly doc: Document;
-  private readonly notify: (notice: CairnNotice) => () => void;
+  private readonly options: ResolvedAudioEngineOptions;
+  private readonly input: AudioInputBindings;
+  private readonly lifecycle: AudioLifecycle;
+  private readonly store: AudioSettingsStore;
   private readonly counters: PlayCounters = createCounters();
-  private readonly peakHold = new PeakHold(1.5);
   private readonly warned = new Set<string>();
-  private random: AudioRandom;
-  private volumes: BusVolumes;
-  private mutedValue = false;
+  private readonly queue: QueuedPlay[] = [];
+  private readonly random: AudioRandom;
+  private readonly volumes: BusVolumes;
+  private mutedValue: boolean;
   private pausedValue = false;
   private musicOn: boolean;
-  private ambience: { wind: number; fire: number };
-  private started = false;
+  private readonly ambience: { wind: number; fire: number };
   private disposed = false;
-  private pending: 'resume' | 'suspend' | null = null;
-  private listening = false;
   private timer: ReturnType<typeof setInterval> | null = null;
-  private blockedTimer: ReturnType<typeof setTimeout> | null = null;
-  private removeNotice: (() => void) | null = null;
-  private stateValue: AudioEngineState = 'waiting';
 
   constructor(options: AudioEngineOptions = {}) {
-    this.options = options;
-    this.strict = options.strict ?? isDev();
-    this.target = options.target ?? window;
-    this.doc = options.document ?? document;
-    this.notify = options.notify ?? showNotice;
-    this.random = new AudioRandom(options.seed);
-    this.musicOn = options.music ?? true;
-    this.ambience = { wind: options.ambience?.wind ?? 0.5, fire: options.ambience?.fire ?? 0 };
-    const stored = this.load();
-    this.volumes = { ...DEFAULT_MIX.volumes, ...options.mix?.volumes, ...options.volumes, ...stored.volumes };
-    this.mutedValue = stored.muted ?? false;
-    const counters = this.counters;
-    this.stats = {
-      ...counters,
-      state: 'waiting',
-      contextState: 'none',
-      muted: this.mutedValue,
-      paused: false,
-      rms: 0,
-      peak: 0,
-      rmsDb: -120,
-      peakDb: -120,
-      peakHold: 0,
-      maxPeak: 0,
-      voices: 0,
-      voicesByBus: { effects: 0, music: 0, ambience: 0, ui: 0 },
-      chord: '',
-      music: this.musicOn,
-      wind: this.ambience.wind,
-      fire: this.ambience.fire,
-      volumes: { ...this.volumes },
-      sampleRate: 0,
-      baseLatency: 0,
-      outputLatency: 0,
-      underruns: null,
-      recoveries: 0,
-      contexts: 0,
-      dropped: 0,
-      lastRecipe: '',
-      byRecipe: {},
-      bySurface: {},
-      surface: '',
-      seed: this.random.seed,
-      reason: 'waiting for a click or key press',
-    };
-    this.listen();
-    if (options.muteKey !== null) this.target.addEventListener('keydown', this.onMuteKey);
-    this.doc.addEventListener('visibilitychange', this.onVisibility);
+    const o = (this.options = resolveAudioEngineOptions(options));
+    this.strict = o.strict;
+    this.random = new AudioRandom(o.seed);
+    this.musicOn = o.music;
+    this.ambience = { ...o.ambience };
+    this.store = new AudioSettingsStore(o.storageKey);
+    const stored = this.store.load();
+    this.volumes = { ...DEFAULT_MIX.volumes, ...o.mix.volumes, ...o.volumes, ...stored.volumes };
+    this.mutedValue = stored.muted;
+    this.stats = createAudioStats({ counters: this.counters, muted: this.mutedValue, music: this.musicOn, wind: this.ambience.wind, fire: this.ambience.fire, volumes: this.volumes, seed: this.random.seed });
+    this.input = new AudioInputBindings(
+      { target: o.target, document: o.document, muteKey: o.muteKey },
+      { gesture: () => this.start(), toggleMute: () => this.toggleMute(), visibility: () => this.lifecycle.visibilityChanged() },
+    );
+    this.lifecycle = new AudioLifecycle({ createContext: o.createContext, blockedTimeoutMs: o.blockedTimeoutMs, notify: o.notify }, this.stats, this.input);
+    this.lifecycle.events.on('built', (context) => this.buildGraph(context));
+    this.lifecycle.events.on('teardown', () => this.releaseGraph());
+    this.lifecycle.events.on('running', () => this.onRunning());
+    this.lifecycle.events.on('state', (state) => {
+      if (state === 'unavailable') this.dropQueue();
+      this.events.emit('state', state);
+    });
   }
 
   get state(): AudioEngineState {
-    return this.stateValue;
+    return this.lifecycle.state;
+  }
+
+  /** The live context, once created. */
+  get context(): AudioContext | null {
+    return this.lifecycle.context;
   }
 
   get muted(): boolean {
@@ -226,21 +205,16 @@ export class AudioEngine {
    * inside a user gesture for browsers that require one.
    */
   start(): void {
-    if (this.disposed || this.stateValue === 'unavailable') return;
-    if (this.context && this.context.state !== 'closed') {
-      // A retry from a gesture: resume synchronously inside it, where the browser allows it.
-      this.resume();
-      return;
-    }
-    this.started = true;
-    if (!this.build()) return;
-    this.resume();
-    this.startTimer();
+    if (this.disposed) return;
+    this.lifecycle.start();
+    if (this.lifecycle.context && this.timer === null) this.timer = setInterval(() => this.tick(), this.options.tickMs);
   }
 
   /**
-   * Plays a recipe now (or at `options.at`). Returns the voice, or null when sound is not running,
-   * a cooldown or voice limit skipped it, or (in production) the name or parameters were invalid.
+   * Plays a recipe now (or at `options.at`). Returns the voice, or null when a cooldown or voice
+   * limit skipped it, or (in production) the name or parameters were invalid. Before sound runs
+   * (no gesture yet, blocked, hidden) the call waits in a bounded queue and plays when sound starts
+   * (`stats.queued`; `stats.dropped` counts those that never play); it returns null then too.
    * In development an unknown name or invalid parameters throw.
    */
   play<N extends RecipeName>(name: N, params?: RecipeParams<N>, options?: PlayOptions): VoiceHandle | null;
@@ -255,28 +229,11 @@ export class AudioEngine {
       return null;
     }
     const graph = this.graph;
-    if (!graph || this.stateValue !== 'running') {
-      this.stats.dropped++;
+    if (!graph || this.state !== 'running') {
+      this.enqueue({ name, params, options, at: performance.now() });
       return null;
     }
-    let voice: VoiceHandle | null;
-    try {
-      voice = graph.play(name, params, options);
-    } catch (error) {
-      this.syncCounters();
-      if (this.strict) throw error;
-      this.warnOnce(`invalid:${name}`, (error as Error).message);
-      return null;
-    }
-    this.stats.lastRecipe = name;
-    if (voice) {
-      this.stats.byRecipe[name] = (this.stats.byRecipe[name] ?? 0) + 1;
-      const surface = (params as { surface?: unknown }).surface;
-      if (typeof surface === 'string') this.stats.bySurface[surface] = (this.stats.bySurface[surface] ?? 0) + 1;
-    }
-    this.syncCounters();
-    this.events.emit('play', { recipe: name, voice });
-    return voice;
+    return this.playNow(graph, name, params, options);
   }
 
   getVolume(bus: keyof BusVolumes): number {
@@ -317,7 +274,7 @@ export class AudioEngine {
     this.musicOn = on;
     this.stats.music = on;
     const graph = this.graph;
-    if (!graph || this.stateValue !== 'running') return;
+    if (!graph || this.state !== 'running') return;
     if (on && !graph.music.playing) graph.music.start();
     if (!on && graph.music.playing) {
       graph.music.stop();
@@ -327,11 +284,11 @@ export class AudioEngine {
 
   /** Sets ambience levels (0…1); omitted ones keep their level. */
   setAmbience(levels: { wind?: number; fire?: number }): void {
-    if (levels.wind !== undefined) this.ambience.wind = Math.min(1, Math.max(0, levels.wind));
-    if (levels.fire !== undefined) this.ambience.fire = Math.min(1, Math.max(0, levels.fire));
+    if (levels.wind !== undefined) this.ambience.wind = clamp01(levels.wind);
+    if (levels.fire !== undefined) this.ambience.fire = clamp01(levels.fire);
     this.stats.wind = this.ambience.wind;
     this.stats.fire = this.ambience.fire;
-    if (this.graph && this.stateValue === 'running') {
+    if (this.graph && this.state === 'running') {
       if (levels.wind !== undefined) this.graph.wind.setLevel(this.ambience.wind);
       if (levels.fire !== undefined) this.graph.fire.setLevel(this.ambience.fire);
     }
@@ -343,215 +300,21 @@ export class AudioEngine {
     this.stats.seed = this.random.seed;
   }
 
+  /** Starts the loudness meter afresh: integrated loudness, maxima and peak holds of a new take. */
+  resetMeters(): void {
+    this.meter?.reset();
+    this.stats.maxPeak = 0;
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.unlisten();
-    this.target.removeEventListener('keydown', this.onMuteKey);
-    this.doc.removeEventListener('visibilitychange', this.onVisibility);
     if (this.timer !== null) clearInterval(this.timer);
-    if (this.blockedTimer !== null) clearTimeout(this.blockedTimer);
-    this.removeNotice?.();
-    this.meter?.dispose();
-    this.graph?.dispose();
-    const context = this.context;
-    this.context = null;
-    this.graph = null;
-    if (context && context.state !== 'closed') void context.close().catch(() => undefined);
-    this.setState('disposed', 'disposed');
+    this.timer = null;
+    this.dropQueue();
+    this.input.dispose();
+    this.lifecycle.dispose();
     this.events.clear();
-  }
-
-  // ── lifecycle ──────────────────────────────────────────────────────────────────────────────
-
-  /** Creates a context and its graph. Returns false (and goes silent with a notice) where that fails. */
-  private build(): boolean {
-    const factory = this.options.createContext ?? defaultContextFactory();
-    if (!factory) {
-      this.unavailable('This browser has no Web Audio (AudioContext).');
-      return false;
-    }
-    let context: AudioContext;
-    try {
-      context = factory();
-    } catch (error) {
-      this.unavailable(`The audio context could not be created: ${(error as Error).message}`);
-      return false;
-    }
-    this.context = context;
-    this.stats.contexts++;
-    this.graph = new AudioGraph(context, { random: this.random, mix: { ...this.options.mix, volumes: this.volumes }, limits: this.options.limits, counters: this.counters });
-    this.graph.bus!.setMuted(this.mutedValue, true);
-    this.graph.bus!.setMuffled(this.pausedValue, true);
-    this.meter = new MeterTap(context, this.graph.bus!.output);
-    context.addEventListener('statechange', () => this.onContextState(context));
-    this.stats.sampleRate = context.sampleRate;
-    this.stats.baseLatency = context.baseLatency ?? 0;
-    this.stats.contextState = context.state;
-    return true;
-  }
-
-  private unavailable(reason: string): void {
-    this.setState('unavailable', reason);
-    this.unlisten();
-    this.showOnce({ level: 'info', title: 'Sound is unavailable', detail: `${reason}\nThe game runs silently.` });
-  }
-
-  private resume(): void {
-    const context = this.context;
-    if (!context || this.disposed) return;
-    this.pending = 'resume';
-    const attempt = context.resume();
-    attempt
-      .then(() => undefined)
-      .catch((error: Error) => this.blocked(`resume() failed: ${error.message}`))
-      .finally(() => {
-        if (this.context === context && this.pending === 'resume') this.pending = null;
-        if (this.context === context) this.onContextState(context);
-      });
-    if (this.blockedTimer !== null) clearTimeout(this.blockedTimer);
-    this.blockedTimer = setTimeout(() => {
-      this.blockedTimer = null;
-      if (this.context === context && context.state !== 'running' && !this.hidden()) this.blocked('The browser did not let audio start.');
-    }, this.options.blockedTimeoutMs ?? 1500);
-  }
-
-  private blocked(reason: string): void {
-    if (this.disposed || this.stateValue === 'running') return;
-    this.pending = null;
-    const wasInterrupted = this.stateValue === 'interrupted';
-    this.setState(wasInterrupted ? 'interrupted' : 'blocked', reason);
-    this.listen();
-    this.showOnce({
-      level: 'info',
-      title: wasInterrupted ? 'Sound was interrupted' : 'Sound is waiting for you',
-      detail: `${reason}\nClick or press any key to turn sound on.`,
-    });
-  }
-
-  private hidden(): boolean {
-    return this.doc.visibilityState === 'hidden';
-  }
-
-  private onContextState(context: AudioContext): void {
-    if (context !== this.context || this.disposed) return;
-    const state = context.state as ContextState;
-    this.stats.contextState = state;
-    if (state === 'running') {
-      if (this.stateValue !== 'running') this.becameRunning();
-      return;
-    }
-    if (state === 'closed') {
-      this.recover('The audio context was closed.');
-      return;
-    }
-    // Suspended or interrupted.
-    if (this.hidden()) {
-      this.setState('suspended', 'the tab is hidden');
-      return;
-    }
-    if (this.stateValue === 'running' && this.pending === null) {
-      // Nobody here asked for this: the platform stopped us.
-      this.stats.recoveries++;
-      this.setState('interrupted', `the platform ${state === 'interrupted' ? 'interrupted' : 'suspended'} the audio context`);
-    }
-    this.reconcile();
-  }
-
-  private becameRunning(): void {
-    const graph = this.graph!;
-    const context = this.context!;
-    if (this.blockedTimer !== null) clearTimeout(this.blockedTimer);
-    this.blockedTimer = null;
-    this.removeNotice?.();
-    this.removeNotice = null;
-    this.unlisten();
-    this.setState('running', '');
-    this.stats.outputLatency = context.outputLatency ?? 0;
-    this.stats.baseLatency = context.baseLatency ?? 0;
-    if (this.musicOn && !graph.music.playing) graph.music.start();
-    if (this.ambience.wind > 0 && graph.wind.currentLevel !== this.ambience.wind) graph.wind.setLevel(this.ambience.wind);
-    if (this.ambience.fire > 0 && graph.fire.currentLevel !== this.ambience.fire) graph.fire.setLevel(this.ambience.fire);
-    this.tick();
-  }
-
-  /** Brings sound back after the platform closed the context: a new context and graph, same settings. */
-  private recover(reason: string): void {
-    if (this.disposed) return;
-    this.stats.recoveries++;
-    this.setState('interrupted', reason);
-    this.meter?.dispose();
-    this.graph?.dispose();
-    this.meter = null;
-    this.graph = null;
-    this.context = null;
-    this.pending = null;
-    if (this.build()) this.resume();
-  }
-
-  private reconcile(): void {
-    const context = this.context;
-    if (!context) return;
-    const action = lifecycleAction({ started: this.started, disposed: this.disposed, hidden: this.hidden(), state: context.state as ContextState, pending: this.pending });
-    if (action === 'resume') this.resume();
-    else if (action === 'suspend') {
-      this.pending = 'suspend';
-      void context
-        .suspend()
-        .catch(() => undefined)
-        .finally(() => {
-          if (this.pending === 'suspend') this.pending = null;
-          this.onContextState(context);
-        });
-    } else if (action === 'rebuild') this.recover('The audio context was closed.');
-  }
-
-  private setState(state: AudioEngineState, reason: string): void {
-    this.stats.reason = reason;
-    if (this.stateValue === state) return;
-    this.stateValue = state;
-    this.stats.state = state;
-    this.events.emit('state', state);
-  }
-
-  private readonly onGesture = (): void => {
-    this.start();
-  };
-
-  private readonly onMuteKey = (event: KeyboardEvent): void => {
-    if (event.code !== (this.options.muteKey ?? 'KeyM') || event.repeat || isTyping(event)) return;
-    this.toggleMute();
-  };
-
-  private readonly onVisibility = (): void => {
-    const context = this.context;
-    if (!context || this.disposed) return;
-    if (this.hidden() && this.stateValue === 'running') this.setState('suspended', 'the tab is hidden');
-    this.reconcile();
-    // Shown again while a suspend never took effect: the context is still running.
-    if (!this.hidden() && context.state === 'running') this.onContextState(context);
-  };
-
-  private listen(): void {
-    if (this.listening || this.disposed) return;
-    this.listening = true;
-    // Capture phase: a game handler that stops propagation must not keep sound off.
-    this.target.addEventListener('pointerdown', this.onGesture, true);
-    this.target.addEventListener('keydown', this.onGesture, true);
-  }
-
-  private unlisten(): void {
-    if (!this.listening) return;
-    this.listening = false;
-    this.target.removeEventListener('pointerdown', this.onGesture, true);
-    this.target.removeEventListener('keydown', this.onGesture, true);
-  }
-
-  // ── meters and scheduling ──────────────────────────────────────────────────────────────────
-
-  private startTimer(): void {
-    if (this.timer !== null) return;
-    this.timer = setInterval(() => this.tick(), this.options.tickMs ?? 50);
   }
 
   /** Schedules music and crackles ahead and refreshes the meters and figures. */
@@ -562,14 +325,15 @@ export class AudioEngine {
     this.stats.contextState = context.state;
     if (context.state !== 'running') return;
     const now = context.currentTime;
-    graph.schedule(now + (this.options.lookaheadSeconds ?? 0.5));
-    const level = this.meter!.read();
+    graph.schedule(now + this.options.lookaheadSeconds);
+    const level = this.meter!.read(now);
     this.stats.rms = level.rms;
     this.stats.peak = level.peak;
     this.stats.rmsDb = toDb(level.rms);
     this.stats.peakDb = toDb(level.peak);
-    this.stats.peakHold = this.peakHold.push(level.peak, now);
+    this.stats.peakHold = level.peakHold;
     this.stats.maxPeak = Math.max(this.stats.maxPeak, level.peak);
+    this.stats.loudness = level.loudness;
     const counts = graph.voiceCounts();
     this.stats.voices = counts.total;
     this.stats.voicesByBus = { effects: counts.effects, music: counts.music, ambience: counts.ambience, ui: counts.ui };
@@ -579,15 +343,91 @@ export class AudioEngine {
     this.syncCounters();
   }
 
-  private syncCounters(): void {
-    Object.assign(this.stats, this.counters);
+  private playNow(graph: AudioGraph, name: RecipeName, params: object, options: PlayOptions): VoiceHandle | null {
+    let voice: VoiceHandle | null;
+    try {
+      voice = graph.play(name, params, options);
+    } catch (error) {
+      this.syncCounters();
+      if (this.strict) throw error;
+      this.warnOnce(`invalid:${name}`, (error as Error).message);
+      return null;
+    }
+    this.stats.lastRecipe = name;
+    if (voice) {
+      this.stats.byRecipe[name] = (this.stats.byRecipe[name] ?? 0) + 1;
+      const surface = (params as { surface?: unknown }).surface;
+      if (typeof surface === 'string') this.stats.bySurface[surface] = (this.stats.bySurface[surface] ?? 0) + 1;
+    }
+    this.syncCounters();
+    this.events.emit('play', { recipe: name, voice });
+    return voice;
   }
 
-  // ── helpers ────────────────────────────────────────────────────────────────────────────────
+  private enqueue(call: QueuedPlay): void {
+    if (this.disposed || this.state === 'unavailable') {
+      this.stats.dropped++;
+      return;
+    }
+    this.queue.push(call);
+    if (this.queue.length > this.options.queue.max) {
+      this.queue.shift();
+      this.stats.dropped++;
+    }
+    this.stats.queued = this.queue.length;
+  }
 
-  private showOnce(notice: CairnNotice): void {
-    this.removeNotice?.();
-    this.removeNotice = this.notify(notice);
+  /** Plays what waited for sound to start, skipping calls older than the queue's bound. */
+  private flushQueue(graph: AudioGraph): void {
+    const calls = this.queue.splice(0);
+    this.stats.queued = 0;
+    const now = performance.now();
+    for (const call of calls) {
+      if (now - call.at > this.options.queue.maxAgeMs) {
+        this.stats.dropped++;
+        continue;
+      }
+      // Audio times given before the context existed mean nothing on it: queued calls play now.
+      try {
+        this.playNow(graph, call.name, call.params, { ...call.options, at: undefined });
+      } catch (error) {
+        // Strict mode throws on invalid parameters, but the caller has long returned: say it here.
+        console.error(`[cairn audio] a queued play('${call.name}') failed: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  private dropQueue(): void {
+    this.stats.dropped += this.queue.length;
+    this.queue.length = 0;
+    this.stats.queued = 0;
+  }
+
+  private buildGraph(context: AudioContext): void {
+    this.graph = new AudioGraph(context, { random: this.random, mix: { ...this.options.mix, volumes: this.volumes }, limits: this.options.limits, counters: this.counters });
+    this.graph.bus!.setMuted(this.mutedValue, true);
+    this.graph.bus!.setMuffled(this.pausedValue, true);
+    this.meter = new BusMeter(context, this.graph.bus!.output, { workletUrl: this.options.meterWorkletUrl });
+  }
+
+  private releaseGraph(): void {
+    this.meter?.dispose();
+    this.graph?.dispose();
+    this.meter = null;
+    this.graph = null;
+  }
+
+  private onRunning(): void {
+    const graph = this.graph!;
+    if (this.musicOn && !graph.music.playing) graph.music.start();
+    if (this.ambience.wind > 0 && graph.wind.currentLevel !== this.ambience.wind) graph.wind.setLevel(this.ambience.wind);
+    if (this.ambience.fire > 0 && graph.fire.currentLevel !== this.ambience.fire) graph.fire.setLevel(this.ambience.fire);
+    this.flushQueue(graph);
+    this.tick();
+  }
+
+  private syncCounters(): void {
+    Object.assign(this.stats, this.counters);
   }
 
   private warnOnce(key: string, message: string): void {
@@ -596,39 +436,7 @@ export class AudioEngine {
     console.warn(`[cairn audio] ${message} (silent in production; throws in development)`);
   }
 
-  private load(): StoredSettings {
-    const key = this.options.storageKey === undefined ? 'cairn.audio' : this.options.storageKey;
-    if (!key) return {};
-    try {
-      const raw = globalThis.localStorage?.getItem(key);
-      const parsed = raw ? (JSON.parse(raw) as StoredSettings) : {};
-      const volumes: Partial<BusVolumes> = {};
-      for (const [bus, value] of Object.entries(parsed.volumes ?? {})) {
-        if (bus in DEFAULT_MIX.volumes && typeof value === 'number' && Number.isFinite(value)) volumes[bus as keyof BusVolumes] = Math.min(2, Math.max(0, value));
-      }
-      return { muted: parsed.muted === true, volumes };
-    } catch {
-      return {};
-    }
-  }
-
   private save(): void {
-    const key = this.options.storageKey === undefined ? 'cairn.audio' : this.options.storageKey;
-    if (!key) return;
-    try {
-      globalThis.localStorage?.setItem(key, JSON.stringify({ muted: this.mutedValue, volumes: this.volumes } satisfies StoredSettings));
-    } catch {
-      // Private mode or storage full: settings last for this session only.
-    }
+    this.store.save({ muted: this.mutedValue, volumes: this.volumes });
   }
-}
-
-function defaultContextFactory(): (() => AudioContext) | null {
-  const Ctor = (globalThis as { AudioContext?: typeof AudioContext; webkitAudioContext?: typeof AudioContext }).AudioContext ?? (globalThis as { webkitAudioContext?: typeof AudioContext }).webkitAudioContext;
-  return Ctor ? () => new Ctor({ latencyHint: 'interactive' }) : null;
-}
-
-function isTyping(event: KeyboardEvent): boolean {
-  const target = event.target as HTMLElement | null;
-  return !!target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT' || target.isContentEditable);
 }

@@ -57,7 +57,7 @@ export function createCounters(): PlayCounters {
 export interface PlayOptions {
   /** Audio time to start at. Default: now. */
   at?: number;
-  /** Skip cooldowns and voice limits (stress tests and benchmarks only). */
+  /** Skip cooldowns and the per-sound voice limit (stress tests and benchmarks only). Bus limits still hold. */
   bypassGuards?: boolean;
 }
 
@@ -184,10 +184,8 @@ export class AudioGraph {
     const shape = planShape(layers);
     const info = { sound, bus, start: at + shape.start, peakTime: at + shape.peakTime, end: at + shape.end + 0.02, peak: shape.peak };
     const now = this.context.currentTime;
-    const limiterWasEnabled = this.limiter.enabled;
-    if (bypassGuards) this.limiter.enabled = false;
-    const decision = this.limiter.admit(info, now);
-    this.limiter.enabled = limiterWasEnabled;
+    // Guards off skips cooldowns and the per-sound limit, never the bus limit.
+    const decision = this.limiter.admit(info, now, { ignoreSoundLimit: bypassGuards });
     if (!decision.admitted) {
       this.counters.refused++;
       return null;
@@ -220,15 +218,16 @@ export class AudioGraph {
     return voice;
   }
 
-  /** Voices playing now, in total and per bus. */
+  /** Voices sounding now (not those scheduled ahead), in total and per bus. */
   voiceCounts(): { total: number } & Record<BusName, number> {
-    this.limiter.reap(this.context.currentTime);
+    const now = this.context.currentTime;
+    this.limiter.reap(now);
     return {
-      total: this.limiter.size,
-      effects: this.limiter.count({ bus: 'effects' }),
-      music: this.limiter.count({ bus: 'music' }),
-      ambience: this.limiter.count({ bus: 'ambience' }),
-      ui: this.limiter.count({ bus: 'ui' }),
+      total: this.limiter.soundingAt(now),
+      effects: this.limiter.soundingAt(now, { bus: 'effects' }),
+      music: this.limiter.soundingAt(now, { bus: 'music' }),
+      ambience: this.limiter.soundingAt(now, { bus: 'ambience' }),
+      ui: this.limiter.soundingAt(now, { bus: 'ui' }),
     };
   }
 

@@ -2,6 +2,8 @@ import type { HudRow } from '../world/hud.ts';
 import { meterBar } from './level-meter.ts';
 import type { AudioStats } from './audio-engine.ts';
 
+const lufs = (db: number): string => (db <= -119.9 ? '−∞' : db.toFixed(1));
+
 /** The audio HUD section, from `cairn.stats.audio` only (what the HUD shows is what tests read). */
 export function audioHudRows(stats: AudioStats | undefined): HudRow[] {
   if (!stats) return [{ label: 'state', value: 'not installed', tone: 'warn' }];
@@ -15,6 +17,9 @@ export function audioHudRows(stats: AudioStats | undefined): HudRow[] {
   rows.push(
     { label: 'rms', value: `${meterBar(stats.rms)} ${stats.rmsDb.toFixed(1)} dB` },
     { label: 'peak', value: `${meterBar(stats.peakHold)} ${stats.peakDb.toFixed(1)} dB`, tone: peakTone },
+    ...(stats.loudness.source === 'worklet'
+      ? [{ label: 'loudness', value: `M ${lufs(stats.loudness.momentary)} · S ${lufs(stats.loudness.shortTerm)} · I ${lufs(stats.loudness.integrated)} LUFS · ${lufs(stats.loudness.truePeakHoldDb)} dBTP`, tone: stats.loudness.truePeakHoldDb > -1 ? ('warn' as const) : undefined }]
+      : []),
     { label: 'voices', value: `${stats.voices} (fx ${stats.voicesByBus.effects} · music ${stats.voicesByBus.music} · amb ${stats.voicesByBus.ambience} · ui ${stats.voicesByBus.ui})` },
   );
   if (stats.chord) rows.push({ label: 'chord', value: stats.chord });

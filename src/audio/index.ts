@@ -4,6 +4,12 @@
  * music (MusicPlayer), ambiences, cooldowns and voice limits, level meters and offline renders.
  */
 export * from './audio-engine.ts';
+export * from './audio-input.ts';
+export * from './audio-lifecycle.ts';
+export * from './audio-storage.ts';
+export * from './bus-meter.ts';
+export * from './loudness-targets.ts';
+export * from './meter/loudness-meter.ts';
 export * from './audio-graph.ts';
 export * from './audio-random.ts';
 export * from './clipper-curve.ts';

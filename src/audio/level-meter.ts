@@ -3,6 +3,11 @@
  * falls back after a while, like a mixing desk's meter. Pure.
  */
 
+import { toDb } from '../core/decibels.ts';
+
+/** dBFS conversion, re-exported from core so `cairn/audio` users keep one import. */
+export { toDb } from '../core/decibels.ts';
+
 export interface Level {
   /** Root mean square, linear (1 = full scale). */
   rms: number;
@@ -25,11 +30,6 @@ export function measureLevel(...channels: ArrayLike<number>[]): Level {
     count += samples.length;
   }
   return { rms: count > 0 ? Math.sqrt(sum / count) : 0, peak };
-}
-
-/** Decibels relative to full scale; `floor` for silence. */
-export function toDb(linear: number, floor = -120): number {
-  return linear > 0 ? Math.max(floor, 20 * Math.log10(linear)) : floor;
 }
 
 /** Holds the highest peak for `holdSeconds`, then lets it follow the live peak again. */

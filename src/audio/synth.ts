@@ -1,8 +1,10 @@
-import type { AudioRandom } from './audio-random.ts';
+import { AudioRandom } from './audio-random.ts';
 import { ENVELOPE_FLOOR, STOP_MARGIN, type Layer, type NoiseFilter, type WaveType } from './layers.ts';
 
 /** Seconds of white noise in the shared buffer. */
 export const NOISE_SECONDS = 4;
+/** Mixed into the seed of the noise buffer's own sequence. */
+const NOISE_SEED_SALT = 0x6e6f6973;
 
 /** The nodes one building-block call made, so a voice can fade and stop them. */
 export interface ScheduledSound {
@@ -20,7 +22,7 @@ export interface ScheduledSound {
  * swept filter. Each call makes short-lived nodes that disconnect themselves when they end.
  */
 export class Synth {
-  /** The shared noise: {@link NOISE_SECONDS} of white noise, filled once from the seeded sequence. */
+  /** The shared noise: {@link NOISE_SECONDS} of white noise, filled once from the seed's own noise sequence. */
   readonly noise: AudioBuffer;
 
   constructor(
@@ -31,8 +33,12 @@ export class Synth {
   ) {
     const length = Math.round(NOISE_SECONDS * context.sampleRate);
     this.noise = context.createBuffer(1, length, context.sampleRate);
+    // From its own sequence of the same seed, so the noise does not depend on what was played
+    // before the graph was built: a live graph and an offline render with one seed share it, and
+    // `setSeed()` replays a live sound exactly as an offline render plays it.
+    const noiseRandom = new AudioRandom((random.seed ^ NOISE_SEED_SALT) >>> 0);
     const data = this.noise.getChannelData(0);
-    for (let i = 0; i < length; i++) data[i] = random.next() * 2 - 1;
+    for (let i = 0; i < length; i++) data[i] = noiseRandom.next() * 2 - 1;
   }
 
   /** An oscillator of `type` gliding f0 → f1 Hz, starting at audio time `t`. */

@@ -63,12 +63,24 @@ export function voiceLevelAt(voice: VoiceInfo, time: number): number {
   return voice.peak * Math.pow(floor / voice.peak, (time - voice.peakTime) / span);
 }
 
+/** The voices of `pool` sounding together at the moment of the candidate's life when most of them do. */
+function busiestMoment(pool: readonly VoiceInfo[], candidate: Omit<VoiceInfo, 'id'>): VoiceInfo[] {
+  let busiest: VoiceInfo[] = [];
+  // The count only rises where a voice starts, so the candidate's start and the starts inside its life are enough.
+  const moments = [candidate.start, ...pool.map((v) => v.start).filter((t) => t > candidate.start && t < candidate.end)];
+  for (const t of moments) {
+    const sounding = pool.filter((v) => v.start <= t + 1e-6 && v.end > t + 1e-6);
+    if (sounding.length > busiest.length) busiest = sounding;
+  }
+  return busiest;
+}
+
 export class VoiceLimiter {
   private readonly voices = new Map<number, VoiceInfo>();
   private readonly perSound: Record<string, VoiceLimit>;
   private readonly perBus: Record<string, VoiceLimit>;
   private readonly defaultSound: VoiceLimit;
-  /** When false every voice is admitted (stress tests, benchmarks). */
+  /** When false the per-sound limits are off (stress tests, benchmarks); bus limits still hold. */
   enabled = true;
   private stolenCount = 0;
   private refusedCount = 0;
@@ -85,38 +97,50 @@ export class VoiceLimiter {
   }
 
   /**
-   * Decides whether `candidate` may play. Voices compete when they sound at the moment the candidate
-   * starts (sounds can be scheduled ahead: a footstep due in two seconds does not compete with one
-   * now). Admitted voices are NOT added: call {@link add} once its nodes exist. Victims are removed
-   * here and must be faded out by the caller.
+   * Decides whether `candidate` may play. Voices compete when they overlap it in time (sounds can be
+   * scheduled ahead: a footstep due in two seconds does not compete with one now, but one due while
+   * the candidate still rings does), so at no moment do more than `max` voices of a sound or a bus
+   * sound together. Admitted voices are NOT added: call {@link add} once its nodes exist. Victims are
+   * removed here (a stolen voice counts as gone while it fades) and must be faded out by the caller.
+   * `ignoreSoundLimit` (calls with guards off) skips the per-sound limit; bus limits always hold.
    */
-  admit(candidate: Omit<VoiceInfo, 'id'>, now: number): AdmitResult {
+  admit(candidate: Omit<VoiceInfo, 'id'>, now: number, options: { ignoreSoundLimit?: boolean } = {}): AdmitResult {
     this.reap(now);
-    if (!this.enabled) return { admitted: true, victims: [] };
-    const at = candidate.start;
     const victims: VoiceInfo[] = [];
-    const sounding = (v: VoiceInfo): boolean => v.start <= at + 1e-6 && v.end > at;
+    const overlaps = (v: VoiceInfo): boolean => v.start < candidate.end - 1e-6 && v.end > candidate.start + 1e-6;
 
-    const soundLimit = this.limitFor(candidate.sound);
-    const sameSound = this.list((v) => v.sound === candidate.sound && sounding(v));
-    if (sameSound.length >= soundLimit.max) {
-      const pick = this.chooseVictim(sameSound, soundLimit, candidate, at);
-      if (!pick) return this.refuse(`${candidate.sound}: ${soundLimit.max} voices playing (steal: ${soundLimit.steal})`);
-      victims.push(pick);
+    if (this.enabled && !options.ignoreSoundLimit) {
+      const soundLimit = this.limitFor(candidate.sound);
+      const refused = this.makeRoom(this.list((v) => v.sound === candidate.sound && overlaps(v)), soundLimit, candidate, victims);
+      if (refused) return this.refuse(`${candidate.sound}: ${soundLimit.max} voices playing (steal: ${soundLimit.steal})`);
     }
 
     const busLimit = this.perBus[candidate.bus];
     if (busLimit) {
-      const sameBus = this.list((v) => v.bus === candidate.bus && sounding(v) && !victims.includes(v));
-      if (sameBus.length >= busLimit.max) {
-        const pick = this.chooseVictim(sameBus, busLimit, candidate, at);
-        if (!pick) return this.refuse(`bus ${candidate.bus}: ${busLimit.max} voices playing (steal: ${busLimit.steal})`);
-        victims.push(pick);
-      }
+      const refused = this.makeRoom(this.list((v) => v.bus === candidate.bus && overlaps(v) && !victims.includes(v)), busLimit, candidate, victims);
+      if (refused) return this.refuse(`bus ${candidate.bus}: ${busLimit.max} voices playing (steal: ${busLimit.steal})`);
     }
     for (const victim of victims) this.voices.delete(victim.id);
     this.stolenCount += victims.length;
     return { admitted: true, victims };
+  }
+
+  /**
+   * Steals from `pool` (voices overlapping the candidate) until, at every moment of the candidate's
+   * life, fewer than `limit.max` of them sound. Returns true when the candidate must be refused.
+   */
+  private makeRoom(pool: VoiceInfo[], limit: VoiceLimit, candidate: Omit<VoiceInfo, 'id'>, victims: VoiceInfo[]): boolean {
+    const chosen: VoiceInfo[] = [];
+    for (;;) {
+      const crowd = busiestMoment(pool, candidate);
+      if (crowd.length < limit.max) break;
+      const pick = this.chooseVictim(crowd, limit, candidate, Math.max(candidate.start, crowd.reduce((t, v) => Math.max(t, v.start), candidate.start)));
+      if (!pick) return true;
+      chosen.push(pick);
+      pool = pool.filter((v) => v !== pick);
+    }
+    victims.push(...chosen);
+    return false;
   }
 
   add(voice: VoiceInfo): void {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { compareSummaries, GAMEPLAY_SLICE, GOLDEN_CASES, type RenderSummary } from '../../src/audio/index.ts';
+import { compareSummaries, GAMEPLAY_SLICE, GOLDEN_CASES, RECIPE_NAMES, type RenderSummary } from '../../src/audio/index.ts';
 import { audioStats, measureOutput, setTabHidden, type AudioWindow } from '../harness/audio.ts';
 import { collectPageErrors, launchChromium, MEDIA_ARGS, openPage, waitForCairn } from '../harness/browser.ts';
 import { ROOT } from '../harness/server.ts';
@@ -42,9 +42,16 @@ describe('the sound page (sfx.html)', () => {
     expect(before.state).toBe('waiting');
     expect(before.contexts).toBe(0);
     expect(await page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.context)).toBeNull();
+    // A sound asked for before the gesture waits in the queue (reported), and plays when sound starts.
+    expect(await page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.play('ui-click'))).toBeNull();
+    expect((await audioStats(page)).queued).toBe(1);
 
     await page.mouse.click(400, 30);
     await expect.poll(async () => (await audioStats(page)).state, { timeout: 10_000 }).toBe('running');
+    const started = await audioStats(page);
+    expect(started.queued).toBe(0);
+    expect(started.byRecipe['ui-click']).toBe(1);
+    expect(started.dropped).toBe(0);
     const bus = await page.evaluate(() => {
       const b = (window as unknown as AudioWindow).cairn.audio.graph!.bus!;
       const curve = b.clipper.curve!;
@@ -77,6 +84,9 @@ describe('the sound page (sfx.html)', () => {
     const s = await audioStats(page);
     expect(s.music).toBe(true);
     expect(s.chord).toMatch(/^(Am|F|C|G)$/);
+    // Every sample is metered in the AudioWorklet: LUFS and true peak are live.
+    await expect.poll(async () => (await audioStats(page)).loudness.source, { timeout: 10_000 }).toBe('worklet');
+    await expect.poll(async () => (await audioStats(page)).loudness.shortTerm, { timeout: 10_000 }).toBeGreaterThan(-40);
     // The meters redraw on their own beat, a moment behind the stats.
     await expect.poll(async () => Number.parseFloat(await page.locator('#meter-rms-db').innerText()), { timeout: 10_000 }).toBeGreaterThan(-60);
     expect(Number.parseFloat(await page.locator('#meter-rms-db').innerText())).toBeLessThan(0);
@@ -113,10 +123,10 @@ describe('the sound page (sfx.html)', () => {
       const A = (window as unknown as AudioWindow).cairn.sfx.audio;
       const buffer = await A.renderScene(
         2.5,
-        (graph) => {
-          graph.music.start(0);
-          graph.schedule(2.5);
-          for (let i = 0; i < 20; i++) graph.play('strike', { intensity: 1.5 }, { at: 1.2, bypassGuards: true });
+        (graph, start) => {
+          graph.music.start(start);
+          graph.schedule(start + 2.5);
+          for (let i = 0; i < 20; i++) graph.play('strike', { intensity: 1.5 }, { at: start + 1.2, bypassGuards: true });
         },
         { mix: {} },
       );
@@ -149,10 +159,22 @@ describe('the sound page (sfx.html)', () => {
       // The most strikes sounding together at any moment of the run.
       let most = 0;
       for (let t = now; t < now + 2; t += 0.002) most = Math.max(most, graph.limiter.soundingAt(t, { sound: 'strike' }));
-      return { played: burst.filter(Boolean).length, most, limit: graph.limiter.limitFor('strike').max };
+      // Six crack-lines scheduled ahead, the later ones asked for first: never more than 3 at once.
+      const t1 = now + 0.9;
+      for (let i = 5; i >= 0; i--) engine.play('crack-line', { count: 8 }, { at: t1 + i * 0.05 });
+      let cracks = 0;
+      for (let t = t1; t < t1 + 1; t += 0.002) cracks = Math.max(cracks, graph.limiter.soundingAt(t, { sound: 'crack-line' }));
+      // Guards off skip cooldowns and per-sound limits, never the effects bus limit.
+      const t2 = now + 1.5;
+      const guardsOff = Array.from({ length: 30 }, () => engine.play('strike', { intensity: 0.5 }, { at: t2, bypassGuards: true }));
+      const busMost = graph.limiter.soundingAt(t2 + 0.01, { bus: 'effects' });
+      return { played: burst.filter(Boolean).length, most, limit: graph.limiter.limitFor('strike').max, cracks, guardsOffPlayed: guardsOff.filter(Boolean).length, busMost };
     });
     expect(result.played).toBe(1);
     expect(result.most).toBe(result.limit);
+    expect(result.cracks).toBe(3);
+    expect(result.guardsOffPlayed).toBe(30);
+    expect(result.busMost).toBe(24);
     const after = await audioStats(page);
     expect(after.skippedCooldown - before.skippedCooldown).toBe(99);
     expect(after.stolen - before.stolen).toBeGreaterThanOrEqual(40 - result.limit - 2);
@@ -213,9 +235,9 @@ describe('the sound page (sfx.html)', () => {
   it('muffles the world behind the pause menu and leaves menu sounds clear', async () => {
     const bands = await page.evaluate(async () => {
       const A = (window as unknown as AudioWindow).cairn.sfx.audio;
-      /** Energy above 3 kHz, in dB, of a sound rendered through the bus (warmed up for 0.6 s). */
+      /** Energy above 3 kHz, in dB, of a sound rendered through the bus (pre-rolled, so the bus is at rest). */
       const high = async (recipe: string, muffled: boolean): Promise<number> => {
-        const buffer = await A.renderScene(1.4, (graph) => graph.play(recipe, {}, { at: 0.6, bypassGuards: true }), { mix: {}, muffled });
+        const buffer = await A.renderScene(0.8, (graph, start) => graph.play(recipe, {}, { at: start, bypassGuards: true }), { mix: {}, muffled });
         const summary = A.summariseRender(A.channelsOf(buffer), buffer.sampleRate);
         const power = summary.bandsDb.reduce((sum, db, i) => (summary.bandEdgesHz[i]! >= 3000 ? sum + 10 ** (db / 10) : sum), 0);
         return 10 * Math.log10(power);
@@ -328,6 +350,63 @@ describe('the sound page (sfx.html)', () => {
     await page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.play('strike'));
     expect((await measureOutput(page, 0.6)).peak).toBeGreaterThan(0.05);
     expect((await audioStats(page)).music).toBe(true);
+  });
+
+  it('meters loudness and true peak on every sample, and an offline render through the pre-rolled bus equals the live sound', async () => {
+    const result = await page.evaluate(async () => {
+      const { cairn } = window as unknown as AudioWindow;
+      const engine = cairn.audio;
+      const A = cairn.sfx.audio;
+      const context = engine.context!;
+      const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+      // The bus at rest: no music, no wind, the compressor released.
+      engine.setMusic(false);
+      engine.setAmbience({ wind: 0 });
+      await sleep(2500);
+      engine.setSeed(1234);
+      engine.resetMeters();
+      await sleep(200);
+      const at = context.currentTime + 0.1;
+      engine.play('strike', { intensity: 1 }, { at });
+      while (context.currentTime < at + 1.2) await sleep(50);
+      await sleep(150);
+      const s = engine.stats;
+      const live = { peakDb: A.toDb(s.maxPeak), truePeakDb: s.loudness.truePeakMaxDb, shortTerm: s.loudness.shortTermMax, momentary: s.loudness.momentaryMax };
+      const measure = async (preRoll?: number): Promise<typeof live> => {
+        const buffer = await A.renderRecipe('strike', { intensity: 1 }, { mix: {}, sampleRate: context.sampleRate, preRoll });
+        const m = A.measureLoudness(A.channelsOf(buffer), buffer.sampleRate);
+        return { peakDb: A.toDb(m.samplePeak), truePeakDb: A.toDb(m.truePeak), shortTerm: m.shortTermMax, momentary: m.momentaryMax };
+      };
+      const offline = await measure();
+      const cold = await measure(0);
+      engine.setMusic(true);
+      engine.setAmbience({ wind: 0.5 });
+      return { live, offline, cold };
+    });
+    console.info(`strike live vs offline: peak ${result.live.peakDb.toFixed(2)} / ${result.offline.peakDb.toFixed(2)} dBFS (cold bus ${result.cold.peakDb.toFixed(2)}), short-term ${result.live.shortTerm.toFixed(2)} / ${result.offline.shortTerm.toFixed(2)} LUFS (cold ${result.cold.shortTerm.toFixed(2)})`);
+    // The worklet saw the whole transient (a 46 ms analyser window read 20 times a second did not).
+    expect(result.live.peakDb).toBeGreaterThan(-8);
+    expect(result.live.truePeakDb).toBeGreaterThanOrEqual(result.live.peakDb - 0.01);
+    expect(Math.abs(result.live.peakDb - result.offline.peakDb)).toBeLessThan(1);
+    expect(Math.abs(result.live.shortTerm - result.offline.shortTerm)).toBeLessThan(1);
+    expect(Math.abs(result.live.momentary - result.offline.momentary)).toBeLessThan(1);
+    // Without the pre-roll the cold compressor holds the strike down far more than 1 dB.
+    expect(result.offline.peakDb - result.cold.peakDb).toBeGreaterThan(6);
+    // The page draws the same figures.
+    await expect.poll(async () => (await page.locator('#meter-source').innerText()).includes('dBTP'), { timeout: 5_000 }).toBe(true);
+  });
+
+  it("puts every recipe in its class's loudness band across its parameters (LOUDNESS_TARGETS)", async () => {
+    const results = await page.evaluate(() => {
+      const A = (window as unknown as AudioWindow).cairn.sfx.audio;
+      return A.measureLoudnessCases(A.LOUDNESS_CASES);
+    });
+    console.info(results.map((r) => `${r.ok ? 'ok ' : 'BAD'} ${r.soundClass.padEnd(9)} ${r.id.padEnd(24)} ${r.lufs.toFixed(1).padStart(6)} LUFS ${r.truePeakDb.toFixed(1).padStart(6)} dBTP`).join('\n'));
+    const failures = results.filter((r) => !r.ok).map((r) => `${r.id} (${r.soundClass}${r.nominal ? ', nominal' : ''}): ${r.lufs.toFixed(1)} LUFS, ${r.truePeakDb.toFixed(1)} dBTP`);
+    expect(failures.join('\n')).toBe('');
+    // Every recipe is checked, in one class.
+    const recipes = new Set(results.map((r) => r.id.split(' ')[0]));
+    for (const name of RECIPE_NAMES) expect(recipes.has(name), name).toBe(true);
   });
 
   it('is silent about an unknown recipe in production and loud about it in development', async () => {

@@ -64,8 +64,9 @@ export class FireAmbience {
       this.breath.start(ctx.currentTime);
       this.nextCrackle = ctx.currentTime + 0.05;
     }
-    this.gain.gain.setTargetAtTime(0.12 * this.level, ctx.currentTime, seconds / 3);
-    this.breathDepth.gain.setTargetAtTime(0.04 * this.level, ctx.currentTime, seconds / 3);
+    // 0.15: fire 0.6 sits in the ambience loudness band (loudness-targets.ts).
+    this.gain.gain.setTargetAtTime(0.15 * this.level, ctx.currentTime, seconds / 3);
+    this.breathDepth.gain.setTargetAtTime(0.05 * this.level, ctx.currentTime, seconds / 3);
   }
 
   /** Schedules crackles up to audio time `time`; returns how many. */

@@ -58,7 +58,8 @@ export class WindAmbience {
       this.source.start(at, (this.synth.noise.duration * 0.37) % this.synth.noise.duration);
       for (const lfo of this.lfos) lfo.start(at);
     }
-    const base = 0.16 * this.level;
+    // 0.22: wind 0.5 sits in the middle of the ambience loudness band (loudness-targets.ts).
+    const base = 0.22 * this.level;
     this.gain.gain.setTargetAtTime(base, ctx.currentTime, seconds / 3);
     this.gustDepth.gain.setTargetAtTime(base * 0.45, ctx.currentTime, seconds / 3);
     this.filter.Q.setTargetAtTime(0.9 + this.level * 0.6, ctx.currentTime, seconds / 3);

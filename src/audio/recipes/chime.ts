@@ -2,6 +2,9 @@ import { chimeMidi, midiToHz } from '../music-theory.ts';
 import { noise, tone } from '../layers.ts';
 import { defineRecipe, requireNumber } from './recipe.ts';
 
+/** Level of the chime, set by the UI class's loudness band (loudness-targets.ts): high streak steps read loudest. */
+export const CHIME_GAIN = 0.7;
+
 export interface ChimeParams {
   /** Pickups so far in this streak (0 = first). The engine fills it from its streak counter. */
   streak?: number;
@@ -21,13 +24,14 @@ export const chime = defineRecipe<ChimeParams>({
   plan(params, { vary, chord }) {
     const streak = requireNumber('chime', 'streak', params.streak ?? 0, 0, 1e6);
     const f = midiToHz(chimeMidi(chord, streak));
+    const g = CHIME_GAIN;
     return [
-      tone('sine', f, f * 0.999, 0, 0.002, vary(1.4), 0.2),
-      tone('triangle', f * 2, f * 2, 0, 0.001, vary(0.25), 0.045),
+      tone('sine', f, f * 0.999, 0, 0.002, vary(1.4), 0.2 * g),
+      tone('triangle', f * 2, f * 2, 0, 0.001, vary(0.25), 0.045 * g),
       // 2.76 × is the second mode of a free bar: the inharmonic glint that says "crystal".
-      tone('sine', f * 2.76, f * 2.76, 0, 0.001, vary(0.5), 0.065),
-      tone('sine', f * 5.4, f * 5.4, 0, 0.001, vary(0.12), 0.025),
-      noise('highpass', vary(7000), vary(9000), 0.7, 0, 0.001, 0.03, 0.04),
+      tone('sine', f * 2.76, f * 2.76, 0, 0.001, vary(0.5), 0.065 * g),
+      tone('sine', f * 5.4, f * 5.4, 0, 0.001, vary(0.12), 0.025 * g),
+      noise('highpass', vary(7000), vary(9000), 0.7, 0, 0.001, 0.03, 0.04 * g),
     ];
   },
 });

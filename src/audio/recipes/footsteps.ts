@@ -56,17 +56,41 @@ export const FOOTSTEP_LAYERS: Record<Surface, readonly Row[]> = {
   ],
 };
 
+/**
+ * Per-surface gain, set so a walking step on every surface sits in the footsteps' loudness band
+ * (loudness-targets.ts): the soft surfaces (snow, sand, water) spread their energy where the ear
+ * (and K-weighting) hears less of it, so they need more.
+ */
+export const SURFACE_GAIN: Record<Surface, number> = {
+  grass: 2.0,
+  leaves: 1.7,
+  sand: 2.7,
+  dirt: 1.6,
+  stone: 1.8,
+  snow: 3.0,
+  water: 2.3,
+};
+
+/**
+ * Loudness from an intensity parameter: the square root, so the whole range (a tiptoe at 0.2, a
+ * sprint at 2) stays inside the class's band while still being heard (−7 dB … +3 dB around a walk).
+ */
+export function intensityGain(intensity: number): number {
+  return Math.sqrt(intensity);
+}
+
 function surfaceParam(recipe: string, value: unknown): Surface {
   if (!isSurface(value)) throw new RangeError(`${recipe}: surface must be one of ${SURFACES.join(', ')} (got ${JSON.stringify(value)})`);
   return value;
 }
 
-/** The layers of one footstep on `surface`, each value varied, peaks scaled by `intensity`. */
-export function stepLayers(surface: Surface, intensity: number, { vary }: RecipeContext, offset = 0): Layer[] {
+/** The layers of one footstep on `surface`, each value varied, peaks scaled by the surface's gain and `gain`. */
+export function stepLayers(surface: Surface, gain: number, { vary }: RecipeContext, offset = 0): Layer[] {
+  const g = gain * SURFACE_GAIN[surface];
   return FOOTSTEP_LAYERS[surface].map(([kind, shape, f0, f1, q, t, attack, decay, peak]) =>
     kind === 'tone'
-      ? tone(shape as 'sine', vary(f0), vary(f1), offset + t, attack, vary(decay), vary(peak) * intensity)
-      : noise(shape as 'lowpass', vary(f0), vary(f1), q, offset + t, attack, vary(decay), vary(peak) * intensity),
+      ? tone(shape as 'sine', vary(f0), vary(f1), offset + t, attack, vary(decay), vary(peak) * g)
+      : noise(shape as 'lowpass', vary(f0), vary(f1), q, offset + t, attack, vary(decay), vary(peak) * g),
   );
 }
 
@@ -87,7 +111,7 @@ export const footstep = defineRecipe<FootstepParams>({
   plan(params, ctx) {
     const surface = surfaceParam('footstep', params.surface ?? 'grass');
     const intensity = requireNumber('footstep', 'intensity', params.intensity ?? 1, 0.2, 2);
-    return stepLayers(surface, intensity, ctx);
+    return stepLayers(surface, intensityGain(intensity), ctx);
   },
 });
 
@@ -105,7 +129,7 @@ export const jump = defineRecipe<JumpParams>({
   defaults: { surface: 'grass' },
   plan(params, ctx) {
     const surface = surfaceParam('jump', params.surface ?? 'grass');
-    return [...stepLayers(surface, 0.8, ctx), noise('bandpass', ctx.vary(450), ctx.vary(1400), 0.9, 0.02, 0.06, ctx.vary(0.16), 0.1)];
+    return [...stepLayers(surface, 0.8, ctx), noise('bandpass', ctx.vary(450), ctx.vary(1400), 0.9, 0.02, 0.06, ctx.vary(0.16), 0.25)];
   },
 });
 
@@ -126,10 +150,10 @@ export const land = defineRecipe<LandParams>({
   plan(params, ctx) {
     const surface = surfaceParam('land', params.surface ?? 'grass');
     const impact = requireNumber('land', 'impact', params.impact ?? 6, 0, 40);
-    const k = clamp(impact / 6, 0.4, 1.6);
+    const k = intensityGain(clamp(impact / 6, 0.4, 1.6));
     return [
-      ...stepLayers(surface, Math.min(2, 1.2 * k), ctx),
-      tone('sine', ctx.vary(120), ctx.vary(45), 0, 0.003, ctx.vary(0.2), 0.26 * k),
+      ...stepLayers(surface, 0.6 * k, ctx),
+      tone('sine', ctx.vary(120), ctx.vary(45), 0, 0.003, ctx.vary(0.2), 0.2 * k),
       noise('lowpass', ctx.vary(700), ctx.vary(200), 0.8, 0, 0.005, ctx.vary(0.14), 0.14 * k),
     ];
   },

@@ -6,6 +6,17 @@ import { defineRecipe, requireNumber } from './recipe.ts';
  * the design numbers; `vary()` moves each by up to ±8 % per hit so no two sound the same.
  */
 
+/**
+ * Loudness from an intensity parameter: the square root, so a tap (0.1) is still an impact a
+ * player hears (−10 dB) and a heavy blow (1.5) stays inside the class's band (+1.8 dB).
+ */
+export function impactGain(intensity: number): number {
+  return Math.sqrt(intensity);
+}
+
+/** Level of each impact recipe, set by the impacts' loudness band (loudness-targets.ts). */
+export const IMPACT_GAIN = { strike: 0.8, 'crack-line': 1.7, groan: 1 } as const;
+
 export interface IntensityParams {
   /** 0.1 (a tap) … 1.5 (a heavy blow). Default 1. */
   intensity?: number;
@@ -20,7 +31,7 @@ export const strike = defineRecipe<IntensityParams>({
   limit: { max: 8, steal: 'quietest' },
   defaults: { intensity: 1 },
   plan(params, { vary }) {
-    const k = requireNumber('strike', 'intensity', params.intensity ?? 1, 0.1, 1.5);
+    const k = impactGain(requireNumber('strike', 'intensity', params.intensity ?? 1, 0.1, 1.5)) * IMPACT_GAIN.strike;
     return [
       tone('sine', vary(150), vary(62), 0, 0.002, vary(0.32), 0.42 * k),
       tone('triangle', vary(640), vary(390), vary(0.002), 0.001, vary(0.07), 0.17 * k),
@@ -54,7 +65,7 @@ export const crackLine = defineRecipe<CrackLineParams>({
   defaults: { count: 6, intensity: 1, panFrom: -0.6, panTo: 0.6 },
   plan(params, { vary }) {
     const count = Math.round(requireNumber('crack-line', 'count', params.count ?? 6, 1, 24));
-    const k = requireNumber('crack-line', 'intensity', params.intensity ?? 1, 0.1, 1.5);
+    const k = impactGain(requireNumber('crack-line', 'intensity', params.intensity ?? 1, 0.1, 1.5)) * IMPACT_GAIN['crack-line'];
     const panFrom = requireNumber('crack-line', 'panFrom', params.panFrom ?? -0.6, -1, 1);
     const panTo = requireNumber('crack-line', 'panTo', params.panTo ?? 0.6, -1, 1);
     // One variation per line, then exact steps: the rising 6 % is what tells the listener the direction.
@@ -84,7 +95,7 @@ export const groan = defineRecipe<IntensityParams>({
   limit: { max: 2, steal: 'oldest' },
   defaults: { intensity: 1 },
   plan(params, { vary }) {
-    const k = requireNumber('groan', 'intensity', params.intensity ?? 1, 0.1, 1.5);
+    const k = impactGain(requireNumber('groan', 'intensity', params.intensity ?? 1, 0.1, 1.5)) * IMPACT_GAIN.groan;
     const layers: Layer[] = [
       tone('triangle', vary(72), vary(48), 0, 0.18, vary(1.1), 0.24 * k),
       tone('triangle', vary(107), vary(71), 0.02, 0.2, vary(0.95), 0.1 * k),

@@ -11,7 +11,8 @@ export const uiClick = defineRecipe<Record<string, never>>({
   limit: { max: 4, steal: 'oldest' },
   defaults: {},
   plan(_params, { vary }) {
-    return [tone('sine', vary(1850, 0.03), vary(1350, 0.03), 0, 0.001, vary(0.03), 0.2), tone('triangle', vary(3700, 0.03), vary(3100, 0.03), 0, 0.001, 0.012, 0.05)];
+    // A click is over in 30 ms, so it needs a high peak to read as loud as the other menu sounds.
+    return [tone('sine', vary(1850, 0.03), vary(1350, 0.03), 0, 0.001, vary(0.03), 0.5), tone('triangle', vary(3700, 0.03), vary(3100, 0.03), 0, 0.001, 0.012, 0.125)];
   },
 });
 
@@ -23,6 +24,6 @@ export const uiConfirm = defineRecipe<Record<string, never>>({
   limit: { max: 2, steal: 'oldest' },
   defaults: {},
   plan() {
-    return [tone('sine', 880, 880, 0, 0.004, 0.12, 0.16), tone('sine', 1320, 1320, 0.06, 0.004, 0.16, 0.14), tone('triangle', 2640, 2640, 0.06, 0.002, 0.08, 0.03)];
+    return [tone('sine', 880, 880, 0, 0.004, 0.12, 0.26), tone('sine', 1320, 1320, 0.06, 0.004, 0.16, 0.22), tone('triangle', 2640, 2640, 0.06, 0.002, 0.08, 0.05)];
   },
 });

@@ -97,10 +97,49 @@ describe('VoiceLimiter', () => {
     expect(play(limiter, voice('step', 0.25, 0.3, 0.2))).toEqual([]);
   });
 
-  it('admits everything when disabled (stress tests)', () => {
-    const limiter = new VoiceLimiter({ perSound: { s: { max: 1, steal: 'none' } } });
+  it('never lets more than the limit sound at once, even when later voices are asked for first', () => {
+    const limiter = new VoiceLimiter({ perSound: { 'crack-line': { max: 3, steal: 'oldest' } } });
+    // Six crack-lines 50 ms apart, each 0.3 s long, scheduled ahead in reverse order.
+    for (let i = 5; i >= 0; i--) play(limiter, voice('crack-line', 1 + i * 0.05, 0.5, 0.3), 0);
+    let most = 0;
+    for (let t = 0.9; t < 1.7; t += 0.001) most = Math.max(most, limiter.soundingAt(t, { sound: 'crack-line' }));
+    expect(most).toBe(3);
+    expect(limiter.stolen).toBe(3);
+  });
+
+  it('counts a stolen voice as gone at once (its fade does not hold the place)', () => {
+    const limiter = new VoiceLimiter({ perSound: { s: { max: 1, steal: 'oldest' } } });
+    const a = voice('s', 0);
+    play(limiter, a);
+    expect(play(limiter, voice('s', 0.1))).toEqual([a.id]);
+    expect(limiter.soundingAt(0.1, { sound: 's' })).toBe(1);
+    expect(limiter.count({ sound: 's' })).toBe(1);
+  });
+
+  it('holds the bus limit for calls with guards off (they only skip the per-sound limit)', () => {
+    const limiter = new VoiceLimiter({ perSound: { strike: { max: 8, steal: 'none' } }, perBus: { effects: { max: 24, steal: 'oldest' } } });
+    let admitted = 0;
+    for (let i = 0; i < 30; i++) {
+      const v = voice('strike', 0);
+      const result = limiter.admit(v, 0, { ignoreSoundLimit: true });
+      if (result.admitted) {
+        admitted++;
+        limiter.add(v);
+      }
+    }
+    expect(admitted).toBe(30);
+    expect(limiter.soundingAt(0.5, { bus: 'effects' })).toBe(24);
+    // With guards on, the per-sound limit refuses the ninth.
+    const fresh = new VoiceLimiter({ perSound: { strike: { max: 8, steal: 'none' } } });
+    const results = Array.from({ length: 9 }, () => play(fresh, voice('strike', 0)));
+    expect(results.filter((r) => r !== null)).toHaveLength(8);
+  });
+
+  it('admits every voice of a sound when disabled (stress tests), within the bus limit', () => {
+    const limiter = new VoiceLimiter({ perSound: { s: { max: 1, steal: 'none' } }, perBus: { effects: { max: 4, steal: 'none' } } });
     limiter.enabled = false;
-    for (let i = 0; i < 5; i++) expect(play(limiter, voice('s', 0))).toEqual([]);
-    expect(limiter.size).toBe(5);
+    for (let i = 0; i < 4; i++) expect(play(limiter, voice('s', 0))).toEqual([]);
+    expect(play(limiter, voice('s', 0))).toBeNull();
+    expect(limiter.size).toBe(4);
   });
 });
