@@ -1,5 +1,5 @@
 import { showNotice, type World } from '../../src/world/index.ts';
-import { DeferredHearing, VoiceChat, VoicePanel, voiceHudRows, voiceRoomProblem, type VoiceHearingSource, type VoiceStats } from '../../src/voice/index.ts';
+import { DeferredHearing, VoiceChat, VoicePanel, voiceHudRows, roomNameIssue, type VoiceHearingSource, type VoiceStats } from '../../src/voice/index.ts';
 import type { NetSession } from '../../src/net/net-session.ts';
 
 /**
@@ -21,7 +21,7 @@ export function install(world: World): void {
   if (voiceParam === 'off') return;
   const room = params.get('world') === '1' ? 'world' : (params.get('room') ?? 'lobby');
   const followHearing = params.get('net') !== 'off';
-  const problem = voiceRoomProblem(room);
+  const problem = roomNameIssue(room);
   let removeSection: (() => void) | null = null;
   let removeFrame: (() => void) | null = null;
   let releaseHearing: (() => void) | null = null;
@@ -35,7 +35,9 @@ export function install(world: World): void {
       }
       const hearing = followHearing ? new DeferredHearing() : null;
       releaseHearing = hearing ? () => hearing.dispose() : null;
-      const voice = new VoiceChat({ room, mode: voiceParam === 'open' ? 'open' : 'push-to-talk', notify: showNotice, ...(hearing ? { hearing } : {}) });
+      // The avatar claim carries the net session's avatar token (proof the avatar is ours).
+      const avatarToken = (): string | null => (world.cairn.net as NetSession | undefined)?.avatarToken ?? null;
+      const voice = new VoiceChat({ room, mode: voiceParam === 'open' ? 'open' : 'push-to-talk', notify: showNotice, avatarToken, ...(hearing ? { hearing } : {}) });
       voice.setListener(world.player.state);
       removeFrame = world.onFrame(() => {
         if (hearing) {

@@ -4,7 +4,6 @@ export * from './protocol/message.ts';
 export * from './protocol/control.ts';
 export * from './protocol/room-name.ts';
 export * from './transport/transport.ts';
-export * from './transport/backoff.ts';
 export * from './transport/websocket-transport.ts';
 export * from './transport/broadcast-transport.ts';
 export * from './transport/open-transport.ts';

@@ -1,3 +1,4 @@
+import { isTyping } from '../world/typing.ts';
 import type { VoiceChat } from './voice-chat.ts';
 
 const STYLE = `
@@ -136,9 +137,4 @@ export class VoicePanel {
   private readonly onBlur = (): void => {
     this.voice?.release();
   };
-}
-
-function isTyping(event: KeyboardEvent): boolean {
-  const target = event.target as HTMLElement | null;
-  return !!target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable);
 }
