@@ -5,6 +5,8 @@
  */
 export * from './protocol/signaling.ts';
 export * from './sdp.ts';
+export { Backoff, type BackoffOptions } from '../core/backoff.ts';
+export { ReconnectingSocket, type ReconnectingSocketOptions, type SocketState } from '../core/reconnecting-socket.ts';
 export * from './negotiation-roles.ts';
 export * from './levels.ts';
 export * from './ptt-envelope.ts';
