@@ -23,6 +23,7 @@ export * from './capture-chain.ts';
 export * from './voice-stats.ts';
 export * from './voice-hud.ts';
 export * from './voice-chat.ts';
+export * from './avatar-claim.ts';
 export * from './hearing-source.ts';
 export * from './link-plan.ts';
 export * from './voice-panel.ts';

@@ -1,4 +1,5 @@
 import { cairnGlobal, type CairnNotice } from '../world/cairn-global.ts';
+import { AvatarClaim } from './avatar-claim.ts';
 import { CAPTURE_CONSTRAINTS, CaptureChain } from './capture-chain.ts';
 import { RNNOISE_SAMPLE_RATE } from './denoise/rnnoise-denoiser.ts';
 import type { VoiceHearingSource } from './hearing-source.ts';
@@ -137,8 +138,8 @@ export class VoiceChat {
   private readonly roster = new Map<number, number | null>();
   private readonly hearing: VoiceHearingSource | null;
   private avatarId: number | null;
-  /** The id and token of the last avatar claim sent (a claim is repeated only when either changes). */
-  private claimed: { id: number | null; token: string | null } | null = null;
+  /** The avatar claims sent (a claim is repeated only when the id or the token changes). */
+  private readonly claim = new AvatarClaim();
   private unsubscribeHearing: (() => void) | null = null;
   private avatarPositionsAt = Number.NEGATIVE_INFINITY;
   private avatarRetry: ReturnType<typeof setTimeout> | null = null;
@@ -213,8 +214,6 @@ export class VoiceChat {
     if (id !== null && !isAvatarId(id)) throw new RangeError(`VoiceChat.setAvatarId: an avatar id is an integer from 1 to 4294967295 (or null), not ${String(id)}`);
     this.avatarId = id;
     this.stats.avatarId = id;
-    const token = id === null ? null : this.options.avatarToken();
-    if (this.claimed && this.claimed.id === id && this.claimed.token === token) return;
     this.claimAvatar();
   }
 
@@ -264,11 +263,10 @@ export class VoiceChat {
     if (!this.options.context) void this.context.close().catch(() => undefined);
   }
 
-  /** Sends the avatar claim (id and token) if signaling is up; remembers what went out. */
+  /** Sends the avatar claim (id and token) if it changed and signaling is up. */
   private claimAvatar(): void {
-    const id = this.avatarId;
-    const token = id === null ? null : this.options.avatarToken();
-    if (this.signaling.send(token === null ? { type: 'avatar', id } : { type: 'avatar', id, token })) this.claimed = { id, token };
+    const claim = this.claim.next(this.avatarId, this.avatarId === null ? null : this.options.avatarToken());
+    if (claim && this.signaling.send(claim)) this.claim.sentClaim(claim);
   }
 
   private async openMicrophone(): Promise<void> {
@@ -327,7 +325,7 @@ export class VoiceChat {
       this.lastSent = null;
       this.toldFull = false;
       // Say which avatar is ours (also after a reconnect: the new socket starts without one).
-      this.claimed = null;
+      this.claim.reset();
       if (this.avatarId !== null) this.claimAvatar();
       if (this.hearing) this.followHearing();
       if (!this.hearing?.positionOf) this.maybeSendPosition(true);
@@ -363,7 +361,9 @@ export class VoiceChat {
       if (code !== 'avatar-taken' || this.avatarRetry !== null) return;
       this.avatarRetry = setTimeout(() => {
         this.avatarRetry = null;
-        if (!this.disposed && this.avatarId !== null) this.claimAvatar();
+        if (this.disposed || this.avatarId === null) return;
+        this.claim.reset(); // the room refused it: the same claim goes again
+        this.claimAvatar();
       }, AVATAR_RETRY_MS);
     });
     s.on('offer', ({ from, sdp }) => this.mesh.handleOffer(from, sdp));
