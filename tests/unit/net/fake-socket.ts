@@ -58,7 +58,7 @@ export class FakeSocket {
 export const tick = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits (real time, short steps) until `condition` holds, or fails after `timeoutMs`. */
-export async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+export async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > end) throw new Error('condition not met in time');

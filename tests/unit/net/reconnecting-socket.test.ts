@@ -84,7 +84,7 @@ describe('ReconnectingSocket (the one socket under net and voice)', () => {
     first.open();
     s.simulateDeadSocket();
     expect(s.send('x')).toBe(false);
-    await until(() => FakeSocket.made.length === 2, 3000);
+    await until(() => FakeSocket.made.length === 2);
     expect(losses[0]!.reason).toMatch(/keep-alive timeout/);
     expect(losses[0]!.code).toBeNull();
     expect(first.closedWith).toBeNull(); // a simulated dead socket is left as a dead network leaves it
