@@ -85,6 +85,8 @@ export type ReconnectingSocketEvents = {
   text: string;
   /** A binary message. */
   binary: Uint8Array;
+  /** The keep-alive was answered; its round trip (ms). */
+  pong: number;
   /** A message that is neither text nor bytes; what it was. */
   unreadable: string;
   /** The connection was lost; a retry follows unless `final`. */
@@ -236,7 +238,10 @@ export class ReconnectingSocket {
       const data: unknown = event.data;
       if (typeof data === 'string') {
         if (data === this.options.pongText) {
-          if (this.pingSentAt > 0) this.pingMs = Date.now() - this.pingSentAt;
+          if (this.pingSentAt > 0) {
+            this.pingMs = Date.now() - this.pingSentAt;
+            this.events.emit('pong', this.pingMs);
+          }
           this.pingSentAt = 0;
           return;
         }

@@ -58,10 +58,10 @@ export class WebSocketTransport implements FrameTransport {
       this.events.emit('message', bytes);
     });
     events.on('text', (text) => this.onText(text));
+    events.on('pong', (rttMs) => (this.stats.pingMs = rttMs));
     events.on('unreadable', () => this.reject('binary message of an unexpected type'));
     events.on('lost', (loss) => this.onLost(loss));
     events.on('state', (state) => {
-      this.stats.pingMs = this.socket.pingMs;
       this.setState(state === 'idle' ? 'connecting' : state);
     });
     this.socket.connect();
