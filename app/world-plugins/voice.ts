@@ -56,12 +56,12 @@ export function install(world: World): void {
       await voice.join();
       return voice;
     },
-    left: () => {
-      removeFrame?.();
-      removeSection?.();
-      releaseHearing?.();
-      removeFrame = removeSection = releaseHearing = null;
-    },
+  });
+  panel.events.on('left', () => {
+    removeFrame?.();
+    removeSection?.();
+    releaseHearing?.();
+    removeFrame = removeSection = releaseHearing = null;
   });
   world.cairn.voicePanel = panel;
   if (voiceParam === '1' || voiceParam === 'open') {

@@ -47,7 +47,7 @@ export class WebSocketTransport implements FrameTransport {
 
   constructor(options: WebSocketTransportOptions) {
     if (!/^wss?:\/\//.test(options.url)) throw new Error(`WebSocketTransport: "${options.url}" is not a ws:// or wss:// URL`);
-    this.socket = new ReconnectingSocket({ ...options, pingMs: options.pingMs ?? 20_000, fatalCloseCodes: FATAL_CLOSE_CODES });
+    this.socket = new ReconnectingSocket({ ...options, fatalCloseCodes: FATAL_CLOSE_CODES });
     const events = this.socket.events;
     events.on('open', () => {
       this.everOpened = true;
