@@ -118,7 +118,8 @@ export class FallbackTransport implements FrameTransport {
 
   private async tryPreferred(): Promise<void> {
     this.retryTimer = null;
-    const result = await this.options.attempt();
+    // A try that throws (no WebSocket here, a URL the page may not open) is a failed try too.
+    const result = await this.options.attempt().catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
     if (this.disposed) {
       if (typeof result !== 'string') result.dispose();
       return;

@@ -108,4 +108,24 @@ describe('FallbackTransport: a page that fell back keeps trying the relay', () =
     expect(transport.kind).toBe('relay');
     expect(transport.fallbackReason).toBeNull();
   });
+
+  it('counts a try that throws (no WebSocket, a URL the page may not open) as failed, with its message', async () => {
+    const channel = `throws-${Math.random()}`;
+    let tries = 0;
+    const transport = new FallbackTransport({
+      kind: 'relay',
+      target: URL_A,
+      attempt: async () => {
+        tries++;
+        throw new Error('no WebSocket implementation');
+      },
+      fallback: () => new BroadcastTransport({ channel }),
+      backoff: { baseMs: 5, maxMs: 10 },
+    });
+    cleanup.push(() => transport.dispose());
+    expect(await transport.ready()).toBe(false);
+    expect(transport.fallbackReason).toBe('no WebSocket implementation');
+    expect(transport.kind).toBe('broadcast');
+    await until(() => tries >= 3);
+  });
 });
