@@ -4,7 +4,7 @@ import { cairnGlobal } from '../src/world/cairn-global.ts';
 import { Hud } from '../src/world/hud.ts';
 import { showFatal, showNotice } from '../src/world/notices.ts';
 import * as voiceModule from '../src/voice/index.ts';
-import { VoiceChat, VoicePanel, voiceHudRows, voiceRoomProblem, type TalkMode, type WirePosition } from '../src/voice/index.ts';
+import { VoiceChat, VoicePanel, voiceHudRows, roomNameIssue, type TalkMode, type WirePosition } from '../src/voice/index.ts';
 
 /**
  * The voice page: a top-down map of the voice room. You are the green arrow; everyone else is a
@@ -14,7 +14,8 @@ import { VoiceChat, VoicePanel, voiceHudRows, voiceRoomProblem, type TalkMode, t
  * - `?room=NAME` (default lobby), `?mode=open` for an open mic (default push-to-talk, hold V),
  * - `?x=&z=&facing=` the starting place (m, rad), `?join=0` to wait for the Join button,
  * - diagnostics: `?denoiserUrl=URL` loads the RNNoise worklet from elsewhere (a bad URL shows the
- *   fallback), `?keepalive=PING,DEAD` keep-alive timings in seconds.
+ *   fallback), `?keepalive=PING,DEAD` keep-alive timings in seconds (converted to the
+ *   client's milliseconds here, at the page's edge).
  * Publishes `cairn.voice` (the VoiceChat), `cairn.stats.voice`, `cairn.voicePage.place(x, y, z, facing)`
  * and `cairn.voiceModule` (the module's classes, so tests render its graphs offline).
  */
@@ -29,13 +30,17 @@ const SCALE = 12;
 async function main(): Promise<void> {
   const cairn = cairnGlobal();
   const room = params.get('room') ?? 'lobby';
-  const problem = voiceRoomProblem(room);
+  const problem = roomNameIssue(room);
   if (problem) {
     showFatal('Bad voice room', `?room=${room.slice(0, 64)}: ${problem}`);
     return;
   }
   const mode: TalkMode = params.get('mode') === 'open' ? 'open' : 'push-to-talk';
-  const [pingSeconds, deadAfterSeconds] = (params.get('keepalive') ?? '').split(',').map(Number);
+  // Seconds in the URL (short to type), milliseconds everywhere past this line.
+  const [pingMs, deadMs] = (params.get('keepalive') ?? '').split(',').map((text) => {
+    const seconds = Number(text);
+    return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+  });
   const me: WirePosition = { x: num('x', 0), y: 0, z: num('z', 0), facing: num('facing', Math.PI) };
 
   const canvas = document.createElement('canvas');
@@ -59,8 +64,8 @@ async function main(): Promise<void> {
         room,
         mode,
         workletUrl: params.get('denoiserUrl') ?? undefined,
-        pingSeconds: Number.isFinite(pingSeconds) && pingSeconds! > 0 ? pingSeconds : undefined,
-        deadAfterSeconds: Number.isFinite(deadAfterSeconds) && deadAfterSeconds! > 0 ? deadAfterSeconds : undefined,
+        pingMs,
+        deadMs,
         notify: showNotice,
       });
       voice.setListener(me);

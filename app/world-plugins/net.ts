@@ -1,7 +1,7 @@
 import { BroadcastTransport } from '../../src/net/transport/broadcast-transport.ts';
-import { avatarRoomPath, openTransport } from '../../src/net/transport/open-transport.ts';
+import { FallbackTransport, relayAttempt } from '../../src/net/transport/fallback-transport.ts';
+import { avatarRoomPath, relayUrl } from '../../src/net/transport/open-transport.ts';
 import type { FrameTransport } from '../../src/net/transport/transport.ts';
-import type { WebSocketTransport } from '../../src/net/transport/websocket-transport.ts';
 import { roomNameIssue } from '../../src/net/protocol/room-name.ts';
 import { NetSession, type NetStats } from '../../src/net/net-session.ts';
 import type { LocalPublisherOptions } from '../../src/net/peers/local-publisher.ts';
@@ -21,7 +21,8 @@ const RELAY_WAIT_MS = 20_000;
 /**
  * Avatar sync in the world.
  * - `?room=NAME`: join relay room NAME on this origin; if no relay answers, fall back to a
- *   BroadcastChannel of the same name (tabs of this browser), and say so.
+ *   BroadcastChannel of the same name (tabs of this browser), say so, keep trying the relay in the
+ *   background (jittered backoff up to 15 s) and switch back to it, saying so, once it answers.
  * - no `room`: the relay room `lobby` on this origin (the Worker `npm start` serves), with the
  *   same fallback — so two machines on one `npm start` see each other without any parameter.
  * - `?relay=wss://host` uses the relay at another origin (pages hosted apart from the Worker).
@@ -65,16 +66,14 @@ async function start(world: World, room: string | null, forceBroadcast: boolean,
       if (/^wss?:\/\/[^/]+$/.test(relayOrigin)) target = relayOrigin + target;
       else showNotice({ level: 'warn', title: 'Ignoring ?relay', detail: `"${relayOrigin.slice(0, 60)}" is not a ws:// or wss:// origin such as wss://cairn.example; using this page's origin.` });
     }
-    const relay = openTransport(target) as WebSocketTransport;
-    const opened = await Promise.race([relay.opened(), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), RELAY_WAIT_MS))]);
-    if (opened) {
-      transport = relay;
-    } else {
-      fallback = `no relay answered at ${relay.target} (${relay.stats.lastError ?? 'timed out'})`;
-      relay.dispose();
-      transport = new BroadcastTransport({ channel: room });
-      showNotice({ level: 'warn', title: 'Avatar relay unreachable: sharing with this browser only', detail: `${fallback}.\nOther tabs of this browser with ?room=${room} still see you.` });
+    const url = relayUrl(target);
+    const channel = room;
+    const relay = new FallbackTransport({ kind: 'relay', target: url, attempt: relayAttempt(url, {}, RELAY_WAIT_MS), fallback: () => new BroadcastTransport({ channel }) });
+    if (!(await relay.ready())) {
+      fallback = relay.fallbackReason;
+      showNotice({ level: 'warn', title: 'Avatar relay unreachable: sharing with this browser only', detail: `${fallback}.\nOther tabs of this browser with ?room=${room} still see you. Retrying the relay in the background.` });
     }
+    transport = relay;
   } else {
     transport = new BroadcastTransport({ channel: room ?? 'lobby' });
   }
@@ -122,6 +121,12 @@ function run(world: World, transport: FrameTransport, fallback: string | null, p
   const view = createView(world);
   const session = new NetSession({ transport, view, publisher });
   const published = Object.assign(session.stats, { fallback });
+  // A fallen-back page that reaches the relay again: say so (the HUD's transport row follows).
+  session.events.on('switched', ({ kind, target }) => {
+    if (kind !== 'relay') return;
+    published.fallback = null;
+    showNotice({ level: 'info', title: 'Avatar relay reached: sharing with everyone in the room again', detail: `Connected to ${target}.` });
+  });
   world.cairn.stats.net = published;
   world.services.provide('net', session);
   world.services.provide('netView', view);

@@ -1,5 +1,5 @@
 import { showNotice, type World } from '../../src/world/index.ts';
-import { DeferredHearing, VoiceChat, VoicePanel, voiceHudRows, voiceRoomProblem, type VoiceHearingSource } from '../../src/voice/index.ts';
+import { DeferredHearing, VoiceChat, VoicePanel, voiceHudRows, roomNameIssue, type VoiceHearingSource } from '../../src/voice/index.ts';
 import type { NetSession } from '../../src/net/net-session.ts';
 
 /**
@@ -21,7 +21,7 @@ export function install(world: World): void {
   if (voiceParam === 'off') return;
   const room = params.get('world') === '1' ? 'world' : (params.get('room') ?? 'lobby');
   const followHearing = params.get('net') !== 'off';
-  const problem = voiceRoomProblem(room);
+  const problem = roomNameIssue(room);
   let removeSection: (() => void) | null = null;
   let removeFrame: (() => void) | null = null;
   let releaseHearing: (() => void) | null = null;
@@ -36,11 +36,13 @@ export function install(world: World): void {
       }
       const hearing = followHearing ? new DeferredHearing() : null;
       releaseHearing = hearing ? () => hearing.dispose() : null;
-      const voice = new VoiceChat({ room, mode: voiceParam === 'open' ? 'open' : 'push-to-talk', notify: showNotice, ...(hearing ? { hearing } : {}) });
+      // The avatar claim carries the net session's avatar token (proof the avatar is ours).
+      let session: NetSession | undefined;
+      const avatarToken = (): string | null => session?.avatarToken ?? null;
+      const voice = new VoiceChat({ room, mode: voiceParam === 'open' ? 'open' : 'push-to-talk', notify: showNotice, avatarToken, ...(hearing ? { hearing } : {}) });
       voice.setListener(world.player.state);
       // Avatar sync may start after voice (and the world's cells take a round trip): bind once
       // it is provided.
-      let session: NetSession | undefined;
       if (hearing) {
         unsubscribeNet = world.services.subscribe('net', (net) => {
           session = net;
@@ -59,13 +61,13 @@ export function install(world: World): void {
       await voice.join();
       return voice;
     },
-    left: () => {
-      removeFrame?.();
-      removeSection?.();
-      releaseHearing?.();
-      unsubscribeNet?.();
-      removeFrame = removeSection = releaseHearing = unsubscribeNet = null;
-    },
+  });
+  panel.events.on('left', () => {
+    removeFrame?.();
+    removeSection?.();
+    releaseHearing?.();
+    unsubscribeNet?.();
+    removeFrame = removeSection = releaseHearing = unsubscribeNet = null;
   });
   world.services.provide('voicePanel', panel);
   if (voiceParam === '1' || voiceParam === 'open') {

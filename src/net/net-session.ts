@@ -3,7 +3,7 @@ import { MessageReader } from './protocol/message.ts';
 import { createPose, type RemotePose } from './peers/remote-peer.ts';
 import { LocalPublisher, type LocalPose, type LocalPublisherOptions } from './peers/local-publisher.ts';
 import { PeerTable, type PeerTableOptions } from './peers/peer-table.ts';
-import type { FrameTransport, TransportKind, TransportState } from './transport/transport.ts';
+import type { FrameTransport, TransportEvents, TransportKind, TransportState } from './transport/transport.ts';
 import type { AnimationStateName } from './protocol/frame.ts';
 import type { AvatarDetail, RemoteAvatar, RemotePeerView } from './view/remote-peer-view.ts';
 import { Emitter } from '../core/emitter.ts';
@@ -41,6 +41,34 @@ export interface NetSessionOptions {
   alignSends?: boolean;
 }
 
+/** {@link NetSessionOptions} with every default filled in. */
+export interface ResolvedNetSessionOptions {
+  transport: FrameTransport;
+  view: RemotePeerView;
+  table: PeerTableOptions;
+  publisher: LocalPublisherOptions;
+  now: () => number;
+  timerMs: number;
+  liveRadius: number;
+  hearing: HearingOptions;
+  alignSends: boolean;
+}
+
+/** The defaults, applied once. */
+export function resolveNetSessionOptions(options: NetSessionOptions): ResolvedNetSessionOptions {
+  return {
+    transport: options.transport,
+    view: options.view,
+    table: options.table ?? {},
+    publisher: options.publisher ?? {},
+    now: options.now ?? (() => performance.now()),
+    timerMs: options.timerMs ?? 25,
+    liveRadius: options.liveRadius ?? 40,
+    hearing: options.hearing ?? {},
+    alignSends: options.alignSends ?? true,
+  };
+}
+
 /** `window.cairn.stats.net`: what the HUD shows and tests assert. */
 export interface NetStats {
   transport: TransportKind;
@@ -63,6 +91,8 @@ export interface NetStats {
   frames: number;
   rejected: number;
   lastRejection: string | null;
+  /** Frames that failed validation and were skipped, the rest of their message taken (see {@link PeerTable.ingestMessage}). */
+  badFrames: number;
   echoes: number;
   stale: number;
   leaves: number;
@@ -74,12 +104,18 @@ export interface NetStats {
   relayDropped: Partial<Record<DropReason, number>>;
   /** Peers within hearing range (offered voice connections). */
   hearing: number;
+  /** Times the session moved to another wire (a fallen-back page reaching the relay again). */
+  switches: number;
 }
 
-export interface NetSessionEvents extends Record<string, unknown> {
+export type NetSessionEvents = {
   /** The hearing set changed: voice connects to `added` and hangs up on `removed` (peer ids). */
   hearing: HearingChange;
-}
+  /** {@link NetSession.avatarToken} changed. */
+  avatarToken: string | null;
+  /** The transport moved to another wire (see {@link TransportEvents.switched}); the peer table was cleared. */
+  switched: { kind: TransportKind; target: string };
+};
 
 interface Shown {
   avatar: RemoteAvatar;
@@ -107,7 +143,7 @@ export class NetSession {
   private readonly shown = new Map<number, Shown>();
   private readonly pose: RemotePose = createPose();
   private readonly requests: AnimationStateName[] = [];
-  private readonly liveRadius: number;
+  readonly options: ResolvedNetSessionOptions;
   private latest: LocalPose | null = null;
   /** Messages the reader rejected (the transport counts the ones it rejects itself). */
   private rejectedHere = 0;
@@ -120,21 +156,21 @@ export class NetSession {
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(options: NetSessionOptions) {
-    this.transport = options.transport;
-    this.view = options.view;
-    this.table = new PeerTable(options.table);
-    this.now = options.now ?? (() => performance.now());
+    const o = (this.options = resolveNetSessionOptions(options));
+    this.transport = o.transport;
+    this.view = o.view;
+    this.table = new PeerTable(o.table);
+    this.now = o.now;
     const transport = this.transport;
-    const aligned = options.alignSends !== false && !options.publisher?.phase && transport.sendPhase;
-    const counted = options.alignSends !== false && !options.publisher?.moment && transport.sendMoment;
+    const aligned = o.alignSends && !o.publisher.phase && transport.sendPhase;
+    const counted = o.alignSends && !o.publisher.moment && transport.sendMoment;
     this.publisher = new LocalPublisher({
-      ...options.publisher,
+      ...o.publisher,
       // The transport's moment is in Date.now(); poll() runs on this.now(): move it across.
       ...(aligned ? { phase: () => this.phaseFor(transport.sendPhase?.() ?? null) } : {}),
       ...(counted ? { moment: (now: number) => transport.sendMoment?.(now + (Date.now() - this.now())) ?? null } : {}),
     });
-    this.liveRadius = options.liveRadius ?? 40;
-    this.hearing = new HearingSet(options.hearing);
+    this.hearing = new HearingSet(o.hearing);
     this.table.selfId = this.transport.selfId;
     this.stats = {
       transport: this.transport.kind,
@@ -150,6 +186,7 @@ export class NetSession {
       frames: 0,
       rejected: 0,
       lastRejection: null,
+      badFrames: 0,
       echoes: 0,
       stale: 0,
       leaves: 0,
@@ -159,6 +196,7 @@ export class NetSession {
       pingMs: null,
       relayDropped: {},
       hearing: 0,
+      switches: 0,
     };
     const events = this.transport.events;
     this.unsubscribe.push(
@@ -172,14 +210,24 @@ export class NetSession {
         this.stats.lastRejection = reason;
         this.stats.rejected = this.transport.stats.rejected + this.rejectedHere;
       }),
+      events.on('avatarToken', (token) => this.events.emit('avatarToken', token)),
+      events.on('switched', (wire) => this.switched(wire)),
       this.table.events.on('added', (peer) => this.shown.set(peer.id, { avatar: this.view.add(peer.id), detail: 'live' })),
       this.table.events.on('removed', (peer) => {
         this.shown.get(peer.id)?.avatar.remove();
         this.shown.delete(peer.id);
       }),
     );
-    const timerMs = options.timerMs ?? 25;
-    if (timerMs > 0) this.timer = setInterval(() => this.pump(), timerMs);
+    if (o.timerMs > 0) this.timer = setInterval(() => this.pump(), o.timerMs);
+  }
+
+  /**
+   * The server's signed proof that this page owns its avatar id ({@link NetStats.selfId}), from the
+   * relay's welcome or the world cell's ack: voice sends it with its avatar claim. Null on a
+   * BroadcastChannel and while disconnected; the `avatarToken` event says when it changes.
+   */
+  get avatarToken(): string | null {
+    return this.transport.avatarToken ?? null;
   }
 
   /** Sets the local player's pose (every rendered frame); a state change is sent at once. */
@@ -211,7 +259,8 @@ export class NetSession {
       for (const state of peer.takeStateRequests(this.requests)) shown.avatar.play(state, pose.speed);
       if (!Number.isNaN(this.focusX)) {
         const d = Math.hypot(pose.x - this.focusX, pose.z - this.focusZ);
-        const detail: AvatarDetail = shown.detail === 'live' ? (d > this.liveRadius + 5 ? 'baked' : 'live') : d < this.liveRadius ? 'live' : 'baked';
+        const radius = this.options.liveRadius;
+        const detail: AvatarDetail = shown.detail === 'live' ? (d > radius + 5 ? 'baked' : 'live') : d < radius ? 'live' : 'baked';
         if (detail !== shown.detail) {
           shown.detail = detail;
           shown.avatar.setDetail?.(detail);
@@ -267,8 +316,27 @@ export class NetSession {
     }, Math.max(0, due - now));
   }
 
+  /** The transport moved to another wire: everyone heard on the old one is gone (their ids were of that wire). */
+  private switched(wire: TransportEvents['switched']): void {
+    this.table.clear();
+    this.table.selfId = this.transport.selfId;
+    this.stats.transport = wire.kind;
+    this.stats.target = wire.target;
+    this.stats.switches++;
+    this.refreshStats();
+    this.events.emit('switched', wire);
+  }
+
   private receive(bytes: Uint8Array): void {
     const rejection = this.reader.read(bytes);
+    if (rejection && rejection.frame >= 0) {
+      // Whole frames, some of them bad (a hostile or broken sender's, stamped and forwarded by a
+      // relay): the table skips and counts those and takes the rest.
+      this.stats.frames += this.table.ingestMessage(bytes, this.now());
+      this.stats.badFrames = this.table.stats.rejected;
+      this.stats.lastRejection = this.table.stats.lastRejection;
+      return;
+    }
     if (rejection) {
       this.rejectedHere++;
       this.stats.lastRejection = rejection.frame >= 0 ? `${rejection.problem} (frame ${rejection.frame})` : rejection.problem;

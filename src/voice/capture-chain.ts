@@ -150,7 +150,10 @@ export class CaptureChain {
         channelCountMode: 'explicit',
         channelInterpretation: 'speakers',
       });
-      node.port.onmessage = (event: MessageEvent) => this.onWorkletMessage(event.data as { type: string; [key: string]: unknown });
+      node.port.onmessage = (event: MessageEvent) => {
+        const message = readWorkletMessage(event.data);
+        if (message) this.onWorkletMessage(message);
+      };
       node.onprocessorerror = () => this.useFallback('the RNNoise processor crashed');
       this.worklet = node;
       this.input.connect(node).connect(this.compressor);
@@ -159,14 +162,14 @@ export class CaptureChain {
     }
   }
 
-  private onWorkletMessage(data: { type: string; [key: string]: unknown }): void {
+  private onWorkletMessage(data: WorkletMessage): void {
     if (data.type === 'ready') {
       if (this.denoiser.state === 'loading') this.denoiser.state = 'on';
     } else if (data.type === 'stats') {
-      this.denoiser.frames = Number(data.frames) || 0;
-      this.denoiser.vad = Number(data.vad) || 0;
-    } else if (data.type === 'error') {
-      this.useFallback(String(data.message));
+      this.denoiser.frames = data.frames;
+      this.denoiser.vad = data.vad;
+    } else {
+      this.useFallback(data.message);
     }
   }
 
@@ -185,4 +188,20 @@ export class CaptureChain {
     this.input.connect(this.highpass).connect(this.compressor);
     this.options.onDenoiserFailed?.(reason);
   }
+}
+
+/** What the RNNoise worklet tells the page (rnnoise-processor.ts posts them). */
+type WorkletMessage = { type: 'ready' } | { type: 'stats'; frames: number; vad: number } | { type: 'error'; message: string };
+
+/** A worklet message read field by field (null for anything else). */
+function readWorkletMessage(data: unknown): WorkletMessage | null {
+  if (typeof data !== 'object' || data === null || !('type' in data)) return null;
+  if (data.type === 'ready') return { type: 'ready' };
+  if (data.type === 'stats') {
+    const frames = 'frames' in data ? Number(data.frames) || 0 : 0;
+    const vad = 'vad' in data ? Number(data.vad) || 0 : 0;
+    return { type: 'stats', frames, vad };
+  }
+  if (data.type === 'error') return { type: 'error', message: 'message' in data ? String(data.message) : 'unknown worklet error' };
+  return null;
 }

@@ -1,11 +1,17 @@
 import { Mulberry32 } from '../core/rng.ts';
-import { rms, toDb } from './levels.ts';
+import { toDb } from '../core/decibels.ts';
+import { rms } from './levels.ts';
 import type { WirePosition } from './protocol/signaling.ts';
 import { hrtfIsPanning, listenerRight } from './spatial-model.ts';
 
 export interface HrtfProbeOptions {
   /** How often the probe reads its meters, ms. Default 200. */
   intervalMs?: number;
+}
+
+/** The defaults, applied once. */
+export function resolveHrtfProbeOptions(options: HrtfProbeOptions = {}): Required<HrtfProbeOptions> {
+  return { intervalMs: options.intervalMs ?? 200 };
 }
 
 /**
@@ -63,9 +69,9 @@ export class HrtfProbe {
     this.ready = new Promise<void>((resolve) => {
       this.timer = setInterval(() => {
         if (!hrtfIsPanning(this.level(0), this.level(1))) return;
-        this.stop();
+        this.dispose();
         resolve();
-      }, options.intervalMs ?? 200);
+      }, resolveHrtfProbeOptions(options).intervalMs);
     });
   }
 
@@ -78,8 +84,8 @@ export class HrtfProbe {
     this.panner.positionZ.value = listener.z + right.z;
   }
 
-  /** Stops listening and frees the nodes (the promise then never settles). */
-  stop(): void {
+  /** Stops listening and frees the nodes (called by itself once HRTF is heard; disposed earlier, the promise never settles). */
+  dispose(): void {
     if (this.done) return;
     this.done = true;
     if (this.timer !== null) clearInterval(this.timer);

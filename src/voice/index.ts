@@ -5,8 +5,9 @@
  */
 export * from './protocol/signaling.ts';
 export * from './sdp.ts';
+export { Backoff, type BackoffOptions } from '../core/backoff.ts';
+export { ReconnectingSocket, type ReconnectingSocketOptions, type SocketState } from '../core/reconnecting-socket.ts';
 export * from './negotiation-roles.ts';
-export * from './backoff.ts';
 export * from './levels.ts';
 export * from './ptt-envelope.ts';
 export * from './push-to-talk.ts';
@@ -22,9 +23,11 @@ export * from './capture-chain.ts';
 export * from './voice-stats.ts';
 export * from './voice-hud.ts';
 export * from './voice-chat.ts';
+export * from './avatar-claim.ts';
 export * from './hearing-source.ts';
 export * from './link-plan.ts';
 export * from './voice-panel.ts';
-export * from './room-name.ts';
+/** Voice rooms follow the one room-name rule of the Worker and the relay. */
+export { ROOM_NAME_RULE, roomNameIssue } from '../net/protocol/room-name.ts';
 export { RNNOISE_FRAME, RNNOISE_SAMPLE_RATE, DENOISE_WET, RnnoiseDenoiser, type RnnoiseModule } from './denoise/rnnoise-denoiser.ts';
 export { BlockFramer } from './denoise/block-framer.ts';

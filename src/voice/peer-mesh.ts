@@ -1,3 +1,4 @@
+import { Emitter } from '../core/emitter.ts';
 import { planLinks, wantedPeers } from './link-plan.ts';
 import { isOfferer } from './negotiation-roles.ts';
 import { summarizePeerStats, type PeerFigures, type StatsSample } from './peer-stats.ts';
@@ -7,10 +8,6 @@ import { CAIRN_OPUS, rewriteOpusFmtp, sdpSessionId, type OpusParameters } from '
 export interface PeerMeshOptions {
   /** Sends a signaling message; returns false when signaling is down (the mesh retries nothing). */
   send(message: ClientMessage): boolean;
-  /** A remote peer's audio arrived. */
-  onStream(peerId: number, stream: MediaStream): void;
-  /** A link was torn down (leave, failure, dispose). */
-  onClosed(peerId: number): void;
   /** STUN/TURN servers. Default none: host candidates only (same machine or LAN). */
   iceServers?: RTCIceServer[];
   /** Opus parameters written into every offer and answer. Default {@link CAIRN_OPUS}. */
@@ -34,6 +31,30 @@ export interface PeerMeshOptions {
   /** Longest wait for ICE gathering before a bundled description goes out anyway, s. Default 2. */
   gatherTimeoutSeconds?: number;
 }
+
+/** {@link PeerMeshOptions} with every default filled in. */
+export type ResolvedPeerMeshOptions = Required<PeerMeshOptions>;
+
+/** The defaults, applied once. */
+export function resolvePeerMeshOptions(options: PeerMeshOptions): ResolvedPeerMeshOptions {
+  const gated = options.gated ?? false;
+  return {
+    send: options.send,
+    iceServers: options.iceServers ?? [],
+    opus: options.opus ?? CAIRN_OPUS,
+    disconnectedGraceSeconds: options.disconnectedGraceSeconds ?? 4,
+    gated,
+    bundleCandidates: options.bundleCandidates ?? gated,
+    gatherTimeoutSeconds: options.gatherTimeoutSeconds ?? 2,
+  };
+}
+
+export type PeerMeshEvents = {
+  /** A remote peer's audio arrived. */
+  stream: { id: number; stream: MediaStream };
+  /** A link was torn down (leave, failure, dispose); the peer id. */
+  closed: number;
+};
 
 export type LinkRole = 'offerer' | 'answerer';
 
@@ -99,6 +120,8 @@ class PeerLink {
  * middle of a negotiation, closes the link and drops anything that arrives for it later.
  */
 export class PeerMesh {
+  readonly events = new Emitter<PeerMeshEvents>();
+  readonly options: ResolvedPeerMeshOptions;
   /**
    * Connections created and closed since start (created − closed = open: the leak check); byes
    * sent and received, and offers held until their sender entered hearing range (gated mesh).
@@ -125,18 +148,19 @@ export class PeerMesh {
   private readonly configuration: RTCConfiguration;
   private readonly graceMs: number;
 
-  constructor(private readonly options: PeerMeshOptions) {
-    this.opus = options.opus ?? CAIRN_OPUS;
-    this.configuration = { iceServers: options.iceServers ?? [], bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' };
-    this.graceMs = (options.disconnectedGraceSeconds ?? 4) * 1000;
-    this.gated = options.gated ?? false;
-    this.bundle = options.bundleCandidates ?? this.gated;
-    this.gatherMs = (options.gatherTimeoutSeconds ?? 2) * 1000;
+  constructor(options: PeerMeshOptions) {
+    const resolved = (this.options = resolvePeerMeshOptions(options));
+    this.opus = resolved.opus;
+    this.configuration = { iceServers: resolved.iceServers, bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' };
+    this.graceMs = resolved.disconnectedGraceSeconds * 1000;
+    this.gated = resolved.gated;
+    this.bundle = resolved.bundleCandidates;
+    this.gatherMs = resolved.gatherTimeoutSeconds * 1000;
   }
 
   /** Our id in the room. Changing it (after a reconnect) closes every link. */
   setLocalId(id: number): void {
-    if (this.localId !== null && this.localId !== id) this.closeAll();
+    if (this.localId !== null && this.localId !== id) this.closeLinks();
     this.localId = id;
   }
 
@@ -305,12 +329,19 @@ export class PeerMesh {
     if (link?.role === 'offerer') this.enqueue(link, () => this.makeOffer(link, true));
   }
 
-  closeAll(): void {
+  /** Closes every link and forgets every peer (the mesh stays usable: a new id re-creates them). */
+  private closeLinks(): void {
     for (const link of [...this.links.values()]) this.close(link);
     this.held.clear();
     this.declined.clear();
     this.deadSessions.clear();
     this.wanted.clear();
+  }
+
+  /** Closes every connection for good. */
+  dispose(): void {
+    this.closeLinks();
+    this.events.clear();
   }
 
   private startAnswer(from: number, sdp: string, candidates: RTCIceCandidateInit[]): void {
@@ -338,7 +369,7 @@ export class PeerMesh {
     };
     pc.ontrack = (event) => {
       if (link.closed) return;
-      this.options.onStream(id, event.streams[0] ?? new MediaStream([event.track]));
+      this.events.emit('stream', { id, stream: event.streams[0] ?? new MediaStream([event.track]) });
     };
     pc.onconnectionstatechange = () => this.onConnectionState(link);
     if (role === 'offerer') {
@@ -463,7 +494,7 @@ export class PeerMesh {
     pc.onconnectionstatechange = null;
     pc.close();
     this.counters.closed++;
-    this.options.onClosed(link.id);
+    this.events.emit('closed', link.id);
   }
 
   private stale(): void {

@@ -1,7 +1,9 @@
+import type { BackoffOptions } from '../core/backoff.ts';
 import { Emitter } from '../core/emitter.ts';
-import { Backoff } from './backoff.ts';
+import { ReconnectingSocket, type SocketLoss, type WebSocketConstructor } from '../core/reconnecting-socket.ts';
 import {
   PING_TEXT,
+  PONG_TEXT,
   parseServerMessage,
   type ClientMessage,
   type ErrorMessage,
@@ -16,10 +18,11 @@ import {
   type WelcomeMessage,
 } from './protocol/signaling.ts';
 
+export type { WebSocketConstructor } from '../core/reconnecting-socket.ts';
+
 export type SignalingState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'closed';
 
-export interface SignalingEvents {
-  [key: string]: unknown;
+export type SignalingEvents = {
   /** A (re)connection was welcomed: new id, roster. `previousId` is set after a reconnect. */
   welcome: WelcomeMessage & { previousId: number | null };
   join: JoinMessage;
@@ -37,33 +40,47 @@ export interface SignalingEvents {
   state: SignalingState;
   /**
    * The socket was lost; `reason` says why, `code` is the close code when the socket closed (see
-   * VOICE_CLOSE; null when the keep-alive gave up). Followed by a reconnect unless closed.
+   * VOICE_CLOSE; null when the keep-alive gave up). Followed by a reconnect unless disposed.
    */
   lost: { reason: string; code: number | null };
-}
-
-/** The WebSocket constructor to use (the browser's by default; tests may pass ws's). */
-export type WebSocketConstructor = new (url: string) => WebSocket;
+};
 
 export interface SignalingClientOptions {
   /** ws:// or wss:// URL of `/rooms/voice/:room`. */
   url: string;
-  /** Seconds between keep-alive pings. Default 5. */
-  pingSeconds?: number;
-  /** A socket silent for this long is dead: drop it and reconnect. Default 15. */
-  deadAfterSeconds?: number;
-  /** Reconnect backoff. Default 0.5 s doubling to 10 s, jittered with seed 1. */
-  backoff?: Backoff;
-  WebSocketImpl?: WebSocketConstructor;
+  /** Keep-alive ping interval (ms). Default 5,000. */
+  pingMs?: number;
+  /** A socket silent for this long (ms) is dead: drop it and reconnect. Default 15,000. */
+  deadMs?: number;
+  /** Reconnect backoff. Default 500 ms doubling to 10 s, equal jitter. */
+  backoff?: BackoffOptions;
+  /** WebSocket implementation. Default: the global one. */
+  WebSocket?: WebSocketConstructor;
+}
+
+/** {@link SignalingClientOptions} with every default filled in. */
+export type ResolvedSignalingClientOptions = Required<Omit<SignalingClientOptions, 'WebSocket'>> & Pick<SignalingClientOptions, 'WebSocket'>;
+
+/** The defaults, applied once. */
+export function resolveSignalingClientOptions(options: SignalingClientOptions): ResolvedSignalingClientOptions {
+  return {
+    url: options.url,
+    pingMs: options.pingMs ?? 5000,
+    deadMs: options.deadMs ?? 15_000,
+    backoff: { maxMs: 10_000, ...options.backoff },
+    WebSocket: options.WebSocket,
+  };
 }
 
 /**
- * The voice signaling connection: JSON over a WebSocket to the VoiceRoom, with keep-alive pings,
- * dead-socket detection and reconnects with backoff. After a reconnect it sends `resume` with the
- * old id and token, so the room drops the old socket at once and the others renegotiate with the
- * new id without anyone reloading.
+ * The voice signaling connection: JSON over a {@link ReconnectingSocket} to the VoiceRoom (keep-alive
+ * pings, dead-socket detection, reconnects with backoff). After a reconnect it sends `resume` with
+ * the old id and token, so the room drops the old socket at once and the others renegotiate with
+ * the new id without anyone reloading.
  */
-export class SignalingClient extends Emitter<SignalingEvents> {
+export class SignalingClient {
+  readonly events = new Emitter<SignalingEvents>();
+  readonly options: ResolvedSignalingClientOptions;
   /** Our peer id in the room (null before the first welcome). */
   id: number | null = null;
   state: SignalingState = 'idle';
@@ -75,100 +92,54 @@ export class SignalingClient extends Emitter<SignalingEvents> {
   errors = 0;
   /** The last error the room sent ("code: message") or why the socket was lost. */
   lastError: string | null = null;
-
-  private socket: WebSocket | null = null;
+  /** The one connection (reconnects, keep-alive). */
+  readonly socket: ReconnectingSocket;
   private token: string | null = null;
-  private readonly backoff: Backoff;
-  private readonly pingMs: number;
-  private readonly deadMs: number;
-  private readonly WebSocketImpl: WebSocketConstructor;
-  private pingTimer: ReturnType<typeof setInterval> | null = null;
-  private retryTimer: ReturnType<typeof setTimeout> | null = null;
-  private lastHeard = 0;
-  /** Keep-alive ticks in a row with nothing heard from the room. */
-  private silentTicks = 0;
-  private closedByUser = false;
 
-  constructor(private readonly options: SignalingClientOptions) {
-    super();
-    this.backoff = options.backoff ?? new Backoff();
-    this.pingMs = (options.pingSeconds ?? 5) * 1000;
-    this.deadMs = (options.deadAfterSeconds ?? 15) * 1000;
-    this.WebSocketImpl = options.WebSocketImpl ?? WebSocket;
+  constructor(options: SignalingClientOptions) {
+    this.options = resolveSignalingClientOptions(options);
+    const { url, pingMs, deadMs, backoff, WebSocket } = this.options;
+    this.socket = new ReconnectingSocket({ url, pingMs, deadMs, backoff, WebSocket, pingText: PING_TEXT, pongText: PONG_TEXT });
+    const events = this.socket.events;
+    events.on('text', (text) => this.onText(text));
+    events.on('binary', () => this.unreadable++);
+    events.on('unreadable', () => this.unreadable++);
+    events.on('lost', (loss) => this.onLost(loss));
+    events.on('state', (state) => {
+      // `open` waits for the room's welcome.
+      if (state === 'connecting' || state === 'reconnecting') this.setState(this.id === null ? 'connecting' : 'reconnecting');
+      else if (state === 'closed') this.setState('closed');
+    });
   }
 
-  /** Opens the connection (and keeps it open until {@link close}). */
+  /** Opens the connection (and keeps it open until {@link dispose}). */
   connect(): void {
-    if (this.socket || this.closedByUser) return;
-    this.setState(this.id === null ? 'connecting' : 'reconnecting');
-    let socket: WebSocket;
-    try {
-      socket = new this.WebSocketImpl(this.options.url);
-    } catch (error) {
-      this.lost(`cannot open ${this.options.url}: ${(error as Error).message}`);
-      return;
-    }
-    this.socket = socket;
-    this.lastHeard = Date.now();
-    this.silentTicks = 0;
-    socket.onmessage = (event) => {
-      if (socket !== this.socket) return;
-      this.lastHeard = Date.now();
-      this.silentTicks = 0;
-      this.onText(event.data);
-    };
-    socket.onclose = (event) => {
-      if (socket !== this.socket) return;
-      this.socket = null;
-      this.lost(`socket closed (${event.code}${event.reason ? ` ${event.reason}` : ''})`, event.code);
-    };
-    socket.onerror = () => {
-      // A close event follows; nothing to do here but not let it reach the console as unhandled.
-    };
-    this.startPings();
+    this.socket.connect();
   }
 
   /** Sends a message; returns false when not connected (the caller decides whether that matters). */
   send(message: ClientMessage): boolean {
-    const socket = this.socket;
-    if (!socket || socket === this.deadSocket || socket.readyState !== OPEN || this.state !== 'open') return false;
-    socket.send(message.type === 'ping' ? PING_TEXT : JSON.stringify(message));
-    return true;
+    if (this.state !== 'open') return false;
+    return this.socket.send(message.type === 'ping' ? PING_TEXT : JSON.stringify(message));
   }
 
   /** Leaves the room for good: closes politely and stops reconnecting. */
-  close(): void {
-    this.closedByUser = true;
-    this.stopTimers();
-    const socket = this.socket;
-    this.socket = null;
-    if (socket) {
-      detach(socket);
-      try {
-        socket.close(1000, 'leaving');
-      } catch {
-        // already closed
-      }
-    }
+  dispose(): void {
+    this.socket.dispose();
     this.setState('closed');
+    this.events.clear();
   }
 
   /**
-   * Test and diagnostics hook: makes the current socket go silent as a dead network would — its
-   * messages are ignored and it is abandoned without a close frame, so the server still thinks it
-   * is alive. The keep-alive notices within `deadAfterSeconds`, reconnects and resumes.
+   * Test and diagnostics hook: makes the current socket go silent as a dead network would (see
+   * {@link ReconnectingSocket.simulateDeadSocket}). The keep-alive notices within `deadMs`,
+   * reconnects and resumes.
    */
   simulateDeadSocket(): void {
-    const socket = this.socket;
-    if (!socket) return;
-    detach(socket);
-    this.deadSocket = socket;
+    this.socket.simulateDeadSocket();
   }
 
-  /** A socket abandoned by {@link simulateDeadSocket}, closed by the room when the resume lands. */
-  private deadSocket: WebSocket | null = null;
-
-  private onText(data: unknown): void {
+  private onText(data: string): void {
     const message = parseServerMessage(data);
     if (!message) {
       this.unreadable++;
@@ -181,10 +152,10 @@ export class SignalingClient extends Emitter<SignalingEvents> {
         this.id = message.id;
         this.token = message.token;
         if (previousId !== null) this.reconnects++;
-        this.backoff.reset();
+        this.socket.accepted();
         this.setState('open');
         if (previousId !== null && previousToken !== null) this.send({ type: 'resume', id: previousId, token: previousToken });
-        this.emit('welcome', { ...message, previousId });
+        this.events.emit('welcome', { ...message, previousId });
         return;
       }
       case 'pong':
@@ -192,85 +163,21 @@ export class SignalingClient extends Emitter<SignalingEvents> {
       case 'error':
         this.errors++;
         this.lastError = `${message.code}: ${message.message}`;
-        this.emit('error', message);
+        this.events.emit('error', message);
         return;
       default:
-        this.emit(message.type, message as never);
+        this.events.emit(message.type, message as never);
     }
   }
 
-  private lost(reason: string, code: number | null = null): void {
-    this.stopTimers();
-    if (this.closedByUser) return;
-    this.lastError = reason;
-    this.emit('lost', { reason, code });
-    this.setState('reconnecting');
-    const delay = this.backoff.next();
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      this.connect();
-    }, delay * 1000);
-  }
-
-  /**
-   * Keep-alive: a ping every `pingSeconds`; the socket is dead after `deadAfterSeconds` worth of
-   * ticks in a row with nothing heard. Counting ticks (not wall time) means a main thread frozen
-   * for a while (a long shader compile) never mistakes a pong still waiting in the queue for a
-   * dead network.
-   */
-  private startPings(): void {
-    this.stopPings();
-    const interval = Math.min(this.pingMs, this.deadMs / 3);
-    const allowed = Math.max(2, Math.round(this.deadMs / interval));
-    this.pingTimer = setInterval(() => {
-      const socket = this.socket;
-      if (!socket) return;
-      // Closed under us without a close event reaching us, or silent (a handshake that hangs
-      // counts too): either way it is gone.
-      if (socket.readyState > OPEN || ++this.silentTicks > allowed) {
-        // Dead. Abandon it; a close frame would not get through a dead network anyway (a
-        // simulated dead socket is left open, as a real one would be).
-        const wasClosed = socket.readyState > OPEN;
-        detach(socket);
-        if (socket !== this.deadSocket && !wasClosed) {
-          try {
-            socket.close(4000, 'keep-alive timeout');
-          } catch {
-            // ignore
-          }
-        }
-        this.socket = null;
-        this.lost(wasClosed ? 'socket closed without a close event' : `no answer for ${Math.round((Date.now() - this.lastHeard) / 1000)} s (keep-alive timeout)`);
-        return;
-      }
-      if (socket.readyState === OPEN && socket !== this.deadSocket) socket.send(PING_TEXT);
-    }, interval);
-  }
-
-  private stopPings(): void {
-    if (this.pingTimer) clearInterval(this.pingTimer);
-    this.pingTimer = null;
-  }
-
-  private stopTimers(): void {
-    this.stopPings();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+  private onLost(loss: SocketLoss): void {
+    this.lastError = loss.reason;
+    this.events.emit('lost', { reason: loss.reason, code: loss.code });
   }
 
   private setState(state: SignalingState): void {
     if (this.state === state) return;
     this.state = state;
-    this.emit('state', state);
+    this.events.emit('state', state);
   }
-}
-
-/** WebSocket.OPEN, spelled out so the client also runs with ws in Node (no global WebSocket). */
-const OPEN = 1;
-
-function detach(socket: WebSocket): void {
-  socket.onmessage = null;
-  socket.onclose = null;
-  socket.onerror = null;
-  socket.onopen = null;
 }

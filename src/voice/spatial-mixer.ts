@@ -195,7 +195,7 @@ export class SpatialMixer {
   }
 
   dispose(): void {
-    this.probe.stop();
+    this.probe.dispose();
     for (const id of [...this.voices.keys()]) this.removeStream(id);
     this.positions.clear();
     this.master.disconnect();

@@ -1,4 +1,5 @@
 import { cairnGlobal, type CairnNotice } from '../world/cairn-global.ts';
+import { AvatarClaim } from './avatar-claim.ts';
 import { CAPTURE_CONSTRAINTS, CaptureChain } from './capture-chain.ts';
 import { RNNOISE_SAMPLE_RATE } from './denoise/rnnoise-denoiser.ts';
 import type { VoiceHearingSource } from './hearing-source.ts';
@@ -22,10 +23,10 @@ export interface VoiceChatOptions {
   workletUrl?: string | URL;
   /** STUN/TURN servers for peers behind NAT. Default none (host candidates: same machine or LAN). */
   iceServers?: RTCIceServer[];
-  /** Keep-alive ping interval, s. Default 5. */
-  pingSeconds?: number;
-  /** Signaling silent this long counts as dead and reconnects, s. Default 15. */
-  deadAfterSeconds?: number;
+  /** Keep-alive ping interval, ms. Default 5,000 (the room is told it in whole seconds, 1–60). */
+  pingMs?: number;
+  /** Signaling silent this long counts as dead and reconnects, ms. Default 15,000. */
+  deadMs?: number;
   /** Position updates sent per second at most. Default 10 (the room accepts 15). */
   positionRate?: number;
   /** Publish `cairn.voice` and `cairn.stats.voice`. Default true. */
@@ -41,6 +42,51 @@ export interface VoiceChatOptions {
   hearing?: VoiceHearingSource;
   /** This player's avatar id to announce (see {@link VoiceChat.setAvatarId}). Default null. */
   avatarId?: number | null;
+  /**
+   * The proof that goes with the avatar claim: the signed token the relay room or world cell issued
+   * for this player's avatar id (`NetSession.avatarToken`). Read each time a claim is sent; a claim
+   * whose token changed is sent again. Default: none (a claim without proof, which a room that
+   * checks avatar tokens refuses).
+   */
+  avatarToken?: () => string | null;
+}
+
+/** {@link VoiceChatOptions} with every default filled in (`context` stays optional: one is made when absent). */
+export interface ResolvedVoiceChatOptions {
+  room: string;
+  serverUrl: string;
+  context: AudioContext | null;
+  mode: TalkMode;
+  workletUrl: string | URL | undefined;
+  iceServers: RTCIceServer[];
+  pingMs: number;
+  deadMs: number;
+  positionRate: number;
+  publish: boolean;
+  notify: (notice: CairnNotice) => void;
+  hearing: VoiceHearingSource | null;
+  avatarId: number | null;
+  avatarToken: () => string | null;
+}
+
+/** The defaults, applied once. */
+export function resolveVoiceChatOptions(options: VoiceChatOptions = {}): ResolvedVoiceChatOptions {
+  return {
+    room: options.room ?? 'lobby',
+    serverUrl: options.serverUrl ?? location.origin,
+    context: options.context ?? null,
+    mode: options.mode ?? 'push-to-talk',
+    workletUrl: options.workletUrl,
+    iceServers: options.iceServers ?? [],
+    pingMs: options.pingMs ?? 5000,
+    deadMs: options.deadMs ?? 15_000,
+    positionRate: options.positionRate ?? 10,
+    publish: options.publish ?? true,
+    notify: options.notify ?? (() => undefined),
+    hearing: options.hearing ?? null,
+    avatarId: options.avatarId ?? null,
+    avatarToken: options.avatarToken ?? (() => null),
+  };
 }
 
 /** Only positions that moved this much (m, rad) are worth a message. */
@@ -77,7 +123,7 @@ export class VoiceChat {
   microphone: MediaStream | null = null;
   /** The live figures (also `cairn.stats.voice`). */
   readonly stats: VoiceStats;
-  private readonly options: VoiceChatOptions;
+  readonly options: ResolvedVoiceChatOptions;
   private micSource: MediaStreamAudioSourceNode | null = null;
   private sendNode: MediaStreamAudioDestinationNode | null = null;
   private listener: WirePosition = { x: 0, y: 0, z: 0, facing: 0 };
@@ -92,36 +138,34 @@ export class VoiceChat {
   private readonly roster = new Map<number, number | null>();
   private readonly hearing: VoiceHearingSource | null;
   private avatarId: number | null;
+  /** The avatar claims sent (a claim is repeated only when the id or the token changes). */
+  private readonly claim = new AvatarClaim();
   private unsubscribeHearing: (() => void) | null = null;
   private avatarPositionsAt = Number.NEGATIVE_INFINITY;
   private avatarRetry: ReturnType<typeof setTimeout> | null = null;
   private readonly unlockAudio = (): void => void this.context.resume().catch(() => undefined);
 
   constructor(options: VoiceChatOptions = {}) {
-    this.options = options;
-    this.room = options.room ?? 'lobby';
-    this.hearing = options.hearing ?? null;
-    this.avatarId = options.avatarId ?? null;
+    const o = (this.options = resolveVoiceChatOptions(options));
+    this.room = o.room;
+    this.hearing = o.hearing;
+    this.avatarId = o.avatarId;
     if (this.avatarId !== null && !isAvatarId(this.avatarId)) throw new RangeError(`VoiceChat: avatarId must be an integer from 1 to 4294967295 or null, not ${String(this.avatarId)}`);
-    this.context = options.context ?? new AudioContext({ sampleRate: RNNOISE_SAMPLE_RATE, latencyHint: 'interactive' });
-    this.stats = emptyVoiceStats(this.room, options.mode ?? 'push-to-talk');
-    const origin = options.serverUrl ?? location.origin;
-    // `ping` tells the room how often we ping, so it can drop us if we go silent (a crashed tab).
-    const url = `${origin.replace(/^http/, 'ws')}/rooms/voice/${encodeURIComponent(this.room)}?ping=${options.pingSeconds ?? 5}`;
-    this.signaling = new SignalingClient({ url, pingSeconds: options.pingSeconds, deadAfterSeconds: options.deadAfterSeconds });
+    this.context = o.context ?? new AudioContext({ sampleRate: RNNOISE_SAMPLE_RATE, latencyHint: 'interactive' });
+    this.stats = emptyVoiceStats(this.room, o.mode);
+    // `ping` tells the room how often we ping (whole seconds on the wire), so it can drop us if we
+    // go silent (a crashed tab).
+    const url = `${o.serverUrl.replace(/^http/, 'ws')}/rooms/voice/${encodeURIComponent(this.room)}?ping=${o.pingMs / 1000}`;
+    this.signaling = new SignalingClient({ url, pingMs: o.pingMs, deadMs: o.deadMs });
     this.mixer = new SpatialMixer(this.context);
-    this.mesh = new PeerMesh({
-      send: (message) => this.signaling.send(message),
-      onStream: (id, stream) => this.mixer.addStream(id, stream),
-      onClosed: (id) => this.mixer.removeStream(id),
-      iceServers: options.iceServers,
-      gated: this.hearing !== null,
-    });
+    this.mesh = new PeerMesh({ send: (message) => this.signaling.send(message), iceServers: o.iceServers, gated: this.hearing !== null });
+    this.mesh.events.on('stream', ({ id, stream }) => this.mixer.addStream(id, stream));
+    this.mesh.events.on('closed', (id) => this.mixer.removeStream(id));
     this.stats.follows = this.hearing ? 'hearing' : 'room';
     this.stats.avatarId = this.avatarId;
     this.wireSignaling();
     if (this.hearing) this.unsubscribeHearing = this.hearing.onChange(() => this.followHearing());
-    if (options.publish !== false) {
+    if (o.publish) {
       const cairn = cairnGlobal();
       cairn.voice = this;
       cairn.stats.voice = this.stats;
@@ -161,15 +205,16 @@ export class VoiceChat {
 
   /**
    * This player's avatar id (null: none), announced to the room now and after every reconnect,
-   * so peers following hearing range know which voice belongs to which avatar. Call it whenever
-   * avatar sync gets a new id; repeating the same id sends nothing.
+   * so peers following hearing range know which voice belongs to which avatar. The claim carries
+   * the avatar token ({@link VoiceChatOptions.avatarToken}) that proves the avatar is ours. Call it
+   * whenever avatar sync gets a new id or token (every frame is fine): a claim is sent again only
+   * when the id or the token changed.
    */
   setAvatarId(id: number | null): void {
     if (id !== null && !isAvatarId(id)) throw new RangeError(`VoiceChat.setAvatarId: an avatar id is an integer from 1 to 4294967295 (or null), not ${String(id)}`);
-    if (id === this.avatarId) return;
     this.avatarId = id;
     this.stats.avatarId = id;
-    this.signaling.send({ type: 'avatar', id });
+    this.claimAvatar();
   }
 
   /** Push-to-talk: start talking. */
@@ -206,8 +251,8 @@ export class VoiceChat {
     if (this.avatarRetry !== null) clearTimeout(this.avatarRetry);
     window.removeEventListener('pointerdown', this.unlockAudio);
     window.removeEventListener('keydown', this.unlockAudio);
-    this.signaling.close();
-    this.mesh.closeAll();
+    this.signaling.dispose();
+    this.mesh.dispose();
     this.mixer.dispose();
     this.capture?.dispose();
     this.micSource?.disconnect();
@@ -216,6 +261,12 @@ export class VoiceChat {
     this.stats.state = 'closed';
     this.refreshStats();
     if (!this.options.context) void this.context.close().catch(() => undefined);
+  }
+
+  /** Sends the avatar claim (id and token) if it changed and signaling is up. */
+  private claimAvatar(): void {
+    const claim = this.claim.next(this.avatarId, this.avatarId === null ? null : this.options.avatarToken());
+    if (claim && this.signaling.send(claim)) this.claim.sentClaim(claim);
   }
 
   private async openMicrophone(): Promise<void> {
@@ -241,7 +292,7 @@ export class VoiceChat {
       workletUrl: this.options.workletUrl,
       mode: this.options.mode,
       onDenoiserFailed: (reason) =>
-        this.options.notify?.({ level: 'warn', title: 'Noise suppression is off', detail: `${reason}\nYour voice still goes out through a plain high-pass and compressor.` }),
+        this.options.notify({ level: 'warn', title: 'Noise suppression is off', detail: `${reason}\nYour voice still goes out through a plain high-pass and compressor.` }),
     });
     this.micSource = this.context.createMediaStreamSource(this.microphone);
     this.micSource.connect(this.capture.input);
@@ -257,11 +308,11 @@ export class VoiceChat {
   private setMic(state: MicState, message: string | null): void {
     this.stats.mic.state = state;
     this.stats.mic.message = message;
-    if (message) this.options.notify?.({ level: 'warn', title: state === 'denied' ? 'Voice: listening only' : 'Voice: no microphone', detail: message });
+    if (message) this.options.notify({ level: 'warn', title: state === 'denied' ? 'Voice: listening only' : 'Voice: no microphone', detail: message });
   }
 
   private wireSignaling(): void {
-    const s = this.signaling;
+    const s = this.signaling.events;
     s.on('welcome', (welcome) => {
       // A new id (after a reconnect) closes every old link; the roster re-creates them.
       this.mesh.setLocalId(welcome.id);
@@ -274,14 +325,15 @@ export class VoiceChat {
       this.lastSent = null;
       this.toldFull = false;
       // Say which avatar is ours (also after a reconnect: the new socket starts without one).
-      if (this.avatarId !== null) this.signaling.send({ type: 'avatar', id: this.avatarId });
+      this.claim.reset();
+      if (this.avatarId !== null) this.claimAvatar();
       if (this.hearing) this.followHearing();
       if (!this.hearing?.positionOf) this.maybeSendPosition(true);
     });
     s.on('lost', ({ reason, code }) => {
       if (code !== VOICE_CLOSE.full || this.toldFull) return;
       this.toldFull = true;
-      this.options.notify?.({
+      this.options.notify({
         level: 'warn',
         title: 'Voice room is full',
         detail: `${reason}.\nRetrying with backoff (up to every 10 s) until a place frees up; the HUD shows the state.`,
@@ -309,7 +361,9 @@ export class VoiceChat {
       if (code !== 'avatar-taken' || this.avatarRetry !== null) return;
       this.avatarRetry = setTimeout(() => {
         this.avatarRetry = null;
-        if (!this.disposed && this.avatarId !== null) this.signaling.send({ type: 'avatar', id: this.avatarId });
+        if (this.disposed || this.avatarId === null) return;
+        this.claim.reset(); // the room refused it: the same claim goes again
+        this.claimAvatar();
       }, AVATAR_RETRY_MS);
     });
     s.on('offer', ({ from, sdp }) => this.mesh.handleOffer(from, sdp));
@@ -344,7 +398,7 @@ export class VoiceChat {
     const p = this.listener;
     const last = this.lastSent;
     if (!force && last) {
-      if (now - last.at < 1000 / (this.options.positionRate ?? 10)) return;
+      if (now - last.at < 1000 / this.options.positionRate) return;
       const moved = Math.hypot(p.x - last.x, p.y - last.y, p.z - last.z) > MOVE_EPSILON || Math.abs(p.facing - last.facing) > TURN_EPSILON;
       if (!moved) return;
     }

@@ -1,3 +1,5 @@
+import { isTyping } from '../world/typing.ts';
+import { Emitter } from '../core/emitter.ts';
 import type { VoiceChat } from './voice-chat.ts';
 
 const STYLE = `
@@ -14,12 +16,16 @@ const STYLE = `
 export interface VoicePanelOptions {
   /** Joins voice (builds and joins a VoiceChat); called by the Join button. */
   join(): Promise<VoiceChat>;
-  /** Called after Leave disposed the chat. */
-  left?(): void;
+  /** Where the buttons go. Default document.body. */
   parent?: HTMLElement;
   /** Key held for push-to-talk (KeyboardEvent.code). Default 'KeyV'. */
   pushToTalkKey?: string;
 }
+
+export type VoicePanelEvents = {
+  /** Leave disposed the chat. */
+  left: VoiceChat;
+};
 
 /**
  * The voice controls: Join/Leave, push-to-talk vs open mic, the five-second delay and its Dump
@@ -27,6 +33,7 @@ export interface VoicePanelOptions {
  * stats, so the buttons and the HUD never disagree.
  */
 export class VoicePanel {
+  readonly events = new Emitter<VoicePanelEvents>();
   readonly element: HTMLElement;
   voice: VoiceChat | null = null;
   private readonly buttons: Record<'join' | 'mode' | 'talk' | 'delay' | 'dump', HTMLButtonElement>;
@@ -34,8 +41,11 @@ export class VoicePanel {
   private readonly timer: number;
   private joining = false;
 
-  constructor(private readonly options: VoicePanelOptions) {
-    this.key = options.pushToTalkKey ?? 'KeyV';
+  private readonly options: Required<VoicePanelOptions>;
+
+  constructor(options: VoicePanelOptions) {
+    this.options = { join: options.join, parent: options.parent ?? document.body, pushToTalkKey: options.pushToTalkKey ?? 'KeyV' };
+    this.key = this.options.pushToTalkKey;
     const style = document.createElement('style');
     style.textContent = STYLE;
     document.head.append(style);
@@ -63,7 +73,7 @@ export class VoicePanel {
     };
     this.buttons.talk.addEventListener('pointerdown', () => this.voice?.press());
     for (const type of ['pointerup', 'pointerleave', 'pointercancel']) this.buttons.talk.addEventListener(type, () => this.voice?.release());
-    (options.parent ?? document.body).append(this.element);
+    this.options.parent.append(this.element);
     window.addEventListener('keydown', this.onKeyDown);
     window.addEventListener('keyup', this.onKeyUp);
     window.addEventListener('blur', this.onBlur);
@@ -85,10 +95,14 @@ export class VoicePanel {
     }
   }
 
+  /** Leaves voice: disposes the chat (emits `left`). */
   leave(): void {
-    this.voice?.dispose();
+    const voice = this.voice;
     this.voice = null;
-    this.options.left?.();
+    if (voice) {
+      voice.dispose();
+      this.events.emit('left', voice);
+    }
     this.refresh();
   }
 
@@ -98,6 +112,7 @@ export class VoicePanel {
     window.removeEventListener('keyup', this.onKeyUp);
     window.removeEventListener('blur', this.onBlur);
     this.element.remove();
+    this.events.clear();
   }
 
   private async toggleJoin(): Promise<void> {
@@ -136,9 +151,4 @@ export class VoicePanel {
   private readonly onBlur = (): void => {
     this.voice?.release();
   };
-}
-
-function isTyping(event: KeyboardEvent): boolean {
-  const target = event.target as HTMLElement | null;
-  return !!target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable);
 }

@@ -145,6 +145,13 @@ describe('avatar sync in the world page', () => {
       await expect.poll(() => b.locator('.cairn-notice[data-level="warn"]').innerText()).toMatch(/Avatar relay unreachable/);
       expect(await hudText(b)).toMatch(/BroadcastChannel \(this browser\)/);
       await expectMutualMovement(a, b);
+      // Fallen back, it keeps knocking at the relay in the background (switching back is unit-tested).
+      const tries = (): Promise<number> =>
+        b.evaluate(() => {
+          const transport = window.cairn.net?.transport;
+          return transport && 'failedAttempts' in transport ? Number(transport.failedAttempts) : 0;
+        });
+      await expect.poll(tries, { timeout: 20_000 }).toBeGreaterThanOrEqual(3);
     } finally {
       await context.close();
     }

@@ -239,7 +239,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
       const forwardZ = context.listener.forwardZ.value;
       const probe = new HrtfProbe(context, { intervalMs: 50 });
       const outcome = await Promise.race([probe.ready.then(() => 'ready'), new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 20 s'), 20_000))]);
-      probe.stop();
+      probe.dispose();
       await context.close();
       return { outcome, forwardZ };
     });
@@ -328,7 +328,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
       await c.evaluate(() => {
         const w = window as unknown as { refusals: number };
         w.refusals = 0;
-        (window.cairn.voice as { signaling: { on(e: 'lost', f: (l: { code: number | null }) => void): void } }).signaling.on('lost', ({ code }) => {
+        (window.cairn.voice as { signaling: { events: { on(e: 'lost', f: (l: { code: number | null }) => void): void } } }).signaling.events.on('lost', ({ code }) => {
           if (code === 4008) w.refusals++;
         });
       });

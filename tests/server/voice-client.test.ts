@@ -5,7 +5,7 @@
  */
 import WebSocket from 'ws';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { Backoff } from '../../src/voice/backoff.ts';
+import { Mulberry32 } from '../../src/core/rng.ts';
 import { VOICE_CLOSE } from '../../src/voice/protocol/signaling.ts';
 import { SignalingClient, type SignalingEvents, type WebSocketConstructor } from '../../src/voice/signaling-client.ts';
 import { wsUrl } from '../harness/ws-client.ts';
@@ -26,11 +26,12 @@ class BrowserLikeWebSocket extends WebSocket {
 }
 let sockets: VoiceSocket[] = [];
 
-function client(room: string, options: { pingSeconds?: number; deadAfterSeconds?: number } = {}): SignalingClient {
+function client(room: string, options: { pingMs?: number; deadMs?: number } = {}): SignalingClient {
+  const rng = new Mulberry32(3);
   const c = new SignalingClient({
     url: wsUrl(base, `/rooms/voice/${room}`),
-    WebSocketImpl: BrowserLikeWebSocket as unknown as WebSocketConstructor,
-    backoff: new Backoff({ initialSeconds: 0.1, maxSeconds: 0.5, seed: 3 }),
+    WebSocket: BrowserLikeWebSocket as unknown as WebSocketConstructor,
+    backoff: { baseMs: 100, maxMs: 500, random: () => rng.next() },
     ...options,
   });
   clients.push(c);
@@ -40,7 +41,7 @@ function client(room: string, options: { pingSeconds?: number; deadAfterSeconds?
 function next<K extends keyof SignalingEvents>(c: SignalingClient, type: K, timeoutMs = 10_000): Promise<SignalingEvents[K]> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${String(type)} within ${timeoutMs} ms`)), timeoutMs);
-    const off = c.on(type, (payload) => {
+    const off = c.events.on(type, (payload) => {
       clearTimeout(timer);
       off();
       resolve(payload);
@@ -49,7 +50,7 @@ function next<K extends keyof SignalingEvents>(c: SignalingClient, type: K, time
 }
 
 afterEach(async () => {
-  for (const c of clients) c.close();
+  for (const c of clients) c.dispose();
   clients = [];
   await Promise.all(sockets.map((s) => s.close().catch(() => undefined)));
   sockets = [];
@@ -89,7 +90,7 @@ describe('SignalingClient against the real VoiceRoom', () => {
     const room = `client-dead-${Date.now().toString(36)}`;
     const watcher = await VoiceSocket.join(base, room);
     sockets.push(watcher);
-    const a = client(room, { pingSeconds: 0.2, deadAfterSeconds: 0.8 });
+    const a = client(room, { pingMs: 200, deadMs: 800 });
     const first = next(a, 'welcome');
     a.connect();
     const oldId = (await first).id;
@@ -130,12 +131,12 @@ describe('SignalingClient against the real VoiceRoom', () => {
     expect(a.state).toBe('open');
   });
 
-  it('stops for good on close()', async () => {
+  it('stops for good on dispose()', async () => {
     const a = client(`client-stop-${Date.now().toString(36)}`);
     const welcome = next(a, 'welcome');
     a.connect();
     await welcome;
-    a.close();
+    a.dispose();
     expect(a.state).toBe('closed');
     expect(a.send({ type: 'ping' })).toBe(false);
     await new Promise((r) => setTimeout(r, 500));

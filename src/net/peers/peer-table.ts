@@ -1,5 +1,5 @@
 import { Emitter } from '../../core/emitter.ts';
-import { FrameKind, type AvatarFrame } from '../protocol/frame.ts';
+import { createFrame, decodeFrame, FRAME_BYTES, FrameKind, type AvatarFrame } from '../protocol/frame.ts';
 import { RemotePeer } from './remote-peer.ts';
 
 export interface PeerTableOptions {
@@ -34,6 +34,10 @@ export interface PeerTableStats {
   silenced: number;
   /** Frames ignored because the table was full. */
   full: number;
+  /** Frames that failed validation inside a message whose other frames were taken ({@link PeerTable.ingestMessage}). */
+  rejected: number;
+  /** Why the last of them failed. */
+  lastRejection: string | null;
 }
 
 export interface PeerTableEvents extends Record<string, unknown> {
@@ -50,7 +54,7 @@ export interface PeerTableEvents extends Record<string, unknown> {
 export class PeerTable {
   readonly peers = new Map<number, RemotePeer>();
   readonly events = new Emitter<PeerTableEvents>();
-  readonly stats: PeerTableStats = { frames: 0, echoes: 0, stale: 0, leaves: 0, silenced: 0, full: 0 };
+  readonly stats: PeerTableStats = { frames: 0, echoes: 0, stale: 0, leaves: 0, silenced: 0, full: 0, rejected: 0, lastRejection: null };
   /** This page's id on the wire (frames from it are echoes). */
   selfId: number | null = null;
   readonly delayMs: number;
@@ -58,6 +62,8 @@ export class PeerTable {
   readonly silenceMs: number;
   readonly leaveGraceMs: number;
   readonly maxPeers: number;
+  /** Reused by {@link ingestMessage}. */
+  private readonly scratch = createFrame();
 
   constructor(options: PeerTableOptions = {}) {
     this.delayMs = options.delayMs ?? 100;
@@ -105,6 +111,28 @@ export class PeerTable {
   /** Offers `count` frames (a whole relay message, already validated). */
   ingestAll(frames: readonly AvatarFrame[], count: number, now: number): void {
     for (let i = 0; i < count; i++) this.ingest(frames[i]!, now);
+  }
+
+  /**
+   * Offers every frame of a message (whole 36-byte frames) one by one: a frame that fails
+   * validation is counted ({@link PeerTableStats.rejected}) and skipped, and the others are taken,
+   * so one bad sender in a coalesced message cannot blind the table to the honest ones. Returns
+   * the frames taken. Allocates nothing.
+   */
+  ingestMessage(bytes: Uint8Array, now: number): number {
+    const frame = this.scratch;
+    let taken = 0;
+    for (let offset = 0; offset + FRAME_BYTES <= bytes.length; offset += FRAME_BYTES) {
+      const problem = decodeFrame(bytes, offset, frame);
+      if (problem) {
+        this.stats.rejected++;
+        this.stats.lastRejection = `${problem} (frame ${offset / FRAME_BYTES})`;
+        continue;
+      }
+      this.ingest(frame, now);
+      taken++;
+    }
+    return taken;
   }
 
   /** Removes peers that went silent or whose leave grace has passed. Call once per rendered frame. */

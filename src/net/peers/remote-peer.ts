@@ -1,4 +1,5 @@
 import { ANIMATION_STATES, type AnimationStateName, type AvatarFrame } from '../protocol/frame.ts';
+import { Ema } from '../../core/ema.ts';
 
 /** One received pose, on this page's clock. */
 export interface PoseSample {
@@ -63,8 +64,8 @@ export class RemotePeer {
   lastHeard: number;
   /** Local ms a leave arrived, or null. */
   leavingSince: number | null = null;
-  /** EMA of the interval between samples (ms). */
-  intervalMs = 100;
+  /** Moving average of the interval between samples (ms), starting from the nominal 10 Hz. */
+  private readonly interval = Object.assign(new Ema(0.2), { value: 100 });
   /** States the renderer has not yet been asked to play, oldest first (see {@link takeStateRequests}). */
   private readonly requests: AnimationStateName[] = [];
   private lastRequestedSeq: number | null = null;
@@ -110,7 +111,7 @@ export class RemotePeer {
     const newest = this.newest();
     if (newest) {
       const gap = t - newest.t;
-      if (gap > 0 && gap < 2000) this.intervalMs += (gap - this.intervalMs) * 0.2;
+      if (gap > 0 && gap < 2000) this.interval.push(gap);
     }
     const slot = this.size < this.capacity ? this.at(this.size++) : this.advance();
     slot.t = newest && t < newest.t ? newest.t : t;
@@ -127,6 +128,11 @@ export class RemotePeer {
     this.leavingSince = null;
     this.frames++;
     return true;
+  }
+
+  /** Moving average of the interval between this peer's samples (ms; 100 until measured). */
+  get intervalMs(): number {
+    return this.interval.value;
   }
 
   /** The render delay for this peer: `baseDelay`, or more for a peer that updates slowly. */

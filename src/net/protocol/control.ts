@@ -52,6 +52,8 @@ export interface WelcomeMessage {
   rateCap: number;
   /** Open sockets in the room, this one included. */
   peers: number;
+  /** Signed token naming {@link id} as this socket's avatar (voice's avatar claim carries it). */
+  avatarToken?: string;
 }
 
 /** Sent (at most once a second per reason) to a socket whose input the relay dropped. */

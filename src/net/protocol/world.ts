@@ -147,6 +147,8 @@ export interface CellAck {
   role: CellRole;
   /** ms since epoch when this socket's token expires unless renewed. */
   expiresAt: number;
+  /** Signed token naming this client's world id as its avatar (voice's avatar claim carries it). */
+  avatarToken?: string;
 }
 
 /** Cell → client: a command was refused (the socket keeps its old role). */

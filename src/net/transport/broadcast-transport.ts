@@ -42,6 +42,8 @@ export class BroadcastTransport implements FrameTransport {
   readonly stats: TransportStats = emptyTransportStats();
   readonly events = new Emitter<TransportEvents>();
   state: TransportState = 'open';
+  /** Pages of one origin trust each other: there is no server to sign an avatar. */
+  readonly avatarToken = null;
   private readonly channel: BroadcastChannelLike;
 
   constructor(options: BroadcastTransportOptions) {

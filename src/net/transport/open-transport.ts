@@ -17,11 +17,16 @@ export function openTransport(target: string, options: OpenTransportOptions = {}
     if (!channel) throw new Error('openTransport: "broadcast:" needs a channel name, e.g. broadcast:lobby');
     return new BroadcastTransport({ ...options, channel });
   }
-  if (/^wss?:\/\//.test(target)) return new WebSocketTransport({ ...options, url: target });
+  return new WebSocketTransport({ ...options, url: relayUrl(target) });
+}
+
+/** A relay target as a ws:// or wss:// URL: one already, or a /path on this page's origin (ws: or wss: to match http: or https:). */
+export function relayUrl(target: string): string {
+  if (/^wss?:\/\//.test(target)) return target;
   if (target.startsWith('/')) {
     if (typeof location === 'undefined') throw new Error(`openTransport: "${target}" is a path, but there is no page origin here; pass a ws:// URL`);
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    return new WebSocketTransport({ ...options, url: `${scheme}//${location.host}${target}` });
+    return `${scheme}//${location.host}${target}`;
   }
   throw new Error(`openTransport: "${target}" is neither broadcast:NAME, a ws:// or wss:// URL, nor a /path on this origin`);
 }

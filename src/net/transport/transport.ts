@@ -32,7 +32,7 @@ export interface TransportStats {
   pingMs: number | null;
 }
 
-export interface TransportEvents extends Record<string, unknown> {
+export type TransportEvents = {
   /** One relay message: one or more whole 36-byte frames (not yet validated). */
   message: Uint8Array;
   /** A control message from the relay (welcome, dropped, …). */
@@ -40,7 +40,15 @@ export interface TransportEvents extends Record<string, unknown> {
   state: TransportState;
   /** Something arrived that the transport could not use; the reason. */
   rejected: string;
-}
+  /** {@link FrameTransport.avatarToken} changed (a welcome or cell ack brought a new one, or the connection dropped). */
+  avatarToken: string | null;
+  /**
+   * The transport now carries frames over another wire ({@link FrameTransport.kind} and
+   * {@link FrameTransport.target} changed, and so did the sender ids): peers heard on the old wire
+   * are gone. A {@link FallbackTransport} emits it when the relay answers again.
+   */
+  switched: { kind: TransportKind; target: string };
+};
 
 /**
  * Carries 36-byte frames between this page and the others in a room. Both implementations —
@@ -57,6 +65,13 @@ export interface FrameTransport {
   readonly selfId: number | null;
   readonly stats: TransportStats;
   readonly events: Emitter<TransportEvents>;
+  /**
+   * The server's signed proof that this page owns avatar {@link selfId} (the relay's welcome or the
+   * world cell's ack carries it): voice sends it with its avatar claim, so nobody can claim another
+   * player's avatar. Null (or absent) on a BroadcastChannel, before the first welcome, and while
+   * disconnected.
+   */
+  readonly avatarToken?: string | null;
   /** Sends one 36-byte frame. Returns false (and counts it unsent) when not open. */
   send(frame: Uint8Array): boolean;
   /**

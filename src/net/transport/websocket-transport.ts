@@ -1,10 +1,10 @@
+import type { BackoffOptions } from '../../core/backoff.ts';
 import { Emitter } from '../../core/emitter.ts';
-import { CloseCode, parseServerControl } from '../protocol/control.ts';
-import { Backoff, type BackoffOptions } from './backoff.ts';
+import { ReconnectingSocket, type SocketLoss, type WebSocketConstructor } from '../../core/reconnecting-socket.ts';
+import { CloseCode, parseServerControl, type ServerControl, type WelcomeMessage } from '../protocol/control.ts';
 import { emptyTransportStats, type FrameTransport, type TransportEvents, type TransportState, type TransportStats } from './transport.ts';
 
-/** The subset of the WebSocket constructor this transport uses (the browser's, or `ws` in Node). */
-export type WebSocketConstructor = new (url: string) => WebSocket;
+export type { WebSocketConstructor } from '../../core/reconnecting-socket.ts';
 
 export interface WebSocketTransportOptions {
   /** ws:// or wss:// URL of a relay room, e.g. `wss://cairn.example/rooms/avatar/lobby`. */
@@ -20,48 +20,56 @@ export interface WebSocketTransportOptions {
 }
 
 /** Close codes after which retrying cannot help (the relay said the request itself is wrong). */
-const FATAL_CLOSE_CODES = new Set<number>([1008, CloseCode.badToken, CloseCode.replaced]);
+const FATAL_CLOSE_CODES = [1008, CloseCode.badToken, CloseCode.replaced];
 
 /**
- * Frames over a WebSocket to the relay (`/rooms/avatar/:room`). Reconnects with jittered
- * exponential backoff after any drop and resumes sending; while it is down, {@link state} says
- * `reconnecting` and {@link send} returns false (poses are not queued: a stale pose is worthless,
- * the next one supersedes it). The relay's welcome tells it its id ({@link selfId}), which
- * changes on every reconnect. A text `ping` every {@link WebSocketTransportOptions.pingMs} keeps
- * idle connections alive and measures the round trip.
+ * Frames over a WebSocket to the relay (`/rooms/avatar/:room`), on a {@link ReconnectingSocket}:
+ * reconnects with jittered exponential backoff after any drop and resumes sending; while it is
+ * down, {@link state} says `reconnecting` and {@link send} returns false (poses are not queued: a
+ * stale pose is worthless, the next one supersedes it). The relay's welcome tells it its id
+ * ({@link selfId}) and avatar token ({@link avatarToken}), both new on every reconnect. A text
+ * `ping` every {@link WebSocketTransportOptions.pingMs} keeps idle connections alive and measures
+ * the round trip.
  */
 export class WebSocketTransport implements FrameTransport {
   readonly kind = 'relay' as const;
-  /** The URL of the current (or next) connection; see {@link setUrl}. */
-  target: string;
   readonly stats: TransportStats = emptyTransportStats();
   readonly events = new Emitter<TransportEvents>();
   state: TransportState = 'connecting';
   selfId: number | null = null;
+  avatarToken: string | null = null;
   /** Relay delivery mode from the last welcome. */
   relayMode: string | null = null;
-  private socket: WebSocket | null = null;
-  private readonly backoff: Backoff;
-  private readonly pingMs: number;
-  private readonly deadMs: number;
-  private readonly Impl: WebSocketConstructor;
-  private retryTimer: ReturnType<typeof setTimeout> | null = null;
-  private pingTimer: ReturnType<typeof setInterval> | null = null;
-  private pingSentAt = 0;
-  private lastHeard = 0;
+  /** The one connection (reconnects, keep-alive). */
+  readonly socket: ReconnectingSocket;
   private everOpened = false;
   private disposed = false;
 
   constructor(options: WebSocketTransportOptions) {
-    this.target = options.url;
-    this.backoff = new Backoff(options.backoff);
-    this.pingMs = options.pingMs ?? 20_000;
-    this.deadMs = options.deadMs ?? this.pingMs * 3;
-    const Impl = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-    if (!Impl) throw new Error('WebSocketTransport: no WebSocket implementation (pass options.WebSocket in Node)');
-    this.Impl = Impl;
     if (!/^wss?:\/\//.test(options.url)) throw new Error(`WebSocketTransport: "${options.url}" is not a ws:// or wss:// URL`);
-    this.connect();
+    this.socket = new ReconnectingSocket({ ...options, fatalCloseCodes: FATAL_CLOSE_CODES });
+    const events = this.socket.events;
+    events.on('open', () => {
+      this.everOpened = true;
+      this.stats.reconnects = this.socket.reconnects;
+    });
+    events.on('binary', (bytes) => {
+      this.stats.messages++;
+      this.events.emit('message', bytes);
+    });
+    events.on('text', (text) => this.onText(text));
+    events.on('pong', (rttMs) => (this.stats.pingMs = rttMs));
+    events.on('unreadable', () => this.reject('binary message of an unexpected type'));
+    events.on('lost', (loss) => this.onLost(loss));
+    events.on('state', (state) => {
+      this.setState(state === 'idle' ? 'connecting' : state);
+    });
+    this.socket.connect();
+  }
+
+  /** The URL of the current (or next) connection; see {@link setUrl}. */
+  get target(): string {
+    return this.socket.url;
   }
 
   /**
@@ -80,16 +88,14 @@ export class WebSocketTransport implements FrameTransport {
   }
 
   send(frame: Uint8Array): boolean {
-    const socket = this.socket;
-    if (this.state !== 'open' || !socket || socket.readyState !== 1) {
-      this.stats.unsent++;
-      return false;
-    }
     // A copy: callers reuse their frame buffer (LocalPublisher does), and Node's `ws` queues a
     // send by reference while it is still compressing an earlier one (permessage-deflate), so
     // without it a queued frame goes out with the next frame's bytes — one frame lost, another
     // sent twice. Browsers copy anyway; 36 bytes ten times a second.
-    socket.send(frame.slice() as Uint8Array<ArrayBuffer>);
+    if (this.state !== 'open' || !this.socket.send(frame.slice())) {
+      this.stats.unsent++;
+      return false;
+    }
     this.stats.sent++;
     return true;
   }
@@ -97,103 +103,42 @@ export class WebSocketTransport implements FrameTransport {
   /** Changes the URL used from the next connection attempt on (a fresher token, another role). */
   setUrl(url: string): void {
     if (!/^wss?:\/\//.test(url)) throw new Error(`WebSocketTransport: "${url}" is not a ws:// or wss:// URL`);
-    this.target = url;
+    this.socket.setUrl(url);
   }
 
   /** Sends a control text (world cells accept a few commands). Returns false when not open. */
   sendText(text: string): boolean {
-    const socket = this.socket;
-    if (this.state !== 'open' || !socket || socket.readyState !== 1) return false;
-    socket.send(text);
-    return true;
+    return this.state === 'open' && this.socket.send(text);
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.clearTimers();
-    const socket = this.socket;
-    this.socket = null;
-    if (socket && (socket.readyState === 0 || socket.readyState === 1)) socket.close(1000, 'bye');
+    this.socket.dispose();
     this.setState('closed');
     this.events.clear();
   }
 
-  private connect(): void {
-    if (this.disposed) return;
-    let socket: WebSocket;
-    try {
-      socket = new this.Impl(this.target);
-    } catch (error) {
-      this.stats.lastError = (error as Error).message;
-      this.setState('closed');
-      return;
-    }
-    socket.binaryType = 'arraybuffer';
-    this.socket = socket;
-    socket.onopen = () => {
-      if (socket !== this.socket) return;
-      if (this.everOpened) this.stats.reconnects++;
-      this.everOpened = true;
-      this.lastHeard = Date.now();
-      this.setState('open');
-      this.startPings(socket);
-    };
-    socket.onmessage = (event: MessageEvent) => {
-      if (socket !== this.socket) return;
-      this.lastHeard = Date.now();
-      const data: unknown = event.data;
-      if (typeof data === 'string') return this.onText(data);
-      if (data instanceof ArrayBuffer) {
-        this.stats.messages++;
-        this.events.emit('message', new Uint8Array(data));
-        return;
-      }
-      // Node's `ws` may hand over a Buffer (a Uint8Array).
-      if (data instanceof Uint8Array) {
-        this.stats.messages++;
-        this.events.emit('message', data);
-        return;
-      }
-      this.reject('binary message of an unexpected type');
-    };
-    socket.onerror = () => {
-      if (socket !== this.socket) return;
-      this.stats.lastError = 'connection error';
-    };
-    socket.onclose = (event: CloseEvent) => {
-      if (socket !== this.socket) return;
-      this.socket = null;
-      this.selfId = null;
-      this.stopPings();
-      if (event.reason) this.stats.lastError = `closed ${event.code}: ${event.reason}`;
-      else if (event.code !== 1000) this.stats.lastError = `closed ${event.code}`;
-      if (this.disposed) return;
-      if (FATAL_CLOSE_CODES.has(event.code)) {
-        this.setState('closed');
-        return;
-      }
-      this.scheduleRetry();
-    };
-  }
-
   private onText(text: string): void {
-    if (text === 'pong') {
-      if (this.pingSentAt > 0) this.stats.pingMs = Date.now() - this.pingSentAt;
-      this.pingSentAt = 0;
-      return;
-    }
     const parsed = parseServerControl(text);
     if (!parsed.ok) return this.reject(parsed.problem);
     this.stats.controls++;
     const control = parsed.value;
-    if (control.type === 'welcome') {
-      const welcome = control as { id: number; mode: string };
-      this.selfId = welcome.id;
-      this.relayMode = welcome.mode;
-      this.backoff.reset();
+    if (isWelcome(control)) {
+      this.selfId = control.id;
+      this.relayMode = control.mode;
+      this.setAvatarToken(typeof control.avatarToken === 'string' ? control.avatarToken : null);
+      this.socket.accepted();
     }
     this.events.emit('control', control);
+  }
+
+  private onLost(loss: SocketLoss): void {
+    this.selfId = null;
+    this.setAvatarToken(null);
+    if (loss.code === null) this.stats.lastError = loss.reason;
+    else if (loss.closeReason) this.stats.lastError = `closed ${loss.code}: ${loss.closeReason}`;
+    else if (loss.code !== 1000) this.stats.lastError = `closed ${loss.code}`;
   }
 
   private reject(reason: string): void {
@@ -202,43 +147,10 @@ export class WebSocketTransport implements FrameTransport {
     this.events.emit('rejected', reason);
   }
 
-  private scheduleRetry(): void {
-    this.setState('reconnecting');
-    const delay = this.backoff.next();
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      this.connect();
-    }, delay);
-  }
-
-  private startPings(socket: WebSocket): void {
-    this.stopPings();
-    this.pingTimer = setInterval(() => {
-      if (socket !== this.socket || socket.readyState !== 1) return;
-      if (Date.now() - this.lastHeard > this.deadMs) {
-        // Silent too long: presume the connection dead and replace it.
-        this.stats.lastError = `no answer for ${Math.round((Date.now() - this.lastHeard) / 1000)} s`;
-        this.socket = null;
-        this.selfId = null;
-        this.stopPings();
-        socket.close(4000, 'presumed dead');
-        this.scheduleRetry();
-        return;
-      }
-      this.pingSentAt = Date.now();
-      socket.send('ping');
-    }, this.pingMs);
-  }
-
-  private stopPings(): void {
-    if (this.pingTimer !== null) clearInterval(this.pingTimer);
-    this.pingTimer = null;
-  }
-
-  private clearTimers(): void {
-    this.stopPings();
-    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+  private setAvatarToken(token: string | null): void {
+    if (token === this.avatarToken) return;
+    this.avatarToken = token;
+    this.events.emit('avatarToken', token);
   }
 
   private setState(state: TransportState): void {
@@ -246,4 +158,9 @@ export class WebSocketTransport implements FrameTransport {
     this.state = state;
     this.events.emit('state', state);
   }
+}
+
+/** {@link parseServerControl} has checked a welcome's fields; this only names the type. */
+function isWelcome(control: ServerControl): control is WelcomeMessage {
+  return control.type === 'welcome';
 }

@@ -1,12 +1,13 @@
+import { Backoff, type BackoffOptions } from '../../core/backoff.ts';
 import { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
-import { cellDistance, cellRoom, cellSendPhase, distanceToCell, neighbourhood, sameCell, sendMomentNumber, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
-import { Backoff, type BackoffOptions } from '../transport/backoff.ts';
+import { cellDistance, cellRoom, cellSendPhase, neighbourhood, sameCell, sendMomentNumber, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
 import { emptyTransportStats, type FrameTransport, type TransportEvents, type TransportState, type TransportStats } from '../transport/transport.ts';
-import { WebSocketTransport, type WebSocketConstructor } from '../transport/websocket-transport.ts';
+import type { WebSocketConstructor } from '../transport/websocket-transport.ts';
+import { CellSockets, type CellSocket } from './cell-sockets.ts';
 import { CellTracker } from './cell-tracker.ts';
+import { DirectoryClient, DirectoryError, type Timed } from './directory-client.ts';
 import { ServerClock } from './server-clock.ts';
-import { wantsCloseWatch } from './close-watch.ts';
 
 export interface WorldTransportOptions {
   /** http(s) origin of the Worker, e.g. `https://cairn.example` (its /api/world and /rooms). */
@@ -39,6 +40,36 @@ export interface WorldTransportOptions {
    * directory's answers alone set the clock).
    */
   clockProbeMs?: number;
+}
+
+/** {@link WorldTransportOptions} with every default filled in. */
+export interface ResolvedWorldTransportOptions {
+  origin: string;
+  start: { x: number; z: number };
+  margin: number;
+  renewMs: number;
+  backoff: BackoffOptions;
+  WebSocket: WebSocketConstructor | undefined;
+  fetch: typeof fetch | undefined;
+  requestTimeoutMs: number;
+  closeWatch: boolean;
+  clockProbeMs: number;
+}
+
+/** The defaults, applied once. */
+export function resolveWorldTransportOptions(options: WorldTransportOptions): ResolvedWorldTransportOptions {
+  return {
+    origin: options.origin,
+    start: { ...options.start },
+    margin: options.margin ?? 4,
+    renewMs: options.renewMs ?? 40_000,
+    backoff: options.backoff ?? {},
+    WebSocket: options.WebSocket,
+    fetch: options.fetch,
+    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+    closeWatch: options.closeWatch ?? true,
+    clockProbeMs: options.clockProbeMs ?? 30_000,
+  };
 }
 
 /** Probes a second apart after entering: the first answers come while joining is busiest. */
@@ -82,21 +113,12 @@ export interface WorldStats {
   clockProbes: number;
 }
 
-interface CellSocket {
-  cell: Cell;
-  transport: WebSocketTransport;
-  /** Role acknowledged by the cell. */
-  role: 'pub' | 'sub' | null;
-  /** Whether this socket asked its cell for every tick (`pace` close); a new connection starts paced. */
-  close: boolean;
-  offs: Array<() => void>;
-}
-
 /**
  * The open world as one {@link FrameTransport}: publishes to the cell the player stands in and
- * listens to the 3×3 cells around it, one WebSocket per cell, each cell an AvatarRoom Durable
- * Object (`world:cell:X:Z`). Messages from every cell come out of one `message` event; the peer
- * table merges them without duplicates (one world id per player, sequence numbers decide).
+ * listens to the 3×3 cells around it, one WebSocket per cell ({@link CellSockets}), each cell an
+ * AvatarRoom Durable Object (`world:cell:X:Z`); identities and cell tokens come from the world
+ * directory ({@link DirectoryClient}). Messages from every cell come out of one `message` event;
+ * the peer table merges them without duplicates (one world id per player, sequence numbers decide).
  *
  * Crossing a border (past the hysteresis margin) asks the directory for a token for the new cell
  * (`POST /api/world/hop`), tells the new cell `publish` and the old one `subscribe` (the old cell
@@ -110,39 +132,53 @@ export class WorldTransport implements FrameTransport {
   readonly stats: TransportStats = emptyTransportStats();
   readonly events = new Emitter<TransportEvents>();
   readonly world: WorldStats = { cell: null, subscriptions: 0, hops: 0, reentries: 0, hopErrors: 0, lastHopError: null, renewals: 0, closeWatches: 0, clockOffsetMs: null, clockRttMs: null, sendPhase: null, timingCorrectionMs: 0, timingNotes: 0, clockProbes: 0 };
+  readonly options: ResolvedWorldTransportOptions;
   state: TransportState = 'connecting';
   selfId: number | null = null;
+  /** The publication cell's signed proof that avatar {@link selfId} is this client's (from its ack). */
+  avatarToken: string | null = null;
   /** The cell this client publishes in (acknowledged). */
   cell: Cell | null = null;
   readonly tracker: CellTracker;
-  private readonly cells = new Map<string, CellSocket>();
+  /** The server's clock and the cell's corrections to it (mirrored into {@link world}). */
+  readonly clock = new ServerClock();
+  private readonly directory: DirectoryClient;
+  private readonly cells: CellSockets;
   private token: string | null = null;
   private tokenCell: Cell | null = null;
-  private readonly origin: string;
-  private readonly wsOrigin: string;
-  private readonly fetchImpl: typeof fetch;
-  private readonly options: WorldTransportOptions;
   private busy = false;
   private retryAt = 0;
   private renewTimer: ReturnType<typeof setInterval> | null = null;
   private disposed = false;
   private position: { x: number; z: number };
-  /** The server's clock and the cell's corrections to it (mirrored into {@link world}). */
-  readonly clock = new ServerClock();
   private clockTimer: ReturnType<typeof setTimeout> | null = null;
   /** The `t` of the clock probe awaiting its answer (one at a time; a late answer to an older one is ignored). */
   private probeT: number | null = null;
   private probesSent = 0;
 
   constructor(options: WorldTransportOptions) {
-    this.options = options;
-    this.origin = options.origin.replace(/\/$/, '');
-    if (!/^https?:\/\//.test(this.origin)) throw new Error(`WorldTransport: origin "${options.origin}" must be http:// or https://`);
-    this.wsOrigin = this.origin.replace(/^http/, 'ws');
-    this.target = `${this.origin}/api/world`;
-    this.fetchImpl = options.fetch ?? fetch.bind(globalThis);
-    this.tracker = new CellTracker(undefined, options.margin ?? 4);
-    this.position = { ...options.start };
+    const o = (this.options = resolveWorldTransportOptions(options));
+    this.directory = new DirectoryClient({ origin: o.origin, fetch: o.fetch, requestTimeoutMs: o.requestTimeoutMs });
+    this.target = this.directory.url;
+    this.cells = new CellSockets({ wsOrigin: this.directory.options.origin.replace(/^http/, 'ws'), backoff: o.backoff, WebSocket: o.WebSocket });
+    this.tracker = new CellTracker(undefined, o.margin);
+    this.position = { ...o.start };
+    const events = this.cells.events;
+    events.on('message', (bytes) => {
+      this.stats.messages++;
+      this.events.emit('message', bytes);
+    });
+    events.on('rejected', (reason) => {
+      this.stats.rejected++;
+      this.stats.lastRejection = reason;
+      this.events.emit('rejected', reason);
+    });
+    events.on('ack', ({ socket, ack }) => this.onAck(socket, ack));
+    events.on('control', ({ socket, control }) => this.onControl(socket, control));
+    events.on('state', ({ socket, state }) => {
+      if (state === 'closed' && socket.transport.stats.lastError) this.stats.lastError = `${socket.key}: ${socket.transport.stats.lastError}`;
+      this.refreshState();
+    });
   }
 
   /**
@@ -159,8 +195,8 @@ export class WorldTransport implements FrameTransport {
         break;
       } catch (error) {
         this.stats.lastError = (error as Error).message;
-        const status = (error as { status?: number }).status;
-        if ((status !== undefined && status < 500) || attempt >= 2 || this.disposed) {
+        const status = error instanceof DirectoryError ? error.status : null;
+        if ((status !== null && status < 500) || attempt >= 2 || this.disposed) {
           this.setState('closed');
           return false;
         }
@@ -168,7 +204,7 @@ export class WorldTransport implements FrameTransport {
       }
     }
     if (this.disposed) return false;
-    this.renewTimer = setInterval(() => void this.renew(), this.options.renewMs ?? 40_000);
+    this.renewTimer = setInterval(() => void this.renew(), this.options.renewMs);
     this.scheduleClockProbe();
     return true;
   }
@@ -183,8 +219,8 @@ export class WorldTransport implements FrameTransport {
   }
 
   send(frame: Uint8Array): boolean {
-    const pub = this.cell ? this.cells.get(cellRoom(this.cell)) : undefined;
-    if (!pub || pub.role !== 'pub' || !pub.transport.send(frame)) {
+    const pub = this.publication();
+    if (!pub || !pub.transport.send(frame)) {
       this.stats.unsent++;
       return false;
     }
@@ -223,33 +259,30 @@ export class WorldTransport implements FrameTransport {
     this.disposed = true;
     if (this.renewTimer !== null) clearInterval(this.renewTimer);
     if (this.clockTimer !== null) clearTimeout(this.clockTimer);
-    for (const key of [...this.cells.keys()]) this.closeCell(key);
+    this.cells.dispose();
+    this.world.subscriptions = 0;
+    this.setAvatarToken(null);
     this.setState('closed');
     this.events.clear();
   }
 
   // ── Identity and cells ──────────────────────────────────────────────────────────────────────
 
-  private async post<T extends { serverTime?: number }>(path: string, body: unknown): Promise<T> {
-    const timeoutMs = this.options.requestTimeoutMs ?? 10_000;
-    let response: Response;
-    const sentAt = Date.now();
-    try {
-      response = await this.fetchImpl(`${this.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
-    } catch (error) {
-      if ((error as Error).name === 'TimeoutError') throw new Error(`${path}: no answer within ${timeoutMs} ms`, { cause: error });
-      throw error;
-    }
-    const text = await response.text();
-    if (!response.ok) throw Object.assign(new Error(`${path}: HTTP ${response.status} ${text.trim()}`), { status: response.status });
-    const value = JSON.parse(text) as T;
-    this.observeClock(value.serverTime, sentAt, Date.now());
-    return value;
+  /** The publication cell's socket, once it acknowledged publication. */
+  private publication(): CellSocket | undefined {
+    const pub = this.cell ? this.cells.get(this.cell) : undefined;
+    return pub?.role === 'pub' ? pub : undefined;
   }
 
   /** A stamped answer (directory or cell): the clock keeps it if its round trip is the shortest (see {@link ServerClock.observe}). */
   private observeClock(serverTime: unknown, sentAt: number, readAt: number): void {
     if (this.clock.observe(serverTime, sentAt, readAt)) this.clockChanged();
+  }
+
+  /** A directory answer's body, its `serverTime` offered to the clock. */
+  private timed<T extends { serverTime?: number }>(answer: Timed<T>): T {
+    this.observeClock(answer.body.serverTime, answer.sentAt, answer.readAt);
+    return answer.body;
   }
 
   private clockChanged(): void {
@@ -262,7 +295,7 @@ export class WorldTransport implements FrameTransport {
 
   /** Probes the clock a second apart {@link CLOCK_BURST} times, then every {@link WorldTransportOptions.clockProbeMs}. */
   private scheduleClockProbe(): void {
-    const steady = this.options.clockProbeMs ?? 30_000;
+    const steady = this.options.clockProbeMs;
     if (this.disposed || steady <= 0) return;
     this.clockTimer = setTimeout(
       () => {
@@ -276,8 +309,8 @@ export class WorldTransport implements FrameTransport {
 
   /** Asks the publication cell for its time (skipped while publication is not acknowledged). */
   private probeClock(): void {
-    const pub = this.cell ? this.cells.get(cellRoom(this.cell)) : undefined;
-    if (!pub || pub.role !== 'pub') return;
+    const pub = this.publication();
+    if (!pub) return;
     const t = Date.now();
     if (!pub.transport.sendText(JSON.stringify({ type: 'clock', t }))) return;
     this.probeT = t;
@@ -285,12 +318,13 @@ export class WorldTransport implements FrameTransport {
   }
 
   private async enter(at: { x: number; z: number }): Promise<void> {
-    const entry = await this.post<WorldEntry>('/api/world/enter', at);
+    const entry: WorldEntry = this.timed(await this.directory.enter(at));
     // Disposed while the request was in flight: open nothing (it would outlive its owner).
     if (this.disposed) return;
     if (this.selfId !== null) this.world.reentries++;
-    for (const key of [...this.cells.keys()]) this.closeCell(key);
+    this.cells.closeExcept(() => false);
     this.selfId = entry.id;
+    this.setAvatarToken(null);
     this.token = entry.token;
     this.tokenCell = entry.cell;
     this.cell = null;
@@ -306,15 +340,15 @@ export class WorldTransport implements FrameTransport {
         await this.enter(this.position);
         return;
       }
-      const hop = await this.post<WorldHop>('/api/world/hop', { token: this.token, cell: to });
+      const hop: WorldHop = this.timed(await this.directory.hop(this.token!, to));
       if (this.disposed) return;
       this.adopt(hop);
-      const target = this.cells.get(cellRoom(to));
+      const target = this.cells.get(to);
       if (target && target.transport.state === 'open') target.transport.sendText(JSON.stringify({ type: 'publish', token: hop.token }));
       else this.openCell(to, 'pub');
       // The rest (stop publishing in the old cell, reshape the 3×3) follows the new cell's ack.
     } catch (error) {
-      const status = (error as { status?: number }).status;
+      const status = error instanceof DirectoryError ? error.status : null;
       this.world.hopErrors++;
       this.world.lastHopError = (error as Error).message;
       if (status === 409 || status === 401) {
@@ -335,7 +369,7 @@ export class WorldTransport implements FrameTransport {
   private adopt(grant: WorldHop): void {
     this.token = grant.token;
     this.tokenCell = grant.cell;
-    for (const socket of this.cells.values()) socket.transport.setUrl(this.cellUrl(socket.cell, sameCell(socket.cell, grant.cell) ? 'pub' : 'sub'));
+    this.cells.retarget(grant.token, grant.cell);
   }
 
   /** Keeps the identity alive: a fresh token for the current cell, passed to every open cell. */
@@ -343,10 +377,10 @@ export class WorldTransport implements FrameTransport {
     if (this.busy || !this.token || !this.tokenCell || this.disposed) return;
     this.busy = true;
     try {
-      const grant = await this.post<WorldHop>('/api/world/hop', { token: this.token, cell: this.tokenCell });
+      const grant: WorldHop = this.timed(await this.directory.hop(this.token, this.tokenCell));
       if (this.disposed) return;
       this.adopt(grant);
-      for (const socket of this.cells.values()) socket.transport.sendText(JSON.stringify({ type: 'renew', token: grant.token }));
+      this.cells.broadcast(JSON.stringify({ type: 'renew', token: grant.token }));
       this.world.renewals++;
     } catch (error) {
       this.world.lastHopError = (error as Error).message;
@@ -356,57 +390,25 @@ export class WorldTransport implements FrameTransport {
     }
   }
 
-  private cellUrl(cell: Cell, role: 'pub' | 'sub'): string {
-    return `${this.wsOrigin}/rooms/avatar/${encodeURIComponent(cellRoom(cell))}?role=${role}&token=${this.token}`;
-  }
-
   private openCell(cell: Cell, role: 'pub' | 'sub'): void {
-    const key = cellRoom(cell);
-    if (this.disposed || this.cells.has(key)) return;
-    const transport = new WebSocketTransport({ url: this.cellUrl(cell, role), backoff: this.options.backoff, WebSocket: this.options.WebSocket });
-    const socket: CellSocket = { cell, transport, role: null, close: false, offs: [] };
-    this.cells.set(key, socket);
-    socket.offs.push(
-      transport.events.on('message', (bytes) => {
-        this.stats.messages++;
-        this.events.emit('message', bytes);
-      }),
-      transport.events.on('control', (control) => this.onControl(socket, control)),
-      transport.events.on('rejected', (reason) => {
-        this.stats.rejected++;
-        this.stats.lastRejection = reason;
-        this.events.emit('rejected', reason);
-      }),
-      transport.events.on('state', (state) => {
-        if (state !== 'open') {
-          socket.role = null;
-          socket.close = false; // the next connection starts paced
-        }
-        if (state === 'closed' && transport.stats.lastError) this.stats.lastError = `${key}: ${transport.stats.lastError}`;
-        this.refreshState();
-      }),
-    );
+    if (this.disposed) return;
+    this.cells.open(cell, role, this.token);
     this.world.subscriptions = this.cells.size;
   }
 
-  private closeCell(key: string): void {
-    const socket = this.cells.get(key);
-    if (!socket) return;
-    for (const off of socket.offs) off();
-    socket.transport.dispose();
-    this.cells.delete(key);
-    this.world.subscriptions = this.cells.size;
-  }
-
-  private onControl(socket: CellSocket, control: ServerControl): void {
+  private onAck(socket: CellSocket, ack: CellAck): void {
     this.stats.controls++;
-    if (control.type === 'cell') {
-      const ack = control as unknown as CellAck;
-      socket.role = ack.role;
-      if (ack.role === 'pub') this.published(socket.cell);
-      this.refreshState();
-      this.pace();
-    } else if (control.type === 'timing') {
+    if (ack.role === 'pub') {
+      this.published(socket.cell);
+      if (ack.avatarToken !== undefined) this.setAvatarToken(ack.avatarToken);
+    }
+    this.refreshState();
+    this.pace();
+  }
+
+  private onControl(socket: Pick<CellSocket, 'cell'>, control: ServerControl): void {
+    this.stats.controls++;
+    if (control.type === 'timing') {
       // Only the publication cell times this client's frames; a note from elsewhere is stale.
       if (!this.cell || !sameCell(socket.cell, this.cell) || !this.clock.note(control.lateMs)) return;
       this.clockChanged();
@@ -429,46 +431,44 @@ export class WorldTransport implements FrameTransport {
     const previous = this.cell;
     this.cell = cell;
     this.world.cell = `${cell.x}:${cell.z}`;
-    if (previous && !sameCell(previous, cell)) {
+    const hopped = previous !== null && !sameCell(previous, cell);
+    if (hopped) {
       this.world.hops++;
-      this.cells.get(cellRoom(previous))?.transport.sendText(JSON.stringify({ type: 'subscribe' }));
+      this.cells.get(previous)?.transport.sendText(JSON.stringify({ type: 'subscribe' }));
     }
     const wanted = new Set(neighbourhood(cell).map(cellRoom));
-    for (const key of [...this.cells.keys()]) if (!wanted.has(key)) this.closeCell(key);
+    this.cells.closeExcept((key) => wanted.has(key));
     for (const next of neighbourhood(cell)) {
-      const key = cellRoom(next);
-      const existing = this.cells.get(key);
+      const existing = this.cells.get(next);
       if (!existing) this.openCell(next, 'sub');
-      else if (!sameCell(next, cell) && previous && !sameCell(previous, cell)) existing.transport.sendText(JSON.stringify({ type: 'renew', token: this.token }));
+      else if (!sameCell(next, cell) && hopped) existing.transport.sendText(JSON.stringify({ type: 'renew', token: this.token }));
     }
+    this.world.subscriptions = this.cells.size;
   }
 
   /**
    * Asks each neighbouring cell for every tick while the player stands within the live-detail
-   * radius of it, and for the paced rate again once well beyond (see {@link wantsCloseWatch}):
+   * radius of it, and for the paced rate again once well beyond (see {@link CellSockets.pace}):
    * those peers can be close enough to be drawn live, and pacing would add up to ~80 ms to them.
    */
   private pace(): void {
-    if (this.disposed || this.options.closeWatch === false) return;
-    let close = 0;
-    for (const socket of this.cells.values()) {
-      if (socket.role !== 'sub') continue;
-      const want = wantsCloseWatch(socket.close, distanceToCell(this.position.x, this.position.z, socket.cell));
-      if (want !== socket.close && socket.transport.sendText(JSON.stringify({ type: 'pace', close: want }))) socket.close = want;
-      if (socket.close) close++;
-    }
-    this.world.closeWatches = close;
+    if (this.disposed || !this.options.closeWatch) return;
+    this.world.closeWatches = this.cells.pace(this.position.x, this.position.z);
   }
 
   private refreshState(): void {
     if (this.disposed) return;
-    const pub = this.cell ? this.cells.get(cellRoom(this.cell)) : undefined;
+    const pub = this.cell ? this.cells.get(this.cell) : undefined;
     const state: TransportState = pub?.role === 'pub' && pub.transport.state === 'open' ? 'open' : this.cell ? 'reconnecting' : 'connecting';
     this.stats.pingMs = pub?.transport.stats.pingMs ?? null;
-    let reconnects = 0;
-    for (const socket of this.cells.values()) reconnects += socket.transport.stats.reconnects;
-    this.stats.reconnects = reconnects;
+    this.stats.reconnects = this.cells.reconnects;
     this.setState(state);
+  }
+
+  private setAvatarToken(token: string | null): void {
+    if (token === this.avatarToken) return;
+    this.avatarToken = token;
+    this.events.emit('avatarToken', token);
   }
 
   private setState(state: TransportState): void {

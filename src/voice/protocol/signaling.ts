@@ -106,6 +106,8 @@ export interface PingMessage {
 export interface AvatarMessage {
   type: 'avatar';
   id: number | null;
+  /** The avatar token the relay room or world cell issued for `id` (proof the avatar is the sender's). */
+  token?: string;
 }
 /**
  * "I closed our link" (it left my hearing range). The receiver closes its side at once instead

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { Backoff } from '../../../src/core/backoff.ts';
 import { Mulberry32 } from '../../../src/core/rng.ts';
-import { Backoff } from '../../../src/net/transport/backoff.ts';
 
-describe('Backoff (jittered exponential reconnect delays)', () => {
+describe('Backoff (jittered exponential reconnect delays, ms)', () => {
   it('doubles the cap per attempt up to the maximum, with each delay in [cap/2, cap]', () => {
     const rng = new Mulberry32(1);
     const backoff = new Backoff({ baseMs: 500, maxMs: 8000, random: () => rng.next() });
@@ -12,8 +12,29 @@ describe('Backoff (jittered exponential reconnect delays)', () => {
       expect(delay).toBeGreaterThanOrEqual(cap / 2);
       expect(delay).toBeLessThanOrEqual(cap);
     }
+    expect(backoff.attempt).toBe(caps.length);
     backoff.reset();
+    expect(backoff.attempt).toBe(0);
     expect(backoff.next()).toBeLessThanOrEqual(500);
+  });
+
+  it('defaults to 500 ms doubling to 15 s', () => {
+    const backoff = new Backoff({ random: () => 0.999_999 });
+    const delays = Array.from({ length: 8 }, () => backoff.next());
+    expect(delays[0]).toBeCloseTo(500, 0);
+    expect(delays[1]).toBeCloseTo(1000, 0);
+    expect(delays[7]).toBeCloseTo(15_000, 0);
+    expect(new Backoff({ random: () => 0 }).next()).toBe(250);
+  });
+
+  it('replays a run from the same seeded source and differs with another', () => {
+    const run = (seed: number): number[] => {
+      const rng = new Mulberry32(seed);
+      const backoff = new Backoff({ maxMs: 10_000, random: () => rng.next() });
+      return Array.from({ length: 6 }, () => backoff.next());
+    };
+    expect(run(42)).toEqual(run(42));
+    expect(run(43)[0]).not.toBe(run(42)[0]);
   });
 
   it('is jittered: many clients retrying at the same attempt spread out', () => {

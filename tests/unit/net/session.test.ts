@@ -95,8 +95,35 @@ describe('NetSession over a real BroadcastChannel (Node has one)', () => {
     await sleep(50);
     a.update(0.016);
     expect(a.stats.peers).toBe(1);
-    expect(a.stats.rejected).toBe(3);
+    // Two messages rejected whole (not bytes; not whole frames), one bad frame skipped.
+    expect(a.stats.rejected).toBe(2);
+    expect(a.stats.badFrames).toBe(1);
     expect(a.stats.lastRejection).toMatch(/unsupported format version/);
+    raw.close();
+  });
+
+  it('skips and counts a bad frame inside a coalesced message and takes the honest frames around it', async () => {
+    const channel = `coalesced-${Math.random()}`;
+    const view = new RecordingView();
+    const a = new NetSession({ transport: new BroadcastTransport({ channel }), view, timerMs: 0 });
+    sessions.push(a);
+    const raw = new BroadcastChannel(`cairn-avatar:${channel}`);
+    const message = new Uint8Array(FRAME_BYTES * 3);
+    encodeFrame({ ...createFrame(), seq: 1, x: 4 }, message, 0);
+    stampSenderId(message, 0, 201);
+    encodeFrame({ ...createFrame(), seq: 1, x: 5 }, message, FRAME_BYTES);
+    stampSenderId(message, FRAME_BYTES, 202);
+    message[FRAME_BYTES] = 9; // the middle sender's frame: a version no reader knows
+    encodeFrame({ ...createFrame(), seq: 1, x: 6 }, message, 2 * FRAME_BYTES);
+    stampSenderId(message, 2 * FRAME_BYTES, 203);
+    raw.postMessage(message);
+    await sleep(50);
+    a.update(0.016);
+    expect([...a.table.peers.keys()].sort()).toEqual([201, 203]);
+    expect(a.stats.frames).toBe(2);
+    expect(a.stats.badFrames).toBe(1);
+    expect(a.stats.rejected).toBe(0);
+    expect(a.stats.lastRejection).toMatch(/unsupported format version \(frame 1\)/);
     raw.close();
   });
 

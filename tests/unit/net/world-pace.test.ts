@@ -35,7 +35,8 @@ interface FakeSocket {
 function openWithRole(socket: FakeSocket, cell: Cell, role: 'pub' | 'sub'): void {
   socket.readyState = 1;
   socket.onopen!();
-  socket.onmessage!({ data: JSON.stringify({ type: 'cell', cell, role, expiresAt: Date.now() + 120_000 }) });
+  // The publication cell's ack carries the avatar token (proof for voice's avatar claim).
+  socket.onmessage!({ data: JSON.stringify({ type: 'cell', cell, role, expiresAt: Date.now() + 120_000, ...(role === 'pub' ? { avatarToken: 'avatar-tok-7' } : {}) }) });
 }
 
 const paceCommands = (socket: FakeSocket): boolean[] => socket.sent.filter((t) => t.includes('"pace"')).map((t) => (JSON.parse(t) as { close: boolean }).close);
@@ -49,10 +50,15 @@ describe('WorldTransport pacing', () => {
     const world = new WorldTransport({ origin: 'http://127.0.0.1:1', start: { x: 60, z: 32 }, fetch: fetchOnce, WebSocket: Impl });
     expect(await world.start()).toBe(true);
     expect(byCell.size).toBe(9);
+    const tokens: Array<string | null> = [];
+    world.events.on('avatarToken', (token) => tokens.push(token));
+    expect(world.avatarToken).toBeNull();
     for (const [room, socket] of byCell) {
       const cell = { x: Number(room.split(':')[2]), z: Number(room.split(':')[3]) };
       openWithRole(socket, cell, room === cellRoom({ x: 0, z: 0 }) ? 'pub' : 'sub');
     }
+    expect(world.avatarToken).toBe('avatar-tok-7');
+    expect(tokens).toEqual(['avatar-tok-7']);
     world.setPosition(60, 32);
     const east = byCell.get(cellRoom({ x: 1, z: 0 }))!;
     const west = byCell.get(cellRoom({ x: -1, z: 0 }))!;

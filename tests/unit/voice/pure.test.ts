@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { roomNameProblem } from '../../../server/room-name.ts';
-import { Backoff } from '../../../src/voice/backoff.ts';
 import { DelaySchedule } from '../../../src/voice/delay-schedule.ts';
 import { powerRatioDb, rms, SILENCE_DB, toDb } from '../../../src/voice/levels.ts';
 import { isOfferer } from '../../../src/voice/negotiation-roles.ts';
 import { PTT_ATTACK_TAU, PTT_RELEASE_SECONDS, PTT_RELEASE_TAU, attackEnergyRatio, attackGain, releaseGain } from '../../../src/voice/ptt-envelope.ts';
-import { voiceRoomProblem } from '../../../src/voice/room-name.ts';
 import { VOICE_PANNER, inverseDistanceGain, listenerForward, listenerRight, rangeGain } from '../../../src/voice/spatial-model.ts';
 
 describe('who offers', () => {
@@ -17,24 +14,6 @@ describe('who offers', () => {
     expect(isOfferer(9, 10)).toBe(false);
     for (const [a, b] of [[3, 30], [123, 45], [7, 7000], [1000, 999]] as const) expect(isOfferer(a, b)).toBe(!isOfferer(b, a));
     expect(() => isOfferer(4, 4)).toThrow(/itself/);
-  });
-});
-
-describe('reconnect backoff', () => {
-  it('doubles from 0.5 s to a 10 s ceiling with jitter in [d/2, d], seeded, and resets', () => {
-    const backoff = new Backoff({ seed: 42 });
-    const ceilings = [0.5, 1, 2, 4, 8, 10, 10, 10];
-    const delays = ceilings.map(() => backoff.next());
-    delays.forEach((d, i) => {
-      expect(d).toBeGreaterThanOrEqual(ceilings[i]! / 2);
-      expect(d).toBeLessThanOrEqual(ceilings[i]!);
-    });
-    expect(backoff.attempts).toBe(8);
-    expect(new Backoff({ seed: 42 }).next()).toBe(delays[0]);
-    expect(new Backoff({ seed: 43 }).next()).not.toBe(delays[0]);
-    backoff.reset();
-    expect(backoff.next()).toBeLessThanOrEqual(0.5);
-    expect(() => new Backoff({ initialSeconds: 0 })).toThrow(/bad backoff/);
   });
 });
 
@@ -117,13 +96,5 @@ describe('levels', () => {
     expect(toDb(0)).toBe(SILENCE_DB);
     expect(powerRatioDb(1, 100)).toBeCloseTo(-20, 10);
     expect(rms([])).toBe(0);
-  });
-});
-
-describe('room names', () => {
-  it('agree with the Worker\'s rule', () => {
-    for (const name of ['lobby', 'world:cell:3:-2', 'a.b_c-d', '', 'x'.repeat(64), 'x'.repeat(65), 'with space', 'ünïcode', 'a/b', '%20']) {
-      expect(voiceRoomProblem(name), name).toBe(roomNameProblem(name));
-    }
   });
 });

@@ -1,0 +1,171 @@
+import type { BackoffOptions } from '../../core/backoff.ts';
+import { Emitter } from '../../core/emitter.ts';
+import type { ServerControl } from '../protocol/control.ts';
+import { cellRoom, distanceToCell, type Cell, type CellAck, type CellRole } from '../protocol/world.ts';
+import type { TransportState } from '../transport/transport.ts';
+import { WebSocketTransport, type WebSocketConstructor } from '../transport/websocket-transport.ts';
+import { wantsCloseWatch } from './close-watch.ts';
+
+/** One world cell's socket. */
+export interface CellSocket {
+  readonly cell: Cell;
+  /** `world:cell:X:Z`. */
+  readonly key: string;
+  readonly transport: WebSocketTransport;
+  /** Role acknowledged by the cell (null until its ack, and again after a drop). */
+  role: CellRole | null;
+  /** Whether this socket asked its cell for every tick (`pace` close); a new connection starts paced. */
+  close: boolean;
+}
+
+export interface CellSocketsOptions {
+  /** ws(s) origin of the Worker (its /rooms/avatar/world:cell:X:Z). */
+  wsOrigin: string;
+  backoff?: BackoffOptions;
+  /** WebSocket implementation (Node: `ws`). Default the global one. */
+  WebSocket?: WebSocketConstructor;
+}
+
+export type CellSocketsEvents = {
+  /** A relay message from any cell. */
+  message: Uint8Array;
+  /** Something a cell socket rejected, and why. */
+  rejected: string;
+  /** A control message from a cell ({@link CellAck}s come as `ack` instead). */
+  control: { socket: CellSocket; control: ServerControl };
+  /** A cell acknowledged a role. */
+  ack: { socket: CellSocket; ack: CellAck };
+  /** A cell socket changed state. */
+  state: { socket: CellSocket; state: TransportState };
+};
+
+/**
+ * The open cell sockets of a world client, one {@link WebSocketTransport} per cell, keyed by cell
+ * room: opens and closes them, points their reconnects at a fresh token, merges their messages
+ * into one stream, and asks the neighbouring cells the player stands close to for every tick
+ * (`pace`). Knows nothing about hops or identities: {@link WorldTransport} decides which cells to hold.
+ */
+export class CellSockets {
+  readonly events = new Emitter<CellSocketsEvents>();
+  private readonly sockets = new Map<string, CellSocket & { offs: Array<() => void> }>();
+
+  constructor(private readonly options: CellSocketsOptions) {}
+
+  get size(): number {
+    return this.sockets.size;
+  }
+
+  get(cell: Cell): CellSocket | undefined {
+    return this.sockets.get(cellRoom(cell));
+  }
+
+  has(cell: Cell): boolean {
+    return this.sockets.has(cellRoom(cell));
+  }
+
+  values(): IterableIterator<CellSocket> {
+    return this.sockets.values();
+  }
+
+  /** The URL a cell socket connects with: role and token in the query. */
+  url(cell: Cell, role: CellRole, token: string | null): string {
+    return `${this.options.wsOrigin}/rooms/avatar/${encodeURIComponent(cellRoom(cell))}?role=${role}&token=${token}`;
+  }
+
+  /** Opens a socket to `cell` (nothing if one is open). */
+  open(cell: Cell, role: CellRole, token: string | null): void {
+    const key = cellRoom(cell);
+    if (this.sockets.has(key)) return;
+    const transport = new WebSocketTransport({ url: this.url(cell, role, token), backoff: this.options.backoff, WebSocket: this.options.WebSocket });
+    const socket: CellSocket & { offs: Array<() => void> } = { cell, key, transport, role: null, close: false, offs: [] };
+    this.sockets.set(key, socket);
+    socket.offs.push(
+      transport.events.on('message', (bytes) => this.events.emit('message', bytes)),
+      transport.events.on('control', (control) => {
+        const ack = cellAckOf(control, cell);
+        if (ack) {
+          socket.role = ack.role;
+          this.events.emit('ack', { socket, ack });
+        } else this.events.emit('control', { socket, control });
+      }),
+      transport.events.on('rejected', (reason) => this.events.emit('rejected', reason)),
+      transport.events.on('state', (state) => {
+        if (state !== 'open') {
+          socket.role = null;
+          socket.close = false; // the next connection starts paced
+        }
+        this.events.emit('state', { socket, state });
+      }),
+    );
+  }
+
+  /** Closes the socket to the cell with this room key. */
+  close(key: string): void {
+    const socket = this.sockets.get(key);
+    if (!socket) return;
+    for (const off of socket.offs) off();
+    socket.transport.dispose();
+    this.sockets.delete(key);
+  }
+
+  /** Closes every socket whose key `keep` rejects. */
+  closeExcept(keep: (key: string) => boolean): void {
+    for (const key of [...this.sockets.keys()]) if (!keep(key)) this.close(key);
+  }
+
+  /** Points every socket's next reconnect at a fresh token (the publication cell as `pub`). */
+  retarget(token: string, publication: Cell): void {
+    for (const socket of this.sockets.values()) {
+      const pub = socket.cell.x === publication.x && socket.cell.z === publication.z;
+      socket.transport.setUrl(this.url(socket.cell, pub ? 'pub' : 'sub', token));
+    }
+  }
+
+  /** Sends a command to every open socket. */
+  broadcast(text: string): void {
+    for (const socket of this.sockets.values()) socket.transport.sendText(text);
+  }
+
+  /**
+   * Asks each neighbouring cell for every tick while (x, z) is within the live-detail radius of it,
+   * and for the paced rate again once well beyond (see {@link wantsCloseWatch}). Returns how many
+   * sockets are close-watching.
+   */
+  pace(x: number, z: number): number {
+    let close = 0;
+    for (const socket of this.sockets.values()) {
+      if (socket.role !== 'sub') continue;
+      const want = wantsCloseWatch(socket.close, distanceToCell(x, z, socket.cell));
+      if (want !== socket.close && socket.transport.sendText(JSON.stringify({ type: 'pace', close: want }))) socket.close = want;
+      if (socket.close) close++;
+    }
+    return close;
+  }
+
+  /** Reconnects over every socket. */
+  get reconnects(): number {
+    let reconnects = 0;
+    for (const socket of this.sockets.values()) reconnects += socket.transport.stats.reconnects;
+    return reconnects;
+  }
+
+  /** Closes every socket. */
+  dispose(): void {
+    for (const key of [...this.sockets.keys()]) this.close(key);
+    this.events.clear();
+  }
+}
+
+/**
+ * A cell's acknowledgement, read field by field from a control message (null when it is not one).
+ * The socket's own cell stands in for a missing or malformed `cell` (the socket knows where it is).
+ */
+export function cellAckOf(control: ServerControl, socketCell: Cell): CellAck | null {
+  if (control.type !== 'cell' || !('role' in control)) return null;
+  const { role, cell, expiresAt, avatarToken } = control;
+  if (role !== 'pub' && role !== 'sub') return null;
+  const where = typeof cell === 'object' && cell !== null && 'x' in cell && 'z' in cell && typeof cell.x === 'number' && typeof cell.z === 'number' ? { x: cell.x, z: cell.z } : { ...socketCell };
+  const ack: CellAck = { type: 'cell', cell: where, role, expiresAt: typeof expiresAt === 'number' ? expiresAt : 0 };
+  if (typeof avatarToken === 'string') ack.avatarToken = avatarToken;
+  return ack;
+}
