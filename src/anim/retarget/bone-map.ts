@@ -1,4 +1,4 @@
-import { autoMapBones } from './auto-map.ts';
+import { applySpineRule, autoMapBones } from './auto-map.ts';
 import { BUILTIN_BONE_MAPS, type BuiltinBoneMap } from './bone-maps.ts';
 import { CANONICAL_BONES, CORE_BONES, REQUIRED_BONES, type CanonicalBone } from './canonical.ts';
 import { isAddressable, type RigDescription, type RigProblem } from './rig-description.ts';
@@ -59,6 +59,7 @@ export function mapRigBones(rig: RigDescription, choice: BoneMapChoice = 'detect
   }
   if (best && (best.score >= BUILTIN_MATCH || choice !== 'detect')) {
     const notes = best.score < 1 ? [`${best.map.name} map: ${Math.round(best.score * 100)} % of its bones found`] : [];
+    notes.push(...applySpineRule(rig, best.canonical));
     return { mapName: best.map.name, canonical: best.canonical, notes };
   }
   const auto = autoMapBones(rig);
