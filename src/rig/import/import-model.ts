@@ -135,6 +135,8 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
       scene = new Group();
       scene.name = 'bvh';
       scene.add(bvh.skeleton.bones[0]!);
+      // BVH "End Site" markers become bones named ENDSITE: they carry no motion and no name to map.
+      for (const bone of bvh.skeleton.bones) if (bone.name === 'ENDSITE') bone.removeFromParent();
       bvh.clip.name = baseName(name);
       clips = [bvh.clip];
     }
