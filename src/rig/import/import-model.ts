@@ -5,7 +5,7 @@
  * frame is metres, +Y up, with the file's scene under it; the bones; the clips; and a report of what
  * the file held and what was changed, so a partial import is visible.
  */
-import { AnimationClip, Bone, Box3, Group, LoadingManager, Mesh, Object3D, PropertyBinding, Skeleton, SkinnedMesh, Uint16BufferAttribute, Float32BufferAttribute, Vector3, type BufferGeometry } from 'three';
+import { AnimationClip, Bone, Box3, Group, LoadingManager, Matrix4, Mesh, Object3D, PropertyBinding, Skeleton, SkinnedMesh, Uint16BufferAttribute, Float32BufferAttribute, Vector3, type BufferGeometry } from 'three';
 import { BVHLoader } from 'three/addons/loaders/BVHLoader.js';
 import { FBXLoader } from 'three/addons/loaders/FBXLoader.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
@@ -255,6 +255,7 @@ function finishImport(scene: Object3D, clips: AnimationClip[], format: RigFormat
     units.scale.setScalar(metresPerUnit);
     notes.push(`authored in ${unitName === 'given' ? `units of ${metresPerUnit} m` : unitName === 'cm' ? 'centimetres' : 'millimetres'} (${rawHeight.toFixed(0)} units tall): scaled by ${metresPerUnit}`);
   }
+  if (metresPerUnit !== 1 || upAxis !== 'y') rebind(object, units);
   object.updateMatrixWorld(true);
 
   // Bones: the skins' bones, else every Bone, else the hierarchy the clips animate (mocap as nodes).
@@ -300,6 +301,26 @@ function finishImport(scene: Object3D, clips: AnimationClip[], format: RigFormat
     format,
     report: { metresPerUnit, units: unitName, upAxis, skeletonOnly, rigidPieces, unattachedMeshes, morphTargets, sourceVertices, skinnedVertices, height, notes },
   };
+}
+
+/**
+ * Carries the skins' bind data through the unit/up-axis turn: bind matrices gain it and inverse bind
+ * matrices lose it, so skinning code that reads them (three's, the crowd's) agrees with the bones,
+ * which now move in metres, +Y up.
+ */
+function rebind(object: Object3D, units: Object3D): void {
+  object.updateMatrixWorld(true);
+  const turn = new Matrix4().compose(units.position, units.quaternion, units.scale);
+  const inverse = turn.clone().invert();
+  const skeletons = new Set<Skeleton>();
+  object.traverse((node) => {
+    const mesh = node as SkinnedMesh;
+    if (!mesh.isSkinnedMesh) return;
+    mesh.bindMatrix.premultiply(turn);
+    mesh.bindMatrixInverse.copy(mesh.bindMatrix).invert();
+    skeletons.add(mesh.skeleton);
+  });
+  for (const skeleton of skeletons) for (const boneInverse of skeleton.boneInverses) boneInverse.multiply(inverse);
 }
 
 function collect<T extends Object3D>(root: Object3D, test: (node: Object3D) => boolean): T[] {
