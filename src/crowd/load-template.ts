@@ -67,7 +67,7 @@ async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string,
   options.onProgress?.('parse', 1);
   options.onProgress?.('prepare', 0);
   const notes: string[] = [];
-  if (rig.clips.length === 0 && rig.report.skeletonOnly) throw new CrowdTemplateError(`${name}: has a skeleton but no mesh (mocap): nothing for a crowd to draw; use it as a clip source on the retarget page`);
+  if (rig.report.skeletonOnly) throw new CrowdTemplateError(`${name}: has a skeleton but no mesh (mocap): nothing for a crowd to draw; use it as a clip source on the retarget page`);
   const wanted = options.libraryClips ?? CROWD_LIBRARY_CLIPS;
   if (rig.clips.length === 0 && wanted.length > 0) {
     // A rig without clips gets Cairn's library, retargeted onto it, instead of standing in T-pose.

@@ -239,7 +239,9 @@ function finishImport(scene: Object3D, clips: AnimationClip[], format: RigFormat
     notes.push('the model lies along Z: turned Z-up to Y-up');
   }
   // Units: the character's height decides unless the caller says.
-  const rawHeight = upAxis === 'z' ? size.z : size.y;
+  // Measured from the floor (y = 0) when the model stands above it: mocap has no feet mesh, and its
+  // hips-to-head span alone would read centimetres as metres.
+  const rawHeight = upAxis === 'z' ? Math.max(size.z, raw.max.z) : Math.max(size.y, raw.max.y);
   let metresPerUnit = options.metresPerUnit ?? 1;
   let unitName: ImportReport['units'] = options.metresPerUnit === undefined ? 'm' : 'given';
   if (options.metresPerUnit === undefined && rawHeight > 0) {
