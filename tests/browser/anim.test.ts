@@ -190,7 +190,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
   });
 
   // The import corpus on the page (tests/fixtures/import; the same files run through the CLI in tests/unit/anim/import-cli.test.ts).
-  it('takes what artists ship: rigid parts, IK feet, BVH mocap in centimetres, bones-only glTF, and refuses mocap as a target', async () => {
+  it('takes what artists ship: rigid parts, IK feet, BVH and FBX mocap in centimetres, bones-only glTF, and refuses mocap as a target', async () => {
     // A robot of rigid parts under bones, without clips: every part is drawn, the library plays on it.
     await drop(page, 'robot-rigid.glb', 'loadTarget');
     let s = await verdict(page);
@@ -226,6 +226,13 @@ describe('the retarget page: the library on the CC4-style character', () => {
     expect(s.source).toBe('skeleton-only.glb');
     expect(s.retargeted).toBe(1);
     expect(s.verdict.ok).toBe(true);
+
+    // Skeleton-only FBX mocap, likewise.
+    await drop(page, 'mocap-walk.fbx', 'loadFile');
+    s = await verdict(page);
+    expect(s.source).toBe('mocap-walk.fbx');
+    expect(s.retargeted).toBe(1);
+    expect(s.verdict.ok, s.verdict.problems.join('; ')).toBe(true);
 
     // Mocap dropped as a target is refused with the reason; the character stays.
     await drop(page, 'walk-cm.bvh', 'loadTarget');

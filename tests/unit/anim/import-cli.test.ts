@@ -111,6 +111,11 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     const bvh = await readModelFile(fixture('walk-cm.bvh'));
     expect(bvh.report).toMatchObject({ skeletonOnly: true, units: 'cm' });
     expect(bvh.bones.some((b) => b.name === 'ENDSITE')).toBe(false);
+    const fbx = await readModelFile(fixture('mocap-walk.fbx'));
+    expect(fbx.format).toBe('fbx');
+    expect(fbx.report).toMatchObject({ skeletonOnly: true, units: 'cm' });
+    expect(fbx.bones.map((b) => b.name)).toEqual(expect.arrayContaining(['Hips', 'LeftUpLeg', 'LeftLeg', 'LeftFoot', 'RightForeArm', 'Head']));
+    expect(fbx.clips.map((c) => c.name)).toEqual(['walk_fwd']);
     await expect(readModelFile(join(dir, 'nope.glb'))).rejects.toThrow(/nope\.glb: no such file/);
     writeFileSync(join(dir, 'page.glb'), '<!doctype html><title>404</title>');
     await expect(readModelFile(join(dir, 'page.glb'))).rejects.toThrow(/page\.glb: could not be parsed as GLTF/);
@@ -150,6 +155,15 @@ describe('npm run retarget / retarget:check / lod on the corpus', () => {
     const bare = capture();
     expect(await retargetCommand([fixture('skeleton-only.glb'), fixture('kenney-character-male-a.glb')], bare)).toBe(2);
     expect(bare.text()).toMatch(/has no hips bone/);
+  });
+
+  it('checks skeleton-only FBX mocap (cm) against the CC4 character: the FBX source follows through', async () => {
+    const io = capture();
+    expect(await checkCommand([fixture('mocap-walk.fbx'), 'builtin:cc4'], io), io.text()).toBe(0);
+    expect(io.text()).toMatch(/authored in centimetres/);
+    expect(io.text()).toMatch(/leftLowerLeg\s+LeftLeg → CC_Base_L_Calf/);
+    expect(io.text()).toMatch(/✓ walk_fwd/);
+    expect(io.text()).toMatch(/PASS/);
   });
 
   it('maps both legs of the IK-feet rig and passes the parity check against the mannequin', async () => {
