@@ -196,7 +196,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
     let s = await verdict(page);
     expect(s.error).toBeNull();
     expect(s.target).toBe('robot-rigid');
-    expect(s.imported?.notes.join('\n')).toMatch(/13 rigid part\(s\) under bones became skinned pieces/);
+    expect(s.imported?.notes.join('\n')).toMatch(/13 rigid part\(s\) under bones became 2 skinned piece\(s\) with rigid weights/);
     expect(s.imported?.notes.join('\n')).toMatch(/morph target\(s\): visor_open/);
     expect(s.imported?.skinnedVertices).toBe(s.imported?.sourceVertices);
     expect(s.retargeted).toBe(s.clips);

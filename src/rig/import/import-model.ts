@@ -5,10 +5,11 @@
  * frame is metres, +Y up, with the file's scene under it; the bones; the clips; and a report of what
  * the file held and what was changed, so a partial import is visible.
  */
-import { AnimationClip, Bone, Box3, Group, LoadingManager, Matrix4, Mesh, Object3D, PropertyBinding, Skeleton, SkinnedMesh, Uint16BufferAttribute, Float32BufferAttribute, Vector3, type BufferGeometry } from 'three';
+import { AnimationClip, Bone, Box3, Group, LoadingManager, Matrix4, Mesh, Object3D, PropertyBinding, Skeleton, SkinnedMesh, Uint16BufferAttribute, Float32BufferAttribute, Vector3, type BufferGeometry, type Material } from 'three';
 import { BVHLoader } from 'three/addons/loaders/BVHLoader.js';
 import { FBXLoader } from 'three/addons/loaders/FBXLoader.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
 import { RigLoadError } from './errors.ts';
 
 /** The file types Cairn reads. */
@@ -280,13 +281,18 @@ function finishImport(scene: Object3D, clips: AnimationClip[], format: RigFormat
 
   const rigidPieces: string[] = [];
   const unattachedMeshes: string[] = [];
+  const rigid: RigidPart[] = [];
   for (const mesh of meshes) {
     if ((mesh as SkinnedMesh).isSkinnedMesh) continue;
     const bone = nearestBone(mesh);
     if (!bone || bones.length === 0) unattachedMeshes.push(mesh.name || '(unnamed)');
-    else if (options.skinRigidParts) rigidPieces.push(skinRigidly(object, mesh, bone, bones).name);
+    else if (options.skinRigidParts) {
+      rigid.push(rigidPart(object, mesh, bone, bones));
+      rigidPieces.push(mesh.name || `${bone.name}_part`);
+    }
   }
-  if (rigidPieces.length) notes.push(`${rigidPieces.length} rigid part(s) under bones became skinned pieces with rigid weights: ${rigidPieces.join(', ')}`);
+  const rigidMeshes = skinRigidParts(object, rigid, bones);
+  if (rigidPieces.length) notes.push(`${rigidPieces.length} rigid part(s) under bones became ${rigidMeshes} skinned piece(s) with rigid weights: ${rigidPieces.join(', ')}`);
   if (unattachedMeshes.length) notes.push(`${unattachedMeshes.length} mesh(es) are under no bone and do not move with the skeleton: ${unattachedMeshes.join(', ')}`);
   skinnedMeshes = collect<SkinnedMesh>(object, (n) => (n as SkinnedMesh).isSkinnedMesh === true);
   const skinnedVertices = skinnedMeshes.reduce((sum, mesh) => sum + vertexCount(mesh.geometry), 0);
@@ -362,13 +368,19 @@ function nearestBone(node: Object3D): Bone | null {
   return null;
 }
 
+/** A plain mesh under a bone, its geometry baked into the wrapper's frame and bound rigidly to that bone. */
+interface RigidPart {
+  source: Mesh;
+  geometry: BufferGeometry;
+  bone: Bone;
+}
+
 /**
- * Replaces a plain mesh hanging under a bone with a skinned piece bound rigidly (weight 1) to that
- * bone, its geometry baked into the wrapper's frame, so a crowd (which draws skinned pieces only)
- * draws it and it moves with its bone. The original node stays as an empty placeholder for its
- * children. Returns the new mesh.
+ * Takes a plain mesh hanging under a bone out of the scene: its geometry is baked into the
+ * wrapper's frame with every vertex bound (weight 1) to that bone, and the node stays as an empty
+ * placeholder for its children.
  */
-function skinRigidly(object: Object3D, mesh: Mesh, bone: Bone, bones: readonly Bone[]): SkinnedMesh {
+function rigidPart(object: Object3D, mesh: Mesh, bone: Bone, bones: readonly Bone[]): RigidPart {
   const inverse = object.matrixWorld.clone().invert();
   const geometry = mesh.geometry.clone();
   geometry.applyMatrix4(mesh.matrixWorld.clone().premultiply(inverse));
@@ -382,16 +394,6 @@ function skinRigidly(object: Object3D, mesh: Mesh, bone: Bone, bones: readonly B
   }
   geometry.setAttribute('skinIndex', new Uint16BufferAttribute(indices, 4));
   geometry.setAttribute('skinWeight', new Float32BufferAttribute(weights, 4));
-  const skinned = new SkinnedMesh(geometry, mesh.material);
-  skinned.name = mesh.name || `${bone.name}_part`;
-  skinned.castShadow = mesh.castShadow;
-  skinned.receiveShadow = mesh.receiveShadow;
-  skinned.morphTargetDictionary = mesh.morphTargetDictionary;
-  skinned.morphTargetInfluences = mesh.morphTargetInfluences;
-  skinned.userData = { ...mesh.userData, rigidBone: bone.name };
-  object.add(skinned);
-  skinned.updateMatrixWorld(true);
-  skinned.bind(new Skeleton([...bones]), skinned.matrixWorld);
   const placeholder = new Object3D();
   placeholder.name = mesh.name;
   placeholder.position.copy(mesh.position);
@@ -401,7 +403,54 @@ function skinRigidly(object: Object3D, mesh: Mesh, bone: Bone, bones: readonly B
   parent.add(placeholder);
   for (const child of [...mesh.children]) placeholder.add(child);
   parent.remove(mesh);
-  return skinned;
+  return { source: mesh, geometry, bone };
+}
+
+/**
+ * Adds the rigid parts to the model as skinned pieces, merging parts that share a material and an
+ * attribute layout into one piece (a robot of a dozen parts in one material is one draw call in a
+ * crowd, not a dozen). Parts with morph targets or several materials stay on their own. Returns
+ * the number of pieces added.
+ */
+function skinRigidParts(object: Object3D, parts: readonly RigidPart[], bones: readonly Bone[]): number {
+  if (parts.length === 0) return 0;
+  const groups = new Map<string, RigidPart[]>();
+  for (const part of parts) {
+    const { geometry, source } = part;
+    const alone = Array.isArray(source.material) || Object.keys(geometry.morphAttributes).length > 0;
+    const layout = Object.entries(geometry.attributes).map(([name, a]) => `${name}:${a.itemSize}:${(a.array as { constructor: { name: string } }).constructor.name}:${a.normalized}`).sort();
+    const key = alone ? `alone:${source.uuid}` : `${(source.material as Material).uuid}|${geometry.index ? 'indexed' : 'plain'}|${layout.join(',')}`;
+    groups.set(key, [...(groups.get(key) ?? []), part]);
+  }
+  const skeleton = new Skeleton([...bones]);
+  let pieces = 0;
+  const addPiece = (geometry: BufferGeometry, group: readonly RigidPart[]): void => {
+    const first = group[0]!.source;
+    const skinned = new SkinnedMesh(geometry, first.material);
+    skinned.name = group.length === 1 ? first.name || `${group[0]!.bone.name}_part` : `rigid parts (${group.map((p) => p.source.name || p.bone.name).join(', ')})`;
+    skinned.castShadow = first.castShadow;
+    skinned.receiveShadow = first.receiveShadow;
+    if (group.length === 1) {
+      skinned.morphTargetDictionary = first.morphTargetDictionary;
+      skinned.morphTargetInfluences = first.morphTargetInfluences;
+    }
+    skinned.userData = { rigidBones: group.map((p) => p.bone.name) };
+    object.add(skinned);
+    skinned.updateMatrixWorld(true);
+    skinned.bind(skeleton, skinned.matrixWorld);
+    pieces++;
+  };
+  for (const group of groups.values()) {
+    const merged = group.length > 1 ? mergeGeometries(group.map((p) => p.geometry), false) : null;
+    if (merged) {
+      addPiece(merged, group);
+      for (const part of group) part.geometry.dispose();
+    } else {
+      // One part, or parts three cannot merge: each its own piece.
+      for (const part of group) addPiece(part.geometry, [part]);
+    }
+  }
+  return pieces;
 }
 
 /**

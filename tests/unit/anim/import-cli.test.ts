@@ -89,7 +89,10 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     expect(robot.report.rigidPieces).toHaveLength(13);
     expect(robot.report.morphTargets).toEqual(['visor_open']);
     expect(robot.report.skinnedVertices).toBe(robot.report.sourceVertices);
-    expect(robot.skinnedMeshes).toHaveLength(15);
+    // Two skinned hands, the head on its own (it has a morph target), the other 12 parts merged into
+    // one piece (one material): 4 draw calls in a crowd instead of 15.
+    expect(robot.skinnedMeshes).toHaveLength(4);
+    expect(robot.report.notes.join('\n')).toMatch(/13 rigid part\(s\) under bones became 2 skinned piece\(s\)/);
     // Height from the whole robot (feet to head), not from the two hands.
     expect(robot.report.height).toBeGreaterThan(1.6);
     expect(robot.report.height).toBeLessThan(2);
@@ -99,6 +102,13 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     expect(head.geometry.getAttribute('skinWeight').getX(0)).toBe(1);
     expect(head.skeleton.bones[head.geometry.getAttribute('skinIndex').getX(0)]!.name).toBe('mixamorigHead');
     expect(before).toBeGreaterThan(1.5);
+    // Merged parts keep each vertex on its own bone: the merged piece binds to every limb bone.
+    const merged = robot.skinnedMeshes.find((m) => m.name.startsWith('rigid parts'))!;
+    const skinIndex = merged.geometry.getAttribute('skinIndex');
+    const used = new Set<string>();
+    for (let i = 0; i < skinIndex.count; i++) used.add(merged.skeleton.bones[skinIndex.getX(i)]!.name);
+    expect(used.size).toBe(12);
+    expect(used.has('mixamorigLeftUpLeg') && used.has('mixamorigRightForeArm') && used.has('mixamorigHips')).toBe(true);
   });
 
   it('reads skeleton-only files (bones-only glTF, BVH) as clip sources and names every refusal', async () => {

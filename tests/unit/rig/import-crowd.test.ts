@@ -23,10 +23,11 @@ describe('the crowd gets the whole character', () => {
   it('draws every rigid part of the robot, sizes it by the whole body, and gives it the library', async () => {
     const template = await loadCrowdTemplateFromFile(file('robot-rigid.glb'), { targetHeight: 1.8 });
     const r = template.report;
-    expect(r.pieces).toBe(15);
+    // Two skinned hands, the morphing head, and the other twelve parts merged into one piece.
+    expect(r.pieces).toBe(4);
     expect(r.drawnVertices).toBe(r.sourceVertices);
     expect(r.morphTargets).toEqual(['visor_open']);
-    expect(r.notes.join('\n')).toMatch(/13 rigid part\(s\) under bones became skinned pieces/);
+    expect(r.notes.join('\n')).toMatch(/13 rigid part\(s\) under bones became 2 skinned piece\(s\) with rigid weights/);
     // Height from the whole robot: scaled by about 1 (1.8 m / ~1.85 m), not ×200 as from the hands.
     expect(r.scale).toBeGreaterThan(0.85);
     expect(r.scale).toBeLessThan(1.15);
