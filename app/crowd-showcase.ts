@@ -52,7 +52,7 @@ export async function startShowcase(): Promise<void> {
       const notes = [
         `${r.pieces} piece(s), ${r.bones} bones, draws ${r.drawnVertices.toLocaleString('en-US')} of ${r.sourceVertices.toLocaleString('en-US')} vertices, clips: ${r.clips.join(', ')}`,
         ...r.notes,
-        r.morphTargets.length ? `${r.morphTargets.length} morph target(s) set aside (crowd avatars do not run morphs): ${r.morphTargets.join(', ')}` : '',
+        r.morphTargetsRemoved ? `${r.morphTargetsRemoved} morph target(s) set aside (crowd avatars do not run facial morphs)${r.morphTargets.length ? `: ${r.morphTargets.join(', ')}` : ''}` : '',
         r.clampedVertices ? `${r.clampedVertices} vertices had more than 4 influences: kept the strongest 4, renormalised` : '',
       ].filter(Boolean);
       panel.status(`Crowd is now ${template.name}`);

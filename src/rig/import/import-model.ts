@@ -118,7 +118,7 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
   const sniffed = sniffFormat(data);
   if (sniffed === null || sniffed !== format) {
     const what = describeBytes(data);
-    throw new RigLoadError(`is not a ${format === 'gltf' ? 'glTF/GLB' : format.toUpperCase()} model (${what})`, name, 'not-a-model');
+    throw new RigLoadError(`could not be parsed as ${format === 'gltf' ? 'GLTF' : format.toUpperCase()}: it is not a ${format === 'gltf' ? 'glTF/GLB' : format.toUpperCase()} model (${what})`, name, 'not-a-model');
   }
   let scene: Object3D;
   let clips: AnimationClip[];
@@ -172,7 +172,7 @@ export async function fetchModelBytes(url: string, onProgress?: (fraction: numbe
       : 'the server cannot be reached';
     throw new RigLoadError(`could not be fetched: ${why} (${(error as Error).message})`, url, crossOrigin ? 'cors' : 'unreadable');
   }
-  if (response.status === 404) throw new RigLoadError('not found (HTTP 404)', url, 'not-found');
+  if (response.status === 404) throw new RigLoadError('HTTP 404 (not found: nothing at that address)', url, 'not-found');
   if (!response.ok) throw new RigLoadError(`HTTP ${response.status} ${response.statusText}`.trim(), url, 'http');
   return readWithProgress(response, onProgress);
 }
@@ -273,7 +273,7 @@ function finishImport(scene: Object3D, clips: AnimationClip[], format: RigFormat
     throw new RigLoadError(
       meshes.length === 0
         ? 'has no skeleton and no mesh: nothing to animate'
-        : `has no skeleton: ${meshes.length} mesh(es) but no skinned mesh, no bones and no animated node hierarchy (a character needs a skeleton; load props with requireSkeleton: false)`,
+        : `has no skinned mesh, no bones and no animated node hierarchy: a character needs a skeleton (${meshes.length} plain mesh(es) found; props load with requireSkeleton: false)`,
       source,
       'no-skeleton',
     );

@@ -130,7 +130,7 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     writeFileSync(join(dir, 'page.glb'), '<!doctype html><title>404</title>');
     await expect(readModelFile(join(dir, 'page.glb'))).rejects.toThrow(/page\.glb: could not be parsed as GLTF/);
     writeFileSync(join(dir, 'notes.bvh'), 'these are notes');
-    await expect(readModelFile(join(dir, 'notes.bvh'))).rejects.toThrow(/notes\.bvh: is not a BVH model/);
+    await expect(readModelFile(join(dir, 'notes.bvh'))).rejects.toThrow(/notes\.bvh: could not be parsed as BVH: it is not a BVH model/);
   });
 });
 
