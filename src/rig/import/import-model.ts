@@ -9,6 +9,7 @@ import { AnimationClip, Bone, Box3, Group, LoadingManager, Matrix4, Mesh, Object
 import { BVHLoader } from 'three/addons/loaders/BVHLoader.js';
 import { FBXLoader } from 'three/addons/loaders/FBXLoader.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
 import { RigLoadError } from './errors.ts';
 
@@ -124,7 +125,8 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
   let clips: AnimationClip[];
   try {
     if (format === 'gltf') {
-      const gltf = await new GLTFLoader(resolved.manager).parseAsync(data, resolved.basePath);
+      // meshopt decodes in three itself; Draco and KTX2 need decoder files a page must serve.
+      const gltf = await new GLTFLoader(resolved.manager).setMeshoptDecoder(MeshoptDecoder).parseAsync(data, resolved.basePath);
       scene = gltf.scene;
       clips = gltf.animations;
     } else if (format === 'fbx') {
@@ -143,6 +145,7 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
     }
   } catch (error) {
     const message = (error as Error).message;
+    if (/DRACOLoader|KTX2Loader/.test(message)) throw new RigLoadError(`could not be parsed as GLTF: it uses ${/DRACO/.test(message) ? 'Draco mesh' : 'KTX2 texture'} compression, which Cairn's import does not decode; export it without (meshopt works)`, name, 'not-a-model');
     if (/fetch|Failed to load|404|ENOENT/i.test(message)) throw new RigLoadError(`a file it refers to cannot be loaded (${message}); use a .glb or keep the .bin and images beside the .gltf`, name, 'missing-resource');
     throw new RigLoadError(`could not be parsed as ${format === 'gltf' ? 'GLTF' : format.toUpperCase()} (${message})`, name, 'not-a-model');
   }

@@ -129,6 +129,9 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     await expect(readModelFile(join(dir, 'nope.glb'))).rejects.toThrow(/nope\.glb: no such file/);
     writeFileSync(join(dir, 'page.glb'), '<!doctype html><title>404</title>');
     await expect(readModelFile(join(dir, 'page.glb'))).rejects.toThrow(/page\.glb: could not be parsed as GLTF/);
+    // Draco needs decoder files a page would serve: refused by name, not with a loader's internals.
+    const draco = { asset: { version: '2.0' }, extensionsUsed: ['KHR_draco_mesh_compression'], extensionsRequired: ['KHR_draco_mesh_compression'], scenes: [{ nodes: [0] }], scene: 0, nodes: [{ mesh: 0 }], meshes: [{ primitives: [{ attributes: { POSITION: 0 }, extensions: { KHR_draco_mesh_compression: { bufferView: 0, attributes: { POSITION: 0 } } } }] }], accessors: [{ componentType: 5126, count: 3, type: 'VEC3' }], bufferViews: [{ buffer: 0, byteLength: 4 }], buffers: [{ byteLength: 4, uri: 'data:application/octet-stream;base64,AAAAAA==' }] };
+    await expect(parseRig(new TextEncoder().encode(JSON.stringify(draco)).buffer as ArrayBuffer, 'squashed.gltf')).rejects.toThrow(/squashed\.gltf: could not be parsed as GLTF: it uses Draco mesh compression/);
     writeFileSync(join(dir, 'notes.bvh'), 'these are notes');
     await expect(readModelFile(join(dir, 'notes.bvh'))).rejects.toThrow(/notes\.bvh: could not be parsed as BVH: it is not a BVH model/);
   });
