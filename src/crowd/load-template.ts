@@ -4,7 +4,6 @@
  * CrowdTemplateError whose message names the file and the reason, for the page to show; nothing
  * is changed until a template exists. Reports progress while downloading and preparing.
  */
-import { libraryForRig } from '../anim/retarget/library-for-rig.ts';
 import { fetchModelBytes, parseRig, rigFormatOf, RigLoadError } from '../rig/load.ts';
 import { CrowdTemplate, CrowdTemplateError, type CrowdTemplateOptions } from './template.ts';
 
@@ -71,6 +70,8 @@ async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string,
   const wanted = options.libraryClips ?? CROWD_LIBRARY_CLIPS;
   if (rig.clips.length === 0 && wanted.length > 0) {
     // A rig without clips gets Cairn's library, retargeted onto it, instead of standing in T-pose.
+    // Loaded on demand: pages whose models carry clips never download the retargeter.
+    const { libraryForRig } = await import('../anim/retarget/library-for-rig.ts');
     const library = await libraryForRig(rig.object, rig.bones, name, { clips: wanted });
     rig.clips = library.clips;
     notes.push(library.clips.length ? `no clips in the file: ${library.clips.length} library clips retargeted onto it (${library.clips.map((c) => c.name).join(', ')})` : 'no clips in the file, and the library could not be retargeted onto it: it stands in its bind pose');
