@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { loadCrowdTemplateFromFile } from '../../../src/crowd/load-template.ts';
+import { loadCrowdTemplateFromFile, loadCrowdTemplateFromUrl } from '../../../src/crowd/load-template.ts';
 import { CrowdTemplate, CrowdTemplateError } from '../../../src/crowd/template.ts';
 import { parseRig } from '../../../src/rig/load.ts';
 
@@ -51,6 +51,22 @@ describe('the crowd gets the whole character', () => {
     expect(template.bounds.max.y - template.bounds.min.y).toBeGreaterThan(1.6);
     expect(template.bounds.max.y - template.bounds.min.y).toBeLessThan(2);
     expect(template.report.notes.join('\n')).toMatch(/centimetres/);
+  });
+
+  it('names the cause of a URL that cannot be read: CORS, 404, an HTML page', async () => {
+    // A page on one origin asking another that sends no Access-Control-Allow-Origin: fetch rejects.
+    vi.stubGlobal('location', { href: 'http://cairn.test/crowd.html', origin: 'http://cairn.test' });
+    try {
+      vi.stubGlobal('fetch', () => Promise.reject(new TypeError('Failed to fetch')));
+      const cors = await loadCrowdTemplateFromUrl('https://models.example/hero.glb').catch((e: unknown) => e);
+      expect((cors as Error).message).toMatch(/^hero\.glb: could not be fetched: the server at https:\/\/models\.example did not allow this page to read it \(CORS: it must send Access-Control-Allow-Origin\)/);
+      vi.stubGlobal('fetch', () => Promise.resolve(new Response('nope', { status: 404, statusText: 'Not Found' })));
+      expect(((await loadCrowdTemplateFromUrl('http://cairn.test/models/gone.glb').catch((e: unknown) => e)) as Error).message).toMatch(/^gone\.glb: HTTP 404 \(not found/);
+      vi.stubGlobal('fetch', () => Promise.resolve(new Response('<!doctype html><p>login</p>', { status: 200 })));
+      expect(((await loadCrowdTemplateFromUrl('http://cairn.test/models/login.glb').catch((e: unknown) => e)) as Error).message).toMatch(/^login\.glb: could not be parsed as GLTF: .*an HTML page/);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('refuses mocap with the reason', async () => {
