@@ -1,4 +1,5 @@
 import { basename, resolve } from 'node:path';
+import { RigLoadError } from '../rig/import/errors.ts';
 import { gltfBytesForThree, readGltfDocument } from '../rig/node/model-file.ts';
 import type { SimplifierFlags } from 'meshoptimizer';
 import { parseGltfProp } from './gltf-prop.ts';
@@ -60,7 +61,9 @@ export async function runLodCommand(args: string[], io: CommandIO = { out: conso
   try {
     data = await gltfBytesForThree(await readGltfDocument(path));
   } catch (error) {
-    io.err(`lod: ${(error as Error).message}`);
+    const cause = error instanceof RigLoadError ? error.message.slice(error.source.length + 2) : (error as Error).message;
+    const unreadable = error instanceof RigLoadError && (error.reason === 'not-found' || error.reason === 'unreadable');
+    io.err(unreadable ? `lod: cannot read ${path}: ${cause}` : `lod: ${name} could not be parsed as glTF (${cause})`);
     return 2;
   }
   await simplifierReady();
