@@ -48,13 +48,15 @@ export async function startShowcase(): Promise<void> {
       await world.frames(1);
       stageCrowd.setTemplate(template);
       const r = template.report;
+      const partial = r.drawnVertices < r.sourceVertices;
       const notes = [
-        `${r.pieces} piece(s), ${r.bones} bones, ${r.vertices.toLocaleString('en-US')} vertices, clips: ${r.clips.join(', ')}`,
-        r.morphTargetsRemoved ? `${r.morphTargetsRemoved} morph target(s) set aside (crowd avatars do not run facial morphs)` : '',
+        `${r.pieces} piece(s), ${r.bones} bones, draws ${r.drawnVertices.toLocaleString('en-US')} of ${r.sourceVertices.toLocaleString('en-US')} vertices, clips: ${r.clips.join(', ')}`,
+        ...r.notes,
+        r.morphTargetsRemoved ? `${r.morphTargetsRemoved} morph target(s) set aside (crowd avatars do not run facial morphs)${r.morphTargets.length ? `: ${r.morphTargets.join(', ')}` : ''}` : '',
         r.clampedVertices ? `${r.clampedVertices} vertices had more than 4 influences: kept the strongest 4, renormalised` : '',
       ].filter(Boolean);
       panel.status(`Crowd is now ${template.name}`);
-      showNotice({ level: 'info', title: `Crowd character: ${template.name}`, detail: notes.join('\n') });
+      showNotice({ level: partial ? 'warn' : 'info', title: partial ? `Crowd character: ${template.name} (partly drawn)` : `Crowd character: ${template.name}`, detail: notes.join('\n') });
       stageCrowd.reportError(null);
     } catch (error) {
       const message = error instanceof CrowdTemplateError ? error.message : `${label}: ${(error as Error).message}`;

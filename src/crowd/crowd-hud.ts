@@ -16,6 +16,9 @@ export interface CrowdPageStats extends CrowdStats {
   budget?: GpuBudgetReading;
   /** Last model-loading error shown to the user, if any. */
   lastError?: string | null;
+  /** Vertices of every mesh in the character's file, and how many the crowd draws (fewer: a partial import). */
+  sourceVertices?: number;
+  drawnVertices?: number;
 }
 
 export function formatBytes(bytes: number): string {
@@ -40,6 +43,7 @@ export function crowdHudRows(stats: CrowdPageStats | undefined): CrowdHudRow[] {
     const tone = budget.state === 'pass' ? 'ok' : budget.state === 'over' ? 'bad' : 'warn';
     rows.push({ label: 'gpu budget', value: budget.message, tone });
   }
+  if (stats.sourceVertices !== undefined && stats.drawnVertices !== undefined) rows.push({ label: 'model vertices', value: `${stats.drawnVertices} of ${stats.sourceVertices} drawn`, tone: stats.drawnVertices < stats.sourceVertices ? 'warn' : 'ok' });
   if (stats.lastError) rows.push({ label: 'model', value: stats.lastError, tone: 'bad' });
   return rows;
 }

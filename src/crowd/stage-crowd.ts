@@ -188,7 +188,8 @@ export class StageCrowd {
 
   private publish(): void {
     if (this.options.publish === false) return;
-    const stats: CrowdPageStats = { ...this.current.stats, budget: this.budget.reading, lastError: this.lastError };
+    const model = this.current.template.report;
+    const stats: CrowdPageStats = { ...this.current.stats, budget: this.budget.reading, lastError: this.lastError, sourceVertices: model.sourceVertices, drawnVertices: model.drawnVertices };
     this.stage.cairn.stats.crowd = stats;
   }
 }
