@@ -98,8 +98,11 @@ export class WorldDirectory {
     return { ok: true, value: { id, token, cell, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, cellSize: CELL_SIZE, serverTime: this.now() } };
   }
 
-  /** A token for `to` — the current cell (renewal) or an adjacent one (a hop) — given the current token. */
-  async hop(token: string, to: Cell): Promise<DirectoryResult<WorldHop>> {
+  /**
+   * A token for `to` — the current cell (renewal) or an adjacent one (a hop) — given the current
+   * token. A hop also says who moved from where (`moved`), so the old cell can be told.
+   */
+  async hop(token: string, to: Cell): Promise<DirectoryResult<WorldHop> & { moved?: { id: number; from: Cell } }> {
     if (!Number.isInteger(to.x) || !Number.isInteger(to.z) || Math.abs(to.x) > CELL_LIMIT || Math.abs(to.z) > CELL_LIMIT) return { ok: false, status: 400, problem: 'cell must be whole numbers inside the world' };
     const now = this.now();
     const checked = await verifyToken(await this.signingKey(), token, now);
@@ -112,7 +115,8 @@ export class WorldDirectory {
     if (moving && now - record.at < MIN_HOP_MS) return { ok: false, status: 429, problem: `hopped ${now - record.at} ms ago; at most one hop per ${MIN_HOP_MS} ms` };
     await this.storage.put(`who:${id}`, { cell: to, at: moving ? now : record.at, issued: now } satisfies Whereabouts);
     const fresh = await signToken(await this.signingKey(), id, to, now);
-    return { ok: true, value: { token: fresh, cell: to, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, serverTime: this.now() } };
+    const value: WorldHop = { token: fresh, cell: to, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, serverTime: this.now() };
+    return moving ? { ok: true, value, moved: { id, from: cell } } : { ok: true, value };
   }
 
   /**

@@ -92,6 +92,7 @@ export class VoiceChat {
   private readonly roster = new Map<number, number | null>();
   private readonly hearing: VoiceHearingSource | null;
   private avatarId: number | null;
+  private avatarToken = '';
   private unsubscribeHearing: (() => void) | null = null;
   private avatarPositionsAt = Number.NEGATIVE_INFINITY;
   private avatarRetry: ReturnType<typeof setTimeout> | null = null;
@@ -164,12 +165,18 @@ export class VoiceChat {
    * so peers following hearing range know which voice belongs to which avatar. Call it whenever
    * avatar sync gets a new id; repeating the same id sends nothing.
    */
-  setAvatarId(id: number | null): void {
+  setAvatarId(id: number | null, token = ''): void {
     if (id !== null && !isAvatarId(id)) throw new RangeError(`VoiceChat.setAvatarId: an avatar id is an integer from 1 to 4294967295 (or null), not ${String(id)}`);
     if (id === this.avatarId) return;
     this.avatarId = id;
+    this.avatarToken = token;
     this.stats.avatarId = id;
-    this.signaling.send({ type: 'avatar', id });
+    this.sendAvatar();
+  }
+
+  /** The avatar claim: the room accepts an id only with the avatar token of its room or cell. */
+  private sendAvatar(): void {
+    this.signaling.send(this.avatarId === null ? { type: 'avatar', id: null } : { type: 'avatar', id: this.avatarId, token: this.avatarToken });
   }
 
   /** Push-to-talk: start talking. */
@@ -274,7 +281,7 @@ export class VoiceChat {
       this.lastSent = null;
       this.toldFull = false;
       // Say which avatar is ours (also after a reconnect: the new socket starts without one).
-      if (this.avatarId !== null) this.signaling.send({ type: 'avatar', id: this.avatarId });
+      if (this.avatarId !== null) this.sendAvatar();
       if (this.hearing) this.followHearing();
       if (!this.hearing?.positionOf) this.maybeSendPosition(true);
     });
@@ -309,7 +316,7 @@ export class VoiceChat {
       if (code !== 'avatar-taken' || this.avatarRetry !== null) return;
       this.avatarRetry = setTimeout(() => {
         this.avatarRetry = null;
-        if (!this.disposed && this.avatarId !== null) this.signaling.send({ type: 'avatar', id: this.avatarId });
+        if (!this.disposed && this.avatarId !== null) this.sendAvatar();
       }, AVATAR_RETRY_MS);
     });
     s.on('offer', ({ from, sdp }) => this.mesh.handleOffer(from, sdp));

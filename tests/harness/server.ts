@@ -97,6 +97,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       '--log-level',
       'warn',
       '--show-interactive-dev-session=false',
+      // Tests play many client addresses with X-Test-Client-IP (server/identity/client.ts).
+      '--var',
+      'TRUST_TEST_IP_HEADER:1',
     ],
     {
       cwd: ROOT,

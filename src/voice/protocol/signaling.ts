@@ -18,7 +18,7 @@ export const MAX_SDP_CHARS = 12_288;
 export const MAX_CANDIDATE_CHARS = 1_024;
 /** Positions beyond this magnitude (metres) are refused as nonsense. */
 export const MAX_COORDINATE = 100_000;
-/** Largest resume token, in characters. */
+/** Largest resume or avatar token, in characters. */
 export const MAX_TOKEN_CHARS = 64;
 /**
  * Largest avatar id a client may announce: avatar ids are the net module's 32-bit sender ids
@@ -42,6 +42,8 @@ export const VOICE_CLOSE = {
   replaced: 4001,
   /** The socket stopped pinging (a crashed tab, a dead network) and was reaped. */
   silent: 4002,
+  /** The join was refused: its client (a session, or an address without one) holds its most sockets here. */
+  tooManySockets: 4006,
   /** The join was refused: the room holds its maximum of peers. */
   full: 4008,
 } as const;
@@ -98,15 +100,15 @@ export interface PingMessage {
   type: 'ping';
 }
 /**
- * "My avatar in the world is `id`" (null: none). Sent after every welcome and whenever the
+ * "My avatar in the world is `id`" (null: none), with `token` proving it: the `avatarToken` of the
+ * relay room's `welcome` (a room of the same name) or of the world cell's ack (world voice rooms).
+ * The room accepts the claim only with a valid, unexpired token for that id and room, else it
+ * answers `bad-avatar-token` and keeps the old one. Sent after every welcome and whenever the
  * avatar id changes (a reconnect of avatar sync gives a new one). The room keeps it in the roster
  * and tells everyone else; clients that follow hearing range connect only to peers whose avatar
  * is within earshot.
  */
-export interface AvatarMessage {
-  type: 'avatar';
-  id: number | null;
-}
+export type AvatarMessage = { type: 'avatar'; id: number; token: string } | { type: 'avatar'; id: null };
 /**
  * "I closed our link" (it left my hearing range). The receiver closes its side at once instead
  * of waiting for ICE to notice, and does not offer again until the peer has left and re-entered
@@ -143,7 +145,7 @@ export interface WelcomeMessage {
   room: string;
   /** Everyone else in the room now. */
   peers: RosterEntry[];
-  /** Position updates per second the room accepts from one peer (sustained). */
+  /** Position updates per second the room accepts from one client (sustained). */
   positionRate: number;
 }
 export interface JoinMessage {
@@ -198,6 +200,8 @@ export type ErrorCode =
   | 'rate-limited'
   | 'bad-resume'
   | 'avatar-taken'
+  | 'bad-avatar-token'
+  | 'target-busy'
   | 'no-positions';
 
 /** Sent to the offending sender only; nothing is forwarded for a message that earns one. */
@@ -333,8 +337,12 @@ export function parseClientMessage(raw: string | ArrayBuffer): Validated<ClientM
       return { ok: true, message: { type } };
     case 'avatar': {
       if (!('id' in data)) return fail('bad-field', '"id" is missing (send null for no avatar)', ref);
-      if (data.id !== null && !isAvatarId(data.id)) return fail('bad-field', `"id" must be an avatar id (an integer from 1 to ${MAX_AVATAR_ID}) or null`, ref);
-      return { ok: true, message: { type, id: data.id } };
+      if (data.id === null) return { ok: true, message: { type, id: null } };
+      if (!isAvatarId(data.id)) return fail('bad-field', `"id" must be an avatar id (an integer from 1 to ${MAX_AVATAR_ID}) or null`, ref);
+      if (typeof data.token !== 'string' || data.token.length === 0 || data.token.length > MAX_TOKEN_CHARS) {
+        return fail('bad-field', '"token" must be the avatarToken your avatar room or world cell gave you (a short string)', ref);
+      }
+      return { ok: true, message: { type, id: data.id, token: data.token } };
     }
     case 'bye': {
       if (!isPeerId(data.to)) return fail('bad-field', `"to" must be a peer id (a positive integer)`, ref);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { roomNameProblem } from '../../../server/room-name.ts';
+import { roomNameIssue as roomNameProblem } from '../../../src/net/protocol/room-name.ts';
 import { Backoff } from '../../../src/voice/backoff.ts';
 import { DelaySchedule } from '../../../src/voice/delay-schedule.ts';
 import { powerRatioDb, rms, SILENCE_DB, toDb } from '../../../src/voice/levels.ts';
