@@ -268,7 +268,14 @@ export class NetSession {
   }
 
   private receive(bytes: Uint8Array): void {
+    const skipped = this.reader.skipped;
     const rejection = this.reader.read(bytes);
+    if (this.reader.skipped > skipped) {
+      // Bad frames are skipped (the message's other frames are read) but still counted as rejected.
+      this.rejectedHere += this.reader.skipped - skipped;
+      this.stats.lastRejection = this.reader.lastSkip ?? '';
+      this.stats.rejected = this.transport.stats.rejected + this.rejectedHere;
+    }
     if (rejection) {
       this.rejectedHere++;
       this.stats.lastRejection = rejection.frame >= 0 ? `${rejection.problem} (frame ${rejection.frame})` : rejection.problem;

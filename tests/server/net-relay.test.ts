@@ -91,7 +91,7 @@ describe('AvatarRoom relay (real workerd via wrangler dev)', () => {
     expect(other!.frames().map((f) => f.x)).toEqual([9]);
     expect(other!.texts.filter((t) => !t.includes('welcome'))).toEqual([]);
     const stats = await statsOf('junk');
-    expect(stats.dropped).toEqual({ text: 1, size: 4, header: 2, rate: 0, role: 0 });
+    expect(stats.dropped).toEqual({ text: 1, size: 4, header: 2, frame: 0, rate: 0, role: 0 });
     expect(stats.received).toBe(1);
   });
 

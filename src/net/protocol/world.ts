@@ -173,17 +173,17 @@ export const CellRefusalSchema = v.object({ type: v.literal('refused'), command:
 export type CellRefusal = v.InferOutput<typeof CellRefusalSchema>;
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
-const token = v.pipe(v.string(), v.regex(TOKEN_PATTERN));
+const token = (problem: string) => v.pipe(v.string(problem), v.regex(TOKEN_PATTERN, problem));
 
 /** Client → cell commands (see {@link CellCommand}); each problem message says what was wrong. */
 export const CellCommandSchema = v.variant(
   'type',
   [
-    v.object({ type: v.literal('publish'), token }, 'publish without a well-formed token'),
-    v.object({ type: v.literal('renew'), token }, 'renew without a well-formed token'),
+    v.object({ type: v.literal('publish'), token: token('publish without a well-formed token') }, 'publish without a well-formed token'),
+    v.object({ type: v.literal('renew'), token: token('renew without a well-formed token') }, 'renew without a well-formed token'),
     v.object({ type: v.literal('subscribe') }),
-    v.object({ type: v.literal('pace'), close: v.boolean() }, 'pace without close: true or false'),
-    v.object({ type: v.literal('clock'), t: v.pipe(v.number(), v.finite()) }, 'clock without a numeric t'),
+    v.object({ type: v.literal('pace'), close: v.boolean('pace without close: true or false') }, 'pace without close: true or false'),
+    v.object({ type: v.literal('clock'), t: v.pipe(v.number('clock without a numeric t'), v.finite('clock without a numeric t')) }, 'clock without a numeric t'),
   ],
   'unknown command',
 );

@@ -35,7 +35,7 @@ interface FakeSocket {
 function openWithRole(socket: FakeSocket, cell: Cell, role: 'pub' | 'sub'): void {
   socket.readyState = 1;
   socket.onopen!();
-  socket.onmessage!({ data: JSON.stringify({ type: 'cell', cell, role, expiresAt: Date.now() + 120_000 }) });
+  socket.onmessage!({ data: JSON.stringify({ type: 'cell', cell, role, expiresAt: Date.now() + 120_000, avatarToken: 'test-token' }) });
 }
 
 const paceCommands = (socket: FakeSocket): boolean[] => socket.sent.filter((t) => t.includes('"pace"')).map((t) => (JSON.parse(t) as { close: boolean }).close);
