@@ -12,4 +12,6 @@ export interface Env {
   VOICE_ROOM: DurableObjectNamespace<VoiceRoom>;
   /** `1` only in tests: the Worker then takes the client's IP from `X-Test-Client-IP` (server/identity/client.ts). */
   TRUST_TEST_IP_HEADER?: string;
+  /** Half the world map's edge in metres (default 256: the 512 m map); see server/world/directory.ts. */
+  WORLD_HALF_EXTENT_M?: string;
 }

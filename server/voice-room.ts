@@ -43,11 +43,13 @@ export const VOICE_LIMITS: Record<VoiceBudget, TokenBucketLimits> = {
 /** Position updates a peer may send (kept for the welcome's `positionRate`). */
 export const POSITION_LIMITS = VOICE_LIMITS.pos;
 /**
- * What one peer may receive from everyone together (messages, and UTF-8 bytes): a flood aimed at
- * one target stops here whoever sends it, so 500 offers of 12 KB or 2,000 candidates deliver a
- * few dozen to a few hundred, not all.
+ * What one peer may receive from one client (messages, and UTF-8 bytes): a flood aimed at one
+ * target stops here, so 500 offers of 12 KB or 2,000 candidates deliver a few to a few hundred,
+ * not all — and the target's budget for everyone else is untouched.
  */
-export const TARGET_LIMITS = { messages: { ratePerSecond: 60, burst: 200 }, bytes: { ratePerSecond: 32_768, burst: 98_304 } } as const;
+export const PAIR_LIMITS = { messages: { ratePerSecond: 30, burst: 100 }, bytes: { ratePerSecond: 16_384, burst: 49_152 } } as const;
+/** What one peer may receive from everyone together: the backstop against many clients aiming at one. */
+export const TARGET_LIMITS = { messages: { ratePerSecond: 120, burst: 400 }, bytes: { ratePerSecond: 65_536, burst: 196_608 } } as const;
 /** Seats: a client (one tab and its reconnect), session-less clients of one address, one address, per room kind. */
 export const VOICE_SEATS: SeatLimits = { client: 2, anonymousAddress: 6, address: 8 };
 export const WORLD_VOICE_SEATS: SeatLimits = { client: 2, anonymousAddress: 16, address: 64 };
@@ -101,8 +103,8 @@ export interface VoicePeer extends SocketAttachment, ClientRef {
 export class VoiceRoom extends HibernatingRoom<VoicePeer> {
   private readonly keys: KeyRing;
   private ledger: ClientLedger<VoiceBudget> | null = null;
-  /** What each peer (by id) may still receive from everyone together. */
-  private readonly inbound = new Map<number, { messages: TokenBucket; bytes: TokenBucket }>();
+  /** What each peer (by id) may still receive from everyone together, and from each client. */
+  private readonly inbound = new Map<number, { total: Allowance; from: Map<string, Allowance> }>();
   /** Client identities worked out in admit(), for describePeer of the same request. */
   private readonly admitted = new WeakMap<Request, ClientRef>();
 
@@ -192,8 +194,8 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
               ? { type: 'bye', from: peer.id }
               : { type: message.type, from: peer.id, sdp: message.sdp };
         const text = JSON.stringify(relayed);
-        if (!this.takeInbound(message.to, utf8Length(text), now)) {
-          this.notify(ws, peer, now, 'target-busy', `peer ${message.to} is receiving more signaling than it may (${TARGET_LIMITS.messages.ratePerSecond} messages, ${TARGET_LIMITS.bytes.ratePerSecond} bytes a second); this ${message.type} was dropped`, message.type);
+        if (!this.takeInbound(message.to, peer, utf8Length(text), now)) {
+          this.notify(ws, peer, now, 'target-busy', `peer ${message.to} is receiving more signaling than it may (from you: ${PAIR_LIMITS.messages.ratePerSecond} messages and ${PAIR_LIMITS.bytes.ratePerSecond} bytes a second); this ${message.type} was dropped`, message.type);
           return;
         }
         send(target, text);
@@ -243,16 +245,23 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
     sendMessage(ws, { type: 'error', code, message, ref });
   }
 
-  /** Takes one message of `bytes` from what peer `id` may receive; false when it has had its fill. */
-  private takeInbound(id: number, bytes: number, now: number): boolean {
+  /** Takes one message of `bytes` from what peer `id` may receive from `sender`'s client and in all; false when either is spent. */
+  private takeInbound(id: number, sender: ClientRef, bytes: number, now: number): boolean {
     let inbound = this.inbound.get(id);
     if (!inbound) {
-      inbound = { messages: new TokenBucket(TARGET_LIMITS.messages, now), bytes: new TokenBucket(TARGET_LIMITS.bytes, now) };
+      inbound = { total: allowance(TARGET_LIMITS, now), from: new Map() };
       this.inbound.set(id, inbound);
     }
-    if (inbound.messages.available(now) < 1 || inbound.bytes.available(now) < bytes) return false;
-    inbound.messages.take(now);
-    inbound.bytes.take(now, bytes);
+    let pair = inbound.from.get(sender.client);
+    if (!pair) {
+      pair = allowance(PAIR_LIMITS, now);
+      inbound.from.set(sender.client, pair);
+    }
+    if (!affords(pair, bytes, now) || !affords(inbound.total, bytes, now)) return false;
+    for (const budget of [pair, inbound.total]) {
+      budget.messages.take(now);
+      budget.bytes.take(now, bytes);
+    }
     return true;
   }
 
@@ -316,6 +325,20 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
     }
     return list;
   }
+}
+
+/** A message and byte budget. */
+interface Allowance {
+  messages: TokenBucket;
+  bytes: TokenBucket;
+}
+
+function allowance(limits: { messages: TokenBucketLimits; bytes: TokenBucketLimits }, now: number): Allowance {
+  return { messages: new TokenBucket(limits.messages, now), bytes: new TokenBucket(limits.bytes, now) };
+}
+
+function affords(budget: Allowance, bytes: number, now: number): boolean {
+  return budget.messages.available(now) >= 1 && budget.bytes.available(now) >= bytes;
 }
 
 function silentLimit(peer: VoicePeer): number {

@@ -38,7 +38,8 @@ export class WorldDirectoryRoom extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.logic = new WorldDirectory(ctx.storage);
+    const extent = Number(env.WORLD_HALF_EXTENT_M);
+    this.logic = new WorldDirectory(ctx.storage, Date.now, Number.isFinite(extent) && extent > 0 ? extent : undefined);
   }
 
   /** The signing keys' master (base64), for cells and rooms (created on first use). */
