@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { CloseCode } from '../src/net/protocol/control.ts';
 import { roomNameIssue } from '../src/net/protocol/room-name.ts';
 import { DIRECTORY_ROOM, isCanonicalCellRoom, parseCellRoom } from '../src/net/protocol/world.ts';
 import { parseRoomRequest } from './avatar/relay-options.ts';
@@ -91,14 +90,6 @@ function roomFromSegment(segment: string): string | Response {
   return room;
 }
 
-/** Accepts a socket and closes it at once with a reason (so the client sees why, not a failed handshake). */
-function refuseSocket(code: number, reason: string): Response {
-  const pair = new WebSocketPair();
-  pair[1].accept();
-  pair[1].close(code, reason);
-  return new Response(null, { status: 101, webSocket: pair[0] });
-}
-
 /** The object namespace and name an avatar room lives in. */
 function avatarObject(env: Env, room: string): DurableObjectStub {
   if (parseCellRoom(room)) return env.WORLD_CELL.get(env.WORLD_CELL.idFromName(room));
@@ -143,8 +134,7 @@ export default {
       if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket') {
         return text(426, `${url.pathname} is a WebSocket endpoint; send "Upgrade: websocket"`);
       }
-      if (kind === 'avatar' && room === DIRECTORY_ROOM) return refuseSocket(CloseCode.policy, 'the world directory takes no sockets; use /api/world');
-      const stub = kind === 'voice' ? env.VOICE_ROOM.get(env.VOICE_ROOM.idFromName(room)) : avatarObject(env, room);
+      const stub = kind === 'voice' ? env.VOICE_ROOM.get(env.VOICE_ROOM.idFromName(room)) : room === DIRECTORY_ROOM ? directory(env) : avatarObject(env, room);
       const forwarded = new Request(request);
       // X-Cairn-* headers are ours: a client must not be able to send them to an object.
       for (const name of [...forwarded.headers.keys()]) if (name.toLowerCase().startsWith('x-cairn-')) forwarded.headers.delete(name);

@@ -65,7 +65,7 @@ export class WorldDirectory {
   /** Where the sweep of `who:` records continues (key order); undefined: from the start. */
   private sweepAfter: string | undefined;
 
-  /** Half the map's edge (m), clamped to {@link CELL_LIMIT} cells. */
+  /** Half the map's edge (m), clamped so cells stay within ±{@link CELL_LIMIT} (and one more on the negative side). */
   readonly halfExtent: number;
 
   constructor(
@@ -73,7 +73,7 @@ export class WorldDirectory {
     private readonly now: () => number = Date.now,
     halfExtentM = WORLD_HALF_EXTENT_M,
   ) {
-    this.halfExtent = Math.min(Math.max(CELL_SIZE, halfExtentM), CELL_LIMIT * CELL_SIZE);
+    this.halfExtent = Math.min(Math.max(CELL_SIZE, halfExtentM), (CELL_LIMIT + 1) * CELL_SIZE);
   }
 
   /** True when some of `cell`'s square lies on the map. */

@@ -1,7 +1,9 @@
 import { DurableObject } from 'cloudflare:workers';
 import { TokenBucket } from '../../src/core/token-bucket.ts';
 import { cellRoom, type Cell, type WorldDirectory as DirectoryView, type WorldEntry, type WorldHop } from '../../src/net/protocol/world.ts';
+import { CloseCode } from '../../src/net/protocol/control.ts';
 import type { Env } from '../env.ts';
+import { refuseSocket } from '../hibernating-room.ts';
 import { isLocalIp } from '../identity/client.ts';
 import { deriveKey } from '../identity/keys.ts';
 import { signSession } from '../identity/session-token.ts';
@@ -40,6 +42,11 @@ export class WorldDirectoryRoom extends DurableObject<Env> {
     super(ctx, env);
     const extent = Number(env.WORLD_HALF_EXTENT_M);
     this.logic = new WorldDirectory(ctx.storage, Date.now, Number.isFinite(extent) && extent > 0 ? extent : undefined);
+  }
+
+  /** Sockets only: the directory takes none, and says so with a close reason. */
+  override async fetch(): Promise<Response> {
+    return refuseSocket(this.ctx, { code: CloseCode.policy, reason: 'the world directory takes no sockets; use /api/world' });
   }
 
   /** The signing keys' master (base64), for cells and rooms (created on first use). */

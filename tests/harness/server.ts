@@ -102,7 +102,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       'TRUST_TEST_IP_HEADER:1',
       // Tests keep apart by using far cells of a world bigger than the 512 m map.
       '--var',
-      'WORLD_HALF_EXTENT_M:4096',
+      'WORLD_HALF_EXTENT_M:4160',
     ],
     {
       cwd: ROOT,

@@ -117,7 +117,7 @@ describe('AvatarRoom relay (real workerd via wrangler dev)', () => {
   it('refuses joins past capacity with a close reason, and bad room parameters with HTTP 400', async () => {
     await joinAll('full', 2, '?capacity=2');
     const third = await RelayClient.connect(roomUrl('full'));
-    expect(await third.closed).toEqual({ code: 4001, reason: 'room full: 2 of 2 peers' });
+    expect(await third.closeFrame).toEqual({ code: 4001, reason: 'room full: 2 of 2 peers' });
     expect((await statsOf('full')).refused).toBe(1);
     await expect(RelayClient.connect(roomUrl('full', '?mode=turbo'))).rejects.toThrow(/HTTP 400/);
     const response = await fetch(`${base}/rooms/avatar/full-${run}?capacity=100000`);

@@ -1,3 +1,5 @@
+import * as v from 'valibot';
+
 /**
  * The voice signaling protocol: JSON text messages over the VoiceRoom WebSocket
  * (`/rooms/voice/:room`). Shared by the server (server/voice-room.ts) and the browser client
@@ -190,19 +192,8 @@ export interface RelayedBye {
   from: number;
 }
 
-export type ErrorCode =
-  | 'bad-json'
-  | 'binary'
-  | 'too-large'
-  | 'unknown-type'
-  | 'bad-field'
-  | 'no-such-peer'
-  | 'rate-limited'
-  | 'bad-resume'
-  | 'avatar-taken'
-  | 'bad-avatar-token'
-  | 'target-busy'
-  | 'no-positions';
+export const ERROR_CODES = ['bad-json', 'binary', 'too-large', 'unknown-type', 'bad-field', 'no-such-peer', 'rate-limited', 'bad-resume', 'avatar-taken', 'bad-avatar-token', 'target-busy', 'no-positions'] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Sent to the offending sender only; nothing is forwarded for a message that earns one. */
 export interface ErrorMessage {
@@ -353,6 +344,42 @@ export function parseClientMessage(raw: string | ArrayBuffer): Validated<ClientM
   }
 }
 
+const peerId = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(0x7fffffff));
+const avatarId = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_AVATAR_ID));
+const coordinate = v.pipe(v.number(), v.finite(), v.minValue(-MAX_COORDINATE), v.maxValue(MAX_COORDINATE));
+const PositionSchema = v.object({ x: coordinate, y: coordinate, z: coordinate, facing: coordinate });
+const CandidateSchema = v.nullable(
+  v.object({
+    candidate: v.string(),
+    sdpMid: v.nullable(v.string()),
+    sdpMLineIndex: v.nullable(v.number()),
+    usernameFragment: v.nullable(v.string()),
+  }),
+);
+
+/** Server → client messages, one schema per type (what {@link parseServerMessage} checks). */
+export const ServerMessageSchema = v.variant('type', [
+  v.object({
+    type: v.literal('welcome'),
+    id: peerId,
+    token: v.string(),
+    room: v.string(),
+    // Roster entries from an older room have no `avatar`: read that as null; a malformed position as none.
+    peers: v.array(v.object({ id: peerId, pos: v.fallback(v.nullable(PositionSchema), null), avatar: v.optional(v.nullable(avatarId), null) })),
+    positionRate: v.optional(v.number(), 0),
+  }),
+  v.object({ type: v.literal('join'), id: peerId }),
+  v.object({ type: v.literal('leave'), id: peerId }),
+  v.object({ type: v.literal('offer'), from: peerId, sdp: v.string() }),
+  v.object({ type: v.literal('answer'), from: peerId, sdp: v.string() }),
+  v.object({ type: v.literal('ice'), from: peerId, candidate: CandidateSchema }),
+  v.object({ type: v.literal('pos'), from: peerId, ...PositionSchema.entries }),
+  v.object({ type: v.literal('avatar'), from: peerId, id: v.nullable(avatarId) }),
+  v.object({ type: v.literal('bye'), from: peerId }),
+  v.object({ type: v.literal('pong') }),
+  v.object({ type: v.literal('error'), code: v.picklist(ERROR_CODES), message: v.string(), ref: v.optional(v.string()) }),
+]);
+
 /**
  * Parses a server message on the client. The server is trusted to send the schema, but a proxy
  * or an old server might not: anything unreadable returns null and is counted, never thrown.
@@ -365,39 +392,6 @@ export function parseServerMessage(raw: unknown): ServerMessage | null {
   } catch {
     return null;
   }
-  if (!isObject(data) || typeof data.type !== 'string') return null;
-  switch (data.type) {
-    case 'welcome': {
-      if (!(isPeerId(data.id) && typeof data.token === 'string' && Array.isArray(data.peers))) return null;
-      // Roster entries from an older room have no `avatar`: read that as null.
-      const peers: RosterEntry[] = [];
-      for (const entry of data.peers as unknown[]) {
-        if (!isObject(entry) || !isPeerId(entry.id)) return null;
-        const avatar = entry.avatar === undefined || entry.avatar === null ? null : isAvatarId(entry.avatar) ? entry.avatar : undefined;
-        if (avatar === undefined) return null;
-        peers.push({ id: entry.id, pos: isObject(entry.pos) ? (entry.pos as unknown as WirePosition) : null, avatar });
-      }
-      return { ...(data as unknown as WelcomeMessage), peers };
-    }
-    case 'avatar':
-      return isPeerId(data.from) && (data.id === null || isAvatarId(data.id)) ? { type: 'avatar', from: data.from, id: data.id } : null;
-    case 'bye':
-      return isPeerId(data.from) ? { type: 'bye', from: data.from } : null;
-    case 'join':
-    case 'leave':
-      return isPeerId(data.id) ? (data as unknown as JoinMessage | LeaveMessage) : null;
-    case 'offer':
-    case 'answer':
-      return isPeerId(data.from) && typeof data.sdp === 'string' ? (data as unknown as RelayedOffer | RelayedAnswer) : null;
-    case 'ice':
-      return isPeerId(data.from) && 'candidate' in data ? (data as unknown as RelayedIce) : null;
-    case 'pos':
-      return isPeerId(data.from) && isCoordinate(data.x) && isCoordinate(data.y) && isCoordinate(data.z) && isCoordinate(data.facing) ? (data as unknown as RelayedPosition) : null;
-    case 'pong':
-      return { type: 'pong' };
-    case 'error':
-      return typeof data.code === 'string' && typeof data.message === 'string' ? (data as unknown as ErrorMessage) : null;
-    default:
-      return null;
-  }
+  const parsed = v.safeParse(ServerMessageSchema, data);
+  return parsed.success ? parsed.output : null;
 }

@@ -113,6 +113,6 @@ describe('world directory: the map', () => {
     expect(await directory.hop(edge.value.token, { x: 4, z: 0 })).toMatchObject({ ok: false, status: 400 });
     expect(await directory.hop(edge.value.token, { x: 3, z: 1 })).toMatchObject({ ok: true });
     const wide = new WorldDirectory(new MapStorage(), () => 0, 1e6);
-    expect(wide.halfExtent).toBe(64 * 64);
+    expect(wide.halfExtent).toBe(65 * 64);
   });
 });
