@@ -57,7 +57,7 @@ async function worldApi(request: Request, url: URL, env: Env): Promise<Response>
       if (typeof x !== 'number' || typeof z !== 'number') return text(400, 'x and z must both be numbers (metres), or both absent');
       position = { x, z };
     }
-    const result = await stub.worldEnter(position, requestIp(request, env));
+    const result = await stub.worldEnter(position, requestIp(request, env.TRUST_TEST_IP_HEADER === '1'));
     return result.ok ? Response.json(result.value) : text(result.status, result.problem);
   }
   if (url.pathname === '/api/world/hop') {
@@ -106,7 +106,7 @@ export default {
 
     if (url.pathname === '/api/session') {
       if (request.method !== 'POST') return text(405, '/api/session answers POST only');
-      const session = await directory(env).issueSession(requestIp(request, env));
+      const session = await directory(env).issueSession(requestIp(request, env.TRUST_TEST_IP_HEADER === '1'));
       return session ? Response.json(session) : text(429, 'too many sessions from this address lately; reuse the one you have');
     }
 
@@ -139,7 +139,7 @@ export default {
       // X-Cairn-* headers are ours: a client must not be able to send them to an object.
       for (const name of [...forwarded.headers.keys()]) if (name.toLowerCase().startsWith('x-cairn-')) forwarded.headers.delete(name);
       forwarded.headers.set('X-Cairn-Room', room);
-      forwarded.headers.set(CLIENT_IP_HEADER, requestIp(request, env));
+      forwarded.headers.set(CLIENT_IP_HEADER, requestIp(request, env.TRUST_TEST_IP_HEADER === '1'));
       return stub.fetch(forwarded);
     }
 

@@ -1,5 +1,4 @@
 import { TokenBucket, type TokenBucketLimits } from '../../src/core/token-bucket.ts';
-import type { Env } from '../env.ts';
 import { verifySession } from './session-token.ts';
 
 /**
@@ -34,9 +33,9 @@ export interface ClientRef {
   ip: string;
 }
 
-/** The client's IP as the Worker sees it. */
-export function requestIp(request: Request, env: Env): string {
-  if (env.TRUST_TEST_IP_HEADER === '1') {
+/** The client's IP as the Worker sees it (`trustTestHeader`: the Worker's `TRUST_TEST_IP_HEADER` is `1`). */
+export function requestIp(request: Request, trustTestHeader: boolean): string {
+  if (trustTestHeader) {
     const test = request.headers.get(TEST_IP_HEADER);
     if (test) return test.slice(0, 64);
   }
