@@ -15,18 +15,37 @@ import { wsUrl } from '../harness/ws-client.ts';
 
 const base = inject('serverUrl');
 const run = Date.now().toString(36);
-const open: Array<{ close(): unknown }> = [];
-const track = <T extends { close(): unknown }>(client: T): T => {
+const open: Array<{ socket: { terminate(): void } } | { close(): unknown }> = [];
+const track = <T extends { socket: { terminate(): void } } | { close(): unknown }>(client: T): T => {
   open.push(client);
   return client;
 };
-afterEach(async () => {
-  await Promise.all(open.splice(0).map(async (c) => c.close()));
+// Dropped without a close handshake: the suite does not wait out the teardown of refused sockets.
+afterEach(() => {
+  for (const client of open.splice(0)) {
+    if ('socket' in client) client.socket.terminate();
+    else void client.close();
+  }
 });
 
 const roomUrl = (room: string, query = ''): string => wsUrl(base, `/rooms/avatar/${room}-${run}${query}`);
 const join = async (url: string, ip = freshIp()): Promise<RelayClient> => track(await RelayClient.join(url, fromIp(ip)));
 const ofType = (type: string) => (m: Received) => m.type === type;
+
+/**
+ * 'in' once a relay socket is welcomed, or the close it was refused with — read from the close
+ * frame as soon as it arrives (ws keeps it in these fields; the TCP teardown of a refused socket
+ * under wrangler dev comes seconds later).
+ */
+async function admission(client: RelayClient): Promise<'in' | { code: number; reason: string }> {
+  const internals = client.socket as unknown as { _closeFrameReceived?: boolean; _closeCode?: number; _closeMessage?: Buffer };
+  for (let waited = 0; waited < 10_000; waited += 20) {
+    if (client.welcome()) return 'in';
+    if (internals._closeFrameReceived) return { code: internals._closeCode ?? 1005, reason: internals._closeMessage?.toString() ?? '' };
+    await sleep(20);
+  }
+  throw new Error('neither welcomed nor refused within 10 s');
+}
 
 /** Honest clients each send `count` frames at 10 Hz; resolves when they have. */
 async function honestTraffic(clients: RelayClient[], count: number): Promise<void> {
@@ -58,18 +77,18 @@ describe('abuse: invalid frames never blind a room or a cell', () => {
       for (let i = 0; i < size; i++) honest.push(await join(roomUrl(room, i === 0 ? query : '')));
       const griefer = await join(roomUrl(room));
       const bad = invalidFrames();
-      const traffic = honestTraffic(honest, 10);
+      const traffic = honestTraffic(honest, 6);
       // The griefer stays inside its rate cap (30 Hz): each frame it sends is one a receiver would refuse.
-      for (let i = 0; i < 30; i++) {
+      for (let i = 0; i < 18; i++) {
         griefer.send(bad[i % bad.length]!.bytes);
         await sleep(33);
       }
       await traffic;
       await settle();
-      await expectFullHonestDelivery(honest, 10);
+      await expectFullHonestDelivery(honest, 6);
       expect(griefer.controls<{ reason: string }>('dropped').map((d) => d.reason)).toContain('frame');
       const stats = await roomStats(base, `${room}-${run}`);
-      expect(stats.dropped.frame).toBe(30);
+      expect(stats.dropped.frame).toBe(18);
     });
   }
 
@@ -77,14 +96,14 @@ describe('abuse: invalid frames never blind a room or a cell', () => {
     const honest = [await worldProof(base, -30 * 64 + 10, -30 * 64 + 10), await worldProof(base, -30 * 64 + 20, -30 * 64 + 20)].map((p) => track(p.client));
     const griefer = track((await worldProof(base, -30 * 64 + 30, -30 * 64 + 30)).client);
     const bad = invalidFrames();
-    const traffic = honestTraffic(honest, 10);
-    for (let i = 0; i < 30; i++) {
+    const traffic = honestTraffic(honest, 6);
+    for (let i = 0; i < 18; i++) {
       griefer.send(bad[i % bad.length]!.bytes);
       await sleep(33);
     }
     await traffic;
     await settle();
-    await expectFullHonestDelivery(honest, 10);
+    await expectFullHonestDelivery(honest, 6);
     expect(griefer.controls<{ reason: string }>('dropped').map((d) => d.reason)).toContain('frame');
   });
 });
@@ -97,12 +116,14 @@ describe('abuse: budgets per client, not per socket', () => {
     const honest = await join(roomUrl(room, '?mode=direct'));
     const sockets: RelayClient[] = [];
     const refusals: Array<{ code: number; reason: string }> = [];
-    for (let i = 0; i < 40; i++) {
-      const client = track(await RelayClient.connect(roomUrl(room, `?session=${token}`), 10_000, fromIp(ip)));
-      const outcome = await Promise.race([client.waitFor(() => client.welcome() !== null, 'welcome').then(() => 'in' as const), client.closeFrame.then((c) => c)]);
-      if (outcome === 'in') sockets.push(client);
-      else refusals.push(outcome);
-    }
+    await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        const client = track(await RelayClient.connect(roomUrl(room, `?session=${token}`), 10_000, fromIp(ip)));
+        const outcome = await admission(client);
+        if (outcome === 'in') sockets.push(client);
+        else refusals.push(outcome);
+      }),
+    );
     expect(sockets).toHaveLength(4);
     expect(refusals).toHaveLength(36);
     expect(refusals[0]).toMatchObject({ code: 4006, reason: expect.stringMatching(/already holds 4 sockets/) });
@@ -122,11 +143,13 @@ describe('abuse: budgets per client, not per socket', () => {
   it('holds the session-less sockets of one address to that address’s seats', async () => {
     const ip = freshIp();
     const refused: number[] = [];
-    for (let i = 0; i < 36; i++) {
-      const client = track(await RelayClient.connect(roomUrl('anonymous'), 10_000, fromIp(ip)));
-      const outcome = await Promise.race([client.waitFor(() => client.welcome() !== null, 'welcome').then(() => 0), client.closeFrame.then((c) => c.code)]);
-      if (outcome) refused.push(outcome);
-    }
+    await Promise.all(
+      Array.from({ length: 36 }, async () => {
+        const client = track(await RelayClient.connect(roomUrl('anonymous'), 10_000, fromIp(ip)));
+        const outcome = await admission(client);
+        if (outcome !== 'in') refused.push(outcome.code);
+      }),
+    );
     expect(refused).toEqual([4006, 4006, 4006, 4006]); // 32 seats for one address without sessions
     // Another address is not affected.
     await join(roomUrl('anonymous'));
@@ -157,10 +180,9 @@ describe('abuse: budgets per client, not per socket', () => {
     track(griefer.client);
     const acksBefore = griefer.client.controls('cell').length;
     for (let i = 0; i < 400; i++) griefer.client.send(i % 2 === 0 ? '{"type":"subscribe"}' : JSON.stringify({ type: 'publish', token: griefer.entry.token }));
-    const traffic = honestTraffic([a.client, b.client], 10);
-    await traffic;
+    await honestTraffic([a.client, b.client], 6);
     await settle();
-    await expectFullHonestDelivery([a.client, b.client], 10);
+    await expectFullHonestDelivery([a.client, b.client], 6);
     const acks = griefer.client.controls('cell').length - acksBefore;
     expect(acks).toBeGreaterThanOrEqual(10);
     expect(acks).toBeLessThanOrEqual(10 + 2 * 4); // the burst, plus refill over the few seconds
@@ -205,7 +227,7 @@ describe('abuse: voice signaling', () => {
     await target.collect(200);
     flood(griefer.socket, 2000, (i) => iceTo(target.id, i));
     for (let i = 0; i < 20; i++) honest.send(JSON.parse(iceTo(target.id, 10_000 + i)));
-    const got = await target.collect(1500, ofType('ice'));
+    const got = await target.collect(1000, ofType('ice'));
     const fromGriefer = got.filter((m) => m.from === griefer.id).length;
     expect(fromGriefer).toBeGreaterThan(50);
     expect(fromGriefer).toBeLessThanOrEqual(300);
@@ -224,7 +246,7 @@ describe('abuse: voice signaling', () => {
     const big = SAMPLE_SDP + 'a=x'.padEnd(12_000, 'x') + '\r\n';
     flood(griefer.socket, 500, () => JSON.stringify({ type: 'offer', to: target.id, sdp: big }));
     honest.send({ type: 'offer', to: target.id, sdp: SAMPLE_SDP });
-    const got = await target.collect(1500, ofType('offer'));
+    const got = await target.collect(1000, ofType('offer'));
     const bytes = got.filter((m) => m.from === griefer.id).reduce((sum, m) => sum + String(m.sdp).length, 0);
     expect(bytes).toBeGreaterThan(0);
     expect(bytes).toBeLessThanOrEqual(64 * 1024);
@@ -240,7 +262,7 @@ describe('abuse: voice signaling', () => {
     const griefer = track(await voiceFrom(base, name, ip, await session(base, ip)));
     await watcher.collect(200);
     flood(griefer.socket, 1000, (i) => JSON.stringify(i % 2 === 0 ? { type: 'avatar', id: proof.id, token: proof.token } : { type: 'avatar', id: null }));
-    const seen = await watcher.collect(1500, ofType('avatar'));
+    const seen = await watcher.collect(1000, ofType('avatar'));
     expect(seen.length).toBeGreaterThanOrEqual(2);
     expect(seen.length).toBeLessThanOrEqual(6);
   });
