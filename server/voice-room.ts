@@ -204,7 +204,7 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
       case 'avatar': {
         if (message.id === (peer.avatar ?? null)) return;
         if (message.id !== null) {
-          const problem = await avatarTokenProblem(await this.keys.key('avatar'), message.token, message.id, voiceScope(peer.room, isWorldVoiceRoom(peer.room)), now);
+          const problem = await avatarTokenProblem(await this.keys.key('avatar'), message.token ?? '', message.id, voiceScope(peer.room, isWorldVoiceRoom(peer.room)), now);
           if (problem) return refuse(ws, 'bad-avatar-token', `avatar ${message.id} not accepted: ${problem}; yours stays ${peer.avatar ?? 'none'}`, 'avatar');
           // One avatar, one voice: a second claim would get the links meant for its owner.
           const holder = this.peers().find((p) => p.ws !== ws && p.peer.avatar === message.id);

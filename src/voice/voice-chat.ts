@@ -176,7 +176,7 @@ export class VoiceChat {
 
   /** The avatar claim: the room accepts an id only with the avatar token of its room or cell. */
   private sendAvatar(): void {
-    this.signaling.send(this.avatarId === null ? { type: 'avatar', id: null } : { type: 'avatar', id: this.avatarId, token: this.avatarToken });
+    this.signaling.send({ type: 'avatar', id: this.avatarId, ...(this.avatarId === null ? {} : { token: this.avatarToken }) });
   }
 
   /** Push-to-talk: start talking. */

@@ -110,7 +110,12 @@ export interface PingMessage {
  * and tells everyone else; clients that follow hearing range connect only to peers whose avatar
  * is within earshot.
  */
-export type AvatarMessage = { type: 'avatar'; id: number; token: string } | { type: 'avatar'; id: null };
+export interface AvatarMessage {
+  type: 'avatar';
+  id: number | null;
+  /** The avatar token the relay room or world cell issued for `id`; required with an id (the parser refuses a claim without one). */
+  token?: string;
+}
 /**
  * "I closed our link" (it left my hearing range). The receiver closes its side at once instead
  * of waiting for ICE to notice, and does not offer again until the peer has left and re-entered
