@@ -38,7 +38,7 @@ afterAll(async () => {
   await Promise.all(opened.concat(sleepers).map((c) => c.close().catch(() => undefined)));
 });
 
-describe('AvatarRoom relay (real workerd via wrangler dev)', () => {
+describe('RelayRoom relay (real workerd via wrangler dev)', () => {
   it('forwards each frame to every other socket, byte for byte apart from the stamped id, and not to the sender', async () => {
     const [a, b, c] = await joinAll('fwd', 3);
     expect([a!.id, b!.id, c!.id]).toEqual([1, 2, 3]);

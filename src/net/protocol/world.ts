@@ -2,7 +2,7 @@ import * as v from 'valibot';
 
 /**
  * The open world's spatial cells, shared by the browser and the relay: the world is split into
- * square cells, each its own AvatarRoom Durable Object named `world:cell:X:Z`. A client publishes
+ * square cells, each its own WorldCell Durable Object named `world:cell:X:Z`. A client publishes
  * its frames to the cell it stands in and subscribes to the 3×3 cells around it.
  */
 
