@@ -7,8 +7,8 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import WsClient from 'ws';
 import type WebSocket from 'ws';
 import { FRAME_BYTES, createFrame, encodeFrame } from '../../src/net/protocol/frame.ts';
-import { cellRoom } from '../../src/net/protocol/world.ts';
-import { flood, freshIp, fromIp, invalidFrames, rawSocket, relayProof, session, sleep, voiceFrom, worldProof } from '../harness/griefer.ts';
+import { cellRoom, type WorldEntry } from '../../src/net/protocol/world.ts';
+import { cellUrl, flood, freshIp, fromIp, invalidFrames, rawSocket, relayProof, session, sleep, voiceFrom, worldProof } from '../harness/griefer.ts';
 import { RelayClient, roomStats, settle } from '../harness/net-client.ts';
 import { SAMPLE_SDP, type Received } from '../harness/voice-socket.ts';
 import { wsUrl } from '../harness/ws-client.ts';
@@ -155,7 +155,7 @@ describe('abuse: budgets per client, not per socket', () => {
     await join(roomUrl('anonymous'));
   });
 
-  it('throttles enter per address and caps one address’s publishers in a cell', async () => {
+  it('throttles enter per address', async () => {
     const ip = freshIp();
     const statuses: number[] = [];
     for (let i = 0; i < 14; i++) {
@@ -169,6 +169,28 @@ describe('abuse: budgets per client, not per socket', () => {
     const honest = await worldProof(base, -26 * 64 + 10, -30 * 64 + 10);
     track(honest.client);
     expect(honest.entry.id).toBeGreaterThan(0);
+  });
+
+  it('caps one address’s publishers in a cell at 20', async () => {
+    const x = -10 * 64 + 5;
+    const z = -30 * 64 + 5;
+    const entries: WorldEntry[] = [];
+    // 21 identities (entered from three addresses, under the enter throttle), all publishing from one.
+    for (let i = 0; i < 21; i++) {
+      const response = await fetch(`${base}/api/world/enter`, { method: 'POST', headers: { 'content-type': 'application/json', ...fromIp(`198.18.0.${i % 3}`) }, body: JSON.stringify({ x, z }) });
+      entries.push((await response.json()) as WorldEntry);
+    }
+    const ip = freshIp();
+    const outcomes: Array<'in' | number> = [];
+    for (const entry of entries) {
+      const client = track(await RelayClient.connect(cellUrl(base, entry.cell, entry.token, 'pub'), 10_000, fromIp(ip)));
+      const outcome = await admission(client);
+      outcomes.push(outcome === 'in' ? 'in' : outcome.code);
+    }
+    expect(outcomes.filter((o) => o === 'in')).toHaveLength(20);
+    expect(outcomes.at(-1)).toBe(4006);
+    // A player from another address still publishes there.
+    track((await worldProof(base, x + 10, z + 10)).client);
   });
 
   it('throttles cell subscribe/publish toggles; the cell’s honest players notice nothing', async () => {
