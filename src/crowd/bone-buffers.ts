@@ -7,7 +7,8 @@
  * upload only the slots written this frame: buffer update ranges on 'storage', the texture layers
  * holding them on 'texture' (three r187 uploads array-texture layers selectively, not rectangles).
  */
-import { DataArrayTexture, DataTexture, FloatType, NearestFilter, RGBAFormat, StorageBufferAttribute } from 'three/webgpu';
+import { DataArrayTexture, DataTexture, DataUtils, FloatType, HalfFloatType, NearestFilter, RGBAFormat, StorageBufferAttribute } from 'three/webgpu';
+import type { BakePrecision } from './bake.ts';
 import { int, ivec2, storage, textureLoad } from 'three/tsl';
 import type { BonePath } from './bone-path.ts';
 import { FLOATS_PER_BONE } from './virtual-skeleton.ts';
@@ -146,26 +147,43 @@ export class LiveBoneBuffer {
   }
 }
 
-/** The baked-pose table: written once, read by far avatars. */
+/**
+ * The baked-pose table: written once, read by every GPU-animated avatar. Half precision is always
+ * a texture (RGBA16F: a storage buffer of 16-bit floats needs the optional shader-f16 feature);
+ * full precision follows the bone path.
+ */
 export class BakedBoneBuffer {
   readonly path: BonePath;
+  readonly precision: BakePrecision;
   readonly fetch: BoneFetch;
   readonly bytes: number;
   private readonly texture: DataTexture | null = null;
 
-  constructor(path: BonePath, boneCount: number, data: Float32Array, rows: number) {
+  constructor(path: BonePath, boneCount: number, data: Float32Array, rows: number, precision: BakePrecision = 'float') {
     this.path = path;
+    this.precision = precision;
     const texelsPerRow = boneCount * TEXELS_PER_BONE;
     if (data.length !== rows * texelsPerRow * 4) throw new RangeError(`BakedBoneBuffer: ${data.length} floats is not ${rows} rows of ${boneCount} bones`);
-    this.bytes = data.byteLength;
-    if (path === 'storage') {
+    if (path === 'storage' && precision === 'float') {
+      this.bytes = data.byteLength;
       const attribute = new StorageBufferAttribute(data, 4);
       attribute.name = 'crowdBakedBones';
       const node = storage(attribute, 'vec4', attribute.count).toReadOnly();
       this.fetch = (row, texel) => node.element(int(row).mul(texelsPerRow).add(texel));
     } else {
-      const texture = new DataTexture(data, texelsPerRow, rows);
-      configureDataTexture(texture);
+      let texture: DataTexture;
+      if (precision === 'half') {
+        const half = new Uint16Array(data.length);
+        for (let i = 0; i < data.length; i++) half[i] = DataUtils.toHalfFloat(data[i]!);
+        texture = new DataTexture(half, texelsPerRow, rows);
+        configureDataTexture(texture);
+        texture.type = HalfFloatType;
+        this.bytes = half.byteLength;
+      } else {
+        texture = new DataTexture(data, texelsPerRow, rows);
+        configureDataTexture(texture);
+        this.bytes = data.byteLength;
+      }
       texture.name = 'crowdBakedBones';
       texture.needsUpdate = true;
       this.texture = texture;
