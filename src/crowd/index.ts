@@ -10,6 +10,8 @@ export * from './instance-layout.ts';
 export * from './geometry-prep.ts';
 export * from './template.ts';
 export * from './virtual-skeleton.ts';
+export * from './clip-sampler.ts';
+export * from './look-at.ts';
 export * from './bake.ts';
 export * from './bone-buffers.ts';
 export * from './crowd-material.ts';
