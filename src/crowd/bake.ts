@@ -20,10 +20,26 @@ export interface BakedClips {
   data: Float32Array;
   /** Floats per row. */
   rowStride: number;
+  /**
+   * The same frames as local transforms, rows × chain nodes × 8 floats (rotation quaternion;
+   * translation and uniform scale): what a crossfade blends, joint by joint, on the GPU.
+   */
+  locals: Float32Array;
+  /** Chain nodes per row of `locals`. */
+  nodes: number;
+  /** Per chain node, its parent's index (-1: the root); per crowd bone, its chain node. */
+  parents: Int32Array;
+  boneNodes: Int32Array;
+  /** Inverse bind matrices, row-major 3×4 per bone; and the template's uniform root scale. */
+  inverseBinds: Float32Array;
+  rootScale: number;
   precision: BakePrecision;
-  /** Bytes the table takes on the GPU at its precision. */
+  /** Bytes the tables take on the GPU at their precision. */
   gpuBytes: number;
 }
+
+/** Floats per chain node per row of the local-transform table. */
+export const LOCAL_FLOATS = 8;
 
 export interface BakeOptions {
   /** Frames per second to bake at. Default 30. */
@@ -41,19 +57,22 @@ export interface BakeOptions {
 /** The baked table's budget per rig: 8 MiB (a 64-bone rig: ~5,400 frames, 55 clips of 3.3 s at 30 fps, in half floats). */
 export const DEFAULT_BAKED_BUDGET = 8 * 1024 * 1024;
 
-/** GPU bytes of one baked row (every bone's 3×4 matrix) at a precision. */
-export function bakedRowBytes(boneCount: number, precision: BakePrecision): number {
-  return boneCount * FLOATS_PER_BONE * (precision === 'half' ? 2 : 4);
+/** GPU bytes of one baked row (every bone's 3×4 matrix and every chain node's local transform) at a precision. */
+export function bakedRowBytes(boneCount: number, nodeCount: number, precision: BakePrecision): number {
+  return (boneCount * FLOATS_PER_BONE + nodeCount * LOCAL_FLOATS) * (precision === 'half' ? 2 : 4);
 }
 
 export function bakeClips(template: CrowdTemplate, options: BakeOptions = {}): BakedClips {
   const precision = options.precision ?? 'half';
-  const rowBytes = bakedRowBytes(template.boneCount, precision);
+  const sampler = new ClipSampler(template);
+  const flat = sampler.clips;
+  const nodes = flat.nodes.length;
+  const rowBytes = bakedRowBytes(template.boneCount, nodes, precision);
   const maxRows = Math.min(options.maxRows ?? 8192, Math.floor((options.maxBytes ?? DEFAULT_BAKED_BUDGET) / rowBytes));
   const plan = planBake(template.clips, options.fps ?? 30, maxRows);
   const rowStride = template.boneCount * FLOATS_PER_BONE;
   const data = new Float32Array(plan.rows * rowStride);
-  const sampler = new ClipSampler(template);
+  const locals = new Float32Array(plan.rows * nodes * LOCAL_FLOATS);
   const sample = { clip: 0, time: 0, previousClip: -1, previousTime: 0, weight: 1 };
   let done = 0;
   for (const [clipIndex, layout] of plan.clips.entries()) {
@@ -61,10 +80,30 @@ export function bakeClips(template: CrowdTemplate, options: BakeOptions = {}): B
       sample.clip = clipIndex;
       sample.time = bakedFrameTime(layout, frame);
       sampler.pose(sample);
-      sampler.writePose(data, (layout.startRow + frame) * rowStride);
+      const row = layout.startRow + frame;
+      sampler.writePose(data, row * rowStride);
+      for (let n = 0; n < nodes; n++) {
+        const o = (row * nodes + n) * LOCAL_FLOATS;
+        for (let k = 0; k < 4; k++) locals[o + k] = sampler.quaternion[n * 4 + k]!;
+        for (let k = 0; k < 3; k++) locals[o + 4 + k] = sampler.position[n * 3 + k]!;
+        // Uniform scale (the crossfade blend assumes it; a non-uniform one keeps its x).
+        locals[o + 7] = sampler.scale[n * 3]!;
+      }
       done++;
     }
     options.onProgress?.(done / plan.rows);
   }
-  return { plan, data, rowStride, precision, gpuBytes: plan.rows * rowBytes };
+  return {
+    plan,
+    data,
+    rowStride,
+    locals,
+    nodes,
+    parents: Int32Array.from(flat.parent),
+    boneNodes: Int32Array.from(flat.boneNode),
+    inverseBinds: Float32Array.from(flat.inverseAffine),
+    rootScale: flat.rootAffine[0]!,
+    precision,
+    gpuBytes: plan.rows * rowBytes,
+  };
 }

@@ -12,7 +12,7 @@
  */
 import { DynamicDrawUsage, Group, InstancedInterleavedBuffer, Mesh, Vector4, type Material, type NodeMaterial } from 'three/webgpu';
 import { uniform, uniformArray } from 'three/tsl';
-import { BakedBoneBuffer, LIVE_ROWS_PER_LAYER, LiveBoneBuffer, type TslNode } from './bone-buffers.ts';
+import { BakedBoneBuffer, BakedLocalTables, LIVE_ROWS_PER_LAYER, LiveBoneBuffer, type TslNode } from './bone-buffers.ts';
 import type { BonePath } from './bone-path.ts';
 import type { BakedClips } from './bake.ts';
 import { createCrowdMaterial, crowdSkinningNode, paletteColorNode } from './crowd-material.ts';
@@ -146,6 +146,9 @@ export class BatchSkinnedRenderer<Owner = unknown> {
   private readonly clipTable: TslNode;
   private readonly liveBuffer: LiveBoneBuffer;
   private readonly bakedBuffer: BakedBoneBuffer;
+  private readonly localTables: BakedLocalTables;
+  private readonly rootScale: number;
+  private readonly depth: number;
   private readonly poseRecords: RecordBuffer;
   private readonly animRecords: RecordBuffer;
   private materials: NodeMaterial[][] = [];
@@ -172,6 +175,9 @@ export class BatchSkinnedRenderer<Owner = unknown> {
     });
     this.liveBuffer = new LiveBoneBuffer(path, template.boneCount, this.live.channels.bones!, this.live.capacity);
     this.bakedBuffer = new BakedBoneBuffer(path, template.boneCount, baked.data, baked.plan.rows, baked.precision);
+    this.localTables = new BakedLocalTables(baked);
+    this.rootScale = baked.rootScale;
+    this.depth = chainDepth(baked.parents);
     this.clipTable = uniformArray(
       baked.plan.clips.map((clip) => new Vector4(clip.startRow, clip.frames, clip.duration, clip.loop ? 1 : 0)),
       'vec4',
@@ -289,12 +295,12 @@ export class BatchSkinnedRenderer<Owner = unknown> {
 
   /** Bytes of GPU memory the crowd's buffers hold. */
   get gpuBytes(): number {
-    return this.liveBuffer.bytes + this.bakedBuffer.bytes + this.poseRecords.array.byteLength + this.animRecords.array.byteLength;
+    return this.liveBuffer.bytes + this.bakedBytes + this.poseRecords.array.byteLength + this.animRecords.array.byteLength;
   }
 
-  /** Bytes of the baked table on the GPU. */
+  /** Bytes of the baked tables (matrices, local transforms, rig) on the GPU. */
   get bakedBytes(): number {
-    return this.bakedBuffer.bytes;
+    return this.bakedBuffer.bytes + this.localTables.bytes;
   }
 
   dispose(): void {
@@ -302,6 +308,7 @@ export class BatchSkinnedRenderer<Owner = unknown> {
     for (const set of this.materials) for (const material of set) material.dispose();
     this.liveBuffer.dispose();
     this.bakedBuffer.dispose();
+    this.localTables.dispose();
   }
 
   /** (Re)builds the skinning node and the materials around the current buffers. */
@@ -314,6 +321,9 @@ export class BatchSkinnedRenderer<Owner = unknown> {
       baked: this.bakedBuffer.fetch,
       clock: this.clock,
       clips: this.clipTable,
+      locals: this.localTables,
+      rootScale: this.rootScale,
+      depth: this.depth,
     });
     const anim = this.animRecords.buffer;
     const tint = this.palette.length > 1 ? (vertexColors: boolean): TslNode => paletteColorNode(anim, this.paletteNode, vertexColors) : undefined;
@@ -328,4 +338,15 @@ export class BatchSkinnedRenderer<Owner = unknown> {
     for (const set of old) for (const material of set) material.dispose();
     if (old.length) this.rebuilds++;
   }
+}
+
+/** Longest chain of parents (nodes from a bone to the root, inclusive). */
+function chainDepth(parents: Int32Array): number {
+  let longest = 1;
+  for (let i = 0; i < parents.length; i++) {
+    let depth = 0;
+    for (let n = i; n >= 0 && depth <= parents.length; n = parents[n]!) depth++;
+    longest = Math.max(longest, depth);
+  }
+  return longest;
 }

@@ -204,3 +204,62 @@ function configureDataTexture(texture: DataTexture | DataArrayTexture): void {
   texture.generateMipmaps = false;
   texture.flipY = false;
 }
+
+/**
+ * What a GPU crossfade reads besides the baked matrices: every baked frame's local transforms
+ * (two texels per chain node: rotation, then translation and scale; half floats by default) and
+ * the rig — inverse bind matrices (row 0, three texels per bone) and, in row 1, each chain node's
+ * parent (x) and each bone's chain node (y). Always textures: tiny, written once, read with
+ * textureLoad on both backends.
+ */
+export class BakedLocalTables {
+  readonly bytes: number;
+  /** Texel `k` (0: rotation, 1: translation + scale) of chain node `node` in baked row `row`. */
+  readonly local: (row: TslNode, node: TslNode, k: number) => TslNode;
+  /** Row `r` of bone `bone`'s inverse bind matrix (vec4). */
+  readonly inverseBind: (bone: TslNode, r: number) => TslNode;
+  /** vec4(parent of chain node i, chain node of bone i, 0, 0). */
+  readonly links: (i: TslNode) => TslNode;
+  private readonly textures: DataTexture[];
+
+  constructor(baked: { locals: Float32Array; nodes: number; plan: { rows: number }; parents: Int32Array; boneNodes: Int32Array; inverseBinds: Float32Array; precision: BakePrecision }) {
+    const { nodes } = baked;
+    const rows = baked.plan.rows;
+    let localTexture: DataTexture;
+    if (baked.precision === 'half') {
+      const half = new Uint16Array(baked.locals.length);
+      for (let i = 0; i < half.length; i++) half[i] = DataUtils.toHalfFloat(baked.locals[i]!);
+      localTexture = new DataTexture(half, nodes * 2, rows);
+      configureDataTexture(localTexture);
+      localTexture.type = HalfFloatType;
+      this.bytes = half.byteLength;
+    } else {
+      localTexture = new DataTexture(baked.locals, nodes * 2, rows);
+      configureDataTexture(localTexture);
+      this.bytes = baked.locals.byteLength;
+    }
+    localTexture.name = 'crowdBakedLocals';
+    localTexture.needsUpdate = true;
+    const bones = baked.boneNodes.length;
+    const width = Math.max(bones * 3, nodes, bones);
+    const rig = new Float32Array(width * 2 * 4);
+    rig.set(baked.inverseBinds);
+    for (let i = 0; i < width; i++) {
+      rig[(width + i) * 4] = i < nodes ? baked.parents[i]! : -1;
+      rig[(width + i) * 4 + 1] = i < bones ? baked.boneNodes[i]! : -1;
+    }
+    const rigTexture = new DataTexture(rig, width, 2);
+    configureDataTexture(rigTexture);
+    rigTexture.name = 'crowdRig';
+    rigTexture.needsUpdate = true;
+    this.bytes += rig.byteLength;
+    this.textures = [localTexture, rigTexture];
+    this.local = (row, node, k) => textureLoad(localTexture, ivec2(int(node).mul(2).add(k), int(row)));
+    this.inverseBind = (bone, r) => textureLoad(rigTexture, ivec2(int(bone).mul(3).add(r), int(0)));
+    this.links = (i) => textureLoad(rigTexture, ivec2(int(i), int(1)));
+  }
+
+  dispose(): void {
+    for (const texture of this.textures) texture.dispose();
+  }
+}

@@ -31,8 +31,10 @@ import {
 } from 'three/webgpu';
 import {
   attribute,
+  Break,
   clamp,
   cos,
+  cross,
   dot,
   float,
   floor,
@@ -40,11 +42,13 @@ import {
   If,
   instancedDynamicBufferAttribute,
   int,
+  Loop,
   materialColor,
   max,
   min,
   mix,
   normalGeometry,
+  normalize,
   normalLocal,
   positionGeometry,
   select,
@@ -53,7 +57,7 @@ import {
   vec4,
   vertexColor,
 } from 'three/tsl';
-import type { BoneFetch, TslNode } from './bone-buffers.ts';
+import type { BakedLocalTables, BoneFetch, TslNode } from './bone-buffers.ts';
 import { ANIM_FLOATS, POSE_FLOATS } from './instance-layout.ts';
 
 export interface CrowdSkinningInputs {
@@ -67,7 +71,25 @@ export interface CrowdSkinningInputs {
   clock: TslNode;
   /** vec4 uniform array, one per clip: first row, frames, duration, loop (1) or once (0). */
   clips: TslNode;
+  /** Local transforms and the rig, for crossfades blended joint by joint. */
+  locals: BakedLocalTables;
+  /** The template's uniform root scale. */
+  rootScale: number;
+  /** Longest parent chain of a bone (loop bound). */
+  depth: number;
 }
+
+/** Quaternion product a × b. */
+const qmul = (a: TslNode, b: TslNode): TslNode => vec4(b.xyz.mul(a.w).add(a.xyz.mul(b.w)).add(cross(a.xyz, b.xyz)), a.w.mul(b.w).sub(dot(a.xyz, b.xyz)));
+/** v rotated by unit quaternion q. */
+const qrotate = (q: TslNode, v: TslNode): TslNode => v.add(cross(q.xyz, cross(q.xyz, v).add(v.mul(q.w))).mul(2));
+/** Normalised lerp along the shorter arc (slerp's midpoint, and within a hair of it at 30 fps). */
+const nlerp = (a: TslNode, b: TslNode, t: TslNode): TslNode => {
+  const flip: TslNode = dot(a, b).lessThan(0);
+  const near: TslNode = select(flip, b.negate(), b);
+  const mixed: TslNode = mix(a, near, t);
+  return normalize(mixed);
+};
 
 /** The animation record's three vec4s, for the material's other stages (palette). */
 export function animRecordNodes(anim: InstancedInterleavedBuffer): [TslNode, TslNode, TslNode] {
@@ -119,16 +141,61 @@ export function crowdSkinningNode(inputs: CrowdSkinningInputs): TslNode {
       const s = clamp(clock.sub(fade.x).mul(fade.y), float(0), float(1));
       const weight = select(fade.y.greaterThan(0), s.mul(s).mul(float(3).sub(s.mul(2))), float(1)).toVar();
       If(weight.lessThan(1), () => {
-        // Crossfade: two clips, two frames each, blended per bone.
+        // Crossfade, joint by joint as three's mixer does: each chain node's local rotation is
+        // the nlerp of both clips' (each between its two frames), its translation and scale the
+        // lerp; the bone's transform is composed up its parent chain. Blending the finished
+        // matrices instead would shorten a limb that the two clips swing in opposite directions.
         const [b0, b1, blendB] = clipFrame(previous.x, previous.y, previous.z);
+        const { local, inverseBind, links } = inputs.locals;
         for (const c of components) {
-          const texel = int(skinIndex[c]).mul(3);
+          const bone = int(skinIndex[c]);
           const w = skinWeight[c];
+          const q = vec4(0, 0, 0, 1).toVar();
+          const t = vec3(0).toVar();
+          const scale = float(1).toVar();
+          const node = int(links(bone).y).toVar();
+          Loop({ start: int(0), end: int(inputs.depth), type: 'int', condition: '<' }, () => {
+            If(node.lessThan(0), () => {
+              Break();
+            });
+            const qa = nlerp(local(a0, node, 0), local(a1, node, 0), blendA);
+            const qb = nlerp(local(b0, node, 0), local(b1, node, 0), blendB);
+            const ta = mix(local(a0, node, 1), local(a1, node, 1), blendA);
+            const tb = mix(local(b0, node, 1), local(b1, node, 1), blendB);
+            const ql: TslNode = nlerp(qb, qa, weight).toVar();
+            const blended: TslNode = mix(tb, ta, weight);
+            const tl: TslNode = blended.toVar();
+            // Parent ∘ what is below: the chain is walked from the bone up.
+            t.assign(tl.xyz.add(qrotate(ql, t).mul(tl.w)));
+            q.assign(normalize(qmul(ql, q)));
+            scale.assign(scale.mul(tl.w));
+            node.assign(int(links(node).x));
+          });
+          // [root scale × scale × R(q) | root scale × t] × inverse bind, added with the influence's weight.
+          const x2 = q.x.mul(2);
+          const y2 = q.y.mul(2);
+          const z2 = q.z.mul(2);
+          const xx = q.x.mul(x2);
+          const xy = q.x.mul(y2);
+          const xz = q.x.mul(z2);
+          const yy = q.y.mul(y2);
+          const yz = q.y.mul(z2);
+          const zz = q.z.mul(z2);
+          const wx = q.w.mul(x2);
+          const wy = q.w.mul(y2);
+          const wz = q.w.mul(z2);
+          const rotation = [
+            [float(1).sub(yy.add(zz)), xy.sub(wz), xz.add(wy)],
+            [xy.add(wz), float(1).sub(xx.add(zz)), yz.sub(wx)],
+            [xz.sub(wy), yz.add(wx), float(1).sub(xx.add(yy))],
+          ];
+          const s = scale.mul(inputs.rootScale);
+          const inv = [inverseBind(bone, 0), inverseBind(bone, 1), inverseBind(bone, 2)];
+          const translation = [t.x, t.y, t.z];
           for (const [r, target] of rows.entries()) {
-            const t = texel.add(r);
-            const into = mix(baked(a0, t), baked(a1, t), blendA);
-            const outOf = mix(baked(b0, t), baked(b1, t), blendB);
-            target.addAssign(mix(outOf, into, weight).mul(w));
+            const m = rotation[r]!;
+            const row = inv[0].mul(m[0]).add(inv[1].mul(m[1])).add(inv[2].mul(m[2])).mul(s).add(vec4(0, 0, 0, translation[r]!.mul(inputs.rootScale)));
+            target.addAssign(row.mul(w));
           }
         }
       }).Else(() => {

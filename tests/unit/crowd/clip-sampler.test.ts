@@ -80,3 +80,50 @@ describe('ClipSampler (flat tracks, no mixer)', () => {
     expect(flatClips(template)).toBe(flat.clips);
   });
 });
+
+describe('baked local transforms (what a GPU crossfade composes)', () => {
+  it('compose up the parent chain, through the inverse binds and root scale, into the baked matrices', async () => {
+    const { bakeClips, LOCAL_FLOATS } = await import('../../../src/crowd/bake.ts');
+    const template = new CrowdTemplate(createHumanoid({ detail: 'low' }), { targetHeight: 1.5 });
+    const baked = bakeClips(template, { precision: 'float' });
+    const row = baked.plan.clips[template.clipIndex('wave')]!.startRow + 7;
+    let worst = 0;
+    for (let bone = 0; bone < template.boneCount; bone++) {
+      // The shader's walk, in JavaScript: acc = local(n) ∘ acc from the bone up.
+      let q = [0, 0, 0, 1];
+      let t = [0, 0, 0];
+      let s = 1;
+      for (let n = baked.boneNodes[bone]!; n >= 0; n = baked.parents[n]!) {
+        const o = (row * baked.nodes + n) * LOCAL_FLOATS;
+        const l = Array.from(baked.locals.subarray(o, o + LOCAL_FLOATS));
+        const [lx, ly, lz, lw] = l as [number, number, number, number];
+        const rotate = (v: number[]): number[] => {
+          const [vx, vy, vz] = v as [number, number, number];
+          const cx = ly * vz - lz * vy + lw * vx;
+          const cy = lz * vx - lx * vz + lw * vy;
+          const cz = lx * vy - ly * vx + lw * vz;
+          return [vx + 2 * (ly * cz - lz * cy), vy + 2 * (lz * cx - lx * cz), vz + 2 * (lx * cy - ly * cx)];
+        };
+        const r = rotate(t);
+        t = [l[4]! + r[0]! * l[7]!, l[5]! + r[1]! * l[7]!, l[6]! + r[2]! * l[7]!];
+        const [qx, qy, qz, qw] = q as [number, number, number, number];
+        q = [lw * qx + lx * qw + ly * qz - lz * qy, lw * qy - lx * qz + ly * qw + lz * qx, lw * qz + lx * qy - ly * qx + lz * qw, lw * qw - lx * qx - ly * qy - lz * qz];
+        s *= l[7]!;
+      }
+      const [x, y, z, w] = q as [number, number, number, number];
+      const rot = [
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+      ];
+      const inv = baked.inverseBinds.subarray(bone * 12, bone * 12 + 12);
+      for (let r = 0; r < 3; r++) {
+        for (let c = 0; c < 4; c++) {
+          const value = (rot[r]![0]! * inv[c]! + rot[r]![1]! * inv[4 + c]! + rot[r]![2]! * inv[8 + c]!) * s * baked.rootScale + (c === 3 ? t[r]! * baked.rootScale : 0);
+          worst = Math.max(worst, Math.abs(value - baked.data[row * baked.rowStride + bone * 12 + r * 4 + c]!));
+        }
+      }
+    }
+    expect(worst).toBeLessThan(1e-5);
+  });
+});
