@@ -9,10 +9,8 @@
  *
  * Tolerance: pixels differing by more than 24 in a channel, as a share of the character's pixels:
  * under 1 % for a plain clip and a speed change on both paths, and mid-crossfade on the live
- * path (it blends rotations as the mixer does); under 25 % mid-crossfade on the GPU path, which
- * blends skinning matrices (see GPU_FADE_TOLERANCE). A large swing (walk → wave: the arm rises
- * overhead) is checked to stay between its ends and nearer three's blend than the ends are to
- * each other, and its mismatch is printed: there the blended hand travels the chord, not the arc.
+ * path (it blends rotations as the mixer does); under 1.5 % mid-crossfade on the GPU path (walk →
+ * run, legs out of phase; walk → wave, the arm rising overhead), which blends joint by joint too.
  */
 import { PNG } from 'pngjs';
 import type { Browser, Page } from 'playwright-core';
@@ -24,11 +22,10 @@ import { countDifferentPixels, decodePng, meanAbsoluteDifference, type Image } f
 const base = inject('serverUrl');
 /**
  * Mid-crossfade on the GPU path against three's mixer, as a share of the character's pixels. The
- * GPU blends skinning matrices: where the two clips swing a limb in opposite directions (walk →
- * run halfway: legs out of phase) the limb is shorter mid-fade. Measured 18.6 % (walk → run) and
- * 12.2 % (walk → wave) on WebGPU/SwiftShader; the bound catches a wrong weight or clip (> 30 %).
+ * GPU blends joint by joint (nlerp of local rotations, composed up the chain) where the mixer
+ * slerps; at the halfway point those agree, the rest is half-float tables and frame interpolation.
  */
-const GPU_FADE_TOLERANCE = 0.25;
+const GPU_FADE_TOLERANCE = 0.015;
 type View = 'three' | 'live' | 'gpu' | 'none';
 
 interface Compare {
@@ -69,12 +66,14 @@ function mismatch(a: Image, b: Image, empty: Image): { pixels: number; character
  * storage buffers (compatibility mode) falls back to textures too — forced here with ?bonePath=.
  */
 const VARIANTS = [
-  { backend: 'WebGPU', path: 'storage', query: '' },
-  { backend: 'WebGL2', path: 'texture', query: '&webgl=1' },
-  { backend: 'WebGPU', path: 'texture', query: '&bonePath=texture' },
+  { backend: 'WebGPU', path: 'storage', query: '', motion: true },
+  { backend: 'WebGL2', path: 'texture', query: '&webgl=1', motion: true },
+  // Only the live bones move to a texture here (the GPU path's tables are textures everywhere):
+  // the plain pose covers it; crossfade and speed change are covered by the two above.
+  { backend: 'WebGPU', path: 'texture', query: '&bonePath=texture', motion: false },
 ] as const;
 
-for (const { backend, path, query } of VARIANTS) {
+for (const { backend, path, query, motion } of VARIANTS) {
   describe(`crowd rendering matches three's SkinnedMesh on ${backend} (${path} bones)`, () => {
     let browser: Browser;
     let page: Page;
@@ -123,37 +122,21 @@ for (const { backend, path, query } of VARIANTS) {
       expect(m.share).toBeGreaterThan(0.1);
     });
 
-    it('mid-crossfade (walk → run, halfway): both paths match three’s mixer blend', async () => {
-      await page.evaluate(() => (window.cairn.compare as Compare).crossfade('walk', 10 / 30, 'run', 0.5, 0.25));
-      const three = await shot(page, 'three');
-      const live = mismatch(three, await shot(page, 'live'), images.none!);
-      const gpu = mismatch(three, await shot(page, 'gpu'), images.none!);
-      // The fade is really under way: the pose is far from the plain walk at the start.
-      expect(mismatch(three, images.three!, images.none!).share).toBeGreaterThan(0.05);
-      console.log(`[crowd-compare ${backend}/${path}] walk → run mid-crossfade vs three: live ${(live.share * 100).toFixed(2)} %, GPU ${(gpu.share * 100).toFixed(2)} %`);
-      expect(live.share).toBeLessThan(0.01);
-      expect(gpu.share).toBeLessThan(GPU_FADE_TOLERANCE);
-    });
+    for (const to of motion ? ['run', 'wave'] : []) {
+      it(`mid-crossfade (walk → ${to}, halfway): both paths match three’s mixer blend`, async () => {
+        await page.evaluate((clip) => (window.cairn.compare as Compare).crossfade('walk', 10 / 30, clip, 0.5, 0.25), to);
+        const three = await shot(page, 'three');
+        const live = mismatch(three, await shot(page, 'live'), images.none!);
+        const gpu = mismatch(three, await shot(page, 'gpu'), images.none!);
+        // The fade is really under way: the pose is far from the plain walk at the start.
+        expect(mismatch(three, images.three!, images.none!).share).toBeGreaterThan(0.05);
+        console.log(`[crowd-compare ${backend}/${path}] walk → ${to} mid-crossfade vs three: live ${(live.share * 100).toFixed(2)} %, GPU ${(gpu.share * 100).toFixed(2)} %`);
+        expect(live.share).toBeLessThan(0.01);
+        expect(gpu.share).toBeLessThan(GPU_FADE_TOLERANCE);
+      });
+    }
 
-    it('a large-swing crossfade (walk → wave) on the GPU stays between its ends (matrices blend on a chord)', async () => {
-      const at = async (elapsed: number, view: View): Promise<Image> => {
-        await page.evaluate((e) => (window.cairn.compare as Compare).crossfade('walk', 10 / 30, 'wave', 0.5, e), elapsed);
-        return shot(page, view);
-      };
-      const start = await at(0, 'gpu');
-      const end = await at(0.5, 'gpu');
-      const mid = await at(0.25, 'gpu');
-      const three = await shot(page, 'three');
-      const ends = countDifferentPixels(start, end);
-      expect(ends).toBeGreaterThan(800);
-      expect(countDifferentPixels(mid, start)).toBeLessThan(ends);
-      expect(countDifferentPixels(mid, end)).toBeLessThan(ends);
-      const m = mismatch(three, mid, images.none!);
-      console.log(`[crowd-compare ${backend}/${path}] walk → wave mid-crossfade vs three: GPU ${(m.share * 100).toFixed(2)} % (ends differ by ${ends} px)`);
-      expect(countDifferentPixels(mid, three)).toBeLessThan(ends * 0.6);
-    });
-
-    it('after a speed change (×1.7 mid-clip): both paths match three at the summed clip time', async () => {
+    it.runIf(motion)('after a speed change (×1.7 mid-clip): both paths match three at the summed clip time', async () => {
       await page.evaluate(() => (window.cairn.compare as Compare).speedChange('walk', 0.1, 0.4, 1.7, 0.3));
       const three = await shot(page, 'three');
       const gpuImage = await shot(page, 'gpu');
