@@ -134,9 +134,9 @@ describe('the crowd page on WebGPU', () => {
     page.setDefaultTimeout(150_000);
     errors = collectPageErrors(page);
     // still=1: peers stand where they are (they still animate), so screenshots compare cleanly.
-    // Every 5th peer looks at the camera (procedural control): those within 16 m go live, the rest
-    // of the crowd is GPU-animated, so both paths are checked side by side.
-    await page.goto(`${base}/crowd.html?count=0&still=1&liveEnter=16&liveExit=22`);
+    // Every peer's head follows the camera (procedural control): those within 16 m go live, the
+    // rest of the crowd is GPU-animated, so both paths are checked side by side.
+    await page.goto(`${base}/crowd.html?count=0&still=1&liveEnter=16&liveExit=22&lookAt=1`);
     await waitForCairn(page, 120_000);
     await page.waitForFunction(() => window.cairn.crowdReady === true, undefined, { timeout: 120_000, polling: 200 });
     // The player is animated too; hide it so every change on screen belongs to the crowd.
@@ -204,7 +204,7 @@ describe('the crowd page on WebGPU', () => {
         expect(s.crowd.live + s.crowd.gpu + s.crowd.culled).toBeGreaterThanOrEqual(count);
         // Why each avatar takes its path, in the stats and the HUD.
         expect(s.crowd.reasons['live: look-at']).toBe(s.crowd.live);
-        expect(s.crowd.reasons['gpu: no procedural control']).toBeGreaterThan(0);
+        expect(s.crowd.reasons['gpu: control beyond the live radius']).toBeGreaterThan(0);
         expect(s.shaderErrors).toBe(0);
         const hud = await hudText(page);
         expect(hud).toContain(`${s.crowd.gpu} / ${s.crowd.live} / ${s.crowd.culled}`);
