@@ -17,6 +17,7 @@ export * from './bone-buffers.ts';
 export * from './crowd-material.ts';
 export * from './batch-skinned-renderer.ts';
 export * from './crowd.ts';
+export * from './mixed-crowd.ts';
 export * from './load-template.ts';
 export * from './device.ts';
 export * from './crowd-hud.ts';

@@ -407,3 +407,27 @@ describe('RemoteAvatars', () => {
     expect(remotes.update('ann', { x: 0, y: 0, z: 0, facing: 0 })).toBe(false);
   });
 });
+
+describe('MixedCrowd', () => {
+  it('puts several bodies in one crowd at one draw call per piece each, with merged figures', async () => {
+    const { MixedCrowd } = await import('../../../src/crowd/mixed-crowd.ts');
+    const { buildFixtureCharacter } = await import('../../harness/crowd-fixtures.ts');
+    const other = new CrowdTemplate(buildFixtureCharacter(), { name: 'fixture' });
+    const mixed = new MixedCrowd({ templates: [template, other], palette: [[1, 1, 1], [0.8, 0.2, 0.2]] });
+    const agents = Array.from({ length: 10 }, (_, i) => mixed.add({ x: i - 5, z: -12, body: i % 2, palette: i % 2, clip: 'walk' }));
+    mixed.update(1 / 60, camera());
+    expect(mixed.crowds.map((c) => c.count)).toEqual([5, 5]);
+    expect(mixed.object.children).toEqual(mixed.crowds.map((c) => c.object));
+    const pieces = template.pieces.length + other.pieces.length;
+    expect(mixed.stats.drawCallsPerPass).toBe(mixed.crowds[0]!.stats.drawCallsPerPass + mixed.crowds[1]!.stats.drawCallsPerPass);
+    expect(mixed.stats.pieces).toBe(pieces);
+    expect(mixed.stats).toMatchObject({ agents: 10, visible: 10, gpu: 10, template: 'mannequin + fixture' });
+    expect(mixed.stats.reasons).toEqual({ 'gpu: no procedural control': 10 });
+    // Every body's meshes draw exactly its own avatars.
+    for (const crowd of mixed.crowds) for (const mesh of crowd.renderer.meshes) expect(mesh.count).toBe(5);
+    agents[0]!.remove();
+    mixed.update(1 / 60, camera());
+    expect(mixed.count).toBe(9);
+    mixed.dispose();
+  });
+});
