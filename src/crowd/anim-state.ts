@@ -1,8 +1,8 @@
 /**
  * The logical animation state of one crowd avatar: which clip plays, where in it, how fast, and
- * the clip it is fading out of. Both render paths read this same state — the live path drives a
- * mixer from it, the baked path samples baked frames from it — so switching an avatar between
- * them shows the same pose and nobody pops. Pure logic: no three.js, no DOM.
+ * the clip it is fading out of. Both render paths read this same state — the live path samples
+ * its clips from it, the GPU path gets it as a record whose time the shader advances — so
+ * switching an avatar between them shows the same pose and nobody pops. Pure logic: no three.js, no DOM.
  */
 
 /** What the state machine needs to know about a clip. */

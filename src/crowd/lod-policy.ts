@@ -98,7 +98,7 @@ export function planLive(candidates: ReadonlyArray<LodCandidate>, lod: ResolvedL
 }
 
 /**
- * How many frames apart a live avatar's mixer runs: every frame up close, one more frame per
+ * How many frames apart a live avatar's pose is sampled: every frame up close, one more frame per
  * `rateBand` metres beyond `fullRateDistance` up to `maxVisibleInterval`, and `culledInterval`
  * when it is outside the view frustum.
  */
@@ -111,7 +111,7 @@ export function liveUpdateInterval(distance: number, visible: boolean, lod: Reso
 
 /**
  * Whether an avatar with this interval updates on `frame`. Avatars are staggered by `id` so a
- * crowd at interval 3 spreads its mixer work evenly across three frames instead of bunching it.
+ * crowd at interval 3 spreads its sampling evenly across three frames instead of bunching it.
  */
 export function updateDue(frame: number, id: number, interval: number): boolean {
   return interval <= 1 || (frame + id) % interval === 0;
