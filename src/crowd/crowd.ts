@@ -131,7 +131,7 @@ export interface CrowdStats {
   live: number;
   /** Drawn and animated on the GPU from their records. */
   gpu: number;
-  /** Outside the view frustum: not drawn. */
+  /** Outside the view frustum and not live: not drawn, not sampled (gpu + live + culled = agents). */
   culled: number;
   /** Avatars per `path: why` (e.g. `gpu: no procedural control`, `live: look-at`, `culled: outside the view`). */
   reasons: Record<string, number>;
@@ -326,6 +326,7 @@ export class Crowd {
   /** Live slots written this frame (live poses, and slots refilled by swap-remove). */
   private readonly dirty = new Set<number>();
   private dirtyList: number[] = [];
+  private readonly liveReasons = new Map<string, number>();
   /** Crowd clock (seconds, double) and the epoch the GPU's float clock counts from. */
   private clock = 0;
   private epoch = 0;
@@ -551,35 +552,51 @@ export class Crowd {
     this.dirty.clear();
     const committed = this.renderer.commit(this.drawn.length, dirty);
 
-    // Paths and reasons, for the HUD and tests.
-    const reasons: Record<string, number> = {};
+    // Paths and reasons, for the HUD and tests (counted, no per-avatar strings).
+    const liveReasons = this.liveReasons;
+    liveReasons.clear();
     let liveVisible = 0;
+    let plain = 0;
+    let far = 0;
+    let budget = 0;
+    let culled = 0;
     for (let i = 0; i < n; i++) {
       const agent = refs[i]!.owner;
-      let path: AgentPath;
-      let why: string;
       if (agent.liveRef) {
-        path = 'live';
-        why = agent.controlState?.reason ?? 'control';
+        agent.pathState = 'live';
+        agent.why = agent.controlState?.reason ?? 'control';
+        liveReasons.set(agent.why, (liveReasons.get(agent.why) ?? 0) + 1);
         if (agent.visible) liveVisible++;
       } else if (!agent.visible) {
-        path = 'culled';
-        why = PATH_REASONS.culled;
+        agent.pathState = 'culled';
+        agent.why = PATH_REASONS.culled;
+        culled++;
       } else {
-        path = 'gpu';
-        why = !agent.controlState ? PATH_REASONS.gpu : agent.distance < this.lod.liveEnter ? PATH_REASONS.budget : PATH_REASONS.far;
+        agent.pathState = 'gpu';
+        if (!agent.controlState) {
+          agent.why = PATH_REASONS.gpu;
+          plain++;
+        } else if (agent.distance < this.lod.liveEnter) {
+          agent.why = PATH_REASONS.budget;
+          budget++;
+        } else {
+          agent.why = PATH_REASONS.far;
+          far++;
+        }
       }
-      agent.pathState = path;
-      agent.why = why;
-      const key = `${path}: ${why}`;
-      reasons[key] = (reasons[key] ?? 0) + 1;
     }
+    const reasons: Record<string, number> = {};
+    if (plain) reasons[`gpu: ${PATH_REASONS.gpu}`] = plain;
+    if (far) reasons[`gpu: ${PATH_REASONS.far}`] = far;
+    if (budget) reasons[`gpu: ${PATH_REASONS.budget}`] = budget;
+    for (const [why, count] of liveReasons) reasons[`live: ${why}`] = count;
+    if (culled) reasons[`culled: ${PATH_REASONS.culled}`] = culled;
     const ms = performance.now() - start;
     stats.agents = n;
     stats.visible = visible;
     stats.live = this.renderer.live.count;
     stats.gpu = visible - liveVisible;
-    stats.culled = n - visible;
+    stats.culled = culled;
     stats.reasons = reasons;
     stats.liveUpdates = liveUpdates;
     stats.animMs = ms;
