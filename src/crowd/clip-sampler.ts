@@ -26,6 +26,12 @@ interface FlatTrack {
   valueOffset: number;
   valueStride: number;
   discrete: boolean;
+  /**
+   * Rotation tracks: per key interval, slerp's angle, 1 / sin(angle) (0: lerp and normalise, as
+   * three does for nearly equal keys) and the hemisphere sign — computed once, so a sample costs
+   * two sines instead of a square root, an arctangent and two sines.
+   */
+  slerp: Float64Array | null;
 }
 
 /** Per clip, per chain node: its position, rotation and scale tracks (null: not animated). */
@@ -33,6 +39,8 @@ interface FlatClip {
   position: Array<FlatTrack | null>;
   quaternion: Array<FlatTrack | null>;
   scale: Array<FlatTrack | null>;
+  /** The same tracks as one list: property (0 position, 1 rotation, 2 scale), node, track. */
+  list: Array<{ property: 0 | 1 | 2; node: number; track: FlatTrack }>;
 }
 
 /** What every sampler of one template shares: the node chain, bind values, inverse binds, tracks. */
@@ -78,7 +86,7 @@ export class FlatClips {
 
     let ignored = 0;
     this.clips = template.clips.map(({ clip }) => {
-      const flat: FlatClip = { position: chain.map(() => null), quaternion: chain.map(() => null), scale: chain.map(() => null) };
+      const flat: FlatClip = { position: chain.map(() => null), quaternion: chain.map(() => null), scale: chain.map(() => null), list: [] };
       for (const track of clip.tracks) {
         const parsed = PropertyBinding.parseTrackName(track.name);
         const node = parsed.objectName ? undefined : (PropertyBinding.findNode(root, parsed.nodeName) as Object3D | undefined);
@@ -89,6 +97,11 @@ export class FlatClips {
           continue;
         }
         flat[property][index] = flatten(track, property === 'quaternion' ? 4 : 3);
+      }
+      for (const [property, key] of (['position', 'quaternion', 'scale'] as const).entries()) {
+        flat[key].forEach((track, node) => {
+          if (track) flat.list.push({ property: property as 0 | 1 | 2, node, track });
+        });
       }
       return flat;
     });
@@ -106,7 +119,26 @@ function flatten(track: KeyframeTrack, size: number): FlatTrack {
   const values = Float32Array.from(track.values);
   // glTF CUBICSPLINE keys store (in-tangent, value, out-tangent) per key; the value is the middle.
   const cubic = values.length === times.length * size * 3;
-  return { times, values, valueOffset: cubic ? size : 0, valueStride: cubic ? size * 3 : size, discrete: track.getInterpolation() === InterpolateDiscrete };
+  const valueOffset = cubic ? size : 0;
+  const valueStride = cubic ? size * 3 : size;
+  let slerp: Float64Array | null = null;
+  if (size === 4 && times.length > 1) {
+    slerp = new Float64Array((times.length - 1) * 3);
+    for (let k = 0; k < times.length - 1; k++) {
+      const i0 = valueOffset + k * valueStride;
+      const i1 = i0 + valueStride;
+      const cos = values[i0]! * values[i1]! + values[i0 + 1]! * values[i1 + 1]! + values[i0 + 2]! * values[i1 + 2]! + values[i0 + 3]! * values[i1 + 3]!;
+      const dir = cos >= 0 ? 1 : -1;
+      const sqrSin = 1 - cos * cos;
+      if (sqrSin > Number.EPSILON) {
+        const sin = Math.sqrt(sqrSin);
+        slerp[k * 3] = Math.atan2(sin, cos * dir);
+        slerp[k * 3 + 1] = 1 / sin;
+      }
+      slerp[k * 3 + 2] = dir;
+    }
+  }
+  return { times, values, valueOffset, valueStride, discrete: track.getInterpolation() === InterpolateDiscrete, slerp };
 }
 
 const cache = new WeakMap<CrowdTemplate, FlatClips>();
@@ -132,8 +164,14 @@ export class ClipSampler {
   readonly quaternion: Float64Array;
   readonly scale: Float64Array;
   private readonly world: Float64Array;
-  private readonly a = new Float64Array(4);
-  private readonly b = new Float64Array(4);
+  /** Both clips' samples during a crossfade. */
+  private readonly blendA: { position: Float64Array; quaternion: Float64Array; scale: Float64Array };
+  private readonly blendB: { position: Float64Array; quaternion: Float64Array; scale: Float64Array };
+  /** Last key interval per track of the current and previous clip, and which clips they are for. */
+  private readonly hintsA: Int32Array;
+  private readonly hintsB: Int32Array;
+  private hintClip = -1;
+  private hintPrevious = -1;
 
   constructor(template: CrowdTemplate) {
     this.clips = flatClips(template);
@@ -142,38 +180,63 @@ export class ClipSampler {
     this.quaternion = new Float64Array(n * 4);
     this.scale = new Float64Array(n * 3);
     this.world = new Float64Array(n * 12);
+    const set = (): { position: Float64Array; quaternion: Float64Array; scale: Float64Array } => ({ position: new Float64Array(n * 3), quaternion: new Float64Array(n * 4), scale: new Float64Array(n * 3) });
+    this.blendA = set();
+    this.blendB = set();
+    const tracks = Math.max(0, ...this.clips.clips.map((clip) => clip.list.length));
+    this.hintsA = new Int32Array(tracks);
+    this.hintsB = new Int32Array(tracks);
   }
 
-  /** Samples the blend of up to two clips at explicit times into the local transforms. */
+  /**
+   * Samples the blend of up to two clips at explicit times into the local transforms. Every node
+   * starts from its bind value (so what a procedural control edited last frame does not linger);
+   * only animated properties are sampled, each from the key interval it used last time when
+   * time has not left it (the usual case, frame to frame), else by binary search.
+   */
   pose(sample: AnimSample): void {
     const flat = this.clips;
     const current = flat.clips[sample.clip];
     const previous = sample.previousClip >= 0 && sample.weight < 1 ? flat.clips[sample.previousClip] : undefined;
-    const w = previous ? sample.weight : 1;
-    const n = flat.nodes.length;
-    for (let i = 0; i < n; i++) {
-      this.blend(3, i, flat.bindPosition, this.position, current?.position[i] ?? null, previous?.position[i] ?? null, sample, w);
-      this.blend(4, i, flat.bindQuaternion, this.quaternion, current?.quaternion[i] ?? null, previous?.quaternion[i] ?? null, sample, w);
-      this.blend(3, i, flat.bindScale, this.scale, current?.scale[i] ?? null, previous?.scale[i] ?? null, sample, w);
+    if (sample.clip !== this.hintClip) {
+      this.hintsA.fill(0);
+      this.hintClip = sample.clip;
     }
-  }
-
-  /** One property of one node: the current clip's value (or the bind value), blended from the previous clip's by `w`. */
-  private blend(size: 3 | 4, i: number, bind: Float64Array, out: Float64Array, into: FlatTrack | null, outOf: FlatTrack | null, sample: AnimSample, w: number): void {
-    const o = i * size;
-    if (w >= 1) {
-      if (into) sampleTrack(into, sample.time, size, out, o);
-      else for (let k = 0; k < size; k++) out[o + k] = bind[o + k]!;
+    if (!previous) {
+      this.position.set(flat.bindPosition);
+      this.quaternion.set(flat.bindQuaternion);
+      this.scale.set(flat.bindScale);
+      if (current) this.sampleClip(current, sample.time, this.position, this.quaternion, this.scale, this.hintsA);
       return;
     }
-    const a = this.a;
-    const b = this.b;
-    if (into) sampleTrack(into, sample.time, size, a, 0);
-    else for (let k = 0; k < size; k++) a[k] = bind[o + k]!;
-    if (outOf) sampleTrack(outOf, sample.previousTime, size, b, 0);
-    else for (let k = 0; k < size; k++) b[k] = bind[o + k]!;
-    if (size === 4) slerp(b, 0, a, 0, w, out, o);
-    else for (let k = 0; k < size; k++) out[o + k] = b[k]! + (a[k]! - b[k]!) * w;
+    if (sample.previousClip !== this.hintPrevious) {
+      this.hintsB.fill(0);
+      this.hintPrevious = sample.previousClip;
+    }
+    const w = sample.weight;
+    const a = this.blendA;
+    const b = this.blendB;
+    a.position.set(flat.bindPosition);
+    a.quaternion.set(flat.bindQuaternion);
+    a.scale.set(flat.bindScale);
+    b.position.set(flat.bindPosition);
+    b.quaternion.set(flat.bindQuaternion);
+    b.scale.set(flat.bindScale);
+    if (current) this.sampleClip(current, sample.time, a.position, a.quaternion, a.scale, this.hintsA);
+    this.sampleClip(previous, sample.previousTime, b.position, b.quaternion, b.scale, this.hintsB);
+    // previous → current by the weight: lerp positions and scales, slerp rotations.
+    for (let i = 0; i < this.position.length; i++) this.position[i] = b.position[i]! + (a.position[i]! - b.position[i]!) * w;
+    for (let i = 0; i < this.scale.length; i++) this.scale[i] = b.scale[i]! + (a.scale[i]! - b.scale[i]!) * w;
+    for (let n = 0; n < this.quaternion.length; n += 4) slerp(b.quaternion, n, a.quaternion, n, w, this.quaternion, n);
+  }
+
+  private sampleClip(clip: FlatClip, time: number, position: Float64Array, quaternion: Float64Array, scale: Float64Array, hints: Int32Array): void {
+    const list = clip.list;
+    for (let k = 0; k < list.length; k++) {
+      const entry = list[k]!;
+      if (entry.property === 1) sampleTrack(entry.track, time, 4, quaternion, entry.node * 4, hints, k);
+      else sampleTrack(entry.track, time, 3, entry.property === 0 ? position : scale, entry.node * 3, hints, k);
+    }
   }
 
   /**
@@ -262,8 +325,8 @@ export class ClipSampler {
   }
 }
 
-/** Samples a track at `time` (clamped to its keys, as three's interpolants do) into out[o…]. */
-function sampleTrack(track: FlatTrack, time: number, size: number, out: Float64Array, o: number): void {
+/** Samples a track at `time` (clamped to its keys, as three's interpolants do) into out[o…]; `hints[h]` caches the key interval. */
+function sampleTrack(track: FlatTrack, time: number, size: number, out: Float64Array, o: number, hints: Int32Array, h: number): void {
   const { times, values, valueOffset, valueStride } = track;
   const last = times.length - 1;
   if (last <= 0 || time <= times[0]!) {
@@ -274,13 +337,23 @@ function sampleTrack(track: FlatTrack, time: number, size: number, out: Float64A
     for (let k = 0; k < size; k++) out[o + k] = values[valueOffset + last * valueStride + k]!;
     return;
   }
-  // Binary search for the key interval holding `time`.
-  let lo = 0;
-  let hi = last;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (times[mid]! <= time) lo = mid;
-    else hi = mid;
+  let lo = hints[h]!;
+  let hi = lo + 1;
+  if (!(hi <= last && times[lo]! <= time && time < times[hi]!)) {
+    if (hi + 1 <= last && times[hi]! <= time && time < times[hi + 1]!) {
+      lo = hi;
+      hi = lo + 1;
+    } else {
+      // Binary search for the key interval holding `time`.
+      lo = 0;
+      hi = last;
+      while (hi - lo > 1) {
+        const mid = (lo + hi) >> 1;
+        if (times[mid]! <= time) lo = mid;
+        else hi = mid;
+      }
+    }
+    hints[h] = lo;
   }
   const v0 = valueOffset + lo * valueStride;
   if (track.discrete) {
@@ -289,20 +362,57 @@ function sampleTrack(track: FlatTrack, time: number, size: number, out: Float64A
   }
   const v1 = valueOffset + hi * valueStride;
   const t = (time - times[lo]!) / (times[hi]! - times[lo]!);
-  if (size === 4) slerpFloat32(values, v0, v1, t, out, o);
+  if (size === 4) slerpKeys(track, lo, v0, v1, t, out, o);
   else for (let k = 0; k < size; k++) out[o + k] = values[v0 + k]! + (values[v1 + k]! - values[v0 + k]!) * t;
 }
 
-function slerpFloat32(values: Float32Array, i0: number, i1: number, t: number, out: Float64Array, o: number): void {
-  const scratch = SLERP_SCRATCH;
-  for (let k = 0; k < 4; k++) {
-    scratch[k] = values[i0 + k]!;
-    scratch[4 + k] = values[i1 + k]!;
+/** Slerp between two keys with the interval's precomputed angle (three's slerpFlat, term for term). */
+function slerpKeys(track: FlatTrack, interval: number, i0: number, i1: number, t: number, out: Float64Array, o: number): void {
+  const values = track.values;
+  const x0 = values[i0]!;
+  const y0 = values[i0 + 1]!;
+  const z0 = values[i0 + 2]!;
+  const w0 = values[i0 + 3]!;
+  const x1 = values[i1]!;
+  const y1 = values[i1 + 1]!;
+  const z1 = values[i1 + 2]!;
+  const w1 = values[i1 + 3]!;
+  if (t <= 0 || (x0 === x1 && y0 === y1 && z0 === z1 && w0 === w1)) {
+    out[o] = x0;
+    out[o + 1] = y0;
+    out[o + 2] = z0;
+    out[o + 3] = w0;
+    return;
   }
-  slerp(scratch, 0, scratch, 4, t, out, o);
+  const table = track.slerp!;
+  const len = table[interval * 3]!;
+  const invSin = table[interval * 3 + 1]!;
+  const dir = table[interval * 3 + 2]!;
+  let s = 1 - t;
+  let u = t;
+  if (invSin > 0) {
+    s = Math.sin(s * len) * invSin;
+    u = Math.sin(u * len) * invSin;
+  }
+  const ud = u * dir;
+  let x = x0 * s + x1 * ud;
+  let y = y0 * s + y1 * ud;
+  let z = z0 * s + z1 * ud;
+  let w = w0 * s + w1 * ud;
+  if (invSin === 0) {
+    const f = 1 / Math.sqrt(x * x + y * y + z * z + w * w);
+    x *= f;
+    y *= f;
+    z *= f;
+    w *= f;
+  }
+  out[o] = x;
+  out[o + 1] = y;
+  out[o + 2] = z;
+  out[o + 3] = w;
 }
 
-const SLERP_SCRATCH = new Float64Array(8);
+
 
 /** Quaternion slerp along the shorter arc, as three's Quaternion.slerpFlat. */
 function slerp(src0: Float64Array, i0: number, src1: Float64Array, i1: number, t: number, out: Float64Array, o: number): void {

@@ -224,7 +224,8 @@ describe('Crowd', () => {
     expect([behind.path, behind.reason]).toEqual(['culled', 'outside the view']);
     expect(recordOf(crowd, behind)).toBeNull();
     expect(recordOf(crowd, ahead)).not.toBeNull();
-    expect(crowd.stats).toMatchObject({ agents: 2, visible: 1, culled: 1 });
+    expect(crowd.stats).toMatchObject({ agents: 2, visible: 1, culled: 1, gpu: 1, live: 0 });
+    expect(crowd.stats.reasons).toEqual({ 'gpu: no procedural control': 1, 'culled: outside the view': 1 });
     expect(crowd.renderer.meshes[0]!.count).toBe(1);
     crowd.dispose();
   });
