@@ -76,6 +76,8 @@ export class StageCrowd {
   constructor(stage: Stage, options: StageCrowdOptions = {}) {
     this.stage = stage;
     this.options = options;
+    this.palette = options.palette ?? CROWD_PALETTE;
+    this.lookAtShare = options.lookAtShare ?? 0.2;
     this.remotes = options.remotes ?? new RemoteAvatars<string>();
     this.device = crowdDeviceInfo(stage.renderer);
     const heightmap = options.heightmap;
@@ -124,10 +126,10 @@ export class StageCrowd {
     while (this.peerAgents.length < n) {
       const i = this.peerAgents.length;
       const peer = this.peers.peers[i]!;
-      const palette = this.options.palette ?? CROWD_PALETTE;
+      const palette = this.palette;
       const agent = this.current.add({ x: peer.x, y: peer.y, z: peer.z, facing: peer.facing, clip: peer.clip, speed: peer.speed, time: peer.phase, palette: palette.length > 1 ? 1 + (i % (palette.length - 1)) : 0 });
       // Every 1/share-th peer looks at the camera: the live path, where it earns its cost.
-      const share = this.options.lookAtShare ?? 0.2;
+      const share = this.lookAtShare;
       if (share > 0 && this.lookAt && Math.floor(i * share) !== Math.floor((i + 1) * share)) agent.setControl(this.lookAt);
       this.peerAgents.push(agent);
     }
@@ -167,6 +169,8 @@ export class StageCrowd {
 
   /** The look-at control of the current template (null: no head bone). */
   private lookAt: LiveControl | null = null;
+  private readonly palette: ReadonlyArray<readonly [number, number, number]>;
+  private readonly lookAtShare: number;
 
   private build(template: CrowdTemplate): Crowd {
     const requested = (new URLSearchParams(location.search).get('bonePath') as BonePath | null) ?? this.options.path ?? 'auto';
@@ -177,7 +181,7 @@ export class StageCrowd {
       lod: this.options.lod,
       capacity: 64,
       maxBakedRows: Math.min(8192, this.device.maxTextureSize),
-      palette: this.options.palette ?? CROWD_PALETTE,
+      palette: this.palette,
     };
     const crowd = new Crowd(options);
     const camera = this.stage.camera;

@@ -127,3 +127,42 @@ describe('baked local transforms (what a GPU crossfade composes)', () => {
     expect(worst).toBeLessThan(1e-5);
   });
 });
+
+describe('headLookAt (a live control)', () => {
+  it('turns the head towards the target, within its limit, and only the head', async () => {
+    const { Crowd } = await import('../../../src/crowd/crowd.ts');
+    const { findHeadNode, headLookAt } = await import('../../../src/crowd/look-at.ts');
+    const template = new CrowdTemplate(createHumanoid({ detail: 'low' }));
+    expect(findHeadNode(template)).toBe('head');
+    const target = { x: 0, z: 0 };
+    const control = headLookAt(template, { target: () => target, maxYaw: 1 })!;
+    expect(control.reason).toBe('look-at');
+    const crowd = new Crowd({ template });
+    const agent = crowd.add({ z: -3, facing: 0, clip: 'idle' });
+    const sampler = new ClipSampler(template);
+    const head = sampler.clips.nodeIndex('head');
+    const yawAfter = (x: number, z: number): number => {
+      target.x = x;
+      target.z = z;
+      sampler.pose({ clip: agent.anim.clip, time: 0.5, previousClip: -1, previousTime: 0, weight: 1 });
+      const before = Array.from(sampler.quaternion.subarray(head * 4, head * 4 + 4));
+      const others = Float64Array.from(sampler.quaternion);
+      control.apply!(sampler, agent);
+      const after = sampler.quaternion.subarray(head * 4, head * 4 + 4);
+      for (let i = 0; i < others.length; i++) if (i < head * 4 || i >= head * 4 + 4) expect(sampler.quaternion[i]).toBe(others[i]);
+      // Angle of the applied turn about y: q_after = q_yaw × q_before.
+      const [bx, by, bz, bw] = before as [number, number, number, number];
+      const dot = after[0]! * bx + after[1]! * by + after[2]! * bz + after[3]! * bw;
+      const angle = 2 * Math.acos(Math.min(1, Math.abs(dot)));
+      const cross = bw * after[1]! - by * after[3]! + bz * after[0]! - bx * after[2]!;
+      return Math.sign(cross) * angle;
+    };
+    // The avatar faces +Z (towards z = +∞); a target ahead and to +X turns it one way, -X the other.
+    expect(yawAfter(0, 10)).toBeCloseTo(0, 5);
+    expect(yawAfter(3, -3 + 3)).toBeCloseTo(Math.PI / 4, 3);
+    expect(yawAfter(-3, 0)).toBeCloseTo(-Math.PI / 4, 3);
+    // Behind it: clamped to the limit.
+    expect(Math.abs(yawAfter(0.1, -20))).toBeCloseTo(1, 3);
+    crowd.dispose();
+  });
+});

@@ -1,4 +1,5 @@
 import { PerspectiveCamera } from 'three';
+import type { NodeMaterial } from 'three/webgpu';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bakedFrame } from '../../../src/crowd/baked-layout.ts';
 import { Crowd, type CrowdAgent } from '../../../src/crowd/crowd.ts';
@@ -208,8 +209,8 @@ describe('Crowd', () => {
     // Recoloured clothing is a colour node on that piece's material only.
     const clothing = crowd.renderer.meshes.find((m) => m.name === 'crowd-clothing')!;
     const body = crowd.renderer.meshes.find((m) => m.name === 'crowd-body')!;
-    expect((clothing.material as unknown as { colorNode: unknown }).colorNode).toBeTruthy();
-    expect((body.material as unknown as { colorNode: unknown }).colorNode).toBeNull();
+    expect((clothing.material as NodeMaterial).colorNode).toBeTruthy();
+    expect((body.material as NodeMaterial).colorNode).toBeNull();
     crowd.dispose();
   });
 
