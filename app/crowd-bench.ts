@@ -1,8 +1,10 @@
 /**
  * `crowd.html?bench=1`: the crowd benchmark's page, driven by bench/crowd/crowd.bench.ts. For each
- * crowd size it measures main-thread ms per frame for three's default path (a SkinnedMesh clone
- * and an AnimationMixer per avatar) and for Cairn's crowd, same scene, same avatars, same camera:
+ * scenario (`spread`: standing 2–30 m ahead; `near`: all within 8 m, walking) and crowd size it
+ * measures main-thread ms per frame for three's default path (a SkinnedMesh clone and an
+ * AnimationMixer per avatar) and for Cairn's crowd, same scene, same avatars, same camera:
  * animation (mixers / crowd.update) and render submission (renderer.render) separately.
+ * `cairnOnly=2000` adds sizes for Cairn alone; `look=N` puts N avatars under look-at control.
  *
  * Both paths are driven by the renderer's own animation loop (setAnimationLoop), because three
  * r187 advances its per-frame state (info.reset, the once-per-frame skeleton update) only in that
