@@ -166,3 +166,24 @@ describe('headLookAt (a live control)', () => {
     crowd.dispose();
   });
 });
+
+describe('baked table budget', () => {
+  it('keeps a 55-clip rig under its budget in half floats, lowering the rate only when it must', async () => {
+    const { bakeClips, bakedRowBytes, DEFAULT_BAKED_BUDGET } = await import('../../../src/crowd/bake.ts');
+    const { AnimationClip } = await import('three');
+    const humanoid = createHumanoid({ detail: 'low' });
+    const clips = Array.from({ length: 55 }, (_, i) => {
+      const clip = humanoid.clips[i % humanoid.clips.length]!;
+      return new AnimationClip(`${clip.name}-${i}`, clip.duration, clip.tracks);
+    });
+    const rig = new CrowdTemplate({ object: humanoid.object, clips });
+    const half = bakeClips(rig, { precision: 'half' });
+    expect(half.plan.fps).toBe(30);
+    expect(half.gpuBytes).toBeLessThanOrEqual(DEFAULT_BAKED_BUDGET);
+    expect(half.gpuBytes).toBe(half.plan.rows * bakedRowBytes(rig.boneCount, half.nodes, 'half'));
+    // The same clips in floats would not fit: the rate drops until they do.
+    const tight = bakeClips(rig, { precision: 'float' });
+    expect(tight.gpuBytes).toBeLessThanOrEqual(DEFAULT_BAKED_BUDGET);
+    expect(tight.plan.fps).toBeLessThan(30);
+  });
+});
