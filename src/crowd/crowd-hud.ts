@@ -32,12 +32,16 @@ export function crowdHudRows(stats: CrowdPageStats | undefined): CrowdHudRow[] {
   const budget = stats.budget;
   const rows: CrowdHudRow[] = [
     { label: 'avatars', value: `${stats.agents} (${stats.template}, ${stats.bones} bones)` },
-    { label: 'live / baked / culled', value: `${stats.live} / ${stats.baked} / ${stats.culled}` },
+    { label: 'GPU / live / culled', value: `${stats.gpu} / ${stats.live} / ${stats.culled}` },
+    ...Object.entries(stats.reasons ?? {})
+      .sort((a, b) => b[1] - a[1])
+      .map(([why, count]) => ({ label: `  ${why.replace(': ', ' · ')}`, value: String(count) })),
     { label: 'bone path', value: stats.path, tone: 'ok' },
     { label: 'crowd draws/pass', value: String(stats.drawCallsPerPass) },
     { label: 'anim ms', value: stats.animMsAvg.toFixed(2) },
-    { label: 'mixers this frame', value: String(stats.liveUpdates) },
-    { label: 'upload/frame', value: formatBytes(stats.uploadBytes) },
+    { label: 'live poses this frame', value: String(stats.liveUpdates) },
+    { label: 'upload/frame', value: `${formatBytes(stats.uploadBytes)} (${stats.visible > 0 ? (stats.uploadBytes / stats.visible).toFixed(1) : '0'} B/avatar)` },
+    { label: 'baked clips', value: `${stats.clips} clips, ${stats.bakedRows} frames @ ${stats.bakedFps.toFixed(0)} fps, ${formatBytes(stats.bakedBytes)} (${stats.bakedPrecision})` },
   ];
   if (budget) {
     const tone = budget.state === 'pass' ? 'ok' : budget.state === 'over' ? 'bad' : 'warn';
