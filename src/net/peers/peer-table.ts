@@ -1,5 +1,5 @@
 import { Emitter } from '../../core/emitter.ts';
-import { createFrame, decodeFrame, FRAME_BYTES, FrameKind, type AvatarFrame } from '../protocol/frame.ts';
+import { FrameKind, type AvatarFrame } from '../protocol/frame.ts';
 import { RemotePeer } from './remote-peer.ts';
 
 export interface PeerTableOptions {
@@ -62,8 +62,6 @@ export class PeerTable {
   readonly silenceMs: number;
   readonly leaveGraceMs: number;
   readonly maxPeers: number;
-  /** Reused by {@link ingestMessage}. */
-  private readonly scratch = createFrame();
 
   constructor(options: PeerTableOptions = {}) {
     this.delayMs = options.delayMs ?? 100;
