@@ -1,8 +1,10 @@
 /**
  * `crowd.html?bench=1`: the crowd benchmark's page, driven by bench/crowd/crowd.bench.ts. For each
- * crowd size it measures main-thread ms per frame for three's default path (a SkinnedMesh clone
- * and an AnimationMixer per avatar) and for Cairn's crowd, same scene, same avatars, same camera:
+ * scenario (`spread`: standing 2–30 m ahead; `near`: all within 8 m, walking) and crowd size it
+ * measures main-thread ms per frame for three's default path (a SkinnedMesh clone and an
+ * AnimationMixer per avatar) and for Cairn's crowd, same scene, same avatars, same camera:
  * animation (mixers / crowd.update) and render submission (renderer.render) separately.
+ * `cairnOnly=2000` adds sizes for Cairn alone; `look=N` puts N avatars under look-at control.
  *
  * Both paths are driven by the renderer's own animation loop (setAnimationLoop), because three
  * r187 advances its per-frame state (info.reset, the once-per-frame skeleton update) only in that
@@ -18,7 +20,11 @@ import { Mulberry32 } from '../src/core/rng.ts';
 import { createHumanoid } from '../src/rig/humanoid.ts';
 import { cairnGlobal, createRenderer } from '../src/world/index.ts';
 
+/** Where the avatars stand: `spread` 2–30 m ahead, standing; `near` all within 8 m, walking in small circles. */
+export type BenchScenario = 'spread' | 'near';
+
 export interface BenchRow {
+  scenario: BenchScenario;
   path: 'three' | 'cairn';
   count: number;
   frames: number;
@@ -34,7 +40,8 @@ export interface BenchRow {
   /** Bytes of animation data sent to the GPU per frame. */
   uploadBytes: number;
   live?: number;
-  baked?: number;
+  gpu?: number;
+  visible?: number;
 }
 
 const CLIPS = ['walk', 'idle', 'dance'];
@@ -42,6 +49,9 @@ const CLIPS = ['walk', 'idle', 'dance'];
 export async function startBench(): Promise<void> {
   const params = new URLSearchParams(location.search);
   const counts = (params.get('counts') ?? '50,100,200,500,1000').split(',').map(Number);
+  const scenarios = (params.get('scenarios') ?? 'spread,near').split(',').filter((s): s is BenchScenario => s === 'spread' || s === 'near');
+  // Sizes measured for Cairn alone (three's path takes seconds per frame there on SwiftShader).
+  const cairnOnly = (params.get('cairnOnly') ?? '').split(',').filter(Boolean).map(Number);
   const framesPerRun = Number(params.get('frames') ?? 8);
   const rounds = Number(params.get('rounds') ?? 2);
   // Unmeasured frames first: the JIT warms up and one-time work (promotions, pipelines) is done.
@@ -79,17 +89,34 @@ export async function startBench(): Promise<void> {
   const template = new CrowdTemplate(humanoid, { name: 'mannequin' });
   const device = crowdDeviceInfo(renderer);
 
-  /** A grid in front of the camera, near to far, the same for both paths. */
-  const placements = (count: number): Array<{ x: number; z: number; facing: number; clip: string; time: number }> => {
+  /**
+   * The same avatars for both paths. `spread`: a grid in front of the camera, 2–30 m and beyond.
+   * `near`: every avatar within 8 m of the camera, scattered over the half-disc in front of it.
+   */
+  const placements = (scenario: BenchScenario, count: number): Array<{ x: number; z: number; facing: number; clip: string; time: number }> => {
     const rng = new Mulberry32(count);
     const columns = Math.ceil(Math.sqrt(count * 0.6));
-    return Array.from({ length: count }, (_, i) => ({
-      x: ((i % columns) - (columns - 1) / 2) * 1.6,
-      z: -2 - Math.floor(i / columns) * 1.6,
-      facing: rng.range(-Math.PI, Math.PI),
-      clip: CLIPS[i % CLIPS.length]!,
-      time: rng.range(0, 2),
-    }));
+    return Array.from({ length: count }, (_, i) => {
+      let x: number;
+      let z: number;
+      if (scenario === 'near') {
+        // Uniform over the half-disc 1.5–7.5 m from the camera (at z = 6), in front of it.
+        const r = Math.sqrt(rng.range(1.5 * 1.5, 7.5 * 7.5));
+        const a = rng.range(-1.1, 1.1);
+        x = Math.sin(a) * r;
+        z = camera.position.z - Math.cos(a) * r;
+      } else {
+        x = ((i % columns) - (columns - 1) / 2) * 1.6;
+        z = -2 - Math.floor(i / columns) * 1.6;
+      }
+      return { x, z, facing: rng.range(-Math.PI, Math.PI), clip: CLIPS[i % CLIPS.length]!, time: rng.range(0, 2) };
+    });
+  };
+  /** Near avatars walk in small circles: each frame moves every one of them (a new pose to upload). */
+  let walkTime = 0;
+  const stride = (i: number): [number, number, number] => {
+    const a = walkTime * 0.8 + i;
+    return [Math.cos(a) * 0.3, Math.sin(a) * 0.3, a + Math.PI / 2];
   };
 
   const waitForGpu = async (): Promise<void> => {
@@ -145,10 +172,12 @@ export async function startBench(): Promise<void> {
       });
     });
 
-  const runThree = async (count: number): Promise<BenchRow> => {
+  const runThree = async (scenario: BenchScenario, count: number): Promise<BenchRow> => {
     const group = new Group();
     const mixers: AnimationMixer[] = [];
-    for (const p of placements(count)) {
+    const avatars: Object3D[] = [];
+    const spots = placements(scenario, count);
+    for (const p of spots) {
       const avatar = cloneSkinned(humanoid.object) as Object3D;
       avatar.position.set(p.x, 0, p.z);
       avatar.rotation.y = p.facing;
@@ -157,6 +186,7 @@ export async function startBench(): Promise<void> {
       action.play();
       action.time = p.time;
       mixers.push(mixer);
+      avatars.push(avatar);
       group.add(avatar);
     }
     scene.add(group);
@@ -164,6 +194,14 @@ export async function startBench(): Promise<void> {
     const result = await measure(
       (shown) => (group.visible = shown),
       (dt) => {
+        if (scenario === 'near') {
+          walkTime += dt;
+          for (let i = 0; i < avatars.length; i++) {
+            const [dx, dz, facing] = stride(i);
+            avatars[i]!.position.set(spots[i]!.x + dx, 0, spots[i]!.z + dz);
+            avatars[i]!.rotation.y = facing;
+          }
+        }
         for (const mixer of mixers) mixer.update(dt);
       },
       frames,
@@ -171,7 +209,7 @@ export async function startBench(): Promise<void> {
     );
     scene.remove(group);
     // Each SkinnedMesh's skeleton uploads its bone matrices every frame (3 pieces share one).
-    return row('three', count, result, count * template.boneCount * 64);
+    return row(scenario, 'three', count, result, count * template.boneCount * 64);
   };
 
   // One crowd for every run, as a page keeps one while its population changes: the clips are
@@ -179,47 +217,66 @@ export async function startBench(): Promise<void> {
   // `liveEnter=…&liveExit=…&maxLive=…&fullRateDistance=…&rateBand=…` override the crowd's LOD defaults (to see what the live path costs).
   const lod: Record<string, number> = {};
   for (const key of ['liveEnter', 'liveExit', 'maxLive', 'fullRateDistance', 'rateBand'] as const) if (params.has(key)) lod[key] = Number(params.get(key));
-  const crowd = new Crowd({ template, device, capacity: Math.max(...counts), castShadow: false, lod });
-  const runCairn = async (count: number): Promise<BenchRow> => {
+  const crowd = new Crowd({ template, device, capacity: Math.max(...counts, ...cairnOnly), castShadow: false, lod });
+  // `look=N`: N avatars per run under procedural control (a head turn): what the live path costs.
+  const look = Number(params.get('look') ?? 0);
+  const runCairn = async (scenario: BenchScenario, count: number): Promise<BenchRow> => {
     crowd.clear();
-    for (const p of placements(count)) crowd.add({ x: p.x, z: p.z, facing: p.facing, clip: p.clip, time: p.time });
+    const spots = placements(scenario, count);
+    const agents = spots.map((p) => crowd.add({ x: p.x, z: p.z, facing: p.facing, clip: p.clip, time: p.time }));
+    for (const agent of agents.slice(0, look)) agent.setControl({ reason: 'look-at' });
     scene.add(crowd.object);
     let upload = 0;
     const { frames, warmup: warm } = plan(count);
     const result = await measure(
       (shown) => (crowd.object.visible = shown),
       (dt) => {
+        if (scenario === 'near') {
+          walkTime += dt;
+          for (let i = 0; i < agents.length; i++) {
+            const [dx, dz, facing] = stride(i);
+            agents[i]!.setTransform(spots[i]!.x + dx, 0, spots[i]!.z + dz, facing);
+          }
+        }
         crowd.update(dt, camera);
         upload = crowd.stats.uploadBytes;
       },
       frames,
       warm,
     );
-    const out = row('cairn', count, result, upload);
+    const out = row(scenario, 'cairn', count, result, upload);
     out.live = crowd.stats.live;
-    out.baked = crowd.stats.baked;
+    out.gpu = crowd.stats.gpu;
+    out.visible = crowd.stats.visible;
     scene.remove(crowd.object);
     return out;
   };
 
   const rows: BenchRow[] = [];
-  cairn.benchProgress = { done: 0, total: counts.reduce((sum, count) => sum + plan(count).rounds * paths.size, 0) + 1 };
+  cairn.benchProgress = { done: 0, total: scenarios.length * (counts.reduce((sum, count) => sum + plan(count).rounds * paths.size, 0) + cairnOnly.length) + 1 };
   // One unrecorded pass over the empty scene: pipelines compiled, the renderer's code warmed up.
   await measure(() => undefined, () => undefined, 4, 2);
   (cairn.benchProgress as { done: number }).done++;
   cairn.ready = true;
-  for (const count of counts) {
-    // Interleaved rounds (three, Cairn, three, Cairn…) so slow drift hits both paths alike.
-    for (let round = 0; round < plan(count).rounds; round++) {
-      for (const run of [runThree, runCairn]) {
-        if (!paths.has(run === runThree ? 'three' : 'cairn')) continue;
-        rows.push(await run(count));
-        (cairn.benchProgress as { done: number }).done++;
+  for (const scenario of scenarios) {
+    for (const count of counts) {
+      // Interleaved rounds (three, Cairn, three, Cairn…) so slow drift hits both paths alike.
+      for (let round = 0; round < plan(count).rounds; round++) {
+        for (const run of [runThree, runCairn]) {
+          if (!paths.has(run === runThree ? 'three' : 'cairn')) continue;
+          rows.push(await run(scenario, count));
+          (cairn.benchProgress as { done: number }).done++;
+        }
       }
     }
+    for (const count of cairnOnly) {
+      rows.push(await runCairn(scenario, count));
+      (cairn.benchProgress as { done: number }).done++;
+    }
   }
+  const baked = { clips: crowd.stats.clips, rows: crowd.stats.bakedRows, fps: crowd.stats.bakedFps, bytes: crowd.stats.bakedBytes, precision: crowd.stats.bakedPrecision };
   crowd.dispose();
-  cairn.benchResult = { backend: status.backend, adapter: status.adapter, frames: framesPerRun, rounds, bigFrom, rows };
+  cairn.benchResult = { backend: status.backend, adapter: status.adapter, frames: framesPerRun, rounds, bigFrom, rows, baked };
 }
 
 /**
@@ -243,9 +300,9 @@ interface Measured {
   draws: number;
 }
 
-function row(path: BenchRow['path'], count: number, result: Measured, uploadBytes: number): BenchRow {
+function row(scenario: BenchScenario, path: BenchRow['path'], count: number, result: Measured, uploadBytes: number): BenchRow {
   const total = result.anim.map((a, i) => a + result.render[i]!);
   const totalMs = trimmedMean(total);
   const baseMs = trimmedMean(result.base);
-  return { path, count, frames: result.anim.length, animMs: trimmedMean(result.anim), renderMs: trimmedMean(result.render), totalMs, baseMs, addedMs: totalMs - baseMs, drawCalls: result.draws, uploadBytes };
+  return { scenario, path, count, frames: result.anim.length, animMs: trimmedMean(result.anim), renderMs: trimmedMean(result.render), totalMs, baseMs, addedMs: totalMs - baseMs, drawCalls: result.draws, uploadBytes };
 }

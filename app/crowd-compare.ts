@@ -1,15 +1,18 @@
 /**
  * `crowd.html?scene=compare`: one character in one pose, drawn three ways in the same place —
- * three's own SkinnedMesh, the batched renderer's live path, and its baked path — so a test can
- * compare the images. Plain lit scene with a shadow-receiving floor (shadows come from the same
- * skinned position), fixed camera. `cairn.compare.show('three' | 'live' | 'baked')` switches.
+ * three's own SkinnedMesh + AnimationMixer, the crowd's live path (ClipSampler) and its GPU path
+ * (clip time, crossfade and speed evaluated in the vertex shader from the crowd clock) — so a test
+ * can compare the images. Plain lit scene with a shadow-receiving floor (shadows come from the
+ * same skinned position), fixed camera. `cairn.compare.show('three' | 'live' | 'gpu')` switches;
+ * `crossfade(…)` and `speedChange(…)` put all three at the same instant of a fade or after a
+ * speed change.
  */
 import { AnimationMixer, Color, DirectionalLight, HemisphereLight, Mesh, MeshStandardMaterial, PlaneGeometry } from 'three';
 import { Crowd, CrowdTemplate, crowdDeviceInfo, type BonePath, type CrowdAgent } from '../src/crowd/index.ts';
 import { createHumanoid } from '../src/rig/humanoid.ts';
 import { createStage } from '../src/world/index.ts';
 
-export type CompareView = 'three' | 'live' | 'baked' | 'none';
+export type CompareView = 'three' | 'live' | 'gpu' | 'none';
 
 export async function startCompare(): Promise<void> {
   const params = new URLSearchParams(location.search);
@@ -45,40 +48,64 @@ export async function startCompare(): Promise<void> {
   reference.object.rotation.y = facing;
   scene.add(reference.object);
   const mixer = new AnimationMixer(reference.object);
-  const action = mixer.clipAction(reference.clip(clipName));
-  action.play();
-  const poseReference = (t: number): void => {
+  /** three's pose: `clip` at `t`, optionally blended from `previous` at `previousTime` (weight of `clip`: `weight`). */
+  const poseBlend = (clip: string, t: number, previous?: string, previousTime = 0, weight = 1): void => {
+    mixer.stopAllAction();
+    const action = mixer.clipAction(reference.clip(clip));
+    action.play();
     action.time = t;
+    action.setEffectiveWeight(previous ? weight : 1);
+    if (previous) {
+      const out = mixer.clipAction(reference.clip(previous));
+      out.play();
+      out.time = previousTime;
+      out.setEffectiveWeight(1 - weight);
+    }
     mixer.update(0);
   };
+  const poseReference = (t: number): void => poseBlend(clipName, t);
   poseReference(time);
 
-  // The batched renderer, forced live and forced baked (two crowds from one template).
+  // The crowd twice: one avatar under procedural control (live), one plain (GPU-animated).
   const template = new CrowdTemplate(createHumanoid({ detail: 'low' }), { name: 'mannequin' });
   const device = crowdDeviceInfo(stage.renderer);
   const requested = params.get('bonePath');
   const path: BonePath | 'auto' = requested === 'storage' || requested === 'texture' ? requested : 'auto';
-  const live = new Crowd({ template, device, path, lod: { liveEnter: 1e4, liveExit: 2e4, minDwell: 0 } });
-  const baked = new Crowd({ template, device, path, lod: { maxLive: 0 } });
+  const live = new Crowd({ template, device, path, lod: { liveEnter: 1e4, liveExit: 2e4, fullRateDistance: 3e4, minDwell: 0 } });
+  const gpu = new Crowd({ template, device, path });
+  const crowds = [live, gpu];
   const agents: CrowdAgent[] = [];
-  for (const crowd of [live, baked]) {
+  const spawn = (i: number, clip: string, t: number): CrowdAgent => {
+    agents[i]?.remove();
+    const agent = crowds[i]!.add({ ...place, facing, clip, time: t });
+    // An empty control: the live path with nothing procedural on top, to compare with the mixer.
+    if (crowds[i] === live) agent.setControl({ reason: 'compare' });
+    agents[i] = agent;
+    return agent;
+  };
+  for (const [i, crowd] of crowds.entries()) {
     scene.add(crowd.object);
-    agents.push(crowd.add({ ...place, facing, clip: clipName, time }));
+    spawn(i, clipName, time);
   }
 
   let view: CompareView = 'three';
   const apply = (): void => {
     reference.object.visible = view === 'three';
     live.object.visible = view === 'live';
-    baked.object.visible = view === 'baked';
+    gpu.object.visible = view === 'gpu';
   };
   apply();
   // Time stands still: every view shows the same instant.
   stage.onFrame(() => {
     live.update(0, camera);
-    baked.update(0, camera);
-    stage.cairn.stats.crowd = { live: live.stats, baked: baked.stats, view };
+    gpu.update(0, camera);
+    stage.cairn.stats.crowd = { live: live.stats, gpu: gpu.stats, view };
   });
+  const smooth = (s: number): number => s * s * (3 - 2 * s);
+  const wrap = (clip: string, t: number): number => {
+    const d = reference.clip(clip).duration;
+    return ((t % d) + d) % d;
+  };
 
   Object.assign(stage.cairn, {
     compare: {
@@ -92,13 +119,28 @@ export async function startCompare(): Promise<void> {
        * seconds, and holds them `elapsed` seconds into it.
        */
       crossfade(from: string, time: number, to: string, fade: number, elapsed: number) {
-        for (const [i, crowd] of [live, baked].entries()) {
-          agents[i]!.remove();
-          agents[i] = crowd.add({ ...place, facing, clip: from, time });
+        for (const [i, crowd] of crowds.entries()) {
+          const agent = spawn(i, from, time);
           crowd.update(0, camera);
-          agents[i]!.play(to, { fade });
+          agent.play(to, { fade });
           crowd.update(elapsed, camera);
         }
+        // three: both actions at the same times, the incoming one at the eased weight.
+        poseBlend(to, wrap(to, elapsed), from, wrap(from, time + elapsed), smooth(Math.min(1, elapsed / fade)));
+      },
+      /**
+       * Starts `clip` at `time`, plays `before` seconds at speed 1, switches to `speed` and plays
+       * `after` seconds more; three's mesh is posed at the clip time that adds up to.
+       */
+      speedChange(clip: string, time: number, before: number, speed: number, after: number) {
+        for (const [i, crowd] of crowds.entries()) {
+          const agent = spawn(i, clip, time);
+          crowd.update(0, camera);
+          crowd.update(before, camera);
+          agent.play(clip, { speed });
+          crowd.update(after, camera);
+        }
+        poseBlend(clip, wrap(clip, time + before + speed * after));
       },
       /** Poses three's SkinnedMesh at another time (a control: the images must then differ). */
       setReferenceTime: poseReference,
@@ -106,7 +148,7 @@ export async function startCompare(): Promise<void> {
       path: live.pathChoice.path,
     },
     crowdLive: live,
-    crowdBaked: baked,
+    crowdGpu: gpu,
   });
   stage.start();
   await stage.frames(2);

@@ -2,7 +2,9 @@
  * The crowd showcase: synthetic peers walking, idling and dancing over the terrain around the
  * player, a count control (0–1000, or `?count=N`), and bring-your-own character (`?model=URL`,
  * drag-and-drop, or the file button). A bad model gets a clear message and the crowd keeps going.
- * `?liveEnter=M&liveExit=M` widen or narrow the live radius (default 8 m / 12 m, see lod-policy.ts).
+ * Peers wear palette colours; every 5th turns its head to the camera (procedural control, the
+ * live path within the live radius; `?lookAt=0..1` sets the share). `?liveEnter=M&liveExit=M`
+ * set that radius (default 20 m / 25 m, see lod-policy.ts).
  */
 import { CrowdTemplateError, resolveLod, type LodOptions, loadCrowdTemplateFromFile, loadCrowdTemplateFromUrl, MAX_SYNTHETIC_PEERS, StageCrowd, type LoadPhase } from '../src/crowd/index.ts';
 import { createWorld, showNotice } from '../src/world/index.ts';
@@ -27,6 +29,8 @@ export async function startShowcase(): Promise<void> {
   const stageCrowd = new StageCrowd(world, {
     heightmap: world.heightmap,
     lod: lodFromParams(params),
+    // `?lookAt=` share of peers whose heads follow the camera (0–1, default 0.2).
+    lookAtShare: params.has('lookAt') ? Math.min(1, Math.max(0, Number(params.get('lookAt')) || 0)) : undefined,
     // In front of the player (the camera starts looking north, −Z), near and far.
     peers: { seed: Number(params.get('seed') ?? 7), centerX: spawn.x, centerZ: spawn.z - 30, radius: 38, moving: params.get('still') !== '1' },
     count: 0,
@@ -48,13 +52,15 @@ export async function startShowcase(): Promise<void> {
       await world.frames(1);
       stageCrowd.setTemplate(template);
       const r = template.report;
+      const partial = r.drawnVertices < r.sourceVertices;
       const notes = [
-        `${r.pieces} piece(s), ${r.bones} bones, ${r.vertices.toLocaleString('en-US')} vertices, clips: ${r.clips.join(', ')}`,
-        r.morphTargetsRemoved ? `${r.morphTargetsRemoved} morph target(s) set aside (crowd avatars do not run facial morphs)` : '',
+        `${r.pieces} piece(s), ${r.bones} bones, draws ${r.drawnVertices.toLocaleString('en-US')} of ${r.sourceVertices.toLocaleString('en-US')} vertices, clips: ${r.clips.join(', ')}`,
+        ...r.notes,
+        r.morphTargetsRemoved ? `${r.morphTargetsRemoved} morph target(s) set aside (crowd avatars do not run facial morphs)${r.morphTargets.length ? `: ${r.morphTargets.join(', ')}` : ''}` : '',
         r.clampedVertices ? `${r.clampedVertices} vertices had more than 4 influences: kept the strongest 4, renormalised` : '',
       ].filter(Boolean);
       panel.status(`Crowd is now ${template.name}`);
-      showNotice({ level: 'info', title: `Crowd character: ${template.name}`, detail: notes.join('\n') });
+      showNotice({ level: partial ? 'warn' : 'info', title: partial ? `Crowd character: ${template.name} (partly drawn)` : `Crowd character: ${template.name}`, detail: notes.join('\n') });
       stageCrowd.reportError(null);
     } catch (error) {
       const message = error instanceof CrowdTemplateError ? error.message : `${label}: ${(error as Error).message}`;

@@ -1,7 +1,7 @@
 /**
  * The crowd page. `crowd.html` is the showcase (synthetic peers over the terrain, a count
  * control, bring-your-own character); `?scene=compare` is the image-comparison scene the browser
- * tests use (three's SkinnedMesh vs the batched live and baked paths); `?bench=1` is the
+ * tests use (three's SkinnedMesh + mixer vs the crowd's live and GPU paths); `?bench=1` is the
  * benchmark harness driven by bench/crowd. Each lives in its own module, loaded on demand.
  */
 import { showFatal } from '../src/world/index.ts';

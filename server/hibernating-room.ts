@@ -27,6 +27,20 @@ export interface Refusal {
  * in attachments, so an evicted object rebuilds its view from `ctx.getWebSockets()`. The
  * attachment cache below is only a cache: a miss (after hibernation) reads the attachment again.
  */
+/**
+ * Accepts a socket and closes it at once with `refusal`, so the client sees a close code and
+ * reason rather than a failed handshake it cannot explain. It is accepted as a hibernatable
+ * socket (tagged `refused`, without an attachment, so no room logic ever sees it): the runtime
+ * then completes the close itself, where a plain `accept()`ed socket closed at once logs
+ * "Uncaught Error: Network connection lost" for every refusal.
+ */
+export function refuseSocket(ctx: DurableObjectState, refusal: Refusal): Response {
+  const pair = new WebSocketPair();
+  ctx.acceptWebSocket(pair[1], ['refused']);
+  pair[1].close(refusal.code, refusal.reason);
+  return new Response(null, { status: 101, webSocket: pair[0] });
+}
+
 export class HibernatingRoom<A extends SocketAttachment = SocketAttachment> extends DurableObject<Env> {
   /** Attachments by socket, so the hot path does not deserialize on every message. */
   private readonly attachments = new WeakMap<WebSocket, A>();
@@ -39,15 +53,9 @@ export class HibernatingRoom<A extends SocketAttachment = SocketAttachment> exte
     }
     const room = request.headers.get('X-Cairn-Room') ?? '';
     const refusal = await this.admit(request);
+    if (refusal) return refuseSocket(this.ctx, refusal);
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
-    if (refusal) {
-      // Accept then close at once, so the client sees a close code and reason rather than a failed
-      // handshake it cannot explain.
-      server.accept();
-      server.close(refusal.code, refusal.reason);
-      return new Response(null, { status: 101, webSocket: client });
-    }
     const id = await this.assignPeerId(request);
     const attachment = await this.describePeer(request, { id, room, joinedAt: Date.now() });
     this.ctx.acceptWebSocket(server, [`peer:${id}`]);
@@ -150,3 +158,4 @@ export class HibernatingRoom<A extends SocketAttachment = SocketAttachment> exte
     return id;
   }
 }
+

@@ -1,37 +1,39 @@
-import type { AvatarRoom } from './avatar-room.ts';
+import * as v from 'valibot';
+import { roomNameIssue } from '../src/net/protocol/room-name.ts';
+import { DIRECTORY_ROOM, isCanonicalCellRoom, parseCellRoom } from '../src/net/protocol/world.ts';
 import { parseRoomRequest } from './avatar/relay-options.ts';
 import type { Env } from './env.ts';
-import { DIRECTORY_ROOM } from '../src/net/protocol/world.ts';
-import { roomNameProblem } from './room-name.ts';
+import { CLIENT_IP_HEADER, requestIp } from './identity/client.ts';
 
-export { AvatarRoom } from './avatar-room.ts';
+export { RelayRoom } from './relay/relay-room.ts';
+export { WorldCell } from './world/world-cell.ts';
+export { WorldDirectoryRoom } from './world/world-directory-room.ts';
 export { VoiceRoom } from './voice-room.ts';
 
-/** Room kinds and the Durable Object namespace each lives in. */
-const ROOM_KINDS = {
-  avatar: (env: Env) => env.AVATAR_ROOM,
-  voice: (env: Env) => env.VOICE_ROOM,
-} as const;
+/** Room kinds in `/rooms/:kind/:name`. */
+const ROOM_KINDS = ['avatar', 'voice'] as const;
 
 const ROOM_ROUTE = /^\/rooms\/([^/]+)\/([^/]*)$/;
-/** `GET /api/rooms/avatar/:room`: a relay room's figures (JSON). */
+/** `GET /api/rooms/avatar/:room`: a relay room's or cell's figures (JSON). */
 const ROOM_STATS_ROUTE = /^\/api\/rooms\/avatar\/([^/]*)$/;
 
-/** The world directory: an AvatarRoom object reached through RPC (see server/world/directory.ts). */
-function directory(env: Env): DurableObjectStub<AvatarRoom> {
-  const namespace = env.AVATAR_ROOM as unknown as DurableObjectNamespace<AvatarRoom>;
-  return namespace.get(namespace.idFromName(DIRECTORY_ROOM));
+/** The world directory: one object reached through RPC (see server/world/world-directory-room.ts). */
+function directory(env: Env): DurableObjectStub<import('./world/world-directory-room.ts').WorldDirectoryRoom> {
+  return env.WORLD_DIRECTORY.get(env.WORLD_DIRECTORY.idFromName(DIRECTORY_ROOM));
 }
 
-/** Reads a small JSON body; null when there is none, a Response when it is not JSON. */
-async function jsonBody(request: Request): Promise<Record<string, unknown> | null | Response> {
+const EnterBody = v.nullable(v.object({ x: v.optional(v.unknown()), z: v.optional(v.unknown()) }));
+const HopBody = v.object({ token: v.string(), cell: v.object({ x: v.number(), z: v.number() }) });
+
+/** Reads a small JSON body; null when there is none, a Response when it is not a JSON object. */
+async function jsonBody(request: Request): Promise<object | null | Response> {
   const body = await request.text();
   if (body.length === 0) return null;
   if (body.length > 4096) return text(413, 'body too large (at most 4,096 bytes)');
   try {
     const value: unknown = JSON.parse(body);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return text(400, 'body must be a JSON object');
-    return value as Record<string, unknown>;
+    return value;
   } catch {
     return text(400, 'body is not JSON');
   }
@@ -48,18 +50,20 @@ async function worldApi(request: Request, url: URL, env: Env): Promise<Response>
   const body = await jsonBody(request);
   if (body instanceof Response) return body;
   if (url.pathname === '/api/world/enter') {
+    const parsed = v.safeParse(EnterBody, body);
     let position: { x: number; z: number } | null = null;
-    if (body && (body.x !== undefined || body.z !== undefined)) {
-      if (typeof body.x !== 'number' || typeof body.z !== 'number') return text(400, 'x and z must both be numbers (metres), or both absent');
-      position = { x: body.x, z: body.z };
+    if (parsed.success && parsed.output && (parsed.output.x !== undefined || parsed.output.z !== undefined)) {
+      const { x, z } = parsed.output;
+      if (typeof x !== 'number' || typeof z !== 'number') return text(400, 'x and z must both be numbers (metres), or both absent');
+      position = { x, z };
     }
-    const result = await stub.worldEnter(position);
+    const result = await stub.worldEnter(position, requestIp(request, env.TRUST_TEST_IP_HEADER === '1'));
     return result.ok ? Response.json(result.value) : text(result.status, result.problem);
   }
   if (url.pathname === '/api/world/hop') {
-    const cell = body?.cell as { x?: unknown; z?: unknown } | undefined;
-    if (!body || typeof body.token !== 'string' || typeof cell?.x !== 'number' || typeof cell?.z !== 'number') return text(400, 'expected {"token": "…", "cell": {"x": n, "z": n}}');
-    const result = await stub.worldHop(body.token.slice(0, 200), { x: cell.x, z: cell.z });
+    const parsed = v.safeParse(HopBody, body);
+    if (!parsed.success) return text(400, 'expected {"token": "…", "cell": {"x": n, "z": n}}');
+    const result = await stub.worldHop(parsed.output.token.slice(0, 200), parsed.output.cell);
     return result.ok ? Response.json(result.value) : text(result.status, result.problem);
   }
   return text(404, `not found: ${url.pathname}; the world API has GET /api/world, POST /api/world/enter, POST /api/world/hop`);
@@ -77,9 +81,19 @@ function roomFromSegment(segment: string): string | Response {
   } catch {
     return text(400, 'bad room name: not valid percent-encoding');
   }
-  const problem = roomNameProblem(room);
+  const problem = roomNameIssue(room);
   if (problem) return text(400, `bad room name: ${problem}`);
+  if (parseCellRoom(room) && !isCanonicalCellRoom(room)) {
+    const cell = parseCellRoom(room)!;
+    return text(400, `bad room name: a cell has one name; use world:cell:${cell.x}:${cell.z}`);
+  }
   return room;
+}
+
+/** The object namespace and name an avatar room lives in. */
+function avatarObject(env: Env, room: string): DurableObjectStub {
+  if (parseCellRoom(room)) return env.WORLD_CELL.get(env.WORLD_CELL.idFromName(room));
+  return env.RELAY_ROOM.get(env.RELAY_ROOM.idFromName(room));
 }
 
 export default {
@@ -87,7 +101,13 @@ export default {
     const url = new URL(request.url);
 
     if (url.pathname === '/api/health') {
-      return Response.json({ ok: true, service: 'cairn', rooms: Object.keys(ROOM_KINDS) });
+      return Response.json({ ok: true, service: 'cairn', rooms: ROOM_KINDS });
+    }
+
+    if (url.pathname === '/api/session') {
+      if (request.method !== 'POST') return text(405, '/api/session answers POST only');
+      const session = await directory(env).issueSession(requestIp(request, env.TRUST_TEST_IP_HEADER === '1'));
+      return session ? Response.json(session) : text(429, 'too many sessions from this address lately; reuse the one you have');
     }
 
     if (url.pathname === '/api/world' || url.pathname.startsWith('/api/world/')) return worldApi(request, url, env);
@@ -97,15 +117,14 @@ export default {
       const room = roomFromSegment(stats[1] as string);
       if (room instanceof Response) return room;
       if (request.method !== 'GET') return text(405, `${url.pathname} answers GET only`);
-      const stub = env.AVATAR_ROOM.get(env.AVATAR_ROOM.idFromName(room));
-      return stub.fetch(new Request(request.url, { headers: { 'X-Cairn-Room': room, 'X-Cairn-Action': 'stats' } }));
+      if (room === DIRECTORY_ROOM) return text(404, `${DIRECTORY_ROOM} is not a relay room; see GET /api/world`);
+      return avatarObject(env, room).fetch(new Request(request.url, { headers: { 'X-Cairn-Room': room, 'X-Cairn-Action': 'stats' } }));
     }
 
     const match = ROOM_ROUTE.exec(url.pathname);
     if (match) {
       const kind = match[1] as string;
-      const namespaceOf = ROOM_KINDS[kind as keyof typeof ROOM_KINDS];
-      if (!namespaceOf) return text(404, `unknown room kind "${kind}"; expected one of: ${Object.keys(ROOM_KINDS).join(', ')}`);
+      if (!(ROOM_KINDS as readonly string[]).includes(kind)) return text(404, `unknown room kind "${kind}"; expected one of: ${ROOM_KINDS.join(', ')}`);
       const room = roomFromSegment(match[2] as string);
       if (room instanceof Response) return room;
       if (kind === 'avatar') {
@@ -115,12 +134,12 @@ export default {
       if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket') {
         return text(426, `${url.pathname} is a WebSocket endpoint; send "Upgrade: websocket"`);
       }
-      const namespace = namespaceOf(env);
-      const stub = namespace.get(namespace.idFromName(room));
+      const stub = kind === 'voice' ? env.VOICE_ROOM.get(env.VOICE_ROOM.idFromName(room)) : room === DIRECTORY_ROOM ? directory(env) : avatarObject(env, room);
       const forwarded = new Request(request);
       // X-Cairn-* headers are ours: a client must not be able to send them to an object.
       for (const name of [...forwarded.headers.keys()]) if (name.toLowerCase().startsWith('x-cairn-')) forwarded.headers.delete(name);
       forwarded.headers.set('X-Cairn-Room', room);
+      forwarded.headers.set(CLIENT_IP_HEADER, requestIp(request, env.TRUST_TEST_IP_HEADER === '1'));
       return stub.fetch(forwarded);
     }
 

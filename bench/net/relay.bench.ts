@@ -3,9 +3,9 @@
  * relay, for 50, 100, 200 and 300 peers, side by side in one run with a minimal Node `ws`
  * broadcast relay: delivery ratio, p50/p99 latency, relay CPU per delivered frame.
  *
- * Rows per peer count, in interleaved order: the Node `ws` relay (the peer), Cairn's AvatarRoom
+ * Rows per peer count, in interleaved order: the Node `ws` relay (the peer), Cairn's RelayRoom
  * forwarding each frame (`?mode=direct`, what a naive Durable Object relay does) and Cairn's
- * AvatarRoom coalescing (`?mode=coalesce`, what `auto` picks from 8 peers). Relay CPU is read from
+ * RelayRoom coalescing (`?mode=coalesce`, what `auto` picks from 8 peers). Relay CPU is read from
  * /proc for the relay's processes only (for Cairn: wrangler's Node proxy and both workerd
  * processes); the generator shares the same two cores, so figures are pessimistic for everyone
  * alike. Each row: 2 s warm-up, 8 s measured, 1.5 s drain. Whole run ≈ 3–4 minutes.
@@ -85,8 +85,8 @@ try {
   for (const peers of PEER_COUNTS) {
     const candidates: Array<{ relay: string; url: (i: number) => string; cpu: () => number }> = [
       { relay: 'Node ws broadcast relay', url: () => `ws://127.0.0.1:${nodeRelay.port}/`, cpu: () => groupCpuSeconds(nodeRelay.pgid) },
-      { relay: 'AvatarRoom direct', url: () => `ws://127.0.0.1:${server.port}/rooms/avatar/bench-direct-${peers}-${run}?mode=direct`, cpu: () => groupCpuSeconds(group) },
-      { relay: 'AvatarRoom coalesce 40ms', url: () => `ws://127.0.0.1:${server.port}/rooms/avatar/bench-coalesce-${peers}-${run}?mode=coalesce`, cpu: () => groupCpuSeconds(group) },
+      { relay: 'RelayRoom direct', url: () => `ws://127.0.0.1:${server.port}/rooms/avatar/bench-direct-${peers}-${run}?mode=direct`, cpu: () => groupCpuSeconds(group) },
+      { relay: 'RelayRoom coalesce 40ms', url: () => `ws://127.0.0.1:${server.port}/rooms/avatar/bench-coalesce-${peers}-${run}?mode=coalesce`, cpu: () => groupCpuSeconds(group) },
     ];
     const batch: Row[] = [];
     for (const candidate of candidates) {

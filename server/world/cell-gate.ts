@@ -1,6 +1,6 @@
 import { CloseCode } from '../../src/net/protocol/control.ts';
 import { cellDistance, sameCell, type Cell, type CellRole } from '../../src/net/protocol/world.ts';
-import { importTokenKey, verifyToken, type TokenClaims } from './token.ts';
+import { verifyToken, type TokenClaims } from './token.ts';
 
 export type GateResult = { ok: true; claims: TokenClaims } | { ok: false; code: number; reason: string };
 
@@ -14,13 +14,13 @@ export class CellGate {
 
   constructor(
     readonly cell: Cell,
-    /** Raw key bytes: from the cell's own storage, else from the directory. */
-    private readonly loadKey: () => Promise<Uint8Array>,
+    /** The world token key (the cell's KeyRing: its own storage, else the directory). */
+    private readonly loadKey: () => Promise<CryptoKey>,
   ) {}
 
   async check(token: string | null, role: CellRole, now: number): Promise<GateResult> {
     if (!token) return { ok: false, code: CloseCode.badToken, reason: 'world cells need ?token= from POST /api/world/enter' };
-    this.key ??= this.loadKey().then(importTokenKey);
+    this.key ??= this.loadKey();
     let key: CryptoKey;
     try {
       key = await this.key;

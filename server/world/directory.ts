@@ -9,8 +9,14 @@ export const REPORT_INTERVAL_MS = 2000;
 export const REPORT_STALE_MS = 5 * 60_000;
 /** A cell this full is not suggested as a spawn (players). */
 export const CROWDED = 40;
-/** Cells stay within ±this many cells of the origin (±4 km at 64 m). */
+/** Cells stay within ±this many cells of the origin (±4 km at 64 m): what any extent may ask for. */
 export const CELL_LIMIT = 64;
+/**
+ * Half the world map's edge (m): the 512 m map spans ±256 m, so a player enters and hops only
+ * there. A deployment with a bigger map (or a test server that spreads its tests over far cells)
+ * sets `WORLD_HALF_EXTENT_M`; it is clamped to {@link CELL_LIMIT} cells.
+ */
+export const WORLD_HALF_EXTENT_M = 256;
 /**
  * An identity's record is forgotten this long after its last token was issued (ms): its tokens
  * have all expired by then ({@link TOKEN_TTL_MS}, plus a minute for the tokens' whole-second
@@ -59,10 +65,22 @@ export class WorldDirectory {
   /** Where the sweep of `who:` records continues (key order); undefined: from the start. */
   private sweepAfter: string | undefined;
 
+  /** Half the map's edge (m), clamped so cells stay within ±{@link CELL_LIMIT} (and one more on the negative side). */
+  readonly halfExtent: number;
+
   constructor(
     private readonly storage: DirectoryStorage,
     private readonly now: () => number = Date.now,
-  ) {}
+    halfExtentM = WORLD_HALF_EXTENT_M,
+  ) {
+    this.halfExtent = Math.min(Math.max(CELL_SIZE, halfExtentM), (CELL_LIMIT + 1) * CELL_SIZE);
+  }
+
+  /** True when some of `cell`'s square lies on the map. */
+  private onMap(cell: Cell): boolean {
+    const h = this.halfExtent;
+    return cell.x * CELL_SIZE < h && (cell.x + 1) * CELL_SIZE > -h && cell.z * CELL_SIZE < h && (cell.z + 1) * CELL_SIZE > -h;
+  }
 
   /** The token key's raw bytes (base64), for cells (created on first use). */
   async rawKey(): Promise<string> {
@@ -84,11 +102,12 @@ export class WorldDirectory {
     let cell: Cell;
     if (position) {
       if (!Number.isFinite(position.x) || !Number.isFinite(position.z)) return { ok: false, status: 400, problem: 'x and z must be finite numbers (metres)' };
+      if (Math.abs(position.x) > this.halfExtent || Math.abs(position.z) > this.halfExtent) return { ok: false, status: 400, problem: `position is outside the world (the map spans ±${this.halfExtent} m)` };
       cell = cellAt(position.x, position.z);
     } else {
       cell = (await this.snapshot()).spawn?.cell ?? { x: 0, z: 0 };
     }
-    if (Math.abs(cell.x) > CELL_LIMIT || Math.abs(cell.z) > CELL_LIMIT) return { ok: false, status: 400, problem: `position is outside the world (cells ±${CELL_LIMIT})` };
+    if (!this.onMap(cell)) return { ok: false, status: 400, problem: `position is outside the world (the map spans ±${this.halfExtent} m)` };
     const id = ((await this.storage.get<number>('world:lastId')) ?? 0) + 1;
     const now = this.now();
     // Entering is not a hop: the first hop may follow at once.
@@ -98,9 +117,12 @@ export class WorldDirectory {
     return { ok: true, value: { id, token, cell, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, cellSize: CELL_SIZE, serverTime: this.now() } };
   }
 
-  /** A token for `to` — the current cell (renewal) or an adjacent one (a hop) — given the current token. */
-  async hop(token: string, to: Cell): Promise<DirectoryResult<WorldHop>> {
-    if (!Number.isInteger(to.x) || !Number.isInteger(to.z) || Math.abs(to.x) > CELL_LIMIT || Math.abs(to.z) > CELL_LIMIT) return { ok: false, status: 400, problem: 'cell must be whole numbers inside the world' };
+  /**
+   * A token for `to` — the current cell (renewal) or an adjacent one (a hop) — given the current
+   * token. A hop also says who moved from where (`moved`), so the old cell can be told.
+   */
+  async hop(token: string, to: Cell): Promise<DirectoryResult<WorldHop> & { moved?: { id: number; from: Cell } }> {
+    if (!Number.isInteger(to.x) || !Number.isInteger(to.z) || !this.onMap(to)) return { ok: false, status: 400, problem: `cell must be whole numbers on the map (±${this.halfExtent} m)` };
     const now = this.now();
     const checked = await verifyToken(await this.signingKey(), token, now);
     if (!checked.ok) return { ok: false, status: checked.expired ? 401 : 403, problem: checked.reason };
@@ -112,7 +134,8 @@ export class WorldDirectory {
     if (moving && now - record.at < MIN_HOP_MS) return { ok: false, status: 429, problem: `hopped ${now - record.at} ms ago; at most one hop per ${MIN_HOP_MS} ms` };
     await this.storage.put(`who:${id}`, { cell: to, at: moving ? now : record.at, issued: now } satisfies Whereabouts);
     const fresh = await signToken(await this.signingKey(), id, to, now);
-    return { ok: true, value: { token: fresh, cell: to, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, serverTime: this.now() } };
+    const value: WorldHop = { token: fresh, cell: to, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, serverTime: this.now() };
+    return moving ? { ok: true, value, moved: { id, from: cell } } : { ok: true, value };
   }
 
   /**

@@ -22,3 +22,4 @@ export * from './retarget/retarget-library.ts';
 export * from './retarget/instantiate.ts';
 export * from './parity/parity-check.ts';
 export * from './parity/baseline.ts';
+export * from './retarget/library-for-rig.ts';

@@ -1,8 +1,8 @@
 /**
  * The logical animation state of one crowd avatar: which clip plays, where in it, how fast, and
- * the clip it is fading out of. Both render paths read this same state — the live path drives a
- * mixer from it, the baked path samples baked frames from it — so switching an avatar between
- * them shows the same pose and nobody pops. Pure logic: no three.js, no DOM.
+ * the clip it is fading out of. Both render paths read this same state — the live path samples
+ * its clips from it, the GPU path gets it as a record whose time the shader advances — so
+ * switching an avatar between them shows the same pose and nobody pops. Pure logic: no three.js, no DOM.
  */
 
 /** What the state machine needs to know about a clip. */
@@ -55,6 +55,11 @@ export class AnimState {
   /** Seconds the current crossfade has run, and how long it lasts (0: none running). */
   fadeElapsed = 0;
   fadeDuration = 0;
+  /**
+   * Bumped by every {@link play} that changes something (clip, speed, fade). The GPU record is
+   * rewritten only when this moves: time itself advances on the GPU from the crowd clock.
+   */
+  version = 0;
 
   constructor(clip = 0, time = 0, speed = 1) {
     this.clip = clip;
@@ -70,9 +75,13 @@ export class AnimState {
   play(clip: number, options: PlayOptions = {}): void {
     const speed = options.speed ?? 1;
     if (clip === this.clip) {
-      this.speed = speed;
+      if (speed !== this.speed) {
+        this.speed = speed;
+        this.version++;
+      }
       return;
     }
+    this.version++;
     const fade = Math.max(0, options.fade ?? 0.25);
     if (fade > 0) {
       const keepPrevious = this.previousClip >= 0 && this.weight < 0.5;

@@ -1,20 +1,22 @@
 /**
  * BatchSkinnedRenderer draws a whole crowd with one instanced draw per geometry piece of the
- * template (per pass), whatever the crowd's size. All pieces read one live bone buffer
- * (`liveCapacity × bones` matrices, filled by VirtualSkeletons), one baked-pose table, and one
- * per-instance record buffer (instance-layout.ts). Each frame uploads only the live slots that
- * changed and the drawn records.
+ * template (per pass), whatever the crowd's size. All pieces read one live bone buffer (slots
+ * filled by ClipSamplers for the few procedurally controlled avatars), one baked-pose table, a
+ * clip table and a crowd-clock uniform, and two per-instance record buffers (instance-layout.ts)
+ * kept in draw order: records are rewritten only when an avatar moves, changes clip or enters or
+ * leaves the drawn range, and only those records upload (merged into a few ranges).
  *
  * Live slots come from a {@link SlotTable}: O(1) add and swap-remove with a back-reference, so the
  * occupied range stays [0, live) and a moved avatar keeps its identity; when full, the table
  * grows by reallocation and the GPU resources are rebuilt around the new arrays (rare: doubling).
  */
-import { DynamicDrawUsage, Group, InstancedInterleavedBuffer, Mesh, type NodeMaterial } from 'three/webgpu';
-import { BakedBoneBuffer, LIVE_ROWS_PER_LAYER, LiveBoneBuffer } from './bone-buffers.ts';
+import { DynamicDrawUsage, Group, InstancedInterleavedBuffer, Mesh, Vector4, type Material, type NodeMaterial } from 'three/webgpu';
+import { uniform, uniformArray } from 'three/tsl';
+import { BakedBoneBuffer, BakedLocalTables, LIVE_ROWS_PER_LAYER, LiveBoneBuffer, type TslNode } from './bone-buffers.ts';
 import type { BonePath } from './bone-path.ts';
 import type { BakedClips } from './bake.ts';
-import { createCrowdMaterial, crowdSkinningNode } from './crowd-material.ts';
-import { INSTANCE_FLOATS } from './instance-layout.ts';
+import { createCrowdMaterial, crowdSkinningNode, paletteColorNode } from './crowd-material.ts';
+import { ANIM_FLOATS, mergeRanges, POSE_FLOATS } from './instance-layout.ts';
 import { SlotTable, type SlotRef } from './slot-table.ts';
 import type { CrowdTemplate } from './template.ts';
 import { FLOATS_PER_BONE } from './virtual-skeleton.ts';
@@ -32,12 +34,99 @@ export interface BatchSkinnedRendererOptions {
   /** Cast shadows from the skinned pose. Default: as the template's pieces do. */
   castShadow?: boolean;
   receiveShadow?: boolean;
+  /** Per-avatar colours, 0..1 RGB; entry 0 is "the file's own colours". Default: one entry. */
+  palette?: ReadonlyArray<readonly [number, number, number]>;
+  /** Which of the file's materials the palette recolours. Default {@link DEFAULT_PALETTE_MATERIALS}. */
+  paletteMaterials?: RegExp;
 }
+
+/** Materials recoloured by the palette unless told otherwise: clothing, by name. */
+export const DEFAULT_PALETTE_MATERIALS = /cloth|shirt|top|jacket|dress|outfit|torso/i;
 
 /** What one frame's commit moved to the GPU. */
 export interface CommitResult {
   liveBytes: number;
-  instanceBytes: number;
+  /** Pose records (16 B each) and animation records (48 B each) rewritten this frame. */
+  poseBytes: number;
+  animBytes: number;
+}
+
+/** A per-instance buffer with dirty records and range uploads. */
+class RecordBuffer {
+  buffer: InstancedInterleavedBuffer;
+  private dirty: Uint8Array;
+  private list: number[] = [];
+  private ranges: number[] = [];
+  /** A new GPU buffer uploads whole on its first commit. */
+  private fresh = true;
+
+  constructor(
+    readonly stride: number,
+    capacity: number,
+  ) {
+    this.buffer = RecordBuffer.create(stride, capacity);
+    this.dirty = new Uint8Array(capacity);
+  }
+
+  static create(stride: number, capacity: number): InstancedInterleavedBuffer {
+    const buffer = new InstancedInterleavedBuffer(new Float32Array(capacity * stride), stride, 1);
+    buffer.setUsage(DynamicDrawUsage);
+    return buffer;
+  }
+
+  get array(): Float32Array {
+    return this.buffer.array as Float32Array;
+  }
+
+  get capacity(): number {
+    return this.buffer.count;
+  }
+
+  grow(capacity: number, keep: number): void {
+    const next = RecordBuffer.create(this.stride, capacity);
+    (next.array as Float32Array).set(this.array.subarray(0, keep * this.stride));
+    this.buffer = next;
+    this.dirty = new Uint8Array(capacity);
+    this.list.length = 0;
+    this.fresh = true;
+  }
+
+  mark(index: number): void {
+    if (this.dirty[index]) return;
+    this.dirty[index] = 1;
+    this.list.push(index);
+  }
+
+  /** Schedules the dirty records below `count`; returns the bytes that will move. */
+  commit(count: number): number {
+    const list = this.list;
+    for (const index of list) this.dirty[index] = 0;
+    if (this.fresh) {
+      list.length = 0;
+      if (count === 0) return 0;
+      this.fresh = false;
+      this.buffer.clearUpdateRanges();
+      this.buffer.needsUpdate = true;
+      return this.array.byteLength;
+    }
+    let n = 0;
+    for (const index of list) if (index < count) list[n++] = index;
+    list.length = n;
+    if (n === 0) return 0;
+    list.sort((a, b) => a - b);
+    mergeRanges(list, n, 4, 16, this.ranges);
+    list.length = 0;
+    this.buffer.clearUpdateRanges();
+    let floats = 0;
+    for (let i = 0; i < this.ranges.length; i += 2) {
+      const start = this.ranges[i]! * this.stride;
+      const length = (this.ranges[i + 1]! - this.ranges[i]!) * this.stride;
+      this.buffer.addUpdateRange(start, length);
+      floats += length;
+    }
+    this.buffer.needsUpdate = true;
+    return floats * 4;
+  }
 }
 
 export class BatchSkinnedRenderer<Owner = unknown> {
@@ -46,11 +135,22 @@ export class BatchSkinnedRenderer<Owner = unknown> {
   readonly meshes: Mesh[] = [];
   readonly path: BonePath;
   readonly template: CrowdTemplate;
-  /** Live slots; `live.channels.bones` is the shared Float32Array VirtualSkeletons write into. */
+  /** Live slots; `live.channels.bones` is the shared Float32Array ClipSamplers write into. */
   readonly live: SlotTable<Owner>;
+  /** Seconds since the crowd's epoch: the only per-frame input of GPU animation. */
+  readonly clock: TslNode = uniform(0);
+  /** Palette entries (RGB, w unused); entry 0 means "the file's colours". */
+  readonly palette: Vector4[];
+  private readonly paletteNode: TslNode;
+  private readonly paletteMaterials: RegExp;
+  private readonly clipTable: TslNode;
   private readonly liveBuffer: LiveBoneBuffer;
   private readonly bakedBuffer: BakedBoneBuffer;
-  private instanceBuffer: InstancedInterleavedBuffer;
+  private readonly localTables: BakedLocalTables;
+  private readonly rootScale: number;
+  private readonly depth: number;
+  private readonly poseRecords: RecordBuffer;
+  private readonly animRecords: RecordBuffer;
   private materials: NodeMaterial[][] = [];
   private drawn = 0;
   /** Times the GPU resources were rebuilt after growth. */
@@ -74,8 +174,21 @@ export class BatchSkinnedRenderer<Owner = unknown> {
       },
     });
     this.liveBuffer = new LiveBoneBuffer(path, template.boneCount, this.live.channels.bones!, this.live.capacity);
-    this.bakedBuffer = new BakedBoneBuffer(path, template.boneCount, baked.data, baked.plan.rows);
-    this.instanceBuffer = createInstanceBuffer(options.instanceCapacity ?? 64);
+    this.bakedBuffer = new BakedBoneBuffer(path, template.boneCount, baked.data, baked.plan.rows, baked.precision);
+    this.localTables = new BakedLocalTables(baked);
+    this.rootScale = baked.rootScale;
+    this.depth = chainDepth(baked.parents);
+    this.clipTable = uniformArray(
+      baked.plan.clips.map((clip) => new Vector4(clip.startRow, clip.frames, clip.duration, clip.loop ? 1 : 0)),
+      'vec4',
+    );
+    const palette = options.palette && options.palette.length > 0 ? options.palette : [[1, 1, 1] as const];
+    this.palette = palette.map(([r, g, b]) => new Vector4(r, g, b, 1));
+    this.paletteNode = uniformArray(this.palette, 'vec4');
+    this.paletteMaterials = options.paletteMaterials ?? DEFAULT_PALETTE_MATERIALS;
+    const capacity = options.instanceCapacity ?? 64;
+    this.poseRecords = new RecordBuffer(POSE_FLOATS, capacity);
+    this.animRecords = new RecordBuffer(ANIM_FLOATS, capacity);
 
     for (const piece of template.pieces) {
       const mesh = new Mesh(piece.geometry);
@@ -92,13 +205,34 @@ export class BatchSkinnedRenderer<Owner = unknown> {
     this.rebuild();
   }
 
-  /** The per-instance records (12 floats each) to fill before {@link commit}. */
-  get instances(): Float32Array {
-    return this.instanceBuffer.array as Float32Array;
+  /** Pose records (4 floats each, draw order); call {@link markPose} after writing one. */
+  get poses(): Float32Array {
+    return this.poseRecords.array;
+  }
+
+  /** Animation records (12 floats each, draw order); call {@link markAnim} after writing one. */
+  get anims(): Float32Array {
+    return this.animRecords.array;
+  }
+
+  markPose(index: number): void {
+    this.poseRecords.mark(index);
+  }
+
+  markAnim(index: number): void {
+    this.animRecords.mark(index);
+  }
+
+  /** Copies instance `from`'s records to `to` (a swap-remove in the drawn range) and marks them. */
+  moveInstance(from: number, to: number): void {
+    this.poses.copyWithin(to * POSE_FLOATS, from * POSE_FLOATS, (from + 1) * POSE_FLOATS);
+    this.anims.copyWithin(to * ANIM_FLOATS, from * ANIM_FLOATS, (from + 1) * ANIM_FLOATS);
+    this.poseRecords.mark(to);
+    this.animRecords.mark(to);
   }
 
   get instanceCapacity(): number {
-    return this.instanceBuffer.count;
+    return this.poseRecords.capacity;
   }
 
   /** Instances drawn by the last commit. */
@@ -111,14 +245,13 @@ export class BatchSkinnedRenderer<Owner = unknown> {
     return this.template.pieces.reduce((sum, piece) => sum + Math.max(1, piece.geometry.groups.length), 0);
   }
 
-  /** Makes room for `count` drawn instances (reallocating, keeping the first `keep` records). */
+  /** Makes room for `count` drawn instances, keeping the first `keep` records (reallocates, rebuilds). */
   reserveInstances(count: number, keep = 0): void {
-    if (count <= this.instanceBuffer.count) return;
-    let capacity = this.instanceBuffer.count;
+    if (count <= this.poseRecords.capacity) return;
+    let capacity = this.poseRecords.capacity;
     while (capacity < count) capacity *= 2;
-    const next = createInstanceBuffer(capacity);
-    (next.array as Float32Array).set((this.instanceBuffer.array as Float32Array).subarray(0, keep * INSTANCE_FLOATS));
-    this.instanceBuffer = next;
+    this.poseRecords.grow(capacity, keep);
+    this.animRecords.grow(capacity, keep);
     this.rebuild();
   }
 
@@ -137,32 +270,37 @@ export class BatchSkinnedRenderer<Owner = unknown> {
     return slot * this.template.boneCount * FLOATS_PER_BONE;
   }
 
+  /** Sets the crowd clock (seconds since the crowd's epoch) the shader animates from. */
+  setClock(seconds: number): void {
+    this.clock.value = seconds;
+  }
+
   /**
-   * Draws `count` instances (records [0, count)) this frame and schedules uploads: the live slots
-   * written this frame (`dirtySlots`, sorted ascending) and the instance records.
+   * Draws instances [0, count) this frame and schedules uploads: the records marked since the
+   * last commit and the live slots written this frame (`dirtySlots`, sorted ascending).
    */
   commit(count: number, dirtySlots: ArrayLike<number>): CommitResult {
-    if (count > this.instanceBuffer.count) throw new RangeError(`commit: ${count} instances but capacity is ${this.instanceBuffer.count}; call reserveInstances first`);
+    if (count > this.poseRecords.capacity) throw new RangeError(`commit: ${count} instances but capacity is ${this.poseRecords.capacity}; call reserveInstances first`);
     this.drawn = count;
     for (const mesh of this.meshes) {
       mesh.count = count;
       // No instances, no draw call.
       mesh.visible = count > 0;
     }
-    let instanceBytes = 0;
-    if (count > 0) {
-      this.instanceBuffer.clearUpdateRanges();
-      this.instanceBuffer.addUpdateRange(0, count * INSTANCE_FLOATS);
-      this.instanceBuffer.needsUpdate = true;
-      instanceBytes = count * INSTANCE_FLOATS * 4;
-    }
+    const poseBytes = this.poseRecords.commit(count);
+    const animBytes = this.animRecords.commit(count);
     const liveBytes = this.liveBuffer.upload(dirtySlots, this.live.count);
-    return { liveBytes, instanceBytes };
+    return { liveBytes, poseBytes, animBytes };
   }
 
   /** Bytes of GPU memory the crowd's buffers hold. */
   get gpuBytes(): number {
-    return this.liveBuffer.bytes + this.bakedBuffer.bytes + (this.instanceBuffer.array as Float32Array).byteLength;
+    return this.liveBuffer.bytes + this.bakedBytes + this.poseRecords.array.byteLength + this.animRecords.array.byteLength;
+  }
+
+  /** Bytes of the baked tables (matrices, local transforms, rig) on the GPU. */
+  get bakedBytes(): number {
+    return this.bakedBuffer.bytes + this.localTables.bytes;
   }
 
   dispose(): void {
@@ -170,14 +308,29 @@ export class BatchSkinnedRenderer<Owner = unknown> {
     for (const set of this.materials) for (const material of set) material.dispose();
     this.liveBuffer.dispose();
     this.bakedBuffer.dispose();
+    this.localTables.dispose();
   }
 
   /** (Re)builds the skinning node and the materials around the current buffers. */
   private rebuild(): void {
     if (this.meshes.length === 0) return;
-    const node = crowdSkinningNode({ instances: this.instanceBuffer, live: this.liveBuffer.fetch, baked: this.bakedBuffer.fetch });
+    const node = crowdSkinningNode({
+      pose: this.poseRecords.buffer,
+      anim: this.animRecords.buffer,
+      live: this.liveBuffer.fetch,
+      baked: this.bakedBuffer.fetch,
+      clock: this.clock,
+      clips: this.clipTable,
+      locals: this.localTables,
+      rootScale: this.rootScale,
+      depth: this.depth,
+    });
+    const anim = this.animRecords.buffer;
+    const tint = this.palette.length > 1 ? (vertexColors: boolean): TslNode => paletteColorNode(anim, this.paletteNode, vertexColors) : undefined;
     const old = this.materials;
-    this.materials = this.template.pieces.map((piece) => (Array.isArray(piece.material) ? piece.material : [piece.material]).map((m) => createCrowdMaterial(m, node)));
+    this.materials = this.template.pieces.map((piece) =>
+      (Array.isArray(piece.material) ? piece.material : [piece.material]).map((m: Material) => createCrowdMaterial(m, node, tint && this.paletteMaterials.test(m.name) ? tint : undefined)),
+    );
     this.meshes.forEach((mesh, i) => {
       const set = this.materials[i]!;
       mesh.material = Array.isArray(this.template.pieces[i]!.material) ? set : set[0]!;
@@ -187,8 +340,13 @@ export class BatchSkinnedRenderer<Owner = unknown> {
   }
 }
 
-function createInstanceBuffer(capacity: number): InstancedInterleavedBuffer {
-  const buffer = new InstancedInterleavedBuffer(new Float32Array(capacity * INSTANCE_FLOATS), INSTANCE_FLOATS, 1);
-  buffer.setUsage(DynamicDrawUsage);
-  return buffer;
+/** Longest chain of parents (nodes from a bone to the root, inclusive). */
+function chainDepth(parents: Int32Array): number {
+  let longest = 1;
+  for (let i = 0; i < parents.length; i++) {
+    let depth = 0;
+    for (let n = i; n >= 0 && depth <= parents.length; n = parents[n]!) depth++;
+    longest = Math.max(longest, depth);
+  }
+  return longest;
 }

@@ -7,7 +7,8 @@
  * upload only the slots written this frame: buffer update ranges on 'storage', the texture layers
  * holding them on 'texture' (three r187 uploads array-texture layers selectively, not rectangles).
  */
-import { DataArrayTexture, DataTexture, FloatType, NearestFilter, RGBAFormat, StorageBufferAttribute } from 'three/webgpu';
+import { DataArrayTexture, DataTexture, DataUtils, FloatType, HalfFloatType, NearestFilter, RGBAFormat, StorageBufferAttribute } from 'three/webgpu';
+import type { BakePrecision } from './bake.ts';
 import { int, ivec2, storage, textureLoad } from 'three/tsl';
 import type { BonePath } from './bone-path.ts';
 import { FLOATS_PER_BONE } from './virtual-skeleton.ts';
@@ -146,26 +147,43 @@ export class LiveBoneBuffer {
   }
 }
 
-/** The baked-pose table: written once, read by far avatars. */
+/**
+ * The baked-pose table: written once, read by every GPU-animated avatar. Half precision is always
+ * a texture (RGBA16F: a storage buffer of 16-bit floats needs the optional shader-f16 feature);
+ * full precision follows the bone path.
+ */
 export class BakedBoneBuffer {
   readonly path: BonePath;
+  readonly precision: BakePrecision;
   readonly fetch: BoneFetch;
   readonly bytes: number;
   private readonly texture: DataTexture | null = null;
 
-  constructor(path: BonePath, boneCount: number, data: Float32Array, rows: number) {
+  constructor(path: BonePath, boneCount: number, data: Float32Array, rows: number, precision: BakePrecision = 'float') {
     this.path = path;
+    this.precision = precision;
     const texelsPerRow = boneCount * TEXELS_PER_BONE;
     if (data.length !== rows * texelsPerRow * 4) throw new RangeError(`BakedBoneBuffer: ${data.length} floats is not ${rows} rows of ${boneCount} bones`);
-    this.bytes = data.byteLength;
-    if (path === 'storage') {
+    if (path === 'storage' && precision === 'float') {
+      this.bytes = data.byteLength;
       const attribute = new StorageBufferAttribute(data, 4);
       attribute.name = 'crowdBakedBones';
       const node = storage(attribute, 'vec4', attribute.count).toReadOnly();
       this.fetch = (row, texel) => node.element(int(row).mul(texelsPerRow).add(texel));
     } else {
-      const texture = new DataTexture(data, texelsPerRow, rows);
-      configureDataTexture(texture);
+      let texture: DataTexture;
+      if (precision === 'half') {
+        const half = new Uint16Array(data.length);
+        for (let i = 0; i < data.length; i++) half[i] = DataUtils.toHalfFloat(data[i]!);
+        texture = new DataTexture(half, texelsPerRow, rows);
+        configureDataTexture(texture);
+        texture.type = HalfFloatType;
+        this.bytes = half.byteLength;
+      } else {
+        texture = new DataTexture(data, texelsPerRow, rows);
+        configureDataTexture(texture);
+        this.bytes = data.byteLength;
+      }
       texture.name = 'crowdBakedBones';
       texture.needsUpdate = true;
       this.texture = texture;
@@ -185,4 +203,63 @@ function configureDataTexture(texture: DataTexture | DataArrayTexture): void {
   texture.minFilter = NearestFilter;
   texture.generateMipmaps = false;
   texture.flipY = false;
+}
+
+/**
+ * What a GPU crossfade reads besides the baked matrices: every baked frame's local transforms
+ * (two texels per chain node: rotation, then translation and scale; half floats by default) and
+ * the rig — inverse bind matrices (row 0, three texels per bone) and, in row 1, each chain node's
+ * parent (x) and each bone's chain node (y). Always textures: tiny, written once, read with
+ * textureLoad on both backends.
+ */
+export class BakedLocalTables {
+  readonly bytes: number;
+  /** Texel `k` (0: rotation, 1: translation + scale) of chain node `node` in baked row `row`. */
+  readonly local: (row: TslNode, node: TslNode, k: number) => TslNode;
+  /** Row `r` of bone `bone`'s inverse bind matrix (vec4). */
+  readonly inverseBind: (bone: TslNode, r: number) => TslNode;
+  /** vec4(parent of chain node i, chain node of bone i, 0, 0). */
+  readonly links: (i: TslNode) => TslNode;
+  private readonly textures: DataTexture[];
+
+  constructor(baked: { locals: Float32Array; nodes: number; plan: { rows: number }; parents: Int32Array; boneNodes: Int32Array; inverseBinds: Float32Array; precision: BakePrecision }) {
+    const { nodes } = baked;
+    const rows = baked.plan.rows;
+    let localTexture: DataTexture;
+    if (baked.precision === 'half') {
+      const half = new Uint16Array(baked.locals.length);
+      for (let i = 0; i < half.length; i++) half[i] = DataUtils.toHalfFloat(baked.locals[i]!);
+      localTexture = new DataTexture(half, nodes * 2, rows);
+      configureDataTexture(localTexture);
+      localTexture.type = HalfFloatType;
+      this.bytes = half.byteLength;
+    } else {
+      localTexture = new DataTexture(baked.locals, nodes * 2, rows);
+      configureDataTexture(localTexture);
+      this.bytes = baked.locals.byteLength;
+    }
+    localTexture.name = 'crowdBakedLocals';
+    localTexture.needsUpdate = true;
+    const bones = baked.boneNodes.length;
+    const width = Math.max(bones * 3, nodes, bones);
+    const rig = new Float32Array(width * 2 * 4);
+    rig.set(baked.inverseBinds);
+    for (let i = 0; i < width; i++) {
+      rig[(width + i) * 4] = i < nodes ? baked.parents[i]! : -1;
+      rig[(width + i) * 4 + 1] = i < bones ? baked.boneNodes[i]! : -1;
+    }
+    const rigTexture = new DataTexture(rig, width, 2);
+    configureDataTexture(rigTexture);
+    rigTexture.name = 'crowdRig';
+    rigTexture.needsUpdate = true;
+    this.bytes += rig.byteLength;
+    this.textures = [localTexture, rigTexture];
+    this.local = (row, node, k) => textureLoad(localTexture, ivec2(int(node).mul(2).add(k), int(row)));
+    this.inverseBind = (bone, r) => textureLoad(rigTexture, ivec2(int(bone).mul(3).add(r), int(0)));
+    this.links = (i) => textureLoad(rigTexture, ivec2(int(i), int(1)));
+  }
+
+  dispose(): void {
+    for (const texture of this.textures) texture.dispose();
+  }
 }

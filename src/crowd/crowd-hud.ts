@@ -16,6 +16,9 @@ export interface CrowdPageStats extends CrowdStats {
   budget?: GpuBudgetReading;
   /** Last model-loading error shown to the user, if any. */
   lastError?: string | null;
+  /** Vertices of every mesh in the character's file, and how many the crowd draws (fewer: a partial import). */
+  sourceVertices?: number;
+  drawnVertices?: number;
 }
 
 export function formatBytes(bytes: number): string {
@@ -29,17 +32,22 @@ export function crowdHudRows(stats: CrowdPageStats | undefined): CrowdHudRow[] {
   const budget = stats.budget;
   const rows: CrowdHudRow[] = [
     { label: 'avatars', value: `${stats.agents} (${stats.template}, ${stats.bones} bones)` },
-    { label: 'live / baked / culled', value: `${stats.live} / ${stats.baked} / ${stats.culled}` },
+    { label: 'GPU / live / culled', value: `${stats.gpu} / ${stats.live} / ${stats.culled}` },
+    ...Object.entries(stats.reasons ?? {})
+      .sort((a, b) => b[1] - a[1])
+      .map(([why, count]) => ({ label: `  ${why.replace(': ', ' · ')}`, value: String(count) })),
     { label: 'bone path', value: stats.path, tone: 'ok' },
     { label: 'crowd draws/pass', value: String(stats.drawCallsPerPass) },
     { label: 'anim ms', value: stats.animMsAvg.toFixed(2) },
-    { label: 'mixers this frame', value: String(stats.liveUpdates) },
-    { label: 'upload/frame', value: formatBytes(stats.uploadBytes) },
+    { label: 'live poses this frame', value: String(stats.liveUpdates) },
+    { label: 'upload/frame', value: `${formatBytes(stats.uploadBytes)} (${stats.visible > 0 ? (stats.uploadBytes / stats.visible).toFixed(1) : '0'} B/avatar)` },
+    { label: 'baked clips', value: `${stats.clips} clips, ${stats.bakedRows} frames @ ${stats.bakedFps.toFixed(0)} fps, ${formatBytes(stats.bakedBytes)} (${stats.bakedPrecision})` },
   ];
   if (budget) {
     const tone = budget.state === 'pass' ? 'ok' : budget.state === 'over' ? 'bad' : 'warn';
     rows.push({ label: 'gpu budget', value: budget.message, tone });
   }
+  if (stats.sourceVertices !== undefined && stats.drawnVertices !== undefined) rows.push({ label: 'model vertices', value: `${stats.drawnVertices} of ${stats.sourceVertices} drawn`, tone: stats.drawnVertices < stats.sourceVertices ? 'warn' : 'ok' });
   if (stats.lastError) rows.push({ label: 'model', value: stats.lastError, tone: 'bad' });
   return rows;
 }

@@ -10,8 +10,13 @@
  * - `normalNode` is a fragment-stage, view-space override; the skinned normal is assigned to
  *   `normalLocal` here, in the vertex stage, where three's lighting picks it up;
  * - shadows: the shadow pass reuses `material.positionNode`, so shadows come from the same pose.
- * Four influences per vertex; each reads three vec4 rows per bone from the live buffer, or four
- * baked rows (two frames × two clips during a crossfade) blended per bone.
+ *
+ * Animation is evaluated here, per vertex, from the instance's animation record
+ * (instance-layout.ts) and one crowd-clock uniform: each clip's time is `phase + clock × speed`
+ * wrapped or clamped to the clip (from a small clip table: first row, frames, duration, loop),
+ * giving two baked rows and the blend between them; during a crossfade both clips are sampled
+ * and blended per bone with the smoothstep weight. A live avatar (slot ≥ 0) reads this frame's
+ * pose from the live buffer instead. Four influences per vertex.
  */
 import {
   MeshBasicNodeMaterial,
@@ -24,22 +29,94 @@ import {
   type Material,
   type NodeMaterial,
 } from 'three/webgpu';
-import { attribute, cos, dot, Fn, If, instancedDynamicBufferAttribute, int, mix, normalGeometry, normalLocal, positionGeometry, sin, vec3, vec4 } from 'three/tsl';
-import type { BoneFetch, TslNode } from './bone-buffers.ts';
-import { INSTANCE_FLOATS } from './instance-layout.ts';
+import {
+  attribute,
+  Break,
+  clamp,
+  cos,
+  cross,
+  dot,
+  float,
+  floor,
+  Fn,
+  If,
+  instancedDynamicBufferAttribute,
+  int,
+  Loop,
+  materialColor,
+  max,
+  min,
+  mix,
+  normalGeometry,
+  normalize,
+  normalLocal,
+  positionGeometry,
+  select,
+  sin,
+  vec3,
+  vec4,
+  vertexColor,
+} from 'three/tsl';
+import type { BakedLocalTables, BoneFetch, TslNode } from './bone-buffers.ts';
+import { ANIM_FLOATS, POSE_FLOATS } from './instance-layout.ts';
 
 export interface CrowdSkinningInputs {
-  instances: InstancedInterleavedBuffer;
+  /** Per instance: x, y, z, facing. */
+  pose: InstancedInterleavedBuffer;
+  /** Per instance: the animation record (instance-layout.ts). */
+  anim: InstancedInterleavedBuffer;
   live: BoneFetch;
   baked: BoneFetch;
+  /** Float uniform: seconds since the crowd's epoch. */
+  clock: TslNode;
+  /** vec4 uniform array, one per clip: first row, frames, duration, loop (1) or once (0). */
+  clips: TslNode;
+  /** Local transforms and the rig, for crossfades blended joint by joint. */
+  locals: BakedLocalTables;
+  /** The template's uniform root scale. */
+  rootScale: number;
+  /** Longest parent chain of a bone (loop bound). */
+  depth: number;
+}
+
+/** Quaternion product a × b. */
+const qmul = (a: TslNode, b: TslNode): TslNode => vec4(b.xyz.mul(a.w).add(a.xyz.mul(b.w)).add(cross(a.xyz, b.xyz)), a.w.mul(b.w).sub(dot(a.xyz, b.xyz)));
+/** v rotated by unit quaternion q. */
+const qrotate = (q: TslNode, v: TslNode): TslNode => v.add(cross(q.xyz, cross(q.xyz, v).add(v.mul(q.w))).mul(2));
+/** Normalised lerp along the shorter arc (slerp's midpoint, and within a hair of it at 30 fps). */
+const nlerp = (a: TslNode, b: TslNode, t: TslNode): TslNode => {
+  const flip: TslNode = dot(a, b).lessThan(0);
+  const near: TslNode = select(flip, b.negate(), b);
+  const mixed: TslNode = mix(a, near, t);
+  return normalize(mixed);
+};
+
+/** The animation record's three vec4s, for the material's other stages (palette). */
+export function animRecordNodes(anim: InstancedInterleavedBuffer): [TslNode, TslNode, TslNode] {
+  return [0, 4, 8].map((offset) => instancedDynamicBufferAttribute(anim, 'vec4', ANIM_FLOATS, offset)) as [TslNode, TslNode, TslNode];
 }
 
 /** Builds the position node (and, as a side effect in the vertex stage, the skinned normal). */
 export function crowdSkinningNode(inputs: CrowdSkinningInputs): TslNode {
-  const { instances, live, baked } = inputs;
-  const place: TslNode = instancedDynamicBufferAttribute(instances, 'vec4', INSTANCE_FLOATS, 0);
-  const current: TslNode = instancedDynamicBufferAttribute(instances, 'vec4', INSTANCE_FLOATS, 4);
-  const previous: TslNode = instancedDynamicBufferAttribute(instances, 'vec4', INSTANCE_FLOATS, 8);
+  const { live, baked, clock, clips } = inputs;
+  const place: TslNode = instancedDynamicBufferAttribute(inputs.pose, 'vec4', POSE_FLOATS, 0);
+  const [current, previous, fade] = animRecordNodes(inputs.anim);
+
+  /** Rows and blend of one clip at the crowd clock: instance-layout.ts recordClipFrame, on the GPU. */
+  const clipFrame = (clip: TslNode, phase: TslNode, speed: TslNode): [TslNode, TslNode, TslNode] => {
+    const info = clips.element(int(clip));
+    const start = info.x;
+    const frames = info.y;
+    const duration = info.z;
+    const safe = max(duration, float(1e-6));
+    const t = phase.add(clock.mul(speed));
+    const time = select(info.w.greaterThan(0.5), t.sub(floor(t.div(safe)).mul(safe)), clamp(t, float(0), duration));
+    const position = clamp(time.div(safe), float(0), float(1)).mul(frames.sub(1)).toVar();
+    const frame = min(floor(position), max(frames.sub(2), float(0))).toVar();
+    const row0 = start.add(frame).toVar();
+    const row1 = min(row0.add(1), start.add(frames).sub(1));
+    return [int(row0), int(row1), clamp(position.sub(frame), float(0), float(1)).toVar()];
+  };
 
   return Fn(() => {
     const skinIndex = attribute('skinIndex', 'uvec4');
@@ -48,41 +125,80 @@ export function crowdSkinningNode(inputs: CrowdSkinningInputs): TslNode {
     const row1 = vec4(0).toVar('crowdSkinRow1');
     const row2 = vec4(0).toVar('crowdSkinRow2');
     const components = ['x', 'y', 'z', 'w'] as const;
-    const liveSlot = previous.w;
-
     const rows = [row0, row1, row2];
-    const a0 = int(current.x);
-    const a1 = int(current.y);
-    const blendA = current.z;
-    const fadeOut = current.w;
-    const b0 = int(previous.x);
-    const b1 = int(previous.y);
-    const blendB = previous.z;
+    const liveSlot = current.w;
 
     If(liveSlot.greaterThanEqual(0), () => {
-      // Near avatar: this frame's mixer pose from the live buffer.
+      // Procedurally controlled avatar: this frame's pose from the live buffer.
       const slot = int(liveSlot);
       for (const c of components) {
         const texel = int(skinIndex[c]).mul(3);
         const w = skinWeight[c];
         for (const [r, target] of rows.entries()) target.addAssign(live(slot, texel.add(r)).mul(w));
       }
-    })
-      .ElseIf(fadeOut.greaterThan(0), () => {
-        // Far avatar in a crossfade: two clips, two frames each, blended per bone.
+    }).Else(() => {
+      const [a0, a1, blendA] = clipFrame(current.x, current.y, current.z);
+      const s = clamp(clock.sub(fade.x).mul(fade.y), float(0), float(1));
+      const weight = select(fade.y.greaterThan(0), s.mul(s).mul(float(3).sub(s.mul(2))), float(1)).toVar();
+      If(weight.lessThan(1), () => {
+        // Crossfade, joint by joint as three's mixer does: each chain node's local rotation is
+        // the nlerp of both clips' (each between its two frames), its translation and scale the
+        // lerp; the bone's transform is composed up its parent chain. Blending the finished
+        // matrices instead would shorten a limb that the two clips swing in opposite directions.
+        const [b0, b1, blendB] = clipFrame(previous.x, previous.y, previous.z);
+        const { local, inverseBind, links } = inputs.locals;
         for (const c of components) {
-          const texel = int(skinIndex[c]).mul(3);
+          const bone = int(skinIndex[c]);
           const w = skinWeight[c];
+          const q = vec4(0, 0, 0, 1).toVar();
+          const t = vec3(0).toVar();
+          const scale = float(1).toVar();
+          const node = int(links(bone).y).toVar();
+          Loop({ start: int(0), end: int(inputs.depth), type: 'int', condition: '<' }, () => {
+            If(node.lessThan(0), () => {
+              Break();
+            });
+            const qa = nlerp(local(a0, node, 0), local(a1, node, 0), blendA);
+            const qb = nlerp(local(b0, node, 0), local(b1, node, 0), blendB);
+            const ta = mix(local(a0, node, 1), local(a1, node, 1), blendA);
+            const tb = mix(local(b0, node, 1), local(b1, node, 1), blendB);
+            const ql: TslNode = nlerp(qb, qa, weight).toVar();
+            const blended: TslNode = mix(tb, ta, weight);
+            const tl: TslNode = blended.toVar();
+            // Parent ∘ what is below: the chain is walked from the bone up.
+            t.assign(tl.xyz.add(qrotate(ql, t).mul(tl.w)));
+            q.assign(normalize(qmul(ql, q)));
+            scale.assign(scale.mul(tl.w));
+            node.assign(int(links(node).x));
+          });
+          // [root scale × scale × R(q) | root scale × t] × inverse bind, added with the influence's weight.
+          const x2 = q.x.mul(2);
+          const y2 = q.y.mul(2);
+          const z2 = q.z.mul(2);
+          const xx = q.x.mul(x2);
+          const xy = q.x.mul(y2);
+          const xz = q.x.mul(z2);
+          const yy = q.y.mul(y2);
+          const yz = q.y.mul(z2);
+          const zz = q.z.mul(z2);
+          const wx = q.w.mul(x2);
+          const wy = q.w.mul(y2);
+          const wz = q.w.mul(z2);
+          const rotation = [
+            [float(1).sub(yy.add(zz)), xy.sub(wz), xz.add(wy)],
+            [xy.add(wz), float(1).sub(xx.add(zz)), yz.sub(wx)],
+            [xz.sub(wy), yz.add(wx), float(1).sub(xx.add(yy))],
+          ];
+          const s = scale.mul(inputs.rootScale);
+          const inv = [inverseBind(bone, 0), inverseBind(bone, 1), inverseBind(bone, 2)];
+          const translation = [t.x, t.y, t.z];
           for (const [r, target] of rows.entries()) {
-            const t = texel.add(r);
-            const into = mix(baked(a0, t), baked(a1, t), blendA);
-            const outOf = mix(baked(b0, t), baked(b1, t), blendB);
-            target.addAssign(mix(into, outOf, fadeOut).mul(w));
+            const m = rotation[r]!;
+            const row = inv[0].mul(m[0]).add(inv[1].mul(m[1])).add(inv[2].mul(m[2])).mul(s).add(vec4(0, 0, 0, translation[r]!.mul(inputs.rootScale)));
+            target.addAssign(row.mul(w));
           }
         }
-      })
-      .Else(() => {
-        // Far avatar: two baked frames of one clip.
+      }).Else(() => {
         for (const c of components) {
           const texel = int(skinIndex[c]).mul(3);
           const w = skinWeight[c];
@@ -92,6 +208,7 @@ export function crowdSkinningNode(inputs: CrowdSkinningInputs): TslNode {
           }
         }
       });
+    });
 
     const p = vec4(positionGeometry, 1);
     const skinned = vec3(dot(row0, p), dot(row1, p), dot(row2, p));
@@ -104,6 +221,22 @@ export function crowdSkinningNode(inputs: CrowdSkinningInputs): TslNode {
     const turned = vec3(skinned.x.mul(c).add(skinned.z.mul(s)), skinned.y, skinned.z.mul(c).sub(skinned.x.mul(s)));
     normalLocal.assign(vec3(skinnedNormal.x.mul(c).add(skinnedNormal.z.mul(s)), skinnedNormal.y, skinnedNormal.z.mul(c).sub(skinnedNormal.x.mul(s))));
     return turned.add(place.xyz);
+  })();
+}
+
+/**
+ * Per-avatar colours: palette entry `index` (from the animation record; 0 keeps the file's
+ * colours) recolours the material: the palette colour at the original colour's brightness, so
+ * shading, stripes and vertex-colour detail survive. `palette` is a vec4 uniform array.
+ */
+export function paletteColorNode(anim: InstancedInterleavedBuffer, palette: TslNode, vertexColors: boolean): TslNode {
+  const [, previous] = animRecordNodes(anim);
+  return Fn(() => {
+    const base = vertexColors ? materialColor.mul(vertexColor().rgb) : materialColor;
+    const index = int(previous.w.add(0.5));
+    const lum = dot(base, vec3(0.2126, 0.7152, 0.0722));
+    const tinted = palette.element(index).rgb.mul(lum.mul(2.2));
+    return select(index.greaterThan(0), tinted, base);
   })();
 }
 
@@ -121,7 +254,7 @@ const NODE_CLASSES: Record<string, new () => NodeMaterial> = {
 const SKIPPED = new Set(['uuid', 'id', 'type', 'version', 'userData', 'positionNode', 'isMaterial', 'onBeforeCompile', 'onBeforeRender', 'customProgramCacheKey']);
 
 /** A node material that looks like the file's material and skins with `positionNode`. */
-export function createCrowdMaterial(source: Material, positionNode: TslNode): NodeMaterial {
+export function createCrowdMaterial(source: Material, positionNode: TslNode, colorNode?: (vertexColors: boolean) => TslNode): NodeMaterial {
   let material: NodeMaterial;
   if ((source as NodeMaterial).isNodeMaterial) {
     material = (source as NodeMaterial).clone();
@@ -138,5 +271,10 @@ export function createCrowdMaterial(source: Material, positionNode: TslNode): No
   }
   material.name = `crowd-${source.name || source.type}`;
   material.positionNode = positionNode;
+  if (colorNode) {
+    // The palette node multiplies vertex colours itself (before recolouring), so three must not again.
+    material.colorNode = colorNode(material.vertexColors);
+    material.vertexColors = false;
+  }
   return material;
 }

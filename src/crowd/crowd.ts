@@ -1,9 +1,11 @@
 /**
- * Crowd: many animated characters sharing one template, drawn by a BatchSkinnedRenderer. Near,
- * visible avatars animate live (a pooled VirtualSkeleton with its own mixer, at a rate that falls
- * with distance); far ones sample baked frames on the GPU with zero CPU animation work; avatars
- * outside the view frustum are neither drawn nor animated at full rate. Which is which is decided
- * here, with hysteresis, so callers only place avatars and name clips:
+ * Crowd: many animated characters sharing one template, drawn by a BatchSkinnedRenderer. Every
+ * avatar is animated on the GPU — clip, phase, speed and a two-clip crossfade in a 48-byte record,
+ * sampled from the baked clips and advanced by one crowd-clock uniform, so a state change uploads
+ * one record and a steady avatar uploads nothing. Only avatars under procedural control (look-at,
+ * IK, a held item: {@link CrowdAgent.setControl}) and near enough to show it run the live path: a
+ * {@link ClipSampler} writes their bones each frame, at a rate that falls with distance. Avatars
+ * outside the view frustum are not drawn. Which is which is decided here, with hysteresis:
  *
  * ```ts
  * const crowd = new Crowd({ template, device: { backend: 'WebGPU' } });
@@ -17,15 +19,14 @@
  */
 import { Frustum, Matrix4, Sphere, Vector3, type Camera, type Object3D } from 'three';
 import { AnimState, type AnimSample, type PlayOptions } from './anim-state.ts';
-import { bakeClips, type BakedClips } from './bake.ts';
-import { bakedFrame, type BakedFrame } from './baked-layout.ts';
+import { bakeClips, type BakedClips, type BakePrecision } from './bake.ts';
 import { BatchSkinnedRenderer } from './batch-skinned-renderer.ts';
 import { chooseBonePath, type BonePath, type BonePathChoice, type BonePathDevice } from './bone-path.ts';
-import { INSTANCE_FLOATS, InstanceField } from './instance-layout.ts';
+import { ClipSampler } from './clip-sampler.ts';
+import { ANIM_FLOATS, POSE_FLOATS, writeAnimRecord } from './instance-layout.ts';
 import { liveUpdateInterval, planLive, resolveLod, updateDue, type LodCandidate, type LodOptions, type ResolvedLodOptions } from './lod-policy.ts';
 import { SlotTable, type SlotRef } from './slot-table.ts';
 import { templateCullSphere, type CrowdTemplate } from './template.ts';
-import { VirtualSkeleton } from './virtual-skeleton.ts';
 
 export interface CrowdOptions {
   template: CrowdTemplate;
@@ -33,7 +34,7 @@ export interface CrowdOptions {
   device?: BonePathDevice;
   /** Force a bone path where the device allows it. Default 'auto'. */
   path?: BonePath | 'auto';
-  /** Live/baked distances, live budget and update rates. See {@link LodOptions}. */
+  /** Live distances, live budget and update rates for controlled avatars. See {@link LodOptions}. */
   lod?: LodOptions;
   /** Initial avatar capacity (grows by doubling). Default 64. */
   capacity?: number;
@@ -41,8 +42,36 @@ export interface CrowdOptions {
   bakeFps?: number;
   /** Most rows of the baked table (the device's texture height limit). Default 8192. */
   maxBakedRows?: number;
+  /** Baked table storage. Default 'half' (16-bit floats). */
+  bakePrecision?: BakePrecision;
+  /** Most GPU bytes for the baked table; the bake rate drops to fit. Default 8 MiB. */
+  maxBakedBytes?: number;
   /** Shadows from crowd avatars. Default true. */
   castShadow?: boolean;
+  /** Per-avatar colours (0..1 RGB); index 0 keeps the file's colours. Default: none. */
+  palette?: ReadonlyArray<readonly [number, number, number]>;
+  /** Materials the palette recolours, by name. Default /cloth|shirt|top|jacket|dress|outfit|torso/i. */
+  paletteMaterials?: RegExp;
+}
+
+/** The defaults, resolved once (see {@link CrowdOptions}). */
+type ResolvedCrowdOptions = Required<Omit<CrowdOptions, 'lod' | 'palette' | 'paletteMaterials' | 'device'>> & Pick<CrowdOptions, 'palette' | 'paletteMaterials'> & { device: BonePathDevice; lod: ResolvedLodOptions };
+
+function resolveCrowdOptions(options: CrowdOptions): ResolvedCrowdOptions {
+  return {
+    template: options.template,
+    device: options.device ?? { backend: 'WebGPU' },
+    path: options.path ?? 'auto',
+    lod: resolveLod(options.lod),
+    capacity: options.capacity ?? 64,
+    bakeFps: options.bakeFps ?? 30,
+    maxBakedRows: options.maxBakedRows ?? 8192,
+    bakePrecision: options.bakePrecision ?? 'half',
+    maxBakedBytes: options.maxBakedBytes ?? 8 * 1024 * 1024,
+    castShadow: options.castShadow ?? true,
+    palette: options.palette,
+    paletteMaterials: options.paletteMaterials,
+  };
 }
 
 export interface AddAgentOptions {
@@ -57,9 +86,34 @@ export interface AddAgentOptions {
   speed?: number;
   /** Start time within the clip, seconds. Default 0. */
   time?: number;
+  /** Palette entry (0: the file's colours). Default 0. */
+  palette?: number;
 }
 
-export type AgentMode = 'live' | 'baked';
+/** How an avatar is animated: on the GPU from its record, or live (procedural control). */
+export type AgentMode = 'live' | 'gpu';
+
+/** Which path an avatar took at the last update: GPU-animated, live, or not drawn. */
+export type AgentPath = 'gpu' | 'live' | 'culled';
+
+/** Why an avatar takes its path (the keys of {@link CrowdStats.reasons} are `path: why`). */
+export const PATH_REASONS = {
+  gpu: 'no procedural control',
+  far: 'control beyond the live radius',
+  budget: 'live budget full',
+  culled: 'outside the view',
+} as const;
+
+/**
+ * Procedural control of one avatar: what makes it live. `apply` runs after its clips are sampled
+ * and before its bones are written, and may edit the sampler's local transforms
+ * (`sampler.quaternion` etc., nodes by `sampler.clips.nodeIndex(name)`).
+ */
+export interface LiveControl {
+  /** Shown in the HUD and `cairn.stats.crowd.reasons` ('look-at', 'ik', 'held item', 'player'…). */
+  reason: string;
+  apply?: (sampler: ClipSampler, agent: CrowdAgent) => void;
+}
 
 /** Live figures, published by pages under `cairn.stats.crowd`. */
 export interface CrowdStats {
@@ -73,27 +127,35 @@ export interface CrowdStats {
   agents: number;
   /** Drawn this frame (inside the view frustum). */
   visible: number;
-  /** Live avatars (own mixer); includes live ones outside the frustum. */
+  /** Live avatars (procedural control, bones written on the CPU); includes live ones outside the frustum. */
   live: number;
-  /** Drawn from baked frames. */
-  baked: number;
-  /** Outside the view frustum: not drawn. */
+  /** Drawn and animated on the GPU from their records. */
+  gpu: number;
+  /** Outside the view frustum and not live: not drawn, not sampled (gpu + live + culled = agents). */
   culled: number;
-  /** Live mixers evaluated this frame. */
+  /** Avatars per `path: why` (e.g. `gpu: no procedural control`, `live: look-at`, `culled: outside the view`). */
+  reasons: Record<string, number>;
+  /** Live poses sampled this frame. */
   liveUpdates: number;
   /** Main-thread ms in `update()` this frame, and its EMA. */
   animMs: number;
   animMsAvg: number;
-  /** Bytes scheduled for upload this frame (live bones + instance records). */
+  /** Bytes scheduled for upload this frame: live bones + pose records + animation records. */
   uploadBytes: number;
   liveBytes: number;
+  /** Pose (16 B) and animation (48 B) records rewritten this frame. */
   instanceBytes: number;
-  /** GPU memory held by the crowd's buffers. */
+  poseBytes: number;
+  animBytes: number;
+  /** GPU memory held by the crowd's buffers, and the baked table's share. */
   gpuBytes: number;
+  bakedBytes: number;
+  bakedPrecision: BakePrecision;
   liveCapacity: number;
   instanceCapacity: number;
   bakedRows: number;
   bakedFps: number;
+  clips: number;
   /** Slot-table reallocations and GPU rebuilds so far. */
   grows: number;
 }
@@ -103,12 +165,20 @@ export class CrowdAgent {
   readonly id: number;
   /** @internal */ ref!: SlotRef<CrowdAgent>;
   /** @internal */ liveRef: SlotRef<CrowdAgent> | null = null;
-  /** @internal */ skeleton: VirtualSkeleton | null = null;
+  /** @internal */ sampler: ClipSampler | null = null;
   /** @internal */ readonly anim: AnimState;
   /** @internal */ dwell = Number.POSITIVE_INFINITY;
   /** @internal */ forceUpdate = false;
   /** @internal */ visible = false;
   /** @internal */ distance = 0;
+  /** @internal Index in the drawn records, or -1. */ drawIndex = -1;
+  /** @internal The pose changed since its record was written. */ poseDirty = true;
+  /** @internal AnimState version and live slot the animation record was written with (-2: rewrite). */ recordVersion = -2;
+  /** @internal */ recordSlot = -1;
+  /** @internal */ controlState: LiveControl | null = null;
+  /** @internal */ paletteIndex = 0;
+  /** @internal */ pathState: AgentPath = 'culled';
+  /** @internal */ why: string = PATH_REASONS.culled;
   private crowd: Crowd | null;
 
   /** @internal */
@@ -123,24 +193,33 @@ export class CrowdAgent {
   }
 
   get x(): number {
-    return this.read(InstanceField.X);
+    return this.read(0);
   }
 
   get y(): number {
-    return this.read(InstanceField.Y);
+    return this.read(1);
   }
 
   get z(): number {
-    return this.read(InstanceField.Z);
+    return this.read(2);
   }
 
   get facing(): number {
-    return this.read(InstanceField.Facing);
+    return this.read(3);
   }
 
-  /** 'live' or 'baked' (as of the last update). */
+  /** 'live' or 'gpu' (as of the last update). */
   get mode(): AgentMode {
-    return this.liveRef ? 'live' : 'baked';
+    return this.liveRef ? 'live' : 'gpu';
+  }
+
+  /** 'gpu', 'live' or 'culled' at the last update, and {@link reason} why. */
+  get path(): AgentPath {
+    return this.pathState;
+  }
+
+  get reason(): string {
+    return this.why;
   }
 
   /** Inside the view frustum at the last update. */
@@ -158,16 +237,28 @@ export class CrowdAgent {
     return this.anim.time;
   }
 
-  /** Places the avatar (feet position, facing in radians). Cheap: call every frame. */
+  /** The procedural control making this avatar live when near, or null. */
+  get control(): LiveControl | null {
+    return this.controlState;
+  }
+
+  /** Palette entry this avatar wears (0: the file's colours). */
+  get palette(): number {
+    return this.paletteIndex;
+  }
+
+  /** Places the avatar (feet position, facing in radians). Cheap: call every frame; no change, no upload. */
   setTransform(x: number, y: number, z: number, facing: number): void {
     const crowd = this.crowd;
     if (!crowd) return;
     const data = crowd.poses();
     const o = this.ref.slot * 4;
+    if (data[o] === x && data[o + 1] === y && data[o + 2] === z && data[o + 3] === facing) return;
     data[o] = x;
     data[o + 1] = y;
     data[o + 2] = z;
     data[o + 3] = facing;
+    this.poseDirty = true;
   }
 
   /** Plays a clip by name with a crossfade; asking for the playing clip only updates its speed. */
@@ -175,6 +266,25 @@ export class CrowdAgent {
     const crowd = this.crowd;
     if (!crowd) return;
     this.anim.play(crowd.template.resolveClip(clip), options);
+  }
+
+  /**
+   * Puts the avatar under procedural control (it goes live while visible and within the live
+   * radius, budget permitting), or back to pure GPU animation with null.
+   */
+  setControl(control: LiveControl | null): void {
+    this.controlState = control;
+    this.dwell = Number.POSITIVE_INFINITY;
+  }
+
+  /** Wears palette entry `index` (clamped to the crowd's palette; 0: the file's colours). */
+  setPalette(index: number): void {
+    const crowd = this.crowd;
+    if (!crowd) return;
+    const next = Math.max(0, Math.min(crowd.renderer.palette.length - 1, Math.round(index)));
+    if (next === this.paletteIndex) return;
+    this.paletteIndex = next;
+    this.recordVersion = -2;
   }
 
   /** Takes the avatar out of the crowd. Calling it again does nothing. */
@@ -189,7 +299,8 @@ export class CrowdAgent {
   }
 }
 
-const EMPTY_SAMPLE: AnimSample = { clip: 0, time: 0, previousClip: -1, previousTime: 0, weight: 1 };
+/** Seconds of crowd clock after which record phases are rebased (keeps float32 time precise). */
+const EPOCH_SPAN = 256;
 
 export class Crowd {
   readonly template: CrowdTemplate;
@@ -200,40 +311,48 @@ export class Crowd {
   private readonly lod: ResolvedLodOptions;
   /** Every avatar; channel `pose` holds x, y, z, facing. */
   private readonly agents: SlotTable<CrowdAgent>;
-  private readonly pool: VirtualSkeleton[] = [];
+  /** Drawn avatars in record order: `drawn[k].drawIndex === k`. */
+  private readonly drawn: CrowdAgent[] = [];
+  private readonly pool: ClipSampler[] = [];
   private readonly cullSphere: { center: Vector3; radius: number };
   private readonly frustum = new Frustum();
   private readonly projScreen = new Matrix4();
   private readonly sphere = new Sphere();
   private readonly cameraPosition = new Vector3();
   private candidates: LodCandidate[] = [];
+  private controlled: CrowdAgent[] = [];
   private wanted = new Uint8Array(0);
-  private readonly sample: AnimSample = { ...EMPTY_SAMPLE };
-  private readonly frame0: BakedFrame = { row0: 0, row1: 0, frac: 0 };
-  private readonly frame1: BakedFrame = { row0: 0, row1: 0, frac: 0 };
-  /** Live slots written this frame (mixer updates, and slots refilled by swap-remove). */
+  private readonly sample: AnimSample = { clip: 0, time: 0, previousClip: -1, previousTime: 0, weight: 1 };
+  /** Live slots written this frame (live poses, and slots refilled by swap-remove). */
   private readonly dirty = new Set<number>();
   private dirtyList: number[] = [];
+  private readonly liveReasons = new Map<string, number>();
+  /** Crowd clock (seconds, double) and the epoch the GPU's float clock counts from. */
+  private clock = 0;
+  private epoch = 0;
   private nextId = 1;
   private frame = 0;
   private disposed = false;
 
   constructor(options: CrowdOptions) {
-    this.template = options.template;
-    this.lod = resolveLod(options.lod);
-    this.pathChoice = chooseBonePath(options.device ?? { backend: 'WebGPU' }, options.path ?? 'auto');
-    this.baked = bakeClips(this.template, { fps: options.bakeFps, maxRows: options.maxBakedRows });
+    const resolved = resolveCrowdOptions(options);
+    this.template = resolved.template;
+    this.lod = resolved.lod;
+    this.pathChoice = chooseBonePath(resolved.device, resolved.path);
+    this.baked = bakeClips(this.template, { fps: resolved.bakeFps, maxRows: resolved.maxBakedRows, precision: resolved.bakePrecision, maxBytes: resolved.maxBakedBytes });
     this.renderer = new BatchSkinnedRenderer<CrowdAgent>({
       template: this.template,
       baked: this.baked,
       path: this.pathChoice.path,
       liveCapacity: Math.min(32, Math.max(8, this.lod.maxLive)),
       maxLiveCapacity: Math.max(8, this.lod.maxLive),
-      instanceCapacity: options.capacity ?? 64,
-      castShadow: options.castShadow ?? true,
+      instanceCapacity: resolved.capacity,
+      castShadow: resolved.castShadow,
       receiveShadow: true,
+      palette: resolved.palette,
+      paletteMaterials: resolved.paletteMaterials,
     });
-    this.agents = new SlotTable<CrowdAgent>({ channels: { pose: 4 }, capacity: options.capacity ?? 64 });
+    this.agents = new SlotTable<CrowdAgent>({ channels: { pose: 4 }, capacity: resolved.capacity });
     this.cullSphere = templateCullSphere(this.template);
     this.stats = {
       template: this.template.name,
@@ -245,19 +364,25 @@ export class Crowd {
       agents: 0,
       visible: 0,
       live: 0,
-      baked: 0,
+      gpu: 0,
       culled: 0,
+      reasons: {},
       liveUpdates: 0,
       animMs: 0,
       animMsAvg: 0,
       uploadBytes: 0,
       liveBytes: 0,
       instanceBytes: 0,
+      poseBytes: 0,
+      animBytes: 0,
       gpuBytes: this.renderer.gpuBytes,
+      bakedBytes: this.renderer.bakedBytes,
+      bakedPrecision: this.baked.precision,
       liveCapacity: this.renderer.live.capacity,
       instanceCapacity: this.renderer.instanceCapacity,
       bakedRows: this.baked.plan.rows,
       bakedFps: this.baked.plan.fps,
+      clips: this.template.clips.length,
       grows: 0,
     };
   }
@@ -269,6 +394,11 @@ export class Crowd {
 
   get count(): number {
     return this.agents.count;
+  }
+
+  /** Crowd clock: seconds of `update(dt)` so far. */
+  get time(): number {
+    return this.clock;
   }
 
   /** Every avatar, in slot order (which changes as avatars are removed). */
@@ -285,6 +415,8 @@ export class Crowd {
     const agent = new CrowdAgent(this, this.nextId++, anim);
     agent.ref = this.agents.add(agent);
     agent.setTransform(options.x ?? 0, options.y ?? 0, options.z ?? 0, options.facing ?? 0);
+    agent.poseDirty = true;
+    if (options.palette) agent.setPalette(options.palette);
     return agent;
   }
 
@@ -292,6 +424,7 @@ export class Crowd {
   removeAgent(agent: CrowdAgent): void {
     if (agent.ref.slot < 0) return;
     this.demote(agent);
+    this.undraw(agent);
     this.agents.remove(agent.ref);
   }
 
@@ -301,14 +434,21 @@ export class Crowd {
   }
 
   /**
-   * Advances every avatar by `dt` seconds, decides live/baked/culled against `camera`, runs the
-   * live mixers that are due, and packs and uploads this frame's GPU data. Call once per frame
-   * before rendering.
+   * Advances the crowd clock and every avatar by `dt` seconds, culls against `camera`, decides
+   * which controlled avatars are live, samples the live poses that are due, rewrites the records
+   * that changed and schedules their upload. Call once per frame before rendering.
    */
   update(dt: number, camera: Camera): void {
     const start = performance.now();
     const stats = this.stats;
     this.frame++;
+    this.clock += dt;
+    let rebase = false;
+    if (this.clock - this.epoch > EPOCH_SPAN) {
+      this.epoch = this.clock;
+      rebase = true;
+    }
+    const gpuClock = this.clock - this.epoch;
     camera.updateMatrixWorld();
     this.projScreen.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse);
     this.frustum.setFromProjectionMatrix(this.projScreen, camera.coordinateSystem);
@@ -318,44 +458,51 @@ export class Crowd {
     const refs = this.agents.members();
     const poses = this.agents.channels.pose!;
     const clips = this.template.clips;
-    if (this.candidates.length < n) {
-      for (let i = this.candidates.length; i < n; i++) this.candidates.push({ distance: 0, visible: false, live: false, dwell: 0 });
-      this.wanted = new Uint8Array(this.candidates.length);
-    }
     const { center, radius } = this.cullSphere;
+    const controlled = this.controlled;
+    controlled.length = 0;
     let visible = 0;
     for (let i = 0; i < n; i++) {
       const agent = refs[i]!.owner;
       agent.anim.advance(dt, clips);
       agent.dwell += dt;
       const o = i * 4;
-      const x = poses[o]!;
-      const y = poses[o + 1]!;
-      const z = poses[o + 2]!;
-      this.sphere.center.set(x + center.x, y + center.y, z + center.z);
+      this.sphere.center.set(poses[o]! + center.x, poses[o + 1]! + center.y, poses[o + 2]! + center.z);
       this.sphere.radius = radius;
       agent.visible = this.frustum.intersectsSphere(this.sphere);
       agent.distance = this.cameraPosition.distanceTo(this.sphere.center);
-      if (agent.visible) visible++;
+      if (agent.visible) {
+        visible++;
+        if (agent.drawIndex < 0) this.draw(agent);
+      } else if (agent.drawIndex >= 0) this.undraw(agent);
+      if (agent.controlState || agent.liveRef) controlled.push(agent);
+    }
+
+    // Live only for controlled avatars near enough to show it (hysteresis, budget: lod-policy.ts).
+    const m = controlled.length;
+    if (this.candidates.length < m) {
+      for (let i = this.candidates.length; i < m; i++) this.candidates.push({ distance: 0, visible: false, live: false, dwell: 0 });
+      this.wanted = new Uint8Array(this.candidates.length);
+    }
+    for (let i = 0; i < m; i++) {
+      const agent = controlled[i]!;
       const c = this.candidates[i]!;
       c.distance = agent.distance;
       c.visible = agent.visible;
       c.live = agent.liveRef !== null;
       c.dwell = agent.dwell;
     }
-
-    planLive(this.candidates, this.lod, this.wanted, n);
-    // Demote first so promotions reuse the freed slots instead of growing the buffer.
-    for (let i = 0; i < n; i++) {
-      const agent = refs[i]!.owner;
-      if (!this.wanted[i] && agent.liveRef) this.demote(agent);
+    planLive(this.candidates, this.lod, this.wanted, m);
+    for (let i = 0; i < m; i++) {
+      const agent = controlled[i]!;
+      if ((!this.wanted[i] || !agent.controlState) && agent.liveRef) this.demote(agent);
     }
-    for (let i = 0; i < n; i++) {
-      const agent = refs[i]!.owner;
-      if (this.wanted[i] && !agent.liveRef) this.promote(agent);
+    for (let i = 0; i < m; i++) {
+      const agent = controlled[i]!;
+      if (this.wanted[i] && agent.controlState && !agent.liveRef) this.promote(agent);
     }
 
-    // Live mixers that are due this frame.
+    // Live poses that are due this frame.
     let liveUpdates = 0;
     const liveRefs = this.renderer.live.members();
     for (let k = 0; k < liveRefs.length; k++) {
@@ -363,71 +510,102 @@ export class Crowd {
       const interval = liveUpdateInterval(agent.distance, agent.visible, this.lod);
       if (!agent.forceUpdate && !updateDue(this.frame, agent.id, interval)) continue;
       agent.forceUpdate = false;
-      agent.skeleton!.pose(agent.anim.sample(this.sample));
-      agent.skeleton!.writePose(this.renderer.live.channels.bones!, this.renderer.liveOffset(liveRefs[k]!.slot));
+      const sampler = agent.sampler!;
+      sampler.pose(agent.anim.sample(this.sample));
+      agent.controlState?.apply?.(sampler, agent);
+      sampler.writePose(this.renderer.live.channels.bones!, this.renderer.liveOffset(liveRefs[k]!.slot));
       this.dirty.add(liveRefs[k]!.slot);
       liveUpdates++;
     }
 
-    // Pack the drawn instances.
-    this.renderer.reserveInstances(visible);
-    const records = this.renderer.instances;
+    // Rewrite the records that changed; everything else is already on the GPU.
+    const records = this.renderer;
+    const poseOut = records.poses;
+    const animOut = records.anims;
     const layouts = this.baked.plan.clips;
-    let k = 0;
-    for (let i = 0; i < n; i++) {
-      const agent = refs[i]!.owner;
-      if (!agent.visible) continue;
-      const o = k * INSTANCE_FLOATS;
-      const p = i * 4;
-      records[o] = poses[p]!;
-      records[o + 1] = poses[p + 1]!;
-      records[o + 2] = poses[p + 2]!;
-      records[o + 3] = poses[p + 3]!;
-      if (agent.liveRef) {
-        records[o + InstanceField.PreviousWeight] = 0;
-        records[o + InstanceField.LiveSlot] = agent.liveRef.slot;
-      } else {
-        const s = agent.anim.sample(this.sample);
-        bakedFrame(layouts[s.clip]!, s.time, this.frame0);
-        records[o + InstanceField.Row0] = this.frame0.row0;
-        records[o + InstanceField.Row1] = this.frame0.row1;
-        records[o + InstanceField.Blend] = this.frame0.frac;
-        if (s.previousClip >= 0) {
-          bakedFrame(layouts[s.previousClip]!, s.previousTime, this.frame1);
-          records[o + InstanceField.PreviousWeight] = 1 - s.weight;
-          records[o + InstanceField.PreviousRow0] = this.frame1.row0;
-          records[o + InstanceField.PreviousRow1] = this.frame1.row1;
-          records[o + InstanceField.PreviousBlend] = this.frame1.frac;
-        } else {
-          records[o + InstanceField.PreviousWeight] = 0;
-        }
-        records[o + InstanceField.LiveSlot] = -1;
+    for (let k = 0; k < this.drawn.length; k++) {
+      const agent = this.drawn[k]!;
+      if (agent.poseDirty) {
+        const p = agent.ref.slot * 4;
+        const o = k * POSE_FLOATS;
+        poseOut[o] = poses[p]!;
+        poseOut[o + 1] = poses[p + 1]!;
+        poseOut[o + 2] = poses[p + 2]!;
+        poseOut[o + 3] = poses[p + 3]!;
+        agent.poseDirty = false;
+        records.markPose(k);
       }
-      k++;
+      const slot = agent.liveRef ? agent.liveRef.slot : -1;
+      if (rebase || agent.recordVersion !== agent.anim.version || agent.recordSlot !== slot) {
+        writeAnimRecord(animOut, k * ANIM_FLOATS, agent.anim, gpuClock, layouts, slot, agent.paletteIndex);
+        agent.recordVersion = agent.anim.version;
+        agent.recordSlot = slot;
+        records.markAnim(k);
+      }
     }
+    records.setClock(gpuClock);
     // Slots past the end (freed by swap-remove) need no upload: the shader never reads them.
     const dirty = this.dirtyList;
     dirty.length = 0;
     for (const slot of this.dirty) if (slot < this.renderer.live.count) dirty.push(slot);
     dirty.sort((a, b) => a - b);
     this.dirty.clear();
-    const committed = this.renderer.commit(k, dirty);
+    const committed = this.renderer.commit(this.drawn.length, dirty);
 
-    const live = this.renderer.live.count;
+    // Paths and reasons, for the HUD and tests (counted, no per-avatar strings).
+    const liveReasons = this.liveReasons;
+    liveReasons.clear();
     let liveVisible = 0;
-    for (let j = 0; j < liveRefs.length; j++) if (liveRefs[j]!.owner.visible) liveVisible++;
+    let plain = 0;
+    let far = 0;
+    let budget = 0;
+    let culled = 0;
+    for (let i = 0; i < n; i++) {
+      const agent = refs[i]!.owner;
+      if (agent.liveRef) {
+        agent.pathState = 'live';
+        agent.why = agent.controlState?.reason ?? 'control';
+        liveReasons.set(agent.why, (liveReasons.get(agent.why) ?? 0) + 1);
+        if (agent.visible) liveVisible++;
+      } else if (!agent.visible) {
+        agent.pathState = 'culled';
+        agent.why = PATH_REASONS.culled;
+        culled++;
+      } else {
+        agent.pathState = 'gpu';
+        if (!agent.controlState) {
+          agent.why = PATH_REASONS.gpu;
+          plain++;
+        } else if (agent.distance < this.lod.liveEnter) {
+          agent.why = PATH_REASONS.budget;
+          budget++;
+        } else {
+          agent.why = PATH_REASONS.far;
+          far++;
+        }
+      }
+    }
+    const reasons: Record<string, number> = {};
+    if (plain) reasons[`gpu: ${PATH_REASONS.gpu}`] = plain;
+    if (far) reasons[`gpu: ${PATH_REASONS.far}`] = far;
+    if (budget) reasons[`gpu: ${PATH_REASONS.budget}`] = budget;
+    for (const [why, count] of liveReasons) reasons[`live: ${why}`] = count;
+    if (culled) reasons[`culled: ${PATH_REASONS.culled}`] = culled;
     const ms = performance.now() - start;
     stats.agents = n;
     stats.visible = visible;
-    stats.live = live;
-    stats.baked = visible - liveVisible;
-    stats.culled = n - visible;
+    stats.live = this.renderer.live.count;
+    stats.gpu = visible - liveVisible;
+    stats.culled = culled;
+    stats.reasons = reasons;
     stats.liveUpdates = liveUpdates;
     stats.animMs = ms;
     stats.animMsAvg = stats.animMsAvg === 0 ? ms : stats.animMsAvg + 0.1 * (ms - stats.animMsAvg);
     stats.liveBytes = committed.liveBytes;
-    stats.instanceBytes = committed.instanceBytes;
-    stats.uploadBytes = committed.liveBytes + committed.instanceBytes;
+    stats.poseBytes = committed.poseBytes;
+    stats.animBytes = committed.animBytes;
+    stats.instanceBytes = committed.poseBytes + committed.animBytes;
+    stats.uploadBytes = committed.liveBytes + stats.instanceBytes;
     stats.gpuBytes = this.renderer.gpuBytes;
     stats.liveCapacity = this.renderer.live.capacity;
     stats.instanceCapacity = this.renderer.instanceCapacity;
@@ -442,13 +620,35 @@ export class Crowd {
   dispose(): void {
     if (this.disposed) return;
     this.clear();
-    for (const skeleton of this.pool) skeleton.dispose();
     this.pool.length = 0;
     this.renderer.dispose();
     this.disposed = true;
   }
 
-  /** Gives an avatar a live slot and a pooled VirtualSkeleton; no-op when the live buffer is full. */
+  /** Appends an avatar to the drawn records (its records are written this frame). */
+  private draw(agent: CrowdAgent): void {
+    const k = this.drawn.length;
+    this.renderer.reserveInstances(k + 1, k);
+    this.drawn.push(agent);
+    agent.drawIndex = k;
+    agent.poseDirty = true;
+    agent.recordVersion = -2;
+  }
+
+  /** Takes an avatar out of the drawn records; the last drawn one moves into its place. */
+  private undraw(agent: CrowdAgent): void {
+    const k = agent.drawIndex;
+    if (k < 0) return;
+    const last = this.drawn.pop()!;
+    if (last !== agent) {
+      this.drawn[k] = last;
+      this.renderer.moveInstance(last.drawIndex, k);
+      last.drawIndex = k;
+    }
+    agent.drawIndex = -1;
+  }
+
+  /** Gives an avatar a live slot and a pooled ClipSampler; no-op when the live buffer is full. */
   private promote(agent: CrowdAgent): void {
     let ref: SlotRef<CrowdAgent>;
     try {
@@ -458,7 +658,7 @@ export class Crowd {
       throw error;
     }
     agent.liveRef = ref;
-    agent.skeleton = this.pool.pop() ?? new VirtualSkeleton(this.template);
+    agent.sampler = this.pool.pop() ?? new ClipSampler(this.template);
     agent.forceUpdate = true;
     agent.dwell = 0;
   }
@@ -469,8 +669,8 @@ export class Crowd {
     const moved = this.renderer.removeLive(agent.liveRef);
     if (moved) this.dirty.add(moved.slot);
     agent.liveRef = null;
-    if (agent.skeleton) this.pool.push(agent.skeleton);
-    agent.skeleton = null;
+    if (agent.sampler) this.pool.push(agent.sampler);
+    agent.sampler = null;
     agent.dwell = 0;
   }
 }

@@ -4,14 +4,22 @@
  * CrowdTemplateError whose message names the file and the reason, for the page to show; nothing
  * is changed until a template exists. Reports progress while downloading and preparing.
  */
-import { parseRig, rigFormatOf, RigLoadError } from '../rig/load.ts';
+import { fetchModelBytes, parseRig, rigFormatOf, RigLoadError } from '../rig/load.ts';
 import { CrowdTemplate, CrowdTemplateError, type CrowdTemplateOptions } from './template.ts';
+
+/** Library clips a rig without clips of its own gets for the crowd (what synthetic peers play). */
+export const CROWD_LIBRARY_CLIPS: readonly string[] = ['idle', 'walk_fwd', 'run_fwd', 'dance', 'wave', 'cheer'];
 
 export type LoadPhase = 'download' | 'parse' | 'prepare';
 
 export interface LoadTemplateOptions extends CrowdTemplateOptions {
   /** Called with the phase and 0..1 within it (download progress needs Content-Length). */
   onProgress?: (phase: LoadPhase, fraction: number) => void;
+  /**
+   * Clips for a rig that has none: Cairn's library clips by name, retargeted on load (in place);
+   * `[]` leaves it in its bind pose. Default {@link CROWD_LIBRARY_CLIPS}.
+   */
+  libraryClips?: readonly string[];
 }
 
 /** Fetches a model from a URL and prepares it. */
@@ -22,14 +30,13 @@ export async function loadCrowdTemplateFromUrl(url: string, options: LoadTemplat
   } catch (error) {
     throw new CrowdTemplateError((error as Error).message);
   }
-  let response: Response;
+  let bytes: ArrayBuffer;
   try {
-    response = await fetch(url);
+    bytes = await fetchModelBytes(url, (f) => options.onProgress?.('download', f));
   } catch (error) {
-    throw new CrowdTemplateError(`${name}: could not be fetched (${(error as Error).message})`);
+    // Name the file the way the user knows it; the cause (CORS, 404, …) is in the message.
+    throw new CrowdTemplateError(error instanceof RigLoadError ? error.message.replace(error.source, name) : `${name}: ${(error as Error).message}`);
   }
-  if (!response.ok) throw new CrowdTemplateError(`${name}: HTTP ${response.status} ${response.statusText}`.trim());
-  const bytes = await readWithProgress(response, (f) => options.onProgress?.('download', f));
   return prepareTemplate(bytes, url, name, options);
 }
 
@@ -58,34 +65,20 @@ async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string,
   }
   options.onProgress?.('parse', 1);
   options.onProgress?.('prepare', 0);
+  const notes: string[] = [];
+  if (rig.report.skeletonOnly) throw new CrowdTemplateError(`${name}: has a skeleton but no mesh (mocap): nothing for a crowd to draw; use it as a clip source on the retarget page`);
+  const wanted = options.libraryClips ?? CROWD_LIBRARY_CLIPS;
+  if (rig.clips.length === 0 && wanted.length > 0) {
+    // A rig without clips gets Cairn's library, retargeted onto it, instead of standing in T-pose.
+    // Loaded on demand: pages whose models carry clips never download the retargeter.
+    const { libraryForRig } = await import('../anim/retarget/library-for-rig.ts');
+    const library = await libraryForRig(rig.object, rig.bones, name, { clips: wanted });
+    rig.clips = library.clips;
+    notes.push(library.clips.length ? `no clips in the file: ${library.clips.length} library clips retargeted onto it (${library.clips.map((c) => c.name).join(', ')})` : 'no clips in the file, and the library could not be retargeted onto it: it stands in its bind pose');
+    notes.push(...library.problems);
+  }
   const template = new CrowdTemplate(rig, { ...options, name: options.name ?? name });
+  template.report.notes.push(...notes);
   options.onProgress?.('prepare', 1);
   return template;
-}
-
-async function readWithProgress(response: Response, onProgress: (fraction: number) => void): Promise<ArrayBuffer> {
-  const total = Number(response.headers.get('content-length')) || 0;
-  if (!response.body || total === 0) {
-    onProgress(0);
-    const buffer = await response.arrayBuffer();
-    onProgress(1);
-    return buffer;
-  }
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    received += value.length;
-    onProgress(Math.min(1, received / total));
-  }
-  const out = new Uint8Array(received);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out.buffer;
 }

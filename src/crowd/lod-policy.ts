@@ -1,20 +1,21 @@
 /**
- * Which avatars animate live (own mixer, per-frame bone upload) and which sample baked frames on
- * the GPU, and how often a live avatar's mixer runs. Decisions use hysteresis (separate enter and
+ * Which procedurally controlled avatars animate live (a ClipSampler writing their bones, per-frame
+ * bone upload) and which stay on GPU animation, and how often a live avatar's pose is sampled.
+ * Avatars without procedural control never come here: they are always GPU-animated. Decisions use hysteresis (separate enter and
  * exit distances plus a minimum dwell time) so an avatar at the boundary does not flip every
  * frame. Pure logic: no three.js, no DOM.
  */
 
 export interface LodOptions {
-  /** A visible baked avatar closer than this (metres) becomes live. Default 8. */
+  /** A visible controlled avatar closer than this (metres) becomes live. Default 20. */
   liveEnter?: number;
-  /** A live avatar farther than this becomes baked again. Must exceed `liveEnter`. Default 12. */
+  /** A live avatar farther than this goes back to GPU animation. Must exceed `liveEnter`. Default 25. */
   liveExit?: number;
   /** Most avatars live at once (the live bone buffer's budget). Default 48. */
   maxLive?: number;
   /** Seconds an avatar stays in a mode before it may switch back. Default 0.6. */
   minDwell?: number;
-  /** Live avatars this close run their mixer every frame. Default 10. */
+  /** Live avatars this close are sampled every frame. Default 22. */
   fullRateDistance?: number;
   /** Each further band this wide (metres) adds one frame to the update interval. Default 4. */
   rateBand?: number;
@@ -27,20 +28,18 @@ export interface LodOptions {
 export type ResolvedLodOptions = Required<LodOptions>;
 
 /**
- * Why live only within 8 m: a live avatar shows the pose of its last mixer update, so one updated
- * every 2nd frame animates in 30 Hz steps, while a baked avatar interpolates between its 30 fps
- * frames on every frame. A live avatar at a reduced rate therefore looks worse than a baked one
- * and costs more; live pays only where its mixer runs every frame. `fullRateDistance` covers the
- * whole enter radius and the hysteresis band up to 10 m; only a live avatar on its way out
- * (10–12 m) or off-screen runs slower. Widen `liveEnter`/`liveExit` when the live path must do
- * what the baked one cannot (e.g. per-avatar additive layers); the rate then falls with distance.
+ * Live is for avatars whose pose the CPU must touch (look-at, IK, a held item): within 20 m a
+ * look-at reads; beyond it the GPU's clip is indistinguishable and costs nothing. A live pose
+ * shows its last sample, so one sampled every 2nd frame steps at 30 Hz where the GPU path
+ * interpolates every frame: up to 22 m (past `liveEnter`) a live pose is sampled every frame;
+ * only on the way out, and off-screen (every 12th frame), does the rate fall.
  */
 export const DEFAULT_LOD: ResolvedLodOptions = {
-  liveEnter: 8,
-  liveExit: 12,
+  liveEnter: 20,
+  liveExit: 25,
   maxLive: 48,
   minDwell: 0.6,
-  fullRateDistance: 10,
+  fullRateDistance: 22,
   rateBand: 4,
   maxVisibleInterval: 4,
   culledInterval: 12,
@@ -99,7 +98,7 @@ export function planLive(candidates: ReadonlyArray<LodCandidate>, lod: ResolvedL
 }
 
 /**
- * How many frames apart a live avatar's mixer runs: every frame up close, one more frame per
+ * How many frames apart a live avatar's pose is sampled: every frame up close, one more frame per
  * `rateBand` metres beyond `fullRateDistance` up to `maxVisibleInterval`, and `culledInterval`
  * when it is outside the view frustum.
  */
@@ -112,7 +111,7 @@ export function liveUpdateInterval(distance: number, visible: boolean, lod: Reso
 
 /**
  * Whether an avatar with this interval updates on `frame`. Avatars are staggered by `id` so a
- * crowd at interval 3 spreads its mixer work evenly across three frames instead of bunching it.
+ * crowd at interval 3 spreads its sampling evenly across three frames instead of bunching it.
  */
 export function updateDue(frame: number, id: number, interval: number): boolean {
   return interval <= 1 || (frame + id) % interval === 0;

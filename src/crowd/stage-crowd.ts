@@ -7,7 +7,8 @@
 import { createHumanoid } from '../rig/humanoid.ts';
 import type { Stage } from '../world/stage.ts';
 import type { Heightmap } from '../world/terrain/heightmap.ts';
-import { Crowd, type CrowdAgent, type CrowdOptions } from './crowd.ts';
+import { Crowd, type CrowdAgent, type CrowdOptions, type LiveControl } from './crowd.ts';
+import { headLookAt } from './look-at.ts';
 import { crowdHudRows, type CrowdPageStats } from './crowd-hud.ts';
 import { crowdDeviceInfo, type CrowdDeviceInfo } from './device.ts';
 import { GpuBudget } from './gpu-budget.ts';
@@ -35,7 +36,24 @@ export interface StageCrowdOptions {
   hudWhenActive?: boolean;
   /** Remote-avatar registry to feed this crowd (one made elsewhere, e.g. before the crowd existed). */
   remotes?: RemoteAvatars<number>;
+  /** Share of synthetic peers whose head follows the camera (procedural control: live when near). Default 0.2. */
+  lookAtShare?: number;
+  /** Clothing colours peers wear, 0..1 RGB (index 0 keeps the file's colours). Default {@link CROWD_PALETTE}. */
+  palette?: ReadonlyArray<readonly [number, number, number]>;
 }
+
+/** Clothing colours for synthetic peers: the file's own, then eight more. */
+export const CROWD_PALETTE: ReadonlyArray<readonly [number, number, number]> = [
+  [1, 1, 1],
+  [0.75, 0.22, 0.2],
+  [0.2, 0.4, 0.8],
+  [0.85, 0.65, 0.2],
+  [0.3, 0.6, 0.3],
+  [0.55, 0.3, 0.65],
+  [0.85, 0.85, 0.8],
+  [0.25, 0.25, 0.28],
+  [0.9, 0.45, 0.6],
+];
 
 /** Most synthetic peers the page controls offer. */
 export const MAX_SYNTHETIC_PEERS = 1000;
@@ -58,6 +76,8 @@ export class StageCrowd {
   constructor(stage: Stage, options: StageCrowdOptions = {}) {
     this.stage = stage;
     this.options = options;
+    this.palette = options.palette ?? CROWD_PALETTE;
+    this.lookAtShare = options.lookAtShare ?? 0.2;
     this.remotes = options.remotes ?? new RemoteAvatars<number>();
     this.device = crowdDeviceInfo(stage.renderer);
     const heightmap = options.heightmap;
@@ -104,8 +124,14 @@ export class StageCrowd {
     this.peers.resize(n);
     while (this.peerAgents.length > n) this.peerAgents.pop()!.remove();
     while (this.peerAgents.length < n) {
-      const peer = this.peers.peers[this.peerAgents.length]!;
-      this.peerAgents.push(this.current.add({ x: peer.x, y: peer.y, z: peer.z, facing: peer.facing, clip: peer.clip, speed: peer.speed, time: peer.phase }));
+      const i = this.peerAgents.length;
+      const peer = this.peers.peers[i]!;
+      const palette = this.palette;
+      const agent = this.current.add({ x: peer.x, y: peer.y, z: peer.z, facing: peer.facing, clip: peer.clip, speed: peer.speed, time: peer.phase, palette: palette.length > 1 ? 1 + (i % (palette.length - 1)) : 0 });
+      // Every 1/share-th peer looks at the camera: the live path, where it earns its cost.
+      const share = this.lookAtShare;
+      if (share > 0 && this.lookAt && Math.floor(i * share) !== Math.floor((i + 1) * share)) agent.setControl(this.lookAt);
+      this.peerAgents.push(agent);
     }
   }
 
@@ -141,6 +167,11 @@ export class StageCrowd {
     this.current.dispose();
   }
 
+  /** The look-at control of the current template (null: no head bone). */
+  private lookAt: LiveControl | null = null;
+  private readonly palette: ReadonlyArray<readonly [number, number, number]>;
+  private readonly lookAtShare: number;
+
   private build(template: CrowdTemplate): Crowd {
     const requested = (new URLSearchParams(location.search).get('bonePath') as BonePath | null) ?? this.options.path ?? 'auto';
     const options: CrowdOptions = {
@@ -150,8 +181,12 @@ export class StageCrowd {
       lod: this.options.lod,
       capacity: 64,
       maxBakedRows: Math.min(8192, this.device.maxTextureSize),
+      palette: this.palette,
     };
-    return new Crowd(options);
+    const crowd = new Crowd(options);
+    const camera = this.stage.camera;
+    this.lookAt = headLookAt(template, { target: () => camera.position });
+    return crowd;
   }
 
   private frame(dt: number): void {
@@ -188,7 +223,8 @@ export class StageCrowd {
 
   private publish(): void {
     if (this.options.publish === false) return;
-    const stats: CrowdPageStats = { ...this.current.stats, budget: this.budget.reading, lastError: this.lastError };
+    const model = this.current.template.report;
+    const stats: CrowdPageStats = { ...this.current.stats, budget: this.budget.reading, lastError: this.lastError, sourceVertices: model.sourceVertices, drawnVertices: model.drawnVertices };
     this.stage.cairn.stats.crowd = stats;
   }
 }

@@ -21,6 +21,8 @@ export interface CrowdTemplateSource {
   clips?: AnimationClip[];
   /** GLTFLoader results call them animations. */
   animations?: AnimationClip[];
+  /** What importing found (`parseRig`/`loadRig` results carry it): the file's vertex count, its morph targets. */
+  report?: { sourceVertices: number; morphTargets?: string[]; notes?: string[] };
 }
 
 export interface CrowdTemplateOptions {
@@ -57,6 +59,14 @@ export interface CrowdTemplateReport {
   unweightedVertices: number;
   droppedTracks: number;
   scale: number;
+  /** Vertices of every mesh in the file (skinned or not). */
+  sourceVertices: number;
+  /** Vertices the crowd draws; below {@link sourceVertices} when parts of the file are left out. */
+  drawnVertices: number;
+  /** Morph target names the crowd sets aside (crowd avatars do not run morphs). */
+  morphTargets: string[];
+  /** What importing and preparing changed, one sentence each, for the page's notice. */
+  notes: string[];
 }
 
 export interface CrowdClip extends ClipTiming {
@@ -93,6 +103,15 @@ export class CrowdTemplate {
       if ((node as SkinnedMesh).isSkinnedMesh) skinned.push(node as SkinnedMesh);
     });
     if (skinned.length === 0) throw new CrowdTemplateError(`"${this.name}" has no skinned mesh: a crowd character needs a skeleton`);
+    // Every vertex the file holds, so a partial import (pieces left out) shows in the report.
+    let fileVertices = 0;
+    const morphNames = new Set<string>(source.report?.morphTargets ?? []);
+    root.traverse((node) => {
+      const mesh = node as SkinnedMesh;
+      if (!mesh.isMesh) return;
+      fileVertices += mesh.geometry.getAttribute('position')?.count ?? 0;
+      for (const morph of Object.keys(mesh.morphTargetDictionary ?? {})) morphNames.add(morph);
+    });
 
     // The union of every piece's bones; the same bone bound with another inverse gets its own row.
     const bones: Bone[] = [];
@@ -193,6 +212,10 @@ export class CrowdTemplate {
       unweightedVertices,
       droppedTracks,
       scale,
+      sourceVertices: source.report?.sourceVertices ?? fileVertices,
+      drawnVertices: vertices,
+      morphTargets: [...morphNames],
+      notes: [...(source.report?.notes ?? [])],
     };
   }
 

@@ -1,5 +1,7 @@
 /**
- * A VirtualSkeleton is one live crowd avatar's animation rig: a full clone of the template with
+ * The reference the crowd's own sampler is held to: a VirtualSkeleton is an animation rig driven
+ * by three's AnimationMixer (the crowd itself samples with `ClipSampler`; tests compare the
+ * two). It is a full clone of the template with
  * its own AnimationMixer running the template's clips, whose meshes are stripped right after
  * cloning so only bones (and their parent nodes) remain. It never enters the scene. After the
  * mixer runs, {@link VirtualSkeleton.writePose} writes `bone.matrixWorld × boneInverse` for every

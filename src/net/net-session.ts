@@ -91,7 +91,7 @@ export interface NetStats {
   frames: number;
   rejected: number;
   lastRejection: string | null;
-  /** Frames that failed validation and were skipped, the rest of their message taken (see {@link PeerTable.ingestMessage}). */
+  /** Frames that failed validation and were skipped, the rest of their message taken (see {@link MessageReader.skipped}). */
   badFrames: number;
   echoes: number;
   stale: number;
@@ -329,19 +329,17 @@ export class NetSession {
 
   private receive(bytes: Uint8Array): void {
     const rejection = this.reader.read(bytes);
-    if (rejection && rejection.frame >= 0) {
-      // Whole frames, some of them bad (a hostile or broken sender's, stamped and forwarded by a
-      // relay): the table skips and counts those and takes the rest.
-      this.stats.frames += this.table.ingestMessage(bytes, this.now());
-      this.stats.badFrames = this.table.stats.rejected;
-      this.stats.lastRejection = this.table.stats.lastRejection;
-      return;
-    }
     if (rejection) {
       this.rejectedHere++;
-      this.stats.lastRejection = rejection.frame >= 0 ? `${rejection.problem} (frame ${rejection.frame})` : rejection.problem;
+      this.stats.lastRejection = rejection.problem;
       this.stats.rejected = this.transport.stats.rejected + this.rejectedHere;
       return;
+    }
+    // Bad frames inside a message (a hostile or broken sender's, forwarded by a relay that does not
+    // validate) were skipped by the reader; the honest frames beside them are taken.
+    if (this.reader.skipped !== this.stats.badFrames) {
+      this.stats.badFrames = this.reader.skipped;
+      this.stats.lastRejection = this.reader.lastSkip;
     }
     this.stats.frames += this.reader.count;
     this.table.ingestAll(this.reader.frames, this.reader.count, this.now());

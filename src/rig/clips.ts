@@ -16,6 +16,11 @@ export interface ProceduralClip {
   speed: number;
   /** Keep the lower foot on the floor by moving the pelvis (for in-place locomotion). */
   grounded: boolean;
+  /**
+   * Raise the pelvis wherever the pose would put any joint below the floor (sitting, rolling,
+   * lying): no joint goes lower than the lowest joint of the bind pose. Default false.
+   */
+  clearFloor?: boolean;
   pose(time: number): Pose;
 }
 
@@ -171,7 +176,9 @@ export function bakeClip(clip: ProceduralClip, def: SkeletonDef = MANNEQUIN, fps
   const times = new Float32Array(frames);
   const rotations = new Map<string, Float32Array>();
   const pelvis = new Float32Array(frames * 3);
-  const probe = clip.grounded ? buildSkeleton(def) : null;
+  const probe = clip.grounded || clip.clearFloor ? buildSkeleton(def) : null;
+  // The floor clearance: the lowest joint of the bind pose (the root bone, on the floor, aside).
+  const clearance = Math.min(...def.bones.slice(1).map((b) => b.head[1] - def.bones[0]!.head[1]));
   const pelvisDef = def.bones.find((b) => b.name === 'pelvis');
   if (!pelvisDef) throw new Error(`bakeClip: rig "${def.name}" has no pelvis bone`);
   const rootHead = def.bones[0]!.head;
@@ -188,7 +195,8 @@ export function bakeClip(clip: ProceduralClip, def: SkeletonDef = MANNEQUIN, fps
       q.toArray(track, f * 4);
     }
     const offset = pose.pelvisOffset.clone();
-    if (probe) offset.y += groundingLift(probe.byName, pose, pelvisBind.clone().add(offset), ankleBind);
+    if (probe && clip.grounded) offset.y += groundingLift(probe.byName, pose, pelvisBind.clone().add(offset), ankleBind);
+    if (probe && clip.clearFloor) offset.y += Math.max(0, clearance - lowestJoint(probe.byName, pose, pelvisBind.clone().add(offset)));
     pelvisBind.clone().add(offset).toArray(pelvis, f * 3);
   }
   // Quaternion tracks must take the short way between keys.
@@ -218,6 +226,20 @@ function groundingLift(bones: Map<string, Bone>, pose: Pose, pelvisPosition: Vec
   const left = new Vector3().setFromMatrixPosition(bones.get('foot_l')!.matrixWorld).y;
   const right = new Vector3().setFromMatrixPosition(bones.get('foot_r')!.matrixWorld).y;
   return ankleBind - Math.min(left, right);
+}
+
+/** The lowest joint height (above the root bone) of a pose with the pelvis at `pelvisPosition`. */
+function lowestJoint(bones: Map<string, Bone>, pose: Pose, pelvisPosition: Vector3): number {
+  for (const bone of bones.values()) bone.quaternion.identity();
+  for (const [name, q] of pose.rotations) bones.get(name)?.quaternion.copy(q);
+  bones.get('pelvis')!.position.copy(pelvisPosition);
+  const root = bones.get('root')!;
+  root.updateMatrixWorld(true);
+  const rootY = root.matrixWorld.elements[13]!;
+  const position = new Vector3();
+  let lowest = Infinity;
+  for (const bone of bones.values()) if (bone !== root) lowest = Math.min(lowest, position.setFromMatrixPosition(bone.matrixWorld).y - rootY);
+  return lowest;
 }
 
 /** Bakes every mannequin clip. */

@@ -1,18 +1,12 @@
-import { BufferGeometry, Float32BufferAttribute, Uint16BufferAttribute } from 'three';
+import type { BufferGeometry } from 'three';
+import { BODY_DETAIL, lerp3, profile, RigLookup as BodyLookup, toGeometry, type BodyDetail, type BodyPalette, type BodyPiece, type HumanoidDetail } from './body-kit.ts';
 import { MANNEQUIN, FINGERTIP_LENGTH } from './mannequin.ts';
 import type { SkeletonDef } from './skeleton-def.ts';
 import { MeshAccumulator, addEllipsoid, addTube, type TubeBreakpoint, type Vec3 } from './tube.ts';
 import { addFaceMorphs, HEAD_CENTER, HEAD_RADII } from './face-morphs.ts';
 
-/** Colours of a procedural character (linear RGB 0..1). */
-export interface HumanoidPalette {
-  skin: Vec3;
-  hair: Vec3;
-  shirt: Vec3;
-  pants: Vec3;
-  shoes: Vec3;
-  eyes: Vec3;
-}
+/** Colours of the mannequin. */
+export type HumanoidPalette = BodyPalette;
 
 export const DEFAULT_PALETTE: HumanoidPalette = {
   skin: [0.8, 0.56, 0.42],
@@ -23,28 +17,14 @@ export const DEFAULT_PALETTE: HumanoidPalette = {
   eyes: [0.04, 0.04, 0.05],
 };
 
-/** Tessellation of the tubes: 'high' for the player and close-ups, 'low' for crowds. */
-export type HumanoidDetail = 'high' | 'low';
-
-const DETAIL = {
-  high: { sides: 12, rings: 6, fingerSides: 6, fingerRings: 3, headRings: 12, headSides: 16 },
-  low: { sides: 7, rings: 3, fingerSides: 4, fingerRings: 1, headRings: 7, headSides: 9 },
-} as const;
-
-/** One named geometry piece of the character; each becomes one SkinnedMesh with one material. */
-export interface BodyPiece {
-  name: 'body' | 'head' | 'clothing';
-  geometry: BufferGeometry;
-}
-
 /**
  * Builds the mannequin's three geometry pieces — body (skin), head (with facial morph targets) and
  * clothing (shirt, trousers, shoes) — skinned to the mannequin's bones with smooth weights
  * (≤ 4 influences, here ≤ 2, per vertex) and vertex colours from the palette.
  */
 export function buildHumanoidPieces(palette: HumanoidPalette = DEFAULT_PALETTE, detail: HumanoidDetail = 'high', def: SkeletonDef = MANNEQUIN): BodyPiece[] {
-  const rig = new RigLookup(def);
-  const d = DETAIL[detail];
+  const rig = new BodyLookup(def, 'humanoid body');
+  const d = BODY_DETAIL[detail];
   return [
     { name: 'body', geometry: toGeometry(buildBody(rig, palette, d)) },
     { name: 'head', geometry: buildHead(rig, palette, d) },
@@ -52,57 +32,9 @@ export function buildHumanoidPieces(palette: HumanoidPalette = DEFAULT_PALETTE, 
   ];
 }
 
-type Detail = (typeof DETAIL)[HumanoidDetail];
+type Detail = BodyDetail;
+type RigLookup = BodyLookup;
 
-/** Bone indices and bind positions by name. */
-class RigLookup {
-  private readonly index = new Map<string, number>();
-  private readonly heads = new Map<string, Vec3>();
-
-  constructor(def: SkeletonDef) {
-    def.bones.forEach((bone, i) => {
-      this.index.set(bone.name, i);
-      this.heads.set(bone.name, bone.head);
-    });
-  }
-
-  bone(name: string): number {
-    const i = this.index.get(name);
-    if (i === undefined) throw new Error(`humanoid body: the rig has no bone "${name}"`);
-    return i;
-  }
-
-  head(name: string): Vec3 {
-    const p = this.heads.get(name);
-    if (!p) throw new Error(`humanoid body: the rig has no bone "${name}"`);
-    return p;
-  }
-
-  /** Breakpoints from (bone name, t) pairs. */
-  weights(...pairs: Array<[string, number]>): TubeBreakpoint[] {
-    return pairs.map(([name, t]) => ({ bone: this.bone(name), t }));
-  }
-}
-
-/** Piecewise-linear profile through (t, [ru, rv]) stops, optionally inflated (for clothing). */
-function profile(stops: Array<[number, number, number]>, inflate = 0): (t: number) => readonly [number, number] {
-  return (t) => {
-    if (t <= stops[0]![0]) return [stops[0]![1] + inflate, stops[0]![2] + inflate];
-    for (let i = 0; i < stops.length - 1; i++) {
-      const [t0, a0, b0] = stops[i]!;
-      const [t1, a1, b1] = stops[i + 1]!;
-      if (t <= t1) {
-        const f = (t - t0) / (t1 - t0);
-        const s = f * f * (3 - 2 * f);
-        return [a0 + (a1 - a0) * s + inflate, b0 + (b1 - b0) * s + inflate];
-      }
-    }
-    const last = stops[stops.length - 1]!;
-    return [last[1] + inflate, last[2] + inflate];
-  };
-}
-
-const lerp3 = (a: Vec3, b: Vec3, t: number): Vec3 => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
 const tOf = (y: number, y0: number, y1: number): number => (y - y0) / (y1 - y0);
 
 const TORSO_BOTTOM = 0.86;
@@ -371,19 +303,5 @@ function buildHead(rig: RigLookup, palette: HumanoidPalette, d: Detail): BufferG
   for (const s of [1, -1]) addEllipsoid(out, [cx + s * 0.034, cy + 0.018, cz + HEAD_RADII[2] * 0.9], [0.013, 0.011, 0.01], head, palette.eyes, small);
   const geometry = toGeometry(out);
   addFaceMorphs(geometry, { eyesStart, eyesEnd: out.vertexCount, skullStart, skullEnd });
-  return geometry;
-}
-
-/** Converts accumulated arrays into an indexed BufferGeometry with skinning attributes. */
-export function toGeometry(out: MeshAccumulator): BufferGeometry {
-  const geometry = new BufferGeometry();
-  geometry.setAttribute('position', new Float32BufferAttribute(out.positions, 3));
-  geometry.setAttribute('normal', new Float32BufferAttribute(out.normals, 3));
-  geometry.setAttribute('color', new Float32BufferAttribute(out.colors, 3));
-  geometry.setAttribute('skinIndex', new Uint16BufferAttribute(out.skinIndices, 4));
-  geometry.setAttribute('skinWeight', new Float32BufferAttribute(out.skinWeights, 4));
-  geometry.setIndex(out.indices);
-  geometry.computeBoundingBox();
-  geometry.computeBoundingSphere();
   return geometry;
 }

@@ -1,8 +1,8 @@
-import { Group, MeshStandardMaterial, SkinnedMesh, type AnimationClip, type Bone, type Skeleton } from 'three';
+import type { AnimationClip } from 'three';
+import { createBody, type Body, type HumanoidDetail } from './body-kit.ts';
 import { createHumanoidClips } from './clips.ts';
-import { buildHumanoidPieces, DEFAULT_PALETTE, type HumanoidDetail, type HumanoidPalette } from './humanoid-body.ts';
+import { buildHumanoidPieces, DEFAULT_PALETTE, type HumanoidPalette } from './humanoid-body.ts';
 import { MANNEQUIN } from './mannequin.ts';
-import { buildSkeleton, type SkeletonDef } from './skeleton-def.ts';
 
 export interface HumanoidOptions {
   /** Colours; defaults to {@link DEFAULT_PALETTE}. */
@@ -13,19 +13,10 @@ export interface HumanoidOptions {
   castShadow?: boolean;
 }
 
-/** A procedural character: one skeleton shared by several skinned geometry pieces, plus its clips. */
-export interface Humanoid {
-  /** Add this to the scene; it holds the root bone and the skinned pieces. */
-  object: Group;
-  def: SkeletonDef;
-  skeleton: Skeleton;
-  bones: Bone[];
-  bone(name: string): Bone;
-  /** body, head (with facial morph targets), clothing. */
-  meshes: SkinnedMesh[];
+/** A procedural character: one skeleton shared by several skinned geometry pieces (body, head with facial morph targets, clothing), plus its clips. */
+export interface Humanoid extends Body {
   clips: AnimationClip[];
   clip(name: string): AnimationClip;
-  dispose(): void;
 }
 
 let cachedClips: AnimationClip[] | null = null;
@@ -36,48 +27,23 @@ let cachedClips: AnimationClip[] | null = null;
  */
 export function createHumanoid(options: HumanoidOptions = {}): Humanoid {
   const palette = { ...DEFAULT_PALETTE, ...options.palette };
-  const built = buildSkeleton(MANNEQUIN);
-  const object = new Group();
-  object.name = 'humanoid';
-  object.add(built.root);
-  const meshes = buildHumanoidPieces(palette, options.detail ?? 'high').map((piece) => {
-    const material = new MeshStandardMaterial({ vertexColors: true, roughness: piece.name === 'clothing' ? 0.9 : 0.7, metalness: 0 });
-    material.name = `humanoid-${piece.name}`;
-    const mesh = new SkinnedMesh(piece.geometry, material);
-    mesh.name = piece.name;
-    mesh.castShadow = options.castShadow ?? true;
-    mesh.receiveShadow = true;
-    // Skinned bounds follow the bind pose; animation stays within arm's reach of it.
-    mesh.frustumCulled = false;
-    object.add(mesh);
-    mesh.bind(built.skeleton);
-    return mesh;
+  const body = createBody(MANNEQUIN, buildHumanoidPieces(palette, options.detail ?? 'high'), {
+    name: 'humanoid',
+    meshPrefix: '',
+    materialPrefix: 'humanoid-',
+    roughness: { clothing: 0.9, other: 0.7 },
+    castShadow: options.castShadow ?? true,
+    label: 'humanoid',
   });
   // The clips depend only on the rig definition; bake them once per page.
   const clips = (cachedClips ??= createHumanoidClips(MANNEQUIN));
   return {
-    object,
-    def: MANNEQUIN,
-    skeleton: built.skeleton,
-    bones: built.bones,
-    bone(name) {
-      const bone = built.byName.get(name);
-      if (!bone) throw new Error(`humanoid has no bone "${name}"`);
-      return bone;
-    },
-    meshes,
+    ...body,
     clips,
     clip(name) {
       const clip = clips.find((c) => c.name === name);
       if (!clip) throw new Error(`humanoid has no clip "${name}"; it has: ${clips.map((c) => c.name).join(', ')}`);
       return clip;
-    },
-    dispose() {
-      for (const mesh of meshes) {
-        mesh.geometry.dispose();
-        (mesh.material as MeshStandardMaterial).dispose();
-      }
-      object.removeFromParent();
     },
   };
 }

@@ -1,7 +1,8 @@
-/** cairn/rig: skeleton definitions, the procedural humanoid and its clips, glTF/FBX rig loading. */
+/** cairn/rig: skeleton definitions, the body builder, the procedural humanoid and its clips, and the import layer (glTF/GLB, FBX, BVH). */
 export * from './skeleton-def.ts';
 export * from './mannequin.ts';
 export * from './tube.ts';
+export * from './body-kit.ts';
 export * from './humanoid-body.ts';
 export * from './face-morphs.ts';
 export * from './pose.ts';

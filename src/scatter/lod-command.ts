@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
+import { RigLoadError } from '../rig/import/errors.ts';
+import { gltfBytesForThree, readGltfDocument } from '../rig/node/model-file.ts';
 import type { SimplifierFlags } from 'meshoptimizer';
 import { parseGltfProp } from './gltf-prop.ts';
 import { bakeLodLevelsSync, LOD_RATIOS, simplifierReady } from './lod-bake.ts';
@@ -55,18 +56,20 @@ export async function runLodCommand(args: string[], io: CommandIO = { out: conso
     io.err(`lod: ${name} is not a .glb or .gltf file`);
     return 2;
   }
-  let bytes: Buffer;
+  // Read through the import layer (glTF Transform): external .bin files, data: URIs, embedded images.
+  let data: ArrayBuffer;
   try {
-    bytes = await readFile(path);
+    data = await gltfBytesForThree(await readGltfDocument(path));
   } catch (error) {
-    io.err(`lod: cannot read ${path}: ${(error as Error).message}`);
+    const cause = error instanceof RigLoadError ? error.message.slice(error.source.length + 2) : (error as Error).message;
+    const unreadable = error instanceof RigLoadError && (error.reason === 'not-found' || error.reason === 'unreadable');
+    io.err(unreadable ? `lod: cannot read ${path}: ${cause}` : `lod: ${name} could not be parsed as glTF (${cause})`);
     return 2;
   }
   await simplifierReady();
   let pieces;
   try {
-    const data = name.toLowerCase().endsWith('.gltf') ? bytes.toString('utf8') : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-    pieces = await parseGltfProp(data as ArrayBuffer | string, name, `${dirname(path)}/`);
+    pieces = await parseGltfProp(data, name);
   } catch (error) {
     io.err(`lod: ${name} could not be parsed as glTF (${(error as Error).message})`);
     return 2;

@@ -1,6 +1,5 @@
 import type { PerspectiveCamera, Scene, WebGPURenderer } from 'three/webgpu';
 import type { AssetsPageApi } from '../assets/assets-page.ts';
-import type { RetargetViewer } from '../anim/view/retarget-viewer.ts';
 import type { AssetPageStats } from '../assets/asset-stats.ts';
 import type { AudioStats } from '../audio/index.ts';
 import type { NetStats, WorldStats } from '../net/index.ts';
@@ -86,8 +85,6 @@ export interface CairnGlobal extends Partial<Omit<WorldServices, 'assets'>> {
   heightmap?: Heightmap;
   /** The world's asset browser (world page) or the assets page's own controls (assets page). */
   assets?: WorldServices['assets'] | AssetsPageApi;
-  /** The retarget page's viewer. */
-  retarget?: RetargetViewer;
   /**
    * Page-specific handles for automation; each page (app/*.ts) documents its own shape: the voice
    * page (`voicePage`, `voiceModule`), the sound page (`sfx`), the crowd pages (`crowdPage`,

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, hudText, launchChromium, openPage, waitForCairn } from '../harness/browser.ts';
@@ -18,6 +20,34 @@ interface AnimStats {
   reference: boolean;
   parity: { clip: string; positionDriftMm: number; rotationDriftDeg: number; ok: boolean } | null;
 }
+
+const FIXTURES = join(import.meta.dirname, '../fixtures/import');
+
+/** Hands a fixture file to the page's viewer as if it were dropped (`loadFile`, `loadTarget` or `loadSource`). */
+async function drop(page: Page, file: string, method: 'loadFile' | 'loadTarget' | 'loadSource'): Promise<void> {
+  const bytes = [...readFileSync(join(FIXTURES, file))];
+  await page.evaluate(
+    async ({ bytes, file, method }) => {
+      const viewer = window.cairn.retarget!;
+      await viewer[method](new Uint8Array(bytes).buffer, file);
+    },
+    { bytes, file, method },
+  );
+}
+
+interface PageVerdict {
+  source: string;
+  target: string;
+  clips: number;
+  retargeted: number;
+  failed: number;
+  mappedBones: number;
+  verdict: { ok: boolean; problems: string[] };
+  imported: { file: string; notes: string[]; sourceVertices: number; skinnedVertices: number; skeletonOnly: boolean } | null;
+  parity: { ok: boolean } | null;
+  error: string | null;
+}
+const verdict = (page: Page): Promise<PageVerdict> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.anim)) as PageVerdict);
 
 const animStats = (page: Page): Promise<AnimStats> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.anim)) as AnimStats);
 const frames = (page: Page, count = 2): Promise<void> => page.evaluate((n) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(n), count);
@@ -83,9 +113,9 @@ describe('the retarget page: the library on the CC4-style character', () => {
   });
 
   it('names an unreadable dropped file and keeps the character it has', async () => {
-    await page.evaluate(() => (window.cairn.retarget as { loadTarget(d: ArrayBuffer, n: string): Promise<void> }).loadTarget(new TextEncoder().encode('not a model').buffer as ArrayBuffer, 'junk.glb'));
+    await page.evaluate(() => (window.cairn.retarget!).loadTarget(new TextEncoder().encode('not a model').buffer as ArrayBuffer, 'junk.glb'));
     const s = await animStats(page);
-    expect((s as unknown as { error: string }).error).toMatch(/junk\.glb: .*could not be parsed as GLTF/);
+    expect((s as unknown as { error: string }).error).toMatch(/junk\.glb: could not be parsed as GLTF: it is not a glTF\/GLB model/);
     expect(s.targetBones).toBe(213);
     expect(s.retargeted).toBe(s.clips);
     await expect.poll(() => page.locator('.cairn-notice[data-level="error"]').innerText()).toMatch(/Cannot retarget onto junk\.glb/);
@@ -137,7 +167,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
   });
 
   it('shows the source rig beside the character on backslash, playing the same clip', async () => {
-    await page.evaluate(() => (window.cairn.retarget as { play(n: string): void }).play('wave'));
+    await page.evaluate(() => (window.cairn.retarget!).play('wave'));
     await frames(page, 2);
     const before = decodePng(await page.screenshot());
     await page.locator('canvas').click({ position: { x: 200, y: 300 } });
@@ -157,6 +187,58 @@ describe('the retarget page: the library on the CC4-style character', () => {
     expect(await hudText(page)).toContain('source shown');
     await page.keyboard.press('Backslash');
     await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean }).reference === false, undefined, { timeout: 10_000 });
+  });
+
+  // The import corpus on the page (tests/fixtures/import; the same files run through the CLI in tests/unit/anim/import-cli.test.ts).
+  it('takes what artists ship: rigid parts, IK feet, BVH and FBX mocap in centimetres, bones-only glTF, and refuses mocap as a target', async () => {
+    // A robot of rigid parts under bones, without clips: every part is drawn, the library plays on it.
+    await drop(page, 'robot-rigid.glb', 'loadTarget');
+    let s = await verdict(page);
+    expect(s.error).toBeNull();
+    expect(s.target).toBe('robot-rigid');
+    expect(s.imported?.notes.join('\n')).toMatch(/13 rigid part\(s\) under bones became 2 skinned piece\(s\) with rigid weights/);
+    expect(s.imported?.notes.join('\n')).toMatch(/morph target\(s\): visor_open/);
+    expect(s.imported?.skinnedVertices).toBe(s.imported?.sourceVertices);
+    expect(s.retargeted).toBe(s.clips);
+    expect(s.verdict).toEqual({ ok: true, problems: [] });
+
+    // Feet that are IK bones outside the leg chains: both legs still map.
+    await drop(page, 'ik-feet.glb', 'loadFile');
+    s = await verdict(page);
+    expect(s.target).toBe('ik-feet');
+    expect(s.verdict.problems).toEqual([]);
+    expect(s.mappedBones).toBeGreaterThanOrEqual(21);
+
+    // BVH mocap in centimetres, dropped: it becomes the clip source, scaled to metres.
+    await drop(page, 'walk-cm.bvh', 'loadFile');
+    s = await verdict(page);
+    expect(s.source).toBe('walk-cm.bvh');
+    expect(s.imported?.skeletonOnly).toBe(true);
+    expect(s.imported?.notes.join('\n')).toMatch(/centimetres .*scaled by 0\.01/);
+    expect(s.clips).toBe(1);
+    expect(s.retargeted).toBe(1);
+    expect(s.verdict.ok, s.verdict.problems.join('; ')).toBe(true);
+    expect(s.parity?.ok).toBe(true);
+
+    // A bones-only glTF (no skin, animated nodes) is a clip source too.
+    await drop(page, 'skeleton-only.glb', 'loadFile');
+    s = await verdict(page);
+    expect(s.source).toBe('skeleton-only.glb');
+    expect(s.retargeted).toBe(1);
+    expect(s.verdict.ok).toBe(true);
+
+    // Skeleton-only FBX mocap, likewise.
+    await drop(page, 'mocap-walk.fbx', 'loadFile');
+    s = await verdict(page);
+    expect(s.source).toBe('mocap-walk.fbx');
+    expect(s.retargeted).toBe(1);
+    expect(s.verdict.ok, s.verdict.problems.join('; ')).toBe(true);
+
+    // Mocap dropped as a target is refused with the reason; the character stays.
+    await drop(page, 'walk-cm.bvh', 'loadTarget');
+    s = await verdict(page);
+    expect(s.error).toMatch(/walk-cm\.bvh has no mesh \(a skeleton only\): drop it as a clip source instead/);
+    expect(s.target).toBe('ik-feet');
   });
 });
 

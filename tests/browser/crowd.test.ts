@@ -26,7 +26,8 @@ interface CrowdStats {
   agents: number;
   visible: number;
   live: number;
-  baked: number;
+  gpu: number;
+  reasons: Record<string, number>;
   culled: number;
   budget: { state: string; budgetMs: number | null; baselineMs: number | null; message: string };
   lastError: string | null;
@@ -133,9 +134,9 @@ describe('the crowd page on WebGPU', () => {
     page.setDefaultTimeout(150_000);
     errors = collectPageErrors(page);
     // still=1: peers stand where they are (they still animate), so screenshots compare cleanly.
-    // The default live radius (8 m) holds at most one or two of these peers; 16 m puts several
-    // live and many baked avatars on screen, so both paths are checked side by side.
-    await page.goto(`${base}/crowd.html?count=0&still=1&liveEnter=16&liveExit=22`);
+    // Every peer's head follows the camera (procedural control): those within 16 m go live, the
+    // rest of the crowd is GPU-animated, so both paths are checked side by side.
+    await page.goto(`${base}/crowd.html?count=0&still=1&liveEnter=16&liveExit=22&lookAt=1`);
     await waitForCairn(page, 120_000);
     await page.waitForFunction(() => window.cairn.crowdReady === true, undefined, { timeout: 120_000, polling: 200 });
     // The player is animated too; hide it so every change on screen belongs to the crowd.
@@ -199,22 +200,26 @@ describe('the crowd page on WebGPU', () => {
         if (count === 500) expect(drawCalls[500]).toBe(drawCalls[50]);
         expect(s.crowd.visible).toBeGreaterThan(count * 0.4);
         expect(s.crowd.live).toBeGreaterThan(0);
-        expect(s.crowd.baked).toBeGreaterThan(0);
-        expect(s.crowd.live + s.crowd.baked + s.crowd.culled).toBeGreaterThanOrEqual(count);
+        expect(s.crowd.gpu).toBeGreaterThan(0);
+        expect(s.crowd.live + s.crowd.gpu + s.crowd.culled).toBeGreaterThanOrEqual(count);
+        // Why each avatar takes its path, in the stats and the HUD.
+        expect(s.crowd.reasons['live: look-at']).toBe(s.crowd.live);
+        expect(s.crowd.reasons['gpu: control beyond the live radius']).toBeGreaterThan(0);
         expect(s.shaderErrors).toBe(0);
         const hud = await hudText(page);
-        expect(hud).toContain(`${s.crowd.live} / ${s.crowd.baked} / ${s.crowd.culled}`);
+        expect(hud).toContain(`${s.crowd.gpu} / ${s.crowd.live} / ${s.crowd.culled}`);
+        expect(hud).toMatch(/live · look-at\s+\d+/);
         expect(hud).toMatch(/bone path\s+storage/);
       });
 
       it('shows avatars where they stand, and nothing where none stands', () => {
-        // The nearest avatars, live and baked alike, each cover pixels at their projected spot.
+        // The nearest avatars, live and GPU-animated alike, each cover pixels at their projected spot.
         const byDistance = agents.filter((a) => a.inside).sort((a, b) => a.distance - b.distance);
         const live = byDistance.filter((a) => a.mode === 'live').slice(0, 5);
-        const baked = byDistance.filter((a) => a.mode === 'baked').slice(0, 5);
+        const gpu = byDistance.filter((a) => a.mode === 'gpu').slice(0, 5);
         expect(live.length).toBeGreaterThan(0);
-        expect(baked.length).toBeGreaterThan(0);
-        for (const agent of [...live, ...baked]) {
+        expect(gpu.length).toBeGreaterThan(0);
+        for (const agent of [...live, ...gpu]) {
           const size = (HEIGHT / (2 * Math.tan((55 * Math.PI) / 360))) * (0.5 / agent.distance);
           expect(changedNear(withCrowd, withoutCrowd, agent.x, agent.y, size, size), `avatar at ${agent.x.toFixed(0)},${agent.y.toFixed(0)} (${agent.mode})`).toBeGreaterThan(0);
         }
@@ -223,14 +228,14 @@ describe('the crowd page on WebGPU', () => {
         expect(away / changed).toBeLessThan(0.02);
       });
 
-      it('animates them (live and baked), and holds still while paused', () => {
+      it('animates them (live and GPU), and holds still while paused', () => {
         // Paused, hidden and shown again: the very same picture.
         if (count === 50) expect(changedAway(withCrowd, again, agents).changed).toBe(0);
         const { changed: moving, away } = changedAway(again, later, agents);
         expect(moving).toBeGreaterThan(200);
         expect(away / moving).toBeLessThan(0.02);
         const nearest = agents.filter((g) => g.inside).sort((x, y) => x.distance - y.distance);
-        for (const mode of ['live', 'baked']) {
+        for (const mode of ['live', 'gpu']) {
           const agent = nearest.find((g) => g.mode === mode)!;
           const size = (HEIGHT / (2 * Math.tan((55 * Math.PI) / 360))) * (1.2 / agent.distance);
           expect(changedNear(again, later, agent.x, agent.y, size, size * 1.3), `the nearest ${mode} avatar animates`).toBeGreaterThan(0);

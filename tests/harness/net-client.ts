@@ -46,9 +46,9 @@ export class RelayClient {
   }
 
   /** Connects and resolves once the socket is open (the welcome may follow). Rejects on HTTP refusals. */
-  static connect(url: string, timeoutMs = 10_000): Promise<RelayClient> {
+  static connect(url: string, timeoutMs = 10_000, headers: Record<string, string> = {}): Promise<RelayClient> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url);
+      const socket = new WebSocket(url, { headers });
       const client = new RelayClient(socket);
       const timer = setTimeout(() => {
         socket.terminate();
@@ -70,14 +70,14 @@ export class RelayClient {
   }
 
   /** Connects and waits for the relay's welcome; returns the client and its id. */
-  static async join(url: string): Promise<RelayClient> {
-    const client = await RelayClient.connect(url);
+  static async join(url: string, headers: Record<string, string> = {}): Promise<RelayClient> {
+    const client = await RelayClient.connect(url, 10_000, headers);
     await client.waitFor(() => client.welcome() !== null, 'welcome');
     return client;
   }
 
   /** The parsed welcome, or null. */
-  welcome(): { id: number; mode: string; peers: number; capacity: number; tickMs: number; rateCap: number } | null {
+  welcome(): { id: number; mode: string; peers: number; capacity: number; tickMs: number; rateCap: number; avatarToken: string } | null {
     for (const text of this.texts) {
       const value = JSON.parse(text) as { type?: string };
       if (value.type === 'welcome') return value as never;

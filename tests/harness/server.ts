@@ -97,6 +97,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       '--log-level',
       'warn',
       '--show-interactive-dev-session=false',
+      // Tests play many client addresses with X-Test-Client-IP (server/identity/client.ts).
+      '--var',
+      'TRUST_TEST_IP_HEADER:1',
+      // Tests keep apart by using far cells of a world bigger than the 512 m map.
+      '--var',
+      'WORLD_HALF_EXTENT_M:4160',
     ],
     {
       cwd: ROOT,

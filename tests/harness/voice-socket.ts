@@ -32,6 +32,19 @@ export class VoiceSocket {
     return Object.assign(client, { id: welcome.id as number, token: welcome.token as string, welcome });
   }
 
+  /** Like {@link join}, with request headers (the abuse suite plays addresses with them). */
+  static async joinWith(base: string, room: string, query: string, headers: Record<string, string>): Promise<VoiceSocket & { id: number; token: string; welcome: Received }> {
+    const socket = new WebSocket(wsUrl(base, `/rooms/voice/${room}${query}`), { headers });
+    const client = new VoiceSocket(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+      socket.once('unexpected-response', (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
+    });
+    const welcome = await client.next((m) => m.type === 'welcome');
+    return Object.assign(client, { id: welcome.id as number, token: welcome.token as string, welcome });
+  }
+
   /** Opens a socket without waiting for anything (to watch a refusal). */
   static async open(base: string, room: string): Promise<VoiceSocket> {
     return new VoiceSocket(await openSocket(wsUrl(base, `/rooms/voice/${room}`)));

@@ -37,7 +37,7 @@ async function join(cell: Cell, token: string, role: 'pub' | 'sub'): Promise<Rel
 /** Connects and returns the close the cell answers with (for refusals). */
 async function refused(cell: Cell, token: string, role: 'pub' | 'sub'): Promise<{ code: number; reason: string }> {
   const client = await RelayClient.connect(cellUrl(cell, token, role));
-  return client.closed;
+  return client.closeFrame;
 }
 
 /** A player: an identity, a publishing socket where it stands and subscriptions around. */
@@ -69,8 +69,8 @@ describe('world cells (real workerd)', () => {
     const forged = entry.token.slice(0, 2) + (entry.token[2] === 'A' ? 'B' : 'A') + entry.token.slice(3);
     expect(await refused(entry.cell, forged, 'pub')).toEqual({ code: 4003, reason: 'world token signature does not match' });
     // A plain client cannot walk into a cell or the directory.
-    expect((await (await RelayClient.connect(wsUrl(base, '/rooms/avatar/world:cell:1:-1'))).closed).code).toBe(4003);
-    expect((await (await RelayClient.connect(wsUrl(base, '/rooms/avatar/world:directory'))).closed).reason).toMatch(/takes no sockets/);
+    expect((await (await RelayClient.connect(wsUrl(base, '/rooms/avatar/world:cell:1:-1'))).closeFrame).code).toBe(4003);
+    expect((await (await RelayClient.connect(wsUrl(base, '/rooms/avatar/world:directory'))).closeFrame).reason).toMatch(/takes no sockets/);
   });
 
   it('delivers across a border through subscriptions, each frame once, and near-only frames only inside the cell', async () => {

@@ -170,7 +170,7 @@ describe('VoiceRoom signaling relay (real workerd)', () => {
     const name = room();
     for (let i = 0; i < 16; i++) await join(name);
     const extra = await VoiceSocket.open(base, name);
-    await expect.poll(() => extra.closeInfo, { timeout: 5000 }).toEqual({ code: 4008, reason: 'voice room is full (16 peers)' });
+    await expect.poll(() => extra.closeFrame(), { timeout: 5000 }).toEqual({ code: 4008, reason: 'voice room is full (16 peers)' });
     expect(extra.received).toEqual([]);
   });
 

@@ -169,6 +169,7 @@ const sitGround: LibraryClipDef = {
   loop: false,
   speed: 0,
   grounded: false,
+  clearFloor: true,
   pose(time) {
     const p = time / 2.4;
     const down = ramp(p, 0.05, 0.6);

@@ -1,7 +1,7 @@
 import { PROCEDURAL_CLIPS } from '../../rig/clips.ts';
 import { ankle, bend, compose, curlHand, elbow, emptyPose, forearmRaise, hip, knee, qx, qy, relaxedArms, SIDES, upperArm, type Pose } from '../../rig/pose.ts';
 import type { LibraryClipDef } from './library-clip.ts';
-import { armUp, bump, envelope, grip, ramp, TAU } from './pose-kit.ts';
+import { addRotation, armUp, bump, envelope, grip, ramp, TAU } from './pose-kit.ts';
 
 /** Legs in a tuck: hips and knees folded by `amount` (0..1). */
 function tuck(pose: Pose, amount: number): void {
@@ -29,12 +29,13 @@ const jumpForward: LibraryClipDef = {
   pose(time) {
     const p = time / 1.1;
     const pose = PROCEDURAL_CLIPS.jump.pose(p);
-    // One leg leads in the air, the other trails.
+    // One leg leads in the air, the other trails: on top of the jump's own crouch, so the legs stay
+    // bent while the hips are low at take-off and landing (straight legs there go through the floor).
     const air = bump(p, 0.25, 0.85);
-    pose.rotations.set('thigh_l', hip(0.9 * air + 0.3 * (1 - air)));
-    pose.rotations.set('calf_l', knee(0.5 * air + 0.2));
-    pose.rotations.set('thigh_r', hip(-0.45 * air));
-    pose.rotations.set('calf_r', knee(1.2 * air + 0.2));
+    addRotation(pose, 'thigh_l', hip(0.6 * air));
+    addRotation(pose, 'calf_l', knee(0.3 * air));
+    addRotation(pose, 'thigh_r', hip(-0.45 * air));
+    addRotation(pose, 'calf_r', knee(1.0 * air));
     return pose;
   },
 };
@@ -302,6 +303,7 @@ const rollForward: LibraryClipDef = {
   speed: 0,
   grounded: false,
   root: (t) => ({ x: 0, y: 0, z: 2.4 * ramp(t, 0.05, 0.95), yaw: 0 }),
+  clearFloor: true,
   pose(time) {
     const p = time;
     const roll = ramp(p, 0.15, 0.8);
@@ -318,7 +320,7 @@ const rollForward: LibraryClipDef = {
     pose.rotations.set('spine_01', bend(0.45 * curl));
     pose.rotations.set('spine_03', bend(0.35 * curl));
     pose.rotations.set('neck_01', bend(0.5 * curl));
-    // Hips drop to the floor while the body is upside down.
+    // Hips drop to the floor while the body is upside down (clearFloor keeps every joint above it).
     pose.pelvisOffset.set(0, -0.62 * curl, 0);
     return pose;
   },

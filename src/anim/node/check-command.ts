@@ -10,7 +10,9 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loadRigSource, writeGlb } from './rig-files.ts';
-import { consoleIO, mapChoice, parseArgs, progressPrinter, type CommandIO } from './cli.ts';
+import { consoleIO, expandShortOptions, parseArgs, progressPrinter, type CommandIO } from './cli.ts';
+import { resolveMapOption } from './map-file.ts';
+import { coreBoneGaps, formatBoneMap } from '../retarget/bone-map.ts';
 import { compareWithBaseline, formatParityReport, makeBaseline, type ParityBaseline } from '../parity/baseline.ts';
 import { checkLibraryParity } from '../parity/parity-check.ts';
 import { createRetargetContext, RetargetError } from '../retarget/retarget-clip.ts';
@@ -23,7 +25,8 @@ const HELP = `Trajectory-parity check: does the retargeted motion follow the sou
 
   npm run retarget:check -- [--source A.glb] [--target B.glb] [options]
 
-  --source RIG          rig with clips: a .glb/.gltf/.fbx file or builtin:mannequin (default)
+  --source RIG          rig with clips: a .glb/.gltf/.fbx/.bvh file (skeleton-only mocap works)
+                        or builtin:mannequin (default)
   --target RIG          rig to retarget onto: a file or builtin:cc4 (default)
   --baseline FILE.json  compare against this baseline (default for the built-in pair:
                         tests/fixtures/anim/parity-baseline.json)
@@ -32,11 +35,13 @@ const HELP = `Trajectory-parity check: does the retargeted motion follow the sou
   --out FILE.glb        also write the target model with the retargeted clips
   --clip NAME           check only this clip (repeatable)
   --sample-rate HZ      samples per second (default 60)
-  --source-map MAP / --target-map MAP   detect (default), auto, mannequin, cc4, mixamo
+  --source-map MAP / --target-map MAP   detect (default), auto, mannequin, cc4, mixamo, or
+                        FILE.json (canonical bone → bone name); --map FILE.json is --target-map
   --in-place            retarget without horizontal root motion
   --help
 
-Exit status: 0 pass, 1 a clip fails or regressed, 2 the input cannot be used.`;
+The bone map is printed. Fails when hips, spine or an arm or leg chain is unmapped in either rig.
+Exit status: 0 pass, 1 a clip fails, regressed or a core bone is unmapped, 2 the input cannot be used.`;
 
 export async function checkCommand(argv: readonly string[], io: CommandIO = consoleIO): Promise<number> {
   try {
@@ -49,13 +54,16 @@ export async function checkCommand(argv: readonly string[], io: CommandIO = cons
 }
 
 async function run(argv: readonly string[], io: CommandIO): Promise<number> {
-  const args = parseArgs(argv, ['source', 'target', 'baseline', 'report', 'out', 'clip', 'sample-rate', 'source-map', 'target-map'], ['write-baseline', 'in-place', 'help']);
+  const args = parseArgs(expandShortOptions(argv, { o: 'out', h: 'help' }), ['source', 'target', 'baseline', 'report', 'out', 'clip', 'sample-rate', 'source-map', 'target-map', 'map'], ['write-baseline', 'in-place', 'help']);
   if (args.flags.has('help')) {
     io.out(HELP);
     return 0;
   }
-  const sourceLabel = args.values.get('source')?.[0] ?? 'builtin:mannequin';
-  const targetLabel = args.values.get('target')?.[0] ?? 'builtin:cc4';
+  if (args.positional.length > 2) throw new Error(`expected at most two paths (SOURCE TARGET), got ${args.positional.length}`);
+  const sourceLabel = args.positional[0] ?? args.values.get('source')?.[0] ?? 'builtin:mannequin';
+  const targetLabel = args.positional[1] ?? args.values.get('target')?.[0] ?? 'builtin:cc4';
+  const sourceMap = await resolveMapOption(args.values.get('source-map')?.[0]);
+  const targetMap = await resolveMapOption(args.values.get('target-map')?.[0] ?? args.values.get('map')?.[0]);
   const source = await loadRigSource(sourceLabel);
   const target = await loadRigSource(targetLabel);
   const only = args.values.get('clip');
@@ -68,12 +76,16 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
   if (!(sampleRate > 0)) throw new Error('--sample-rate must be a positive number');
 
   const context = createRetargetContext(source.description, target.description, {
-    sourceMap: mapChoice(args.values.get('source-map')?.[0]),
-    targetMap: mapChoice(args.values.get('target-map')?.[0]),
+    sourceMap,
+    targetMap,
     rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips',
   });
   io.out(`source ${sourceLabel} (${context.mapping.source.mapName} map) → target ${targetLabel} (${context.mapping.target.mapName} map): ${context.mapping.pairs.length} bones mapped`);
+  for (const note of [...(source.report?.notes ?? []), ...(target.report?.notes ?? [])]) io.out(`  ${note}`);
+  io.out('bone map (canonical: source → target):');
+  for (const line of formatBoneMap(context.mapping, source.description, target.description)) io.out(line);
   for (const problem of context.mapping.problems) io.out(`! ${problem.message}`);
+  const gaps = coreBoneGaps(context.mapping, source.description.name, target.description.name);
 
   const retargetProgress = progressPrinter('retargeting', io);
   const retargeted = retargetLibrary(clips, context, retargetProgress);
@@ -114,12 +126,12 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
   }
   const out = args.values.get('out')?.[0];
   if (out) {
-    const bytes = await writeGlb(out, target.object, retargeted.clips);
+    const bytes = await writeGlb(out, target, retargeted.clips);
     io.out(`wrote ${out} (${retargeted.clips.length} clips, ${(bytes / 1024).toFixed(0)} KiB)`);
   }
-  const ok = report.ok && regressions.length === 0;
-  io.out(ok ? 'PASS' : `FAIL: ${report.failures.length} bound failure(s), ${regressions.length} regression(s)`);
-  for (const failure of report.failures) io.out(`✗ ${failure}`);
+  const ok = report.ok && regressions.length === 0 && gaps.length === 0;
+  io.out(ok ? 'PASS' : `FAIL: ${report.failures.length} bound failure(s), ${regressions.length} regression(s), ${gaps.length} rig(s) with unmapped core bones`);
+  for (const failure of [...gaps, ...report.failures]) io.out(`✗ ${failure}`);
   return ok ? 0 : 1;
 }
 

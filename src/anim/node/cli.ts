@@ -75,3 +75,13 @@ export function progressPrinter(label: string, io: CommandIO): RetargetProgress 
   };
   return print;
 }
+
+/** Rewrites single-letter options (`-o x`) to their long names (`--out x`) before {@link parseArgs}. */
+export function expandShortOptions(argv: readonly string[], short: Readonly<Record<string, string>>): string[] {
+  return argv.map((arg) => {
+    const match = /^-([a-zA-Z])$/.exec(arg);
+    const long = match ? short[match[1]!] : undefined;
+    if (match && !long) throw new Error(`unknown option ${arg} (short options: ${Object.keys(short).map((k) => `-${k}`).join(', ')})`);
+    return long ? `--${long}` : arg;
+  });
+}

@@ -8,28 +8,35 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnimationClip } from 'three';
 import { loadModelFile, loadRigSource, writeGlb, type RigSource } from './rig-files.ts';
-import { consoleIO, mapChoice, parseArgs, progressPrinter, type CommandIO } from './cli.ts';
+import { consoleIO, expandShortOptions, parseArgs, progressPrinter, type CommandIO } from './cli.ts';
+import { resolveMapOption } from './map-file.ts';
+import { boneMapToJson, coreBoneGaps, formatBoneMap } from '../retarget/bone-map.ts';
 import { createRetargetContext, RetargetError } from '../retarget/retarget-clip.ts';
 import { formatClipReports, retargetLibrary } from '../retarget/retarget-library.ts';
 
 const HELP = `Retarget an animation library onto another rig.
 
-  npm run retarget -- [--source RIG] [--clips FILE]… [--target RIG] [--out OUT.glb] [options]
+  npm run retarget -- [SOURCE] [TARGET] [-o OUT.glb] [options]
 
-  --source RIG        rig the clips are authored on, with its clips: a .glb/.gltf/.fbx file or
-                      builtin:mannequin (default: builtin:mannequin, the 55-clip library)
+  SOURCE (or --source RIG)  rig the clips are authored on, with its clips: a .glb/.gltf/.fbx/.bvh
+                      file (skeleton-only mocap works) or builtin:mannequin (default: the 55-clip library)
+  TARGET (or --target RIG)  rig to retarget onto: a .glb/.gltf/.fbx file or builtin:cc4 (default)
+  -o, --out FILE.glb  write the target model with the retargeted clips (a glTF target keeps its
+                      textures and materials; its own clips are replaced)
   --clips FILE        more clip files authored on the source rig (repeatable)
-  --target RIG        rig to retarget onto: a file or builtin:cc4 (default: builtin:cc4)
-  --out FILE.glb      write the target model with the retargeted clips
   --report FILE.json  write the per-clip report (and the bone map) as JSON
   --clip NAME         retarget only this clip (repeatable)
-  --source-map MAP    detect (default), auto, mannequin, cc4 or mixamo
+  --source-map MAP    detect (default), auto, mannequin, cc4, mixamo, or FILE.json (canonical → bone name)
   --target-map MAP    the same for the target
+  --map FILE.json     shorthand for --target-map FILE.json
+  --write-map FILE.json  write the target's map (edit it and pass it back with --target-map)
   --in-place          drop horizontal root motion (turns and vertical motion stay)
   --export-builtin DIR  write DIR/mannequin-library.glb and DIR/cc4.glb and exit
   --help
 
-Exit status: 0 all clips retargeted, 1 some clips failed (the rest are written), 2 nothing could be done.`;
+The bone map is printed. Hips, spine and both arm and leg chains must map in both rigs.
+Exit status: 0 all clips retargeted; 1 some clips failed or a core bone is unmapped (what could be
+retargeted is still written); 2 nothing could be done.`;
 
 export async function retargetCommand(argv: readonly string[], io: CommandIO = consoleIO): Promise<number> {
   try {
@@ -42,7 +49,7 @@ export async function retargetCommand(argv: readonly string[], io: CommandIO = c
 }
 
 async function run(argv: readonly string[], io: CommandIO): Promise<number> {
-  const args = parseArgs(argv, ['source', 'clips', 'target', 'out', 'report', 'clip', 'source-map', 'target-map', 'export-builtin'], ['in-place', 'help']);
+  const args = parseArgs(expandShortOptions(argv, { o: 'out', h: 'help' }), ['source', 'clips', 'target', 'out', 'report', 'clip', 'source-map', 'target-map', 'map', 'write-map', 'export-builtin'], ['in-place', 'help']);
   if (args.flags.has('help')) {
     io.out(HELP);
     return 0;
@@ -52,14 +59,22 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
     await mkdir(exportDir, { recursive: true });
     for (const [label, file] of [['builtin:mannequin', 'mannequin-library.glb'], ['builtin:cc4', 'cc4.glb']] as const) {
       const rig = await loadRigSource(label);
-      const bytes = await writeGlb(join(exportDir, file), rig.object, rig.clips);
+      const bytes = await writeGlb(join(exportDir, file), rig, rig.clips);
       io.out(`wrote ${join(exportDir, file)} (${rig.description.bones.length} bones, ${rig.clips.length} clips, ${(bytes / 1024).toFixed(0)} KiB)`);
     }
     return 0;
   }
+  if (args.positional.length > 2) throw new Error(`expected at most two paths (SOURCE TARGET), got ${args.positional.length}: ${args.positional.join(' ')}`);
+  if (args.positional[0] && args.values.has('source')) throw new Error('the source is given twice (a path and --source)');
+  if (args.positional[1] && args.values.has('target')) throw new Error('the target is given twice (a path and --target)');
+  const sourceLabel = args.positional[0] ?? args.values.get('source')?.[0] ?? 'builtin:mannequin';
+  const targetLabel = args.positional[1] ?? args.values.get('target')?.[0] ?? 'builtin:cc4';
+  const sourceMap = await resolveMapOption(args.values.get('source-map')?.[0]);
+  const targetMap = await resolveMapOption(args.values.get('target-map')?.[0] ?? args.values.get('map')?.[0]);
 
-  const source = await loadRigSource(args.values.get('source')?.[0] ?? 'builtin:mannequin');
-  const target = await loadRigSource(args.values.get('target')?.[0] ?? 'builtin:cc4');
+  const source = await loadRigSource(sourceLabel);
+  const target = await loadRigSource(targetLabel);
+  if (target.report?.skeletonOnly) io.out(`! target ${targetLabel} has no mesh (skeleton only): the output carries bones and clips, nothing to see`);
   const clips: AnimationClip[] = [...source.clips];
   const fileProblems: string[] = [];
   for (const file of args.values.get('clips') ?? []) {
@@ -81,12 +96,15 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
     return 2;
   }
 
-  const context = createRetargetContext(source.description, target.description, {
-    sourceMap: mapChoice(args.values.get('source-map')?.[0]),
-    targetMap: mapChoice(args.values.get('target-map')?.[0]),
-    rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips',
-  });
+  const context = createRetargetContext(source.description, target.description, { sourceMap, targetMap, rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips' });
   describeContext(source, target, context, io);
+  const gaps = coreBoneGaps(context.mapping, source.description.name, target.description.name);
+  for (const gap of gaps) io.err(`✗ ${gap}`);
+  const writeMap = args.values.get('write-map')?.[0];
+  if (writeMap) {
+    await writeFile(writeMap, `${JSON.stringify(boneMapToJson(context.mapping.target, target.description), null, 2)}\n`);
+    io.out(`wrote ${writeMap} (the target's map; edit it and pass --target-map ${writeMap})`);
+  }
   const progress = progressPrinter('retargeting', io);
   const result = retargetLibrary(selected, context, progress);
   progress.done();
@@ -96,24 +114,31 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
 
   const out = args.values.get('out')?.[0];
   if (out && result.clips.length) {
-    const bytes = await writeGlb(out, target.object, result.clips);
-    io.out(`wrote ${out} (${target.description.name} with ${result.clips.length} clips, ${(bytes / 1024).toFixed(0)} KiB)`);
+    const bytes = await writeGlb(out, target, result.clips);
+    io.out(`wrote ${out} (${target.description.name} with ${result.clips.length} clips, ${(bytes / 1024).toFixed(0)} KiB${target.document ? ', textures and materials from the file' : ''})`);
+  } else if (!out) {
+    io.out('nothing written (give -o OUT.glb to write the result)');
   }
   const reportPath = args.values.get('report')?.[0];
   if (reportPath) {
     const map = Object.fromEntries(context.mapping.pairs.map((p) => [p.canonical, { source: source.description.bones[p.source]!.name, target: target.description.bones[p.target]!.name }]));
-    await writeFile(reportPath, JSON.stringify({ source: source.label, target: target.label, ratios: context.ratios, map, problems: context.mapping.problems, files: fileProblems, clips: result.reports }, null, 2));
+    await writeFile(reportPath, JSON.stringify({ source: source.label, target: target.label, ratios: context.ratios, map, gaps, problems: context.mapping.problems, files: fileProblems, clips: result.reports }, null, 2));
     io.out(`wrote ${reportPath}`);
   }
-  return failed || fileProblems.length ? 1 : 0;
+  const ok = failed === 0 && fileProblems.length === 0 && gaps.length === 0;
+  io.out(ok ? 'OK' : `FAIL: ${failed} clip(s) failed, ${gaps.length} rig(s) with unmapped core bones, ${fileProblems.length} file problem(s)`);
+  return ok ? 0 : 1;
 }
 
 function describeContext(source: RigSource, target: RigSource, context: ReturnType<typeof createRetargetContext>, io: CommandIO): void {
   const { mapping, ratios } = context;
-  io.out(`source ${source.label}: ${source.description.bones.length} bones (${mapping.source.mapName} map), ${source.clips.length} clips`);
-  io.out(`target ${target.label}: ${target.description.bones.length} bones (${mapping.target.mapName} map)`);
+  for (const [label, rig] of [['source', source], ['target', target]] as const) {
+    io.out(`${label} ${rig.label}: ${rig.description.bones.length} bones (${label === 'source' ? mapping.source.mapName : mapping.target.mapName} map)${label === 'source' ? `, ${rig.clips.length} clips` : ''}`);
+    for (const note of rig.report?.notes ?? []) io.out(`  ${note}`);
+  }
+  io.out('bone map (canonical: source → target):');
+  for (const line of formatBoneMap(mapping, source.description, target.description)) io.out(line);
   io.out(`${mapping.pairs.length} bones mapped; ${mapping.droppedSource.length} source bones dropped; ${mapping.unmappedTarget.length} target bones follow their parents`);
   io.out(`ratios: horizontal ${ratios.horizontal.toFixed(4)} (legs ${ratios.sourceLegLength.toFixed(3)} → ${ratios.targetLegLength.toFixed(3)} m), vertical ${ratios.vertical.toFixed(4)} (hips ${ratios.sourceHipHeight.toFixed(3)} → ${ratios.targetHipHeight.toFixed(3)} m)`);
   for (const problem of mapping.problems) io.out(`${problem.severity === 'error' ? '✗' : '!'} ${problem.message}`);
 }
-

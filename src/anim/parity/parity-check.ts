@@ -34,6 +34,12 @@ export interface ParityBounds {
   pelvisVerticalDrift: number;
   /** Largest bind-alignment residual on any aligned bone (degrees). */
   alignmentResidualDeg: number;
+  /** How far the source clip itself may push a mapped joint below its bind-pose lowest joint (metres). */
+  sourceFloorPenetration: number;
+  /** How much further below the floor than the (scaled) source the target may put a mapped joint (metres). */
+  floorPenetration: number;
+  /** How much further than the (scaled) source a foot may slide while the source's foot is planted (metres per clip). */
+  footSlide: number;
 }
 
 /** The bounds `npm test` holds the built-in library to (measured values are far below; see docs/anim.md). */
@@ -42,7 +48,13 @@ export const DEFAULT_PARITY_BOUNDS: ParityBounds = {
   rotationDriftDeg: 0.25,
   pelvisVerticalDrift: 0.003,
   alignmentResidualDeg: 0.5,
+  sourceFloorPenetration: 0.1,
+  floorPenetration: 0.03,
+  footSlide: 0.02,
 };
+
+/** Ratios and hip heights a humanoid retarget can plausibly have; outside them the units or the map are wrong. */
+export const PLAUSIBLE = { ratio: [0.2, 5], hipHeight: [0.2, 3] } as const;
 
 /** A figure and the bone it belongs to. */
 export interface BoneFigure {
@@ -65,6 +77,12 @@ export interface ClipParity {
   positionOffset: BoneFigure;
   /** Largest constant rotation offset (degrees): reported, harmless. */
   rotationOffsetDeg: BoneFigure;
+  /** How far the source clip pushes its lowest mapped joint below the bind pose's lowest joint (m; 0 when never). */
+  sourceFloorPenetration: BoneFigure;
+  /** How much further below the floor than the scaled source the target's lowest mapped joint goes (m). */
+  floorPenetration: BoneFigure;
+  /** Foot travel beyond the scaled source's while the source's foot is planted (m, worst foot). */
+  footSlide: BoneFigure;
   ok: boolean;
   failures: string[];
 }
@@ -147,6 +165,9 @@ export class ParityChecker {
       pelvisVerticalDrift: 0,
       positionOffset: { bone: '', value: 0 },
       rotationOffsetDeg: { bone: '', value: 0 },
+      sourceFloorPenetration: { bone: '', value: 0 },
+      floorPenetration: { bone: '', value: 0 },
+      footSlide: { bone: '', value: 0 },
       ok: false,
       failures: [],
     };
@@ -175,6 +196,15 @@ export class ParityChecker {
     const targetHipsReference = context.reference.worldPosition[context.hips.target]!;
     const referenceInverse = pairs.map((p) => context.reference.worldRotation[p.target]!.clone().invert());
     const rootBind = context.sourceRoot >= 0 ? context.source.bones[context.sourceRoot]!.worldPosition : null;
+    // Floors: each rig's lowest mapped joint in its bind (reference) pose.
+    const sourceFloor = Math.min(...pairs.map((p) => context.source.bones[p.source]!.worldPosition.y));
+    const targetFloor = Math.min(...pairs.map((p) => context.reference.worldPosition[p.target]!.y));
+    let sourceLow = { bone: '', value: Infinity };
+    let targetLow = { bone: '', value: Infinity };
+    let expectedLow = Infinity;
+    const feet = pairs.map((p, k) => (p.canonical === 'leftFoot' || p.canonical === 'rightFoot' ? k : -1)).filter((k) => k >= 0);
+    const footTrack = feet.map(() => ({ expected: new Float64Array(frames * 3), actual: new Float64Array(frames * 3) }));
+    const sourcePosition = new Vector3();
 
     for (let f = 0; f < frames; f++) {
       const time = Math.min(f / this.sampleRate, sourceClip.duration);
@@ -203,6 +233,15 @@ export class ParityChecker {
         if (parent < 0) scaleHipsPosition(hipsSource, sourceHipsBind, targetHipsReference, context.ratios, expected[k]!);
         else expected[k]!.copy(this.segment[k]!).applyQuaternion(sourceMotion[parent]!).add(expected[parent]!);
         actual.setFromMatrixPosition(this.target.bones[pair.target]!.matrixWorld);
+        sourcePosition.setFromMatrixPosition(this.source.bones[pair.source]!.matrixWorld);
+        if (sourcePosition.y < sourceLow.value) sourceLow = { bone: context.source.bones[pair.source]!.name, value: sourcePosition.y };
+        if (actual.y < targetLow.value) targetLow = { bone: context.target.bones[pair.target]!.name, value: actual.y };
+        if (expected[k]!.y < expectedLow) expectedLow = expected[k]!.y;
+        const foot = feet.indexOf(k);
+        if (foot >= 0) {
+          footTrack[foot]!.expected.set([expected[k]!.x, expected[k]!.y, expected[k]!.z], f * 3);
+          footTrack[foot]!.actual.set([actual.x, actual.y, actual.z], f * 3);
+        }
         const e = positionError[k]!;
         e[f * 3] = actual.x - expected[k]!.x;
         e[f * 3 + 1] = actual.y - expected[k]!.y;
@@ -262,7 +301,29 @@ export class ParityChecker {
       if (offsetDeg > result.rotationOffsetDeg.value) result.rotationOffsetDeg = { bone: name, value: offsetDeg };
     });
 
+    // Floor: the source against its own bind floor; the target against where the scaled source goes.
+    result.sourceFloorPenetration = { bone: sourceLow.bone, value: Math.max(0, sourceFloor - sourceLow.value) };
+    result.floorPenetration = { bone: targetLow.bone, value: Math.max(0, Math.min(targetFloor, expectedLow) - targetLow.value) };
+    // Foot slide: while the expected (scaled source) foot is planted, the target foot should travel no further.
+    feet.forEach((k, i) => {
+      const { expected: ex, actual: ac } = footTrack[i]!;
+      let lowest = Infinity;
+      for (let f = 0; f < frames; f++) lowest = Math.min(lowest, ex[f * 3 + 1]!);
+      let slide = 0;
+      for (let f = 1; f < frames; f++) {
+        const expectedStep = Math.hypot(ex[f * 3]! - ex[f * 3 - 3]!, ex[f * 3 + 2]! - ex[f * 3 - 1]!);
+        const planted = ex[f * 3 + 1]! - lowest < 0.03 && expectedStep * this.sampleRate < 0.3;
+        if (!planted) continue;
+        const actualStep = Math.hypot(ac[f * 3]! - ac[f * 3 - 3]!, ac[f * 3 + 2]! - ac[f * 3 - 1]!);
+        slide += Math.max(0, actualStep - expectedStep);
+      }
+      if (slide > result.footSlide.value) result.footSlide = { bone: context.target.bones[pairs[k]!.target]!.name, value: slide };
+    });
+
     const b = this.bounds;
+    if (result.sourceFloorPenetration.value > b.sourceFloorPenetration) result.failures.push(`the source clip itself puts ${result.sourceFloorPenetration.bone} ${mm(result.sourceFloorPenetration.value)} below its bind-pose floor (bound ${mm(b.sourceFloorPenetration)})`);
+    if (result.floorPenetration.value > b.floorPenetration) result.failures.push(`${result.floorPenetration.bone} goes ${mm(result.floorPenetration.value)} further below the floor than the scaled source (bound ${mm(b.floorPenetration)})`);
+    if (result.footSlide.value > b.footSlide) result.failures.push(`${result.footSlide.bone} slides ${mm(result.footSlide.value)} more than the scaled source while planted (bound ${mm(b.footSlide)})`);
     if (result.positionDrift.value > b.positionDrift) result.failures.push(`position drift ${mm(result.positionDrift.value)} on ${result.positionDrift.bone} exceeds ${mm(b.positionDrift)}`);
     if (result.rotationDriftDeg.value > b.rotationDriftDeg) result.failures.push(`rotation drift ${result.rotationDriftDeg.value.toFixed(3)}° on ${result.rotationDriftDeg.bone} exceeds ${b.rotationDriftDeg}°`);
     if (category === 'locomotion' && result.pelvisVerticalDrift > b.pelvisVerticalDrift) result.failures.push(`pelvis vertical drift ${mm(result.pelvisVerticalDrift)} exceeds ${mm(b.pelvisVerticalDrift)}`);
@@ -317,6 +378,7 @@ export function checkLibraryParity(sourceClips: readonly AnimationClip[], target
     if (deg > residual.value) residual = { bone: context.target.bones[bone]!.name, value: deg };
   }
   const failures = clips.flatMap((c) => c.failures.map((f) => `${c.clip}: ${f}`));
+  failures.push(...plausibilityFailures(context));
   if (residual.value > checker.bounds.alignmentResidualDeg) failures.push(`bind alignment left ${residual.value.toFixed(2)}° on ${residual.bone} (bound ${checker.bounds.alignmentResidualDeg}°)`);
   return {
     source: context.source.name,
@@ -329,4 +391,19 @@ export function checkLibraryParity(sourceClips: readonly AnimationClip[], target
     failures,
     ms: performance.now() - start,
   };
+}
+
+/** Ratios or hip heights no humanoid pair has: wrong units (centimetres read as metres) or a wrong map. */
+export function plausibilityFailures(context: RetargetContext): string[] {
+  const out: string[] = [];
+  const { ratios } = context;
+  const [low, high] = PLAUSIBLE.ratio;
+  for (const [name, value] of [['horizontal', ratios.horizontal], ['vertical', ratios.vertical]] as const) {
+    if (!(value >= low && value <= high)) out.push(`implausible ${name} ratio ${value.toPrecision(3)} (a humanoid pair lies within ${low}–${high}): check the units and the map`);
+  }
+  const [hipLow, hipHigh] = PLAUSIBLE.hipHeight;
+  for (const [label, height] of [['source', ratios.sourceHipHeight], ['target', ratios.targetHipHeight]] as const) {
+    if (!(height >= hipLow && height <= hipHigh)) out.push(`implausible ${label} hip height ${height.toPrecision(3)} m (expected ${hipLow}–${hipHigh} m): the file's units are not metres, or the hips are mapped wrongly`);
+  }
+  return out;
 }

@@ -199,18 +199,13 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
     }
   }
 
-  // Spine, chest and neck from the path hips → head.
+  // Spine, chest and neck from the path hips → head (the one spine rule every map uses).
   if (head !== undefined && isAncestor(hips, head)) {
     map.set('head', head);
     const path = pathBetween(hips, head).filter((i) => classified.find((c) => c.index === i)?.part !== 'helper');
     const neckPart = path.filter((i) => /neck/.test(classifyBoneName(bones[i]!.originalName || bones[i]!.name).key));
     const spinePart = path.filter((i) => !neckPart.includes(i));
-    if (spinePart.length >= 1) map.set('spine', spinePart[0]!);
-    if (spinePart.length === 2) map.set('chest', spinePart[1]!);
-    if (spinePart.length >= 3) {
-      map.set('chest', spinePart[Math.floor(spinePart.length / 2)]!);
-      map.set('upperChest', spinePart[spinePart.length - 1]!);
-    }
+    for (const [bone, index] of splitSpine(spinePart)) map.set(bone, index);
     if (neckPart.length >= 1) map.set('neck', neckPart[0]!);
     if (neckPart.length >= 2) map.set('neck2', neckPart[1]!);
   } else {
@@ -221,6 +216,11 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
   const jaw = byPart('jaw').find((c) => head !== undefined && isAncestor(head, c.index));
   if (jaw) map.set('jaw', jaw.index);
 
+  /** The first non-helper, non-twist child of a bone: the next link of a chain whose names ran out. */
+  const chainChild = (index: number): number | undefined => {
+    const child = bones.findIndex((bone, i) => bone.parent === index && classified.some((c) => c.index === i && c.part !== 'helper' && !c.part.endsWith('Twist')));
+    return child < 0 ? undefined : child;
+  };
   const pick = (part: Part, side: Side, under: number | undefined): number | undefined => {
     const candidates = byPart(part, side).filter((c) => under === undefined || isAncestor(under, c.index));
     return candidates[0]?.index;
@@ -242,8 +242,13 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
     const spineTop = map.get('upperChest') ?? map.get('chest') ?? map.get('spine') ?? hips;
     let shoulder = pick('Shoulder', side, spineTop);
     let upperArm = pick('UpperArm', side, shoulder ?? spineTop);
-    const hand = pick('Hand', side, upperArm ?? shoulder ?? spineTop);
+    let hand = pick('Hand', side, upperArm ?? shoulder ?? spineTop);
     let lowerArm = pick('LowerArm', side, upperArm ?? shoulder ?? spineTop);
+    if (hand === undefined && lowerArm !== undefined) {
+      const outside = byPart('Hand', side)[0];
+      hand = chainChild(lowerArm);
+      if (outside) notes.push(`${side} hand "${bones[outside.index]!.name}" sits outside the arm chain (an IK or control bone); ${hand === undefined ? 'the forearm has no child to stand in for it' : `the chain's hand is "${bones[hand].name}"`}`);
+    }
     if (lowerArm !== undefined && hand !== undefined && !isAncestor(lowerArm, hand)) lowerArm = undefined;
     if (upperArm === undefined && lowerArm !== undefined) upperArm = between(shoulder ?? spineTop, lowerArm);
     if (lowerArm === undefined && upperArm !== undefined && hand !== undefined) {
@@ -275,15 +280,25 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
         chain.slice(0, 3).forEach((c, j) => map.set(`${side}${finger}${j + 1}`, c.index));
       }
     }
-    // Leg.
+    // Leg: the chain is what hangs from the thigh; a foot-named bone outside it (an IK or control
+    // bone) does not stop the chain from mapping, and the chain's own foot is taken from the hierarchy.
     let upperLeg = pick('UpperLeg', side, hips);
-    const foot = pick('Foot', side, upperLeg ?? hips);
+    if (upperLeg === undefined) {
+      upperLeg = pick('UpperLeg', side, undefined);
+      if (upperLeg !== undefined) notes.push(`${side} thigh "${bones[upperLeg]!.name}" is not below the hips; mapped anyway`);
+    }
     let lowerLeg = pick('LowerLeg', side, upperLeg ?? hips);
+    let foot = pick('Foot', side, lowerLeg ?? upperLeg ?? hips);
     if (lowerLeg !== undefined && foot !== undefined && !isAncestor(lowerLeg, foot)) lowerLeg = undefined;
     if (upperLeg === undefined && lowerLeg !== undefined) upperLeg = between(hips, lowerLeg);
     if (lowerLeg === undefined && upperLeg !== undefined && foot !== undefined) {
       lowerLeg = between(upperLeg, foot);
       if (lowerLeg !== undefined) notes.push(`${side} shin taken from the hierarchy: "${bones[lowerLeg]!.name}"`);
+    }
+    if (foot === undefined && lowerLeg !== undefined) {
+      const outside = byPart('Foot', side)[0];
+      foot = chainChild(lowerLeg);
+      if (outside) notes.push(`${side} foot "${bones[outside.index]!.name}" sits outside the leg chain (an IK or control bone); ${foot === undefined ? 'the shin has no child to stand in for it' : `the chain's foot is "${bones[foot].name}"`}`);
     }
     set('UpperLeg', upperLeg);
     set('LowerLeg', lowerLeg);
@@ -294,6 +309,49 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
     set('Eye', pick('eye', side, head));
   }
   return { map, notes };
+}
+
+/**
+ * The one spine rule (built-in maps and the automatic mapper alike): of the bones between hips and
+ * neck, the first is the spine; with two, the second is the chest; with three or more, the middle
+ * one is the chest and the last the upper chest.
+ */
+export function splitSpine(spine: readonly number[]): Array<[CanonicalBone, number]> {
+  const out: Array<[CanonicalBone, number]> = [];
+  if (spine.length >= 1) out.push(['spine', spine[0]!]);
+  if (spine.length === 2) out.push(['chest', spine[1]!]);
+  if (spine.length >= 3) out.push(['chest', spine[Math.floor(spine.length / 2)]!], ['upperChest', spine[spine.length - 1]!]);
+  return out;
+}
+
+/**
+ * Re-splits a map's spine by {@link splitSpine} from the bones between its hips and its neck (or
+ * head), so a built-in map and the automatic mapper agree on any rig. Returns the notes.
+ */
+export function applySpineRule(rig: RigDescription, map: Map<CanonicalBone, number>): string[] {
+  const hips = map.get('hips');
+  const top = map.get('neck') ?? map.get('head');
+  if (hips === undefined || top === undefined) return [];
+  const path: number[] = [];
+  let reached = false;
+  for (let p = rig.bones[top]!.parent; p >= 0; p = rig.bones[p]!.parent) {
+    if (p === hips) {
+      reached = true;
+      break;
+    }
+    path.unshift(p);
+  }
+  if (!reached) return [];
+  const spine = path.filter((i) => {
+    const { part } = classifyBoneName(rig.bones[i]!.originalName || rig.bones[i]!.name);
+    return part !== 'helper' && !part.endsWith('Twist') && part !== 'neck' && isAddressable(rig, i);
+  });
+  if (spine.length === 0) return [];
+  const before = ['spine', 'chest', 'upperChest'].map((b) => map.get(b));
+  for (const bone of ['spine', 'chest', 'upperChest']) map.delete(bone);
+  for (const [bone, index] of splitSpine(spine)) map.set(bone, index);
+  const after = ['spine', 'chest', 'upperChest'].map((b) => map.get(b));
+  return before.some((v, i) => v !== after[i]) ? [`spine split by the one spine rule over ${spine.length} bone(s): ${spine.map((i) => rig.bones[i]!.name).join(', ')}`] : [];
 }
 
 function rootOf(rig: RigDescription, index: number): number {

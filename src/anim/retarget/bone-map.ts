@@ -1,4 +1,4 @@
-import { autoMapBones } from './auto-map.ts';
+import { applySpineRule, autoMapBones } from './auto-map.ts';
 import { BUILTIN_BONE_MAPS, type BuiltinBoneMap } from './bone-maps.ts';
 import { CANONICAL_BONES, CORE_BONES, REQUIRED_BONES, type CanonicalBone } from './canonical.ts';
 import { isAddressable, type RigDescription, type RigProblem } from './rig-description.ts';
@@ -59,6 +59,7 @@ export function mapRigBones(rig: RigDescription, choice: BoneMapChoice = 'detect
   }
   if (best && (best.score >= BUILTIN_MATCH || choice !== 'detect')) {
     const notes = best.score < 1 ? [`${best.map.name} map: ${Math.round(best.score * 100)} % of its bones found`] : [];
+    notes.push(...applySpineRule(rig, best.canonical));
     return { mapName: best.map.name, canonical: best.canonical, notes };
   }
   const auto = autoMapBones(rig);
@@ -124,4 +125,44 @@ export function buildBoneMapping(source: RigDescription, target: RigDescription,
     unmappedTarget: target.bones.filter((_, i) => !usedTarget.has(i)).map((b) => b.name),
     problems,
   };
+}
+
+/**
+ * The bones a retarget must map in both rigs to be trusted: hips, spine and both arm and leg chains.
+ * A mapping that lacks one fails the commands and turns the page red, however the clips look.
+ */
+export const JUDGED_BONES: readonly CanonicalBone[] = ['hips', 'spine', ...(['left', 'right'] as const).flatMap((s) => [`${s}UpperArm`, `${s}LowerArm`, `${s}Hand`, `${s}UpperLeg`, `${s}LowerLeg`, `${s}Foot`])];
+
+/** Core bones ({@link JUDGED_BONES}) left unmapped, one sentence each naming the rig; empty when none. */
+export function coreBoneGaps(mapping: BoneMapping, sourceName: string, targetName: string): string[] {
+  const gaps: string[] = [];
+  for (const [label, name, map] of [['source', sourceName, mapping.source], ['target', targetName, mapping.target]] as const) {
+    const missing = JUDGED_BONES.filter((b) => !map.canonical.has(b));
+    if (missing.length) gaps.push(`${label} rig "${name}" (${map.mapName} map) has no ${missing.join(', ')}: the core body (hips, spine, both arm and leg chains) must map; pass --${label}-map FILE.json to name them`);
+  }
+  return gaps;
+}
+
+/** The joined map as lines "canonical: source → target" (unpaired bones say which side lacks them). */
+export function formatBoneMap(mapping: BoneMapping, source: RigDescription, target: RigDescription): string[] {
+  const lines: string[] = [];
+  for (const bone of CANONICAL_BONES) {
+    const s = mapping.source.canonical.get(bone);
+    const t = mapping.target.canonical.get(bone);
+    if (s === undefined && t === undefined) continue;
+    const sourceName = s === undefined ? '—' : source.bones[s]!.originalName || source.bones[s]!.name;
+    const targetName = t === undefined ? '—' : target.bones[t]!.originalName || target.bones[t]!.name;
+    lines.push(`  ${bone.padEnd(18)} ${sourceName} → ${targetName}`);
+  }
+  return lines;
+}
+
+/** A rig's map as a JSON-ready object, canonical → bone name (what `--map FILE.json` reads back). */
+export function boneMapToJson(map: RigBoneMap, rig: RigDescription): Record<CanonicalBone, string> {
+  const out: Record<CanonicalBone, string> = {};
+  for (const bone of CANONICAL_BONES) {
+    const index = map.canonical.get(bone);
+    if (index !== undefined) out[bone] = rig.bones[index]!.name;
+  }
+  return out;
 }

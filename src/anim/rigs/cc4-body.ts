@@ -1,88 +1,22 @@
 import type { BufferGeometry } from 'three';
-import { toGeometry, type BodyPiece, type HumanoidDetail } from '../../rig/humanoid-body.ts';
-import type { SkeletonDef } from '../../rig/skeleton-def.ts';
+import { add, along, BODY_DETAIL, length, profile, RigLookup, sub, toGeometry, unit, type BodyDetail, type BodyPalette, type BodyPiece, type HumanoidDetail } from '../../rig/body-kit.ts';
 import { addEllipsoid, addTube, MeshAccumulator, type TubeBreakpoint, type Vec3 } from '../../rig/tube.ts';
 import { CC4_RIG } from './cc4.ts';
 
-/** Colours of the CC4-style character (linear RGB 0..1): chosen to tell it apart from the mannequin. */
-export interface Cc4Palette {
-  skin: Vec3;
-  hair: Vec3;
-  shirt: Vec3;
-  pants: Vec3;
-  boots: Vec3;
-  eyes: Vec3;
-}
+/** Colours of the CC4-style character: chosen to tell it apart from the mannequin. */
+export type Cc4Palette = BodyPalette;
 
 export const CC4_PALETTE: Cc4Palette = {
   skin: [0.62, 0.42, 0.3],
   hair: [0.05, 0.04, 0.035],
   shirt: [0.55, 0.12, 0.1],
   pants: [0.2, 0.22, 0.12],
-  boots: [0.09, 0.07, 0.06],
+  shoes: [0.09, 0.07, 0.06],
   eyes: [0.05, 0.06, 0.1],
 };
 
-const DETAIL = {
-  high: { sides: 12, rings: 6, fingerSides: 6, fingerRings: 3, headRings: 12, headSides: 16 },
-  low: { sides: 7, rings: 3, fingerSides: 4, fingerRings: 1, headRings: 7, headSides: 9 },
-} as const;
-type Detail = (typeof DETAIL)[HumanoidDetail];
-
-class Lookup {
-  private readonly index = new Map<string, number>();
-  private readonly heads = new Map<string, Vec3>();
-  constructor(def: SkeletonDef) {
-    def.bones.forEach((bone, i) => {
-      this.index.set(bone.name, i);
-      this.heads.set(bone.name, bone.head);
-    });
-  }
-  bone(name: string): number {
-    const i = this.index.get(name);
-    if (i === undefined) throw new Error(`CC4 body: the rig has no bone "${name}"`);
-    return i;
-  }
-  head(name: string): Vec3 {
-    const p = this.heads.get(name);
-    if (!p) throw new Error(`CC4 body: the rig has no bone "${name}"`);
-    return p;
-  }
-  weights(...pairs: Array<[string, number]>): TubeBreakpoint[] {
-    return pairs.map(([name, t]) => ({ bone: this.bone(name), t }));
-  }
-}
-
-const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-const add = (a: Vec3, b: Vec3, k = 1): Vec3 => [a[0] + b[0] * k, a[1] + b[1] * k, a[2] + b[2] * k];
-const length = (v: Vec3): number => Math.hypot(v[0], v[1], v[2]);
-const unit = (v: Vec3): Vec3 => {
-  const l = length(v) || 1;
-  return [v[0] / l, v[1] / l, v[2] / l];
-};
-/** Parameter of point p projected on the segment a→b (0 at a, 1 at b). */
-const along = (p: Vec3, a: Vec3, b: Vec3): number => {
-  const ab = sub(b, a);
-  const ap = sub(p, a);
-  return (ap[0] * ab[0] + ap[1] * ab[1] + ap[2] * ab[2]) / (length(ab) ** 2);
-};
-
-function profile(stops: Array<[number, number, number]>, inflate = 0): (t: number) => readonly [number, number] {
-  return (t) => {
-    if (t <= stops[0]![0]) return [stops[0]![1] + inflate, stops[0]![2] + inflate];
-    for (let i = 0; i < stops.length - 1; i++) {
-      const [t0, a0, b0] = stops[i]!;
-      const [t1, a1, b1] = stops[i + 1]!;
-      if (t <= t1) {
-        const f = (t - t0) / (t1 - t0);
-        const s = f * f * (3 - 2 * f);
-        return [a0 + (a1 - a0) * s + inflate, b0 + (b1 - b0) * s + inflate];
-      }
-    }
-    const last = stops[stops.length - 1]!;
-    return [last[1] + inflate, last[2] + inflate];
-  };
-}
+type Detail = BodyDetail;
+type Lookup = RigLookup;
 
 const TORSO_BOTTOM = 0.9;
 const TORSO_TOP = 1.57;
@@ -108,8 +42,8 @@ function torsoWeights(rig: Lookup): TubeBreakpoint[] {
  * eye bones the eyes, finger joints the fingers).
  */
 export function buildCc4Pieces(palette: Cc4Palette = CC4_PALETTE, detail: HumanoidDetail = 'high'): BodyPiece[] {
-  const rig = new Lookup(CC4_RIG);
-  const d = DETAIL[detail];
+  const rig = new RigLookup(CC4_RIG, 'CC4 body');
+  const d = BODY_DETAIL[detail];
   return [
     { name: 'body', geometry: toGeometry(buildBody(rig, palette, d)) },
     { name: 'head', geometry: buildHead(rig, palette, d) },
@@ -325,7 +259,7 @@ function buildClothing(rig: Lookup, palette: Cc4Palette, d: Detail): MeshAccumul
       sides: d.sides,
       capStart: true,
       weights: rig.weights([b('CalfTwist02'), 0], [b('Foot'), 1]),
-      color: palette.boots,
+      color: palette.shoes,
     });
     addTube(out, {
       from: [s * 0.1, 0.058, -0.07],
@@ -342,7 +276,7 @@ function buildClothing(rig: Lookup, palette: Cc4Palette, d: Detail): MeshAccumul
       capStart: true,
       capEnd: true,
       weights: rig.weights([b('Foot'), 0.5], [b('ToeBase'), 0.78]),
-      color: palette.boots,
+      color: palette.shoes,
     });
   }
   return out;

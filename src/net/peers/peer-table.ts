@@ -113,28 +113,6 @@ export class PeerTable {
     for (let i = 0; i < count; i++) this.ingest(frames[i]!, now);
   }
 
-  /**
-   * Offers every frame of a message (whole 36-byte frames) one by one: a frame that fails
-   * validation is counted ({@link PeerTableStats.rejected}) and skipped, and the others are taken,
-   * so one bad sender in a coalesced message cannot blind the table to the honest ones. Returns
-   * the frames taken. Allocates nothing.
-   */
-  ingestMessage(bytes: Uint8Array, now: number): number {
-    const frame = this.scratch;
-    let taken = 0;
-    for (let offset = 0; offset + FRAME_BYTES <= bytes.length; offset += FRAME_BYTES) {
-      const problem = decodeFrame(bytes, offset, frame);
-      if (problem) {
-        this.stats.rejected++;
-        this.stats.lastRejection = `${problem} (frame ${offset / FRAME_BYTES})`;
-        continue;
-      }
-      this.ingest(frame, now);
-      taken++;
-    }
-    return taken;
-  }
-
   /** Removes peers that went silent or whose leave grace has passed. Call once per rendered frame. */
   expire(now: number): void {
     for (const peer of this.peers.values()) {

@@ -1,3 +1,6 @@
+import * as v from 'valibot';
+import { CellAckSchema, CellClockSchema, CellRefusalSchema, CellTimingSchema } from './world.ts';
+
 /**
  * Control messages: small JSON text messages beside the binary frames. The relay sends them to
  * tell a socket who it is and what was dropped; a client never needs to send any in a plain room
@@ -9,6 +12,8 @@ export const MAX_CONTROL_CHARS = 2048;
 
 /** Close codes the relay uses, with the reason text it sends alongside. */
 export const CloseCode = {
+  /** A join the room does not take (bad parameters, the directory's name). */
+  policy: 1008,
   /** The room is at capacity. */
   roomFull: 4001,
   /** Another socket with the same world identity joined this cell; the older one goes. */
@@ -19,71 +24,67 @@ export const CloseCode = {
   tooFar: 4004,
   /** A world-cell identity token expired and was not renewed. */
   expired: 4005,
+  /** The client (a session, or an address without one) already holds its most sockets in this room or cell. */
+  tooManySockets: 4006,
   /** The socket kept sending garbage after warnings. */
   abuse: 4008,
 } as const;
 
 /** Why the relay dropped something from a socket (counted per room and reported to the sender). */
-export type DropReason = 'text' | 'size' | 'header' | 'rate' | 'role';
+export const DROP_REASONS = ['text', 'size', 'header', 'frame', 'rate', 'role'] as const;
+export type DropReason = (typeof DROP_REASONS)[number];
 
 export const DROP_REASON_TEXT: Record<DropReason, string> = {
   text: 'text message where a 36-byte binary frame was expected',
   size: 'binary message that is not exactly one 36-byte frame',
   header: 'frame header is not a version-1 state frame',
-  rate: 'above the per-socket rate cap',
+  frame: 'frame field out of range (animation state, flags, position or facing)',
+  rate: "above the client's rate cap",
   role: 'frame from a subscribe-only socket',
 };
 
 /** How the relay delivers frames in a room. */
 export type RelayMode = 'direct' | 'coalesce';
 
-/** Sent once to each socket as it joins. */
-export interface WelcomeMessage {
-  type: 'welcome';
-  /** The id the relay stamps on this socket's frames: filter your own echo with it. */
-  id: number;
-  room: string;
-  /** Delivery mode now in use (it follows the room's size unless forced). */
-  mode: RelayMode;
-  /** Coalescing tick (ms). */
-  tickMs: number;
-  capacity: number;
-  /** Frames per second per socket above which frames are dropped. */
-  rateCap: number;
-  /** Open sockets in the room, this one included. */
-  peers: number;
-  /** Signed token naming {@link id} as this socket's avatar (voice's avatar claim carries it). */
-  avatarToken?: string;
-}
+const uint32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffffffff));
 
-/** Sent (at most once a second per reason) to a socket whose input the relay dropped. */
-export interface DroppedMessage {
-  type: 'dropped';
-  reason: DropReason;
-  detail: string;
-  /** How many this socket has had dropped for this reason so far. */
-  count: number;
-}
+/**
+ * Sent once to each socket as it joins: `id` is what the relay stamps on this socket's frames
+ * (filter your own echo with it); `mode` the delivery mode now in use (it follows the room's size
+ * unless forced); `tickMs` the coalescing tick; `rateCap` frames per second per client above which
+ * frames are dropped; `peers` open sockets in the room, this one included; `avatarToken` a signed
+ * token naming `id` in this room, which a voice room of the same name accepts as proof of the
+ * avatar (src/voice/protocol/signaling.ts `avatar`).
+ */
+export const WelcomeSchema = v.object({
+  type: v.literal('welcome'),
+  id: v.pipe(uint32, v.minValue(1)),
+  room: v.string(),
+  mode: v.picklist(['direct', 'coalesce']),
+  tickMs: uint32,
+  capacity: uint32,
+  rateCap: uint32,
+  peers: uint32,
+  avatarToken: v.string(),
+});
+export type WelcomeMessage = v.InferOutput<typeof WelcomeSchema>;
 
-/** Anything else a newer relay may send; clients ignore unknown types. */
-export interface OtherServerMessage {
-  type: string;
-  [key: string]: unknown;
-}
+/** Sent (at most once a second per reason) to a socket whose input the relay dropped; `count` is how many so far for this reason. */
+export const DroppedSchema = v.object({
+  type: v.literal('dropped'),
+  reason: v.picklist(DROP_REASONS),
+  detail: v.string(),
+  count: uint32,
+});
+export type DroppedMessage = v.InferOutput<typeof DroppedSchema>;
 
-export type ServerControl = WelcomeMessage | DroppedMessage | OtherServerMessage;
+/** Every text message a relay room or world cell sends, as one discriminated union on `type`. */
+export const ServerControlSchema = v.variant('type', [WelcomeSchema, DroppedSchema, CellAckSchema, CellRefusalSchema, CellClockSchema, CellTimingSchema]);
+export type ServerControl = v.InferOutput<typeof ServerControlSchema>;
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isUint32(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffffffff;
-}
-
-/** Parses a text message from the relay. Unknown `type`s parse (for forward compatibility). */
+/** Parses and validates a text message from the relay; unknown types are refused (counted by the caller, never thrown). */
 export function parseServerControl(text: string): Parsed<ServerControl> {
   if (text.length > MAX_CONTROL_CHARS) return { ok: false, problem: `control text of ${text.length} characters (at most ${MAX_CONTROL_CHARS})` };
   let value: unknown;
@@ -92,18 +93,9 @@ export function parseServerControl(text: string): Parsed<ServerControl> {
   } catch {
     return { ok: false, problem: 'control text is not JSON' };
   }
-  if (!isRecord(value) || typeof value.type !== 'string') return { ok: false, problem: 'control message has no "type"' };
-  if (value.type === 'welcome') {
-    if (!isUint32(value.id) || value.id === 0) return { ok: false, problem: 'welcome without a valid id' };
-    if (value.mode !== 'direct' && value.mode !== 'coalesce') return { ok: false, problem: 'welcome with an unknown mode' };
-    for (const key of ['tickMs', 'capacity', 'rateCap', 'peers'] as const) {
-      if (!isUint32(value[key])) return { ok: false, problem: `welcome without a valid ${key}` };
-    }
-    if (typeof value.room !== 'string') return { ok: false, problem: 'welcome without a room' };
-  }
-  if (value.type === 'dropped') {
-    if (typeof value.reason !== 'string' || !(value.reason in DROP_REASON_TEXT)) return { ok: false, problem: 'dropped with an unknown reason' };
-    if (!isUint32(value.count)) return { ok: false, problem: 'dropped without a count' };
-  }
-  return { ok: true, value: value as ServerControl };
+  const parsed = v.safeParse(ServerControlSchema, value);
+  if (parsed.success) return { ok: true, value: parsed.output };
+  const issue = parsed.issues[0];
+  const path = issue.path?.map((item) => String(item.key)).join('.');
+  return { ok: false, problem: `control message ${path ? `field ${path}: ` : ''}${issue.message}` };
 }

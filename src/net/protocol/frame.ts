@@ -198,21 +198,35 @@ export function decodeFrame(bytes: Uint8Array, offset: number, out: AvatarFrame)
   return null;
 }
 
-/** Validates the frame at `offset` without decoding it into anything. */
+/** Validates the frame at `offset` without decoding it into anything (the rules of {@link decodeFrame}). */
 export function checkFrame(bytes: Uint8Array, offset = 0): FrameProblem | null {
   if (offset < 0 || offset + FRAME_BYTES > bytes.length) return FrameProblem.short;
   for (let i = 0; i < FRAME_BYTES; i++) scratchBytes[i] = bytes[offset + i]!;
   return checkScratch();
 }
 
-function checkScratch(): FrameProblem | null {
+/**
+ * What the relay checks before it stamps a client's frame: exactly the rules of
+ * {@link decodeFrame} (so nothing a receiver would refuse is ever forwarded), except that the
+ * sender id is not read (the relay overwrites it) and the kind must be a state frame (only the
+ * relay writes leaves). Allocation-free: one 36-byte copy into the module scratch.
+ */
+export function checkClientFrame(bytes: Uint8Array): FrameProblem | null {
+  if (bytes.length !== FRAME_BYTES) return FrameProblem.short;
+  if (bytes[FRAME_OFFSET.kind] !== FrameKind.state) return FrameProblem.kind;
+  for (let i = 0; i < FRAME_BYTES; i++) scratchBytes[i] = bytes[i]!;
+  return checkScratch(false);
+}
+
+/** The shared rules, on the scratch copy. `withSender`: a relayed frame must carry a sender id. */
+function checkScratch(withSender = true): FrameProblem | null {
   const v = scratchView;
   if (v.getUint8(FRAME_OFFSET.version) !== FRAME_VERSION) return FrameProblem.version;
   const kind = v.getUint8(FRAME_OFFSET.kind);
   if (kind !== FrameKind.state && kind !== FrameKind.leave) return FrameProblem.kind;
   if (v.getUint8(FRAME_OFFSET.animState) >= ANIMATION_STATES.length) return FrameProblem.animState;
   if ((v.getUint8(FRAME_OFFSET.flags) & ~KNOWN_FLAGS) !== 0) return FrameProblem.flags;
-  if (v.getUint32(FRAME_OFFSET.senderId, true) === 0) return FrameProblem.senderId;
+  if (withSender && v.getUint32(FRAME_OFFSET.senderId, true) === 0) return FrameProblem.senderId;
   if (kind === FrameKind.leave) return null; // a leave carries only the id
   const x = v.getFloat32(FRAME_OFFSET.x, true);
   const y = v.getFloat32(FRAME_OFFSET.y, true);
@@ -226,8 +240,8 @@ function checkScratch(): FrameProblem | null {
 }
 
 /**
- * What the relay may check without decoding: the two header bytes. A client may only send
- * version-1 state frames; everything else is dropped at the relay so other peers never see it.
+ * The two header bytes of a client frame: version 1, kind state. The relay tells a wrong header
+ * (`header`) apart from a bad field ({@link checkClientFrame}, `frame`) in its drop counts.
  */
 export function isRelayableHeader(bytes: Uint8Array): boolean {
   return bytes.length === FRAME_BYTES && bytes[FRAME_OFFSET.version] === FRAME_VERSION && bytes[FRAME_OFFSET.kind] === FrameKind.state;

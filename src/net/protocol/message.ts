@@ -20,17 +20,22 @@ export interface MessageRejection {
 }
 
 /**
- * Decodes relay messages all-or-nothing into a pool of reusable frames: either every frame in the
- * message is valid and {@link frames}[0 … count) hold them, or nothing is applied and the reason
- * is returned. Allocates only when a message holds more frames than ever before (the pool grows
- * up to `maxFrames`).
+ * Decodes relay messages into a pool of reusable frames. A problem with the message as a whole
+ * (empty, not a whole number of frames, more than `maxFrames`) rejects it and keeps the previous
+ * contents; a bad frame inside a good message is skipped and counted ({@link skipped}), and the
+ * message's other frames are read — so one bad frame never costs the honest frames beside it
+ * (the relay validates every frame, so this guards against a relay that does not). Allocates only
+ * when a message holds more frames than ever before (the pool grows up to `maxFrames`).
  */
 export class MessageReader {
   /** Decoded frames of the last accepted message; only the first {@link count} are valid. */
   readonly frames: AvatarFrame[] = [];
-  /** Frames in the last accepted message. */
+  /** Valid frames in the last accepted message. */
   count = 0;
-  private readonly staging: AvatarFrame[] = [];
+  /** Frames skipped as invalid so far (over every message read). */
+  skipped = 0;
+  /** Why the last skipped frame was skipped, or null when none has been. */
+  lastSkip: FrameProblem | null = null;
   private readonly rejection: MessageRejection = { problem: MessageProblem.empty, frame: -1 };
 
   constructor(
@@ -39,30 +44,28 @@ export class MessageReader {
   ) {}
 
   /**
-   * Reads `bytes`. Returns null when accepted (see {@link frames}/{@link count}), otherwise the
-   * rejection (a reused object: copy what you keep). On rejection the previous contents stay.
+   * Reads `bytes`. Returns null when the message is accepted (see {@link frames}/{@link count};
+   * invalid frames in it are skipped and counted in {@link skipped}), otherwise the rejection (a
+   * reused object: copy what you keep), and the previous contents stay.
    */
   read(bytes: Uint8Array): MessageRejection | null {
     if (bytes.length === 0) return this.reject(MessageProblem.empty, -1);
     if (bytes.length % FRAME_BYTES !== 0) return this.reject(MessageProblem.length, -1);
     const n = bytes.length / FRAME_BYTES;
     if (n > this.maxFrames) return this.reject(MessageProblem.tooMany, -1);
-    while (this.staging.length < n) this.staging.push(createFrame());
-    for (let i = 0; i < n; i++) {
-      const problem = decodeFrame(bytes, i * FRAME_BYTES, this.staging[i]!);
-      if (problem) return this.reject(problem, i);
-    }
-    // Every frame is valid: swap the staged frames in.
     while (this.frames.length < n) this.frames.push(createFrame());
+    let count = 0;
     for (let i = 0; i < n; i++) {
-      const staged = this.staging[i]!;
-      this.staging[i] = this.frames[i]!;
-      this.frames[i] = staged;
+      // decodeFrame leaves its target untouched on a problem, so the slot is reused by the next frame.
+      const problem = decodeFrame(bytes, i * FRAME_BYTES, this.frames[count]!);
+      if (problem) {
+        this.skipped++;
+        this.lastSkip = problem;
+      } else count++;
     }
-    this.count = n;
+    this.count = count;
     return null;
   }
-
   private reject(problem: MessageProblem | FrameProblem, frame: number): MessageRejection {
     this.rejection.problem = problem;
     this.rejection.frame = frame;

@@ -1,6 +1,6 @@
 /**
- * Room names travel in URLs and become Durable Object names. The same rule as the Worker's
- * (server/room-name.ts), so a page can explain a bad name before it ever connects.
+ * Room names travel in URLs and become Durable Object names. One rule, shared by the Worker
+ * (server/index.ts) and every client, so a page can explain a bad name before it ever connects.
  */
 export const ROOM_NAME_RULE = /^[A-Za-z0-9_.:-]{1,64}$/;
 

@@ -1,6 +1,8 @@
+import * as v from 'valibot';
+
 /**
  * The open world's spatial cells, shared by the browser and the relay: the world is split into
- * square cells, each its own AvatarRoom Durable Object named `world:cell:X:Z`. A client publishes
+ * square cells, each its own WorldCell Durable Object named `world:cell:X:Z`. A client publishes
  * its frames to the cell it stands in and subscribes to the 3×3 cells around it.
  */
 
@@ -32,7 +34,16 @@ export function parseCellRoom(name: string): Cell | null {
   if (!name.startsWith(CELL_ROOM_PREFIX)) return null;
   const match = /^(-?\d{1,5}):(-?\d{1,5})$/.exec(name.slice(CELL_ROOM_PREFIX.length));
   if (!match) return null;
-  return { x: Number(match[1]), z: Number(match[2]) };
+  return { x: Number(match[1]) + 0, z: Number(match[2]) + 0 };
+}
+
+/**
+ * True when `name` is a cell's one spelling ({@link cellRoom} of what it parses to): `03`, `-0`
+ * and the like name the same cell and are refused, so a cell is always one object.
+ */
+export function isCanonicalCellRoom(name: string): boolean {
+  const cell = parseCellRoom(name);
+  return cell !== null && cellRoom(cell) === name;
 }
 
 /** Chebyshev distance in cells: 0 the same cell, 1 a neighbour (the 3×3). */
@@ -110,19 +121,20 @@ export type CellRole = 'pub' | 'sub';
  * - `clock` with the client's time `t`: the cell answers {@link CellClock} (at most one a socket
  *   every {@link CLOCK_ANSWER_INTERVAL_MS}), so the client can read the server's clock.
  */
-export type CellCommand = { type: 'publish'; token: string } | { type: 'subscribe' } | { type: 'renew'; token: string } | { type: 'pace'; close: boolean } | { type: 'clock'; t: number };
-
+export type CellCommand = v.InferOutput<typeof CellCommandSchema>;
 /** A cell answers one `clock` probe a socket at most this often (ms); probes in between are dropped as over the rate. */
 export const CLOCK_ANSWER_INTERVAL_MS = 500;
 
-/** Cell → client: the answer to a `clock` probe. */
-export interface CellClock {
-  type: 'clock';
-  /** The probe's `t`, echoed (the client's clock when it asked). */
-  t: number;
-  /** The cell's clock (ms since epoch) when it answered. */
-  serverTime: number;
-}
+/** Cell → client: the answer to a `clock` probe (`t` echoed, `serverTime` the cell's clock, ms since epoch). */
+export const CellClockSchema = v.object({ type: v.literal('clock'), t: v.number(), serverTime: v.number() });
+export type CellClock = v.InferOutput<typeof CellClockSchema>;
+
+/**
+ * Cell → publisher: its frames typically arrive `lateMs` after the cell's send moment; the client
+ * moves its sends by that (see server/world/arrival-timing.ts).
+ */
+export const CellTimingSchema = v.object({ type: v.literal('timing'), lateMs: v.number() });
+export type CellTiming = v.InferOutput<typeof CellTimingSchema>;
 
 /**
  * A watcher this close (m) to a neighbouring cell's square gets that cell's frames at its full
@@ -140,25 +152,41 @@ export function distanceToCell(x: number, z: number, cell: Cell, size = CELL_SIZ
   return Math.hypot(dx, dz);
 }
 
-/** Cell → client acknowledgement of a command (or of the join). */
-export interface CellAck {
-  type: 'cell';
-  cell: Cell;
-  role: CellRole;
-  /** ms since epoch when this socket's token expires unless renewed. */
-  expiresAt: number;
-  /** Signed token naming this client's world id as its avatar (voice's avatar claim carries it). */
-  avatarToken?: string;
-}
+const CellSchema = v.object({ x: v.pipe(v.number(), v.integer()), z: v.pipe(v.number(), v.integer()) });
+
+/**
+ * Cell → client acknowledgement of a command (or of the join): the cell, the socket's role and
+ * when its token expires unless renewed (ms since epoch); `avatarToken` proves the socket's world
+ * id to a world voice room (see src/voice/protocol/signaling.ts `avatar`).
+ */
+export const CellAckSchema = v.object({
+  type: v.literal('cell'),
+  cell: CellSchema,
+  role: v.picklist(['pub', 'sub']),
+  expiresAt: v.number(),
+  avatarToken: v.string(),
+});
+export type CellAck = v.InferOutput<typeof CellAckSchema>;
 
 /** Cell → client: a command was refused (the socket keeps its old role). */
-export interface CellRefusal {
-  type: 'refused';
-  command: string;
-  reason: string;
-}
+export const CellRefusalSchema = v.object({ type: v.literal('refused'), command: v.string(), reason: v.string() });
+export type CellRefusal = v.InferOutput<typeof CellRefusalSchema>;
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
+const token = (problem: string) => v.pipe(v.string(problem), v.regex(TOKEN_PATTERN, problem));
+
+/** Client → cell commands (see {@link CellCommand}); each problem message says what was wrong. */
+export const CellCommandSchema = v.variant(
+  'type',
+  [
+    v.object({ type: v.literal('publish'), token: token('publish without a well-formed token') }, 'publish without a well-formed token'),
+    v.object({ type: v.literal('renew'), token: token('renew without a well-formed token') }, 'renew without a well-formed token'),
+    v.object({ type: v.literal('subscribe') }),
+    v.object({ type: v.literal('pace'), close: v.boolean('pace without close: true or false') }, 'pace without close: true or false'),
+    v.object({ type: v.literal('clock'), t: v.pipe(v.number('clock without a numeric t'), v.finite('clock without a numeric t')) }, 'clock without a numeric t'),
+  ],
+  'unknown command',
+);
 
 /** Parses a client command; null with a reason for anything else. */
 export function parseCellCommand(text: string): { ok: true; value: CellCommand } | { ok: false; problem: string } {
@@ -170,21 +198,8 @@ export function parseCellCommand(text: string): { ok: true; value: CellCommand }
     return { ok: false, problem: 'not JSON' };
   }
   if (typeof value !== 'object' || value === null) return { ok: false, problem: 'not an object' };
-  const command = value as Record<string, unknown>;
-  if (command.type === 'subscribe') return { ok: true, value: { type: 'subscribe' } };
-  if (command.type === 'pace') {
-    if (typeof command.close !== 'boolean') return { ok: false, problem: 'pace without close: true or false' };
-    return { ok: true, value: { type: 'pace', close: command.close } };
-  }
-  if (command.type === 'clock') {
-    if (typeof command.t !== 'number' || !Number.isFinite(command.t)) return { ok: false, problem: 'clock without a numeric t' };
-    return { ok: true, value: { type: 'clock', t: command.t } };
-  }
-  if (command.type === 'publish' || command.type === 'renew') {
-    if (typeof command.token !== 'string' || !TOKEN_PATTERN.test(command.token)) return { ok: false, problem: `${command.type} without a well-formed token` };
-    return { ok: true, value: { type: command.type, token: command.token } };
-  }
-  return { ok: false, problem: 'unknown command' };
+  const parsed = v.safeParse(CellCommandSchema, value);
+  return parsed.success ? { ok: true, value: parsed.output } : { ok: false, problem: parsed.issues[0].message };
 }
 
 /** `POST /api/world/enter` answer: a world identity and where it may publish. */

@@ -82,7 +82,7 @@ export class CellSockets {
     socket.offs.push(
       transport.events.on('message', (bytes) => this.events.emit('message', bytes)),
       transport.events.on('control', (control) => {
-        const ack = cellAckOf(control, cell);
+        const ack = cellAckOf(control);
         if (ack) {
           socket.role = ack.role;
           this.events.emit('ack', { socket, ack });
@@ -156,16 +156,7 @@ export class CellSockets {
   }
 }
 
-/**
- * A cell's acknowledgement, read field by field from a control message (null when it is not one).
- * The socket's own cell stands in for a missing or malformed `cell` (the socket knows where it is).
- */
-export function cellAckOf(control: ServerControl, socketCell: Cell): CellAck | null {
-  if (control.type !== 'cell' || !('role' in control)) return null;
-  const { role, cell, expiresAt, avatarToken } = control;
-  if (role !== 'pub' && role !== 'sub') return null;
-  const where = typeof cell === 'object' && cell !== null && 'x' in cell && 'z' in cell && typeof cell.x === 'number' && typeof cell.z === 'number' ? { x: cell.x, z: cell.z } : { ...socketCell };
-  const ack: CellAck = { type: 'cell', cell: where, role, expiresAt: typeof expiresAt === 'number' ? expiresAt : 0 };
-  if (typeof avatarToken === 'string') ack.avatarToken = avatarToken;
-  return ack;
+/** A cell's acknowledgement (the control message is already checked against its schema), or null. */
+export function cellAckOf(control: ServerControl): CellAck | null {
+  return control.type === 'cell' ? control : null;
 }

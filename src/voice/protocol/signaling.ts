@@ -1,3 +1,5 @@
+import * as v from 'valibot';
+
 /**
  * The voice signaling protocol: JSON text messages over the VoiceRoom WebSocket
  * (`/rooms/voice/:room`). Shared by the server (server/voice-room.ts) and the browser client
@@ -18,7 +20,7 @@ export const MAX_SDP_CHARS = 12_288;
 export const MAX_CANDIDATE_CHARS = 1_024;
 /** Positions beyond this magnitude (metres) are refused as nonsense. */
 export const MAX_COORDINATE = 100_000;
-/** Largest resume token, in characters. */
+/** Largest resume or avatar token, in characters. */
 export const MAX_TOKEN_CHARS = 64;
 /**
  * Largest avatar id a client may announce: avatar ids are the net module's 32-bit sender ids
@@ -42,6 +44,8 @@ export const VOICE_CLOSE = {
   replaced: 4001,
   /** The socket stopped pinging (a crashed tab, a dead network) and was reaped. */
   silent: 4002,
+  /** The join was refused: its client (a session, or an address without one) holds its most sockets here. */
+  tooManySockets: 4006,
   /** The join was refused: the room holds its maximum of peers. */
   full: 4008,
 } as const;
@@ -98,7 +102,10 @@ export interface PingMessage {
   type: 'ping';
 }
 /**
- * "My avatar in the world is `id`" (null: none). Sent after every welcome and whenever the
+ * "My avatar in the world is `id`" (null: none), with `token` proving it: the `avatarToken` of the
+ * relay room's `welcome` (a room of the same name) or of the world cell's ack (world voice rooms).
+ * The room accepts the claim only with a valid, unexpired token for that id and room, else it
+ * answers `bad-avatar-token` and keeps the old one. Sent after every welcome and whenever the
  * avatar id changes (a reconnect of avatar sync gives a new one). The room keeps it in the roster
  * and tells everyone else; clients that follow hearing range connect only to peers whose avatar
  * is within earshot.
@@ -106,7 +113,7 @@ export interface PingMessage {
 export interface AvatarMessage {
   type: 'avatar';
   id: number | null;
-  /** The avatar token the relay room or world cell issued for `id` (proof the avatar is the sender's). */
+  /** The avatar token the relay room or world cell issued for `id`; required with an id (the parser refuses a claim without one). */
   token?: string;
 }
 /**
@@ -145,7 +152,7 @@ export interface WelcomeMessage {
   room: string;
   /** Everyone else in the room now. */
   peers: RosterEntry[];
-  /** Position updates per second the room accepts from one peer (sustained). */
+  /** Position updates per second the room accepts from one client (sustained). */
   positionRate: number;
 }
 export interface JoinMessage {
@@ -190,17 +197,8 @@ export interface RelayedBye {
   from: number;
 }
 
-export type ErrorCode =
-  | 'bad-json'
-  | 'binary'
-  | 'too-large'
-  | 'unknown-type'
-  | 'bad-field'
-  | 'no-such-peer'
-  | 'rate-limited'
-  | 'bad-resume'
-  | 'avatar-taken'
-  | 'no-positions';
+export const ERROR_CODES = ['bad-json', 'binary', 'too-large', 'unknown-type', 'bad-field', 'no-such-peer', 'rate-limited', 'bad-resume', 'avatar-taken', 'bad-avatar-token', 'target-busy', 'no-positions'] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Sent to the offending sender only; nothing is forwarded for a message that earns one. */
 export interface ErrorMessage {
@@ -247,43 +245,69 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
-function isPeerId(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= 0x7fffffff;
-}
-
 /** An avatar id: a positive integer that fits the net module's 32-bit sender id. */
 export function isAvatarId(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= MAX_AVATAR_ID;
 }
 
-function isCoordinate(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= MAX_COORDINATE;
-}
+const TO_PROBLEM = '"to" must be a peer id (a positive integer)';
+const to = v.pipe(v.number(TO_PROBLEM), v.integer(TO_PROBLEM), v.minValue(1, TO_PROBLEM), v.maxValue(0x7fffffff, TO_PROBLEM));
+const SDP_PROBLEM = '"sdp" must be a non-empty string';
+const sdp = v.pipe(
+  v.string(SDP_PROBLEM),
+  v.minLength(1, SDP_PROBLEM),
+  v.maxLength(MAX_SDP_CHARS, (issue) => `"sdp" is ${issue.received.replace(/\D/g, '')} characters; the limit is ${MAX_SDP_CHARS}`),
+  v.startsWith('v=0', '"sdp" is not a session description (must start with v=0)'),
+);
+const shortText = (max: number, problem: string) => v.optional(v.nullable(v.pipe(v.string(problem), v.maxLength(max, problem))), null);
+const INDEX_PROBLEM = 'candidate.sdpMLineIndex must be a small non-negative integer or null';
+const CandidateInput = v.nullable(
+  v.object(
+    {
+      candidate: v.pipe(v.string('candidate.candidate must be a string'), v.maxLength(MAX_CANDIDATE_CHARS, `candidate.candidate is longer than ${MAX_CANDIDATE_CHARS} characters`)),
+      sdpMid: shortText(64, 'candidate.sdpMid must be a short string or null'),
+      sdpMLineIndex: v.optional(v.nullable(v.pipe(v.number(INDEX_PROBLEM), v.integer(INDEX_PROBLEM), v.minValue(0, INDEX_PROBLEM), v.maxValue(63, INDEX_PROBLEM))), null),
+      usernameFragment: shortText(256, 'candidate.usernameFragment must be a short string or null'),
+    },
+    'candidate must be an object or null',
+  ),
+);
+const coordinateField = (key: string) => {
+  const problem = `"${key}" must be a finite number within ±${MAX_COORDINATE}`;
+  return v.pipe(v.number(problem), v.finite(problem), v.minValue(-MAX_COORDINATE, problem), v.maxValue(MAX_COORDINATE, problem));
+};
+const AVATAR_ID_PROBLEM = `"id" must be an avatar id (an integer from 1 to ${MAX_AVATAR_ID}) or null`;
+const AVATAR_TOKEN_PROBLEM = '"token" must be the avatarToken your avatar room or world cell gave you (a short string)';
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function validateCandidate(value: unknown): WireCandidate | null | string {
-  if (value === null) return null;
-  if (!isObject(value)) return 'candidate must be an object or null';
-  const { candidate, sdpMid, sdpMLineIndex, usernameFragment } = value;
-  if (typeof candidate !== 'string') return 'candidate.candidate must be a string';
-  if (candidate.length > MAX_CANDIDATE_CHARS) return `candidate.candidate is longer than ${MAX_CANDIDATE_CHARS} characters`;
-  if (sdpMid !== undefined && sdpMid !== null && (typeof sdpMid !== 'string' || sdpMid.length > 64)) return 'candidate.sdpMid must be a short string or null';
-  if (sdpMLineIndex !== undefined && sdpMLineIndex !== null && !(typeof sdpMLineIndex === 'number' && Number.isInteger(sdpMLineIndex) && sdpMLineIndex >= 0 && sdpMLineIndex < 64)) {
-    return 'candidate.sdpMLineIndex must be a small non-negative integer or null';
-  }
-  if (usernameFragment !== undefined && usernameFragment !== null && (typeof usernameFragment !== 'string' || usernameFragment.length > 256)) {
-    return 'candidate.usernameFragment must be a short string or null';
-  }
-  return {
-    candidate,
-    sdpMid: (sdpMid as string | null | undefined) ?? null,
-    sdpMLineIndex: (sdpMLineIndex as number | null | undefined) ?? null,
-    usernameFragment: (usernameFragment as string | null | undefined) ?? null,
-  };
-}
+/** Client → server messages, one schema per type (what {@link parseClientMessage} checks); each problem message says what was wrong. */
+export const ClientMessageSchema = v.variant(
+  'type',
+  [
+    v.object({ type: v.literal('offer'), to, sdp }, `${TO_PROBLEM}; "sdp" a session description`),
+    v.object({ type: v.literal('answer'), to, sdp }, `${TO_PROBLEM}; "sdp" a session description`),
+    v.object({ type: v.literal('ice'), to, candidate: CandidateInput }, `${TO_PROBLEM}; "candidate" is missing (send null for end-of-candidates)`),
+    v.object({ type: v.literal('pos'), x: coordinateField('x'), y: coordinateField('y'), z: coordinateField('z'), facing: coordinateField('facing') }, `"x", "y", "z" and "facing" must be finite numbers within ±${MAX_COORDINATE}`),
+    v.object(
+      {
+        type: v.literal('resume'),
+        id: v.pipe(v.number('"id" must be a peer id'), v.integer('"id" must be a peer id'), v.minValue(1, '"id" must be a peer id'), v.maxValue(0x7fffffff, '"id" must be a peer id')),
+        token: v.pipe(v.string('"token" must be a short string'), v.minLength(1, '"token" must be a short string'), v.maxLength(MAX_TOKEN_CHARS, '"token" must be a short string')),
+      },
+      '"id" must be a peer id; "token" a short string',
+    ),
+    v.object({ type: v.literal('ping') }),
+    v.object(
+      {
+        type: v.literal('avatar'),
+        id: v.nullable(v.pipe(v.number(AVATAR_ID_PROBLEM), v.integer(AVATAR_ID_PROBLEM), v.minValue(1, AVATAR_ID_PROBLEM), v.maxValue(MAX_AVATAR_ID, AVATAR_ID_PROBLEM))),
+        token: v.optional(v.pipe(v.string(AVATAR_TOKEN_PROBLEM), v.minLength(1, AVATAR_TOKEN_PROBLEM), v.maxLength(MAX_TOKEN_CHARS, AVATAR_TOKEN_PROBLEM))),
+      },
+      '"id" is missing (send null for no avatar)',
+    ),
+    v.object({ type: v.literal('bye'), to }, TO_PROBLEM),
+  ],
+  'unknown message type',
+);
 
 /**
  * Parses and validates one client message (type, size cap, field types). Whether a target is in
@@ -300,52 +324,59 @@ export function parseClientMessage(raw: string | ArrayBuffer): Validated<ClientM
   } catch (error) {
     return fail('bad-json', `message is not valid JSON: ${(error as Error).message}`);
   }
-  if (!isObject(data)) return fail('bad-json', 'message must be a JSON object');
-  const type = data.type;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return fail('bad-json', 'message must be a JSON object');
+  const type: unknown = (data as { type?: unknown }).type;
   if (typeof type !== 'string') return fail('unknown-type', 'message has no string "type"');
   const ref = type.slice(0, 32);
-  switch (type) {
-    case 'offer':
-    case 'answer': {
-      if (!isPeerId(data.to)) return fail('bad-field', `"to" must be a peer id (a positive integer)`, ref);
-      if (typeof data.sdp !== 'string' || data.sdp.length === 0) return fail('bad-field', '"sdp" must be a non-empty string', ref);
-      if (data.sdp.length > MAX_SDP_CHARS) return fail('too-large', `"sdp" is ${data.sdp.length} characters; the limit is ${MAX_SDP_CHARS}`, ref);
-      if (!data.sdp.startsWith('v=0')) return fail('bad-field', '"sdp" is not a session description (must start with v=0)', ref);
-      return { ok: true, message: { type, to: data.to, sdp: data.sdp } };
-    }
-    case 'ice': {
-      if (!isPeerId(data.to)) return fail('bad-field', `"to" must be a peer id (a positive integer)`, ref);
-      if (!('candidate' in data)) return fail('bad-field', '"candidate" is missing (send null for end-of-candidates)', ref);
-      const candidate = validateCandidate(data.candidate);
-      if (typeof candidate === 'string') return fail('bad-field', candidate, ref);
-      return { ok: true, message: { type, to: data.to, candidate } };
-    }
-    case 'pos': {
-      for (const key of ['x', 'y', 'z', 'facing'] as const) {
-        if (!isCoordinate(data[key])) return fail('bad-field', `"${key}" must be a finite number within ±${MAX_COORDINATE}`, ref);
-      }
-      return { ok: true, message: { type, x: data.x as number, y: data.y as number, z: data.z as number, facing: data.facing as number } };
-    }
-    case 'resume': {
-      if (!isPeerId(data.id)) return fail('bad-field', '"id" must be a peer id', ref);
-      if (typeof data.token !== 'string' || data.token.length === 0 || data.token.length > MAX_TOKEN_CHARS) return fail('bad-field', '"token" must be a short string', ref);
-      return { ok: true, message: { type, id: data.id, token: data.token } };
-    }
-    case 'ping':
-      return { ok: true, message: { type } };
-    case 'avatar': {
-      if (!('id' in data)) return fail('bad-field', '"id" is missing (send null for no avatar)', ref);
-      if (data.id !== null && !isAvatarId(data.id)) return fail('bad-field', `"id" must be an avatar id (an integer from 1 to ${MAX_AVATAR_ID}) or null`, ref);
-      return { ok: true, message: { type, id: data.id } };
-    }
-    case 'bye': {
-      if (!isPeerId(data.to)) return fail('bad-field', `"to" must be a peer id (a positive integer)`, ref);
-      return { ok: true, message: { type, to: data.to } };
-    }
-    default:
-      return fail('unknown-type', `unknown message type "${ref}"; expected offer, answer, ice, pos, resume, ping, avatar or bye`, ref);
+  const parsed = v.safeParse(ClientMessageSchema, data);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    if (issue.kind === 'schema' && issue.type === 'variant') return fail('unknown-type', `unknown message type "${ref}"; expected offer, answer, ice, pos, resume, ping, avatar or bye`, ref);
+    // An SDP over the cap is refused as too large, like a message over the byte cap.
+    return fail(issue.type === 'max_length' && issue.path?.[0]?.key === 'sdp' ? 'too-large' : 'bad-field', issue.message, ref);
   }
+  const message = parsed.output;
+  if (message.type !== 'avatar') return { ok: true, message };
+  if (message.id === null) return { ok: true, message: { type: 'avatar', id: null } };
+  if (message.token === undefined) return fail('bad-field', AVATAR_TOKEN_PROBLEM, ref);
+  return { ok: true, message: { type: 'avatar', id: message.id, token: message.token } };
 }
+
+const peerId = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(0x7fffffff));
+const avatarId = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_AVATAR_ID));
+const coordinate = v.pipe(v.number(), v.finite(), v.minValue(-MAX_COORDINATE), v.maxValue(MAX_COORDINATE));
+const PositionSchema = v.object({ x: coordinate, y: coordinate, z: coordinate, facing: coordinate });
+const CandidateSchema = v.nullable(
+  v.object({
+    candidate: v.string(),
+    sdpMid: v.nullable(v.string()),
+    sdpMLineIndex: v.nullable(v.number()),
+    usernameFragment: v.nullable(v.string()),
+  }),
+);
+
+/** Server → client messages, one schema per type (what {@link parseServerMessage} checks). */
+export const ServerMessageSchema = v.variant('type', [
+  v.object({
+    type: v.literal('welcome'),
+    id: peerId,
+    token: v.string(),
+    room: v.string(),
+    // Roster entries from an older room have no `avatar`: read that as null; a malformed position as none.
+    peers: v.array(v.object({ id: peerId, pos: v.fallback(v.nullable(PositionSchema), null), avatar: v.optional(v.nullable(avatarId), null) })),
+    positionRate: v.optional(v.number(), 0),
+  }),
+  v.object({ type: v.literal('join'), id: peerId }),
+  v.object({ type: v.literal('leave'), id: peerId }),
+  v.object({ type: v.literal('offer'), from: peerId, sdp: v.string() }),
+  v.object({ type: v.literal('answer'), from: peerId, sdp: v.string() }),
+  v.object({ type: v.literal('ice'), from: peerId, candidate: CandidateSchema }),
+  v.object({ type: v.literal('pos'), from: peerId, ...PositionSchema.entries }),
+  v.object({ type: v.literal('avatar'), from: peerId, id: v.nullable(avatarId) }),
+  v.object({ type: v.literal('bye'), from: peerId }),
+  v.object({ type: v.literal('pong') }),
+  v.object({ type: v.literal('error'), code: v.picklist(ERROR_CODES), message: v.string(), ref: v.optional(v.string()) }),
+]);
 
 /**
  * Parses a server message on the client. The server is trusted to send the schema, but a proxy
@@ -359,39 +390,6 @@ export function parseServerMessage(raw: unknown): ServerMessage | null {
   } catch {
     return null;
   }
-  if (!isObject(data) || typeof data.type !== 'string') return null;
-  switch (data.type) {
-    case 'welcome': {
-      if (!(isPeerId(data.id) && typeof data.token === 'string' && Array.isArray(data.peers))) return null;
-      // Roster entries from an older room have no `avatar`: read that as null.
-      const peers: RosterEntry[] = [];
-      for (const entry of data.peers as unknown[]) {
-        if (!isObject(entry) || !isPeerId(entry.id)) return null;
-        const avatar = entry.avatar === undefined || entry.avatar === null ? null : isAvatarId(entry.avatar) ? entry.avatar : undefined;
-        if (avatar === undefined) return null;
-        peers.push({ id: entry.id, pos: isObject(entry.pos) ? (entry.pos as unknown as WirePosition) : null, avatar });
-      }
-      return { ...(data as unknown as WelcomeMessage), peers };
-    }
-    case 'avatar':
-      return isPeerId(data.from) && (data.id === null || isAvatarId(data.id)) ? { type: 'avatar', from: data.from, id: data.id } : null;
-    case 'bye':
-      return isPeerId(data.from) ? { type: 'bye', from: data.from } : null;
-    case 'join':
-    case 'leave':
-      return isPeerId(data.id) ? (data as unknown as JoinMessage | LeaveMessage) : null;
-    case 'offer':
-    case 'answer':
-      return isPeerId(data.from) && typeof data.sdp === 'string' ? (data as unknown as RelayedOffer | RelayedAnswer) : null;
-    case 'ice':
-      return isPeerId(data.from) && 'candidate' in data ? (data as unknown as RelayedIce) : null;
-    case 'pos':
-      return isPeerId(data.from) && isCoordinate(data.x) && isCoordinate(data.y) && isCoordinate(data.z) && isCoordinate(data.facing) ? (data as unknown as RelayedPosition) : null;
-    case 'pong':
-      return { type: 'pong' };
-    case 'error':
-      return typeof data.code === 'string' && typeof data.message === 'string' ? (data as unknown as ErrorMessage) : null;
-    default:
-      return null;
-  }
+  const parsed = v.safeParse(ServerMessageSchema, data);
+  return parsed.success ? parsed.output : null;
 }

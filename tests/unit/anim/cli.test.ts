@@ -5,7 +5,7 @@ import { Bone, BufferGeometry, Float32BufferAttribute, Group, MeshBasicMaterial,
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkCommand } from '../../../src/anim/node/check-command.ts';
 import type { CommandIO } from '../../../src/anim/node/cli.ts';
-import { builtinRig, exportGlb } from '../../../src/anim/node/rig-files.ts';
+import { builtinRig, exportRigGlb as exportGlb } from '../../../src/anim/node/rig-files.ts';
 import { libraryClip } from '../../../src/anim/library/index.ts';
 import { createHumanoid } from '../../../src/rig/humanoid.ts';
 import { retargetCommand } from '../../../src/anim/node/retarget-command.ts';

@@ -58,15 +58,19 @@ describe('bone path choice', () => {
 describe('crowd HUD rows', () => {
   it('reads everything from the published stats', () => {
     const rows = crowdHudRows({
-      template: 'mannequin', path: 'texture', pathReason: '', pieces: 3, bones: 64, drawCallsPerPass: 3, agents: 500, visible: 420, live: 24, baked: 400,
-      culled: 80, liveUpdates: 9, animMs: 1.2, animMsAvg: 1.5, uploadBytes: 4096, liveBytes: 2048, instanceBytes: 2048, gpuBytes: 1, liveCapacity: 32,
-      instanceCapacity: 512, bakedRows: 329, bakedFps: 30, grows: 0,
+      template: 'mannequin', path: 'texture', pathReason: '', pieces: 3, bones: 64, drawCallsPerPass: 3, agents: 500, visible: 420, live: 24, gpu: 400,
+      culled: 80, reasons: { 'gpu: no procedural control': 400, 'live: look-at': 20, 'culled: outside the view': 80 }, liveUpdates: 9, animMs: 1.2, animMsAvg: 1.5,
+      uploadBytes: 4096, liveBytes: 2048, instanceBytes: 2048, poseBytes: 1024, animBytes: 1024, gpuBytes: 1, bakedBytes: 1 << 20, bakedPrecision: 'half', liveCapacity: 32,
+      instanceCapacity: 512, bakedRows: 329, bakedFps: 30, clips: 6, grows: 0,
       budget: { state: 'over', gpuMs: 9, baselineMs: 1, budgetMs: 5, tracking: false, message: 'OVER 9.00 / 5.00 ms' },
     });
     const byLabel = Object.fromEntries(rows.map((r) => [r.label, r]));
-    expect(byLabel['live / baked / culled']!.value).toBe('24 / 400 / 80');
+    expect(byLabel['GPU / live / culled']!.value).toBe('400 / 24 / 80');
+    expect(byLabel['  live · look-at']!.value).toBe('20');
+    expect(byLabel['  gpu · no procedural control']!.value).toBe('400');
+    expect(byLabel['baked clips']!.value).toBe('6 clips, 329 frames @ 30 fps, 1.00 MB (half)');
     expect(byLabel['bone path']!.value).toBe('texture');
-    expect(byLabel['upload/frame']!.value).toBe('4.0 KB');
+    expect(byLabel['upload/frame']!.value).toBe('4.0 KB (9.8 B/avatar)');
     expect(byLabel['gpu budget']).toMatchObject({ value: 'OVER 9.00 / 5.00 ms', tone: 'bad' });
     expect(formatBytes(3 * 1024 * 1024)).toBe('3.00 MB');
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Mulberry32 } from '../../../src/core/rng.ts';
 import {
   ANIMATION_STATES,
+  checkClientFrame,
   checkFrame,
   createFrame,
   decodeFrame,
@@ -128,7 +129,20 @@ describe('36-byte frame codec', () => {
       expect(decodeFrame(bytes, 0, out), name).toBe(problem);
       expect(out, name).toEqual(before);
       expect(checkFrame(bytes), name).toBe(problem);
+      // The relay's check is the same rule set, but a client's frame carries no sender id yet
+      // (the relay stamps it) and may only be a state frame.
+      const fromClient = bytes.slice();
+      fromClient.fill(0, 4, 8);
+      expect(checkClientFrame(fromClient), name).toBe(problem === FrameProblem.senderId ? null : problem);
     }
+    const unstamped = good.slice();
+    unstamped.fill(0, 4, 8);
+    expect(checkClientFrame(unstamped)).toBeNull();
+    const leave = new Uint8Array(FRAME_BYTES);
+    writeLeaveFrame(leave, 0, 5);
+    expect(checkFrame(leave)).toBeNull();
+    expect(checkClientFrame(leave)).toBe(FrameProblem.kind);
+    expect(checkClientFrame(good.subarray(0, 35))).toBe(FrameProblem.short);
     expect(decodeFrame(good.subarray(0, 35), 0, createFrame())).toBe(FrameProblem.short);
     expect(decodeFrame(good, 1, createFrame())).toBe(FrameProblem.short);
   });

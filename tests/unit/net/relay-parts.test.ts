@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TokenBucket } from '../../../server/avatar/rate-bucket.ts';
+import { TokenBucket } from '../../../src/core/token-bucket.ts';
 import { chooseMode, DEFAULT_RELAY_OPTIONS, parseRoomRequest } from '../../../server/avatar/relay-options.ts';
 import { TickBuffer } from '../../../server/avatar/tick-buffer.ts';
 import { createFrame, encodeFrame, FRAME_BYTES, readSenderId, stampSenderId, writeLeaveFrame } from '../../../src/net/protocol/frame.ts';
@@ -92,9 +92,9 @@ describe('relay options', () => {
   });
 });
 
-describe('TokenBucket (per-socket rate cap)', () => {
+describe('TokenBucket (the relay\'s per-client rate cap)', () => {
   it('allows a burst, then the rate, and refills with time', () => {
-    const bucket = new TokenBucket(30, 15, 0);
+    const bucket = new TokenBucket({ ratePerSecond: 30, burst: 15 }, 0);
     let ok = 0;
     for (let i = 0; i < 100; i++) if (bucket.take(0)) ok++;
     expect(ok).toBe(15);
@@ -103,11 +103,11 @@ describe('TokenBucket (per-socket rate cap)', () => {
     for (let i = 0; i < 100; i++) if (bucket.take(1000)) ok++;
     expect(ok).toBe(15);
     // Steady 30/s over 10 s: all pass; 60/s: half are dropped.
-    const steady = new TokenBucket(30, 15, 0);
+    const steady = new TokenBucket({ ratePerSecond: 30, burst: 15 }, 0);
     let passed = 0;
     for (let t = 0; t < 10_000; t += 1000 / 30) if (steady.take(t)) passed++;
     expect(passed).toBeGreaterThanOrEqual(299);
-    const flood = new TokenBucket(30, 15, 0);
+    const flood = new TokenBucket({ ratePerSecond: 30, burst: 15 }, 0);
     passed = 0;
     for (let t = 0; t < 10_000; t += 1000 / 60) if (flood.take(t)) passed++;
     expect(passed).toBeGreaterThan(300);

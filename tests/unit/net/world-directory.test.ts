@@ -99,3 +99,20 @@ describe('world directory: forgetting identities', () => {
     expect(largest).toBeLessThan(live * 1.15);
   });
 });
+
+describe('world directory: the map', () => {
+  it('admits entries and hops only on the map (±256 m by default)', async () => {
+    const { directory } = directoryAt(new MapStorage());
+    expect(directory.halfExtent).toBe(256);
+    expect(await directory.enter({ x: 255, z: -256 })).toMatchObject({ ok: true, value: { cell: { x: 3, z: -4 } } });
+    for (const [x, z] of [[257, 0], [0, -300], [4000, 4000]] as const) {
+      expect(await directory.enter({ x, z }), `${x}, ${z}`).toMatchObject({ ok: false, status: 400, problem: expect.stringMatching(/outside the world/) });
+    }
+    const edge = await directory.enter({ x: 250, z: 0 });
+    if (!edge.ok) throw new Error(edge.problem);
+    expect(await directory.hop(edge.value.token, { x: 4, z: 0 })).toMatchObject({ ok: false, status: 400 });
+    expect(await directory.hop(edge.value.token, { x: 3, z: 1 })).toMatchObject({ ok: true });
+    const wide = new WorldDirectory(new MapStorage(), () => 0, 1e6);
+    expect(wide.halfExtent).toBe(65 * 64);
+  });
+});

@@ -94,9 +94,9 @@ describe('world tokens and the cell gate', () => {
     const key = await importTokenKey(raw);
     const now = Date.now();
     const token = await signToken(key, 7, { x: 2, z: 2 }, now);
-    const here = new CellGate({ x: 2, z: 2 }, async () => raw);
-    const next = new CellGate({ x: 3, z: 1 }, async () => raw);
-    const far = new CellGate({ x: 4, z: 2 }, async () => raw);
+    const here = new CellGate({ x: 2, z: 2 }, async () => key);
+    const next = new CellGate({ x: 3, z: 1 }, async () => key);
+    const far = new CellGate({ x: 4, z: 2 }, async () => key);
     expect(await here.check(token, 'pub', now)).toMatchObject({ ok: true, claims: { id: 7 } });
     expect(await next.check(token, 'sub', now)).toMatchObject({ ok: true });
     expect(await next.check(token, 'pub', now)).toMatchObject({ ok: false, code: 4004 });

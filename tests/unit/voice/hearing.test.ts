@@ -61,9 +61,11 @@ describe('DeferredHearing', () => {
 
 describe('avatar and bye messages', () => {
   it('accepts an avatar id in the net module\'s 32-bit range, or null', () => {
-    expect(parseClientMessage('{"type":"avatar","id":42,"from":7}')).toEqual({ ok: true, message: { type: 'avatar', id: 42 } });
+    expect(parseClientMessage('{"type":"avatar","id":42,"token":"t0k","from":7}')).toEqual({ ok: true, message: { type: 'avatar', id: 42, token: 't0k' } });
     expect(parseClientMessage('{"type":"avatar","id":null}')).toEqual({ ok: true, message: { type: 'avatar', id: null } });
-    expect(parseClientMessage(`{"type":"avatar","id":${MAX_AVATAR_ID}}`).ok).toBe(true);
+    expect(parseClientMessage(`{"type":"avatar","id":${MAX_AVATAR_ID},"token":"t0k"}`).ok).toBe(true);
+    // An id without the avatar token its room or cell issued is refused before the room looks at it.
+    expect(parseClientMessage('{"type":"avatar","id":42}')).toMatchObject({ ok: false, error: { code: 'bad-field' } });
     expect(parseClientMessage('{"type":"bye","to":3}')).toEqual({ ok: true, message: { type: 'bye', to: 3 } });
   });
 

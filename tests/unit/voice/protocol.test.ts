@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_BYTES, parseClientMessage, parseServerMessage, utf8Length } from '../../../src/voice/protocol/signaling.ts';
-import { fullBucket, takeToken } from '../../../server/voice/token-bucket.ts';
 
 const SDP = 'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\n';
 
@@ -68,39 +67,5 @@ describe('parseServerMessage', () => {
     expect(parseServerMessage('{"type":"pos","from":2,"x":"a","y":0,"z":-1,"facing":0}')).toBeNull();
     expect(parseServerMessage('garbage')).toBeNull();
     expect(parseServerMessage(new ArrayBuffer(2))).toBeNull();
-  });
-});
-
-describe('token bucket (position rate limit)', () => {
-  const limits = { ratePerSecond: 10, burst: 5 };
-
-  it('allows a burst, then the sustained rate', () => {
-    let state = fullBucket(limits, 0);
-    const allowed: boolean[] = [];
-    for (let i = 0; i < 8; i++) {
-      const r = takeToken(state, limits, 0);
-      allowed.push(r.allowed);
-      state = r.state;
-    }
-    expect(allowed).toEqual([true, true, true, true, true, false, false, false]);
-    // 100 ms later exactly one more token has accrued.
-    const later = takeToken(state, limits, 100);
-    expect(later.allowed).toBe(true);
-    expect(takeToken(later.state, limits, 100).allowed).toBe(false);
-  });
-
-  it('never holds more than the burst and ignores a clock that runs backwards', () => {
-    let state = fullBucket(limits, 0);
-    state = takeToken(state, limits, 60_000).state;
-    expect(state.tokens).toBe(4);
-    const back = takeToken(state, limits, 1_000);
-    expect(back.state.tokens).toBe(3);
-    expect(back.state.at).toBe(60_000);
-  });
-
-  it('does not modify its input (the state lives in a socket attachment)', () => {
-    const state = fullBucket(limits, 0);
-    takeToken(state, limits, 0);
-    expect(state).toEqual({ tokens: 5, at: 0 });
   });
 });

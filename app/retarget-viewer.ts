@@ -1,24 +1,27 @@
 import { AnimationMixer, Color, DirectionalLight, GridHelper, HemisphereLight, LoopOnce, LoopRepeat, Mesh, MeshStandardMaterial, PlaneGeometry, Vector3, type AnimationAction, type AnimationClip, type Object3D } from 'three';
-import { CameraRig } from '../../world/camera-rig.ts';
-import { showNotice } from '../../world/notices.ts';
-import type { Stage } from '../../world/stage.ts';
-import { createHumanoid, type Humanoid } from '../../rig/humanoid.ts';
-import { MANNEQUIN } from '../../rig/mannequin.ts';
-import { parseRig } from '../../rig/load.ts';
-import { ANIMATION_LIBRARY, libraryClip, withoutRootMotion } from '../library/index.ts';
-import { ParityChecker, type ClipParity } from '../parity/parity-check.ts';
-import { createRetargetContext, type ClipReport, type RetargetContext } from '../retarget/retarget-clip.ts';
-import { retargetLibraryAsync } from '../retarget/retarget-library.ts';
-import { rigFromDef, rigFromObject, type RigDescription } from '../retarget/rig-description.ts';
-import { createCc4Character } from '../rigs/cc4-character.ts';
-import { CC4_RIG } from '../rigs/cc4.ts';
-import { bindReferenceKey, ReferenceView } from './reference-view.ts';
+import { CameraRig } from '../src/world/camera-rig.ts';
+import { showNotice } from '../src/world/notices.ts';
+import type { Stage } from '../src/world/stage.ts';
+import { createHumanoid, type Humanoid } from '../src/rig/humanoid.ts';
+import { MANNEQUIN } from '../src/rig/mannequin.ts';
+import { parseRig, type LoadedRig } from '../src/rig/load.ts';
+import { coreBoneGaps } from '../src/anim/retarget/bone-map.ts';
+import { ANIMATION_LIBRARY, libraryClip, withoutRootMotion } from '../src/anim/library/index.ts';
+import { ParityChecker, plausibilityFailures, type ClipParity } from '../src/anim/parity/parity-check.ts';
+import { createRetargetContext, type ClipReport, type RetargetContext } from '../src/anim/retarget/retarget-clip.ts';
+import { retargetLibraryAsync } from '../src/anim/retarget/retarget-library.ts';
+import { rigFromDef, rigFromObject, type RigDescription } from '../src/anim/retarget/rig-description.ts';
+import { createCc4Character } from '../src/anim/rigs/cc4-character.ts';
+import { CC4_RIG } from '../src/anim/rigs/cc4.ts';
+import { bindReferenceKey, ReferenceView } from '../src/anim/view/reference-view.ts';
 
 /** Live figures of the retarget page, under `cairn.stats.anim`. */
 export interface RetargetViewerStats {
   /** 'baking' → 'retargeting' → 'ready' (or 'failed'). */
   phase: 'baking' | 'retargeting' | 'ready' | 'failed';
   progress: { done: number; total: number };
+  /** The clip source: the mannequin library, or a dropped file (mocap, a rig with clips). */
+  source: string;
   target: string;
   sourceBones: number;
   targetBones: number;
@@ -34,6 +37,13 @@ export interface RetargetViewerStats {
   reference: boolean;
   /** Parity of the clip on screen (computed when it is chosen). */
   parity: { clip: string; positionDriftMm: number; rotationDriftDeg: number; pelvisVerticalDriftMm: number; ok: boolean } | null;
+  /**
+   * The judgement of the pair, red on the page when not ok: unmapped core bones (hips, spine, arm and
+   * leg chains), implausible ratios or units, and the failures of the clip on screen.
+   */
+  verdict: { ok: boolean; problems: string[] };
+  /** What importing the last dropped file found (units, rigid parts, skeleton only, vertices). */
+  imported: { file: string; notes: string[]; sourceVertices: number; skinnedVertices: number; skeletonOnly: boolean } | null;
   error: string | null;
 }
 
@@ -57,7 +67,9 @@ export class RetargetViewer {
   context: RetargetContext | null = null;
   clips: AnimationClip[] = [];
   reports: ClipReport[] = [];
-  private readonly sourceClips: AnimationClip[] = [];
+  private sourceClips: AnimationClip[] = [];
+  /** The clip source's rig: the mannequin, or a dropped clip-source file. */
+  private sourceRig: RigDescription = rigFromDef(MANNEQUIN);
   private mixer: AnimationMixer;
   private action: AnimationAction | null = null;
   private readonly cameraRig: CameraRig;
@@ -105,6 +117,7 @@ export class RetargetViewer {
     this.stats = {
       phase: 'baking',
       progress: { done: 0, total: ANIMATION_LIBRARY.length },
+      source: 'library',
       target: CC4_RIG.name,
       sourceBones: MANNEQUIN.bones.length,
       targetBones: CC4_RIG.bones.length,
@@ -119,6 +132,8 @@ export class RetargetViewer {
       playing: true,
       reference: false,
       parity: null,
+      verdict: { ok: true, problems: [] },
+      imported: null,
       error: null,
     };
     stage.cairn.stats.anim = this.stats;
@@ -191,10 +206,48 @@ export class RetargetViewer {
     return this.stats.reference;
   }
 
-  /** Retargets the library onto a dropped or fetched model file and shows it instead of the CC4. */
+  /**
+   * A dropped or chosen file: a skeleton without a mesh (BVH, mocap FBX, a bones-only glTF) becomes
+   * the clip source; a character becomes the target.
+   */
+  async loadFile(data: ArrayBuffer, name: string): Promise<void> {
+    const loaded = await this.parse(data, name, 'Cannot load');
+    if (!loaded) return;
+    if (loaded.report.skeletonOnly) await this.useSource(loaded, name);
+    else await this.useTarget(loaded, name);
+  }
+
+  /** Retargets the clip source onto a model file and shows it instead of the CC4. */
   async loadTarget(data: ArrayBuffer, name: string): Promise<void> {
+    const loaded = await this.parse(data, name, 'Cannot retarget onto');
+    if (loaded) await this.useTarget(loaded, name);
+  }
+
+  /** Uses a file's clips (mocap, or a rig with clips) as the clip source instead of the library. */
+  async loadSource(data: ArrayBuffer, name: string): Promise<void> {
+    const loaded = await this.parse(data, name, 'Cannot use the clips of');
+    if (loaded) await this.useSource(loaded, name);
+  }
+
+  private async parse(data: ArrayBuffer, name: string, title: string): Promise<LoadedRig | null> {
     try {
       const loaded = await parseRig(data, name);
+      this.stats.imported = { file: name, notes: loaded.report.notes, sourceVertices: loaded.report.sourceVertices, skinnedVertices: loaded.report.skinnedVertices, skeletonOnly: loaded.report.skeletonOnly };
+      return loaded;
+    } catch (error) {
+      this.fail(`${title} ${name}`, name, error as Error);
+      return null;
+    }
+  }
+
+  private fail(title: string, name: string, error: Error): void {
+    this.stats.error = error.message.startsWith(name) ? error.message : `${name}: ${error.message}`;
+    showNotice({ level: 'error', title, detail: error.message });
+  }
+
+  private async useTarget(loaded: LoadedRig, name: string): Promise<void> {
+    try {
+      if (loaded.report.skeletonOnly) throw new Error(`${name} has no mesh (a skeleton only): drop it as a clip source instead`);
       const next: TargetCharacter = {
         object: loaded.object,
         description: rigFromObject(loaded.object, name.replace(/\.[^.]+$/, ''), loaded.bones),
@@ -207,7 +260,7 @@ export class RetargetViewer {
         },
       };
       // Build the context first: a rig that cannot be retargeted leaves the current one in place.
-      createRetargetContext(rigFromDef(MANNEQUIN), next.description, { rootMotion: 'in-place' });
+      createRetargetContext(this.sourceRig, next.description, { rootMotion: 'in-place' });
       this.stage.scene.remove(this.target.object);
       this.target.dispose();
       this.target = next;
@@ -216,17 +269,45 @@ export class RetargetViewer {
       this.mixer = new AnimationMixer(next.object);
       this.stats.target = next.description.name;
       this.stats.targetBones = next.description.bones.length;
+      this.stats.error = null;
+      if (loaded.report.notes.length) showNotice({ level: 'info', title: `Imported ${name}`, detail: loaded.report.notes.join('\n') });
       await this.retargetOnto(next);
     } catch (error) {
-      this.stats.error = `${name}: ${(error as Error).message}`;
-      showNotice({ level: 'error', title: `Cannot retarget onto ${name}`, detail: (error as Error).message });
+      this.fail(`Cannot retarget onto ${name}`, name, error as Error);
+    }
+  }
+
+  private async useSource(loaded: LoadedRig, name: string): Promise<void> {
+    try {
+      if (loaded.clips.length === 0) throw new Error(`${name} carries no animation clips to retarget`);
+      const description = rigFromObject(loaded.object, name.replace(/\.[^.]+$/, ''), loaded.bones);
+      createRetargetContext(description, this.target.description, { rootMotion: 'in-place' });
+      this.sourceRig = description;
+      this.sourceClips = loaded.clips.map((clip) => {
+        // Mocap clips loop unless they say otherwise; the page plays everything in place.
+        if ((clip.userData as { loop?: boolean } | undefined)?.loop === undefined) clip.userData = { ...clip.userData, loop: true };
+        return clip;
+      });
+      // The reference view shows the mannequin library; a file source has no mannequin to show.
+      this.toggleReference(false);
+      this.stats.source = name;
+      this.stats.sourceBones = description.bones.length;
+      this.stats.error = null;
+      this.stats.clips = this.sourceClips.length;
+      if (loaded.report.notes.length) showNotice({ level: 'info', title: `Clip source ${name}`, detail: loaded.report.notes.join('\n') });
+      await this.retargetOnto(this.target);
+    } catch (error) {
+      this.fail(`Cannot use the clips of ${name}`, name, error as Error);
     }
   }
 
   private async retargetOnto(target: TargetCharacter): Promise<void> {
     this.stats.phase = 'retargeting';
-    const context = createRetargetContext(rigFromDef(MANNEQUIN), target.description, { rootMotion: 'in-place' });
+    const context = createRetargetContext(this.sourceRig, target.description, { rootMotion: 'in-place' });
     this.context = context;
+    const problems = [...coreBoneGaps(context.mapping, this.sourceRig.name, target.description.name), ...plausibilityFailures(context)];
+    this.stats.verdict = { ok: problems.length === 0, problems };
+    if (problems.length) showNotice({ level: 'error', title: `${this.sourceRig.name} → ${target.description.name} cannot be trusted`, detail: problems.join('\n') });
     this.checker = new ParityChecker(context);
     this.stats.mappedBones = context.mapping.pairs.length;
     this.stats.ratios = { horizontal: context.ratios.horizontal, vertical: context.ratios.vertical };
@@ -279,6 +360,9 @@ export class RetargetViewer {
     if (!this.checker || !source || !target) return;
     const parity: ClipParity = this.checker.check(source, target);
     this.stats.parity = { clip: name, positionDriftMm: parity.positionDrift.value * 1000, rotationDriftDeg: parity.rotationDriftDeg.value, pelvisVerticalDriftMm: parity.pelvisVerticalDrift * 1000, ok: parity.ok };
+    const pairProblems = this.stats.verdict.problems.filter((p) => !p.startsWith('clip '));
+    const problems = [...pairProblems, ...parity.failures.map((f) => `clip ${name}: ${f}`)];
+    this.stats.verdict = { ok: problems.length === 0, problems };
   }
 
   private buildControls(): { list: HTMLSelectElement; bar: HTMLElement } {
@@ -304,11 +388,11 @@ export class RetargetViewer {
     list.addEventListener('change', () => this.play(list.value));
     const file = document.createElement('input');
     file.type = 'file';
-    file.accept = '.glb,.gltf,.fbx';
-    file.title = 'Retarget the library onto your own character';
+    file.accept = '.glb,.gltf,.fbx,.bvh';
+    file.title = 'A character to retarget onto, or mocap (BVH, skeleton-only FBX/glTF) as the clip source';
     file.addEventListener('change', () => {
       const chosen = file.files?.[0];
-      if (chosen) void chosen.arrayBuffer().then((data) => this.loadTarget(data, chosen.name));
+      if (chosen) void chosen.arrayBuffer().then((data) => this.loadFile(data, chosen.name));
     });
     panel.append(progress, list, file);
     document.body.append(panel);
@@ -324,7 +408,7 @@ export class RetargetViewer {
     const drop = (event: DragEvent): void => {
       event.preventDefault();
       const chosen = event.dataTransfer?.files[0];
-      if (chosen) void chosen.arrayBuffer().then((data) => this.loadTarget(data, chosen.name));
+      if (chosen) void chosen.arrayBuffer().then((data) => this.loadFile(data, chosen.name));
     };
     window.addEventListener('dragover', over);
     window.addEventListener('drop', drop);
@@ -348,6 +432,8 @@ function rows(s: RetargetViewerStats | undefined): Array<{ label: string; value:
   if (!s) return [];
   if (s.phase !== 'ready') return [{ label: s.phase, value: `${s.progress.done}/${s.progress.total}` }, ...(s.error ? [{ label: 'error', value: s.error, tone: 'bad' as const }] : [])];
   return [
+    { label: 'verdict', value: s.verdict.ok ? 'ok' : s.verdict.problems[0]!, tone: s.verdict.ok ? ('ok' as const) : ('bad' as const) },
+    { label: 'source', value: `${s.source} (${s.sourceBones} bones)` },
     { label: 'target', value: `${s.target} (${s.targetBones} bones)` },
     { label: 'mapped', value: `${s.mappedBones} of ${s.sourceBones} source bones` },
     { label: 'clips', value: `${s.retargeted}/${s.clips} in ${s.retargetMs.toFixed(0)} ms`, tone: s.failed ? 'warn' : 'ok' },

@@ -1,0 +1,508 @@
+/**
+ * One import path for characters, props and mocap: glTF/GLB, FBX (skinned or skeleton-only) and BVH,
+ * in the browser and in Node alike (Node reads files through src/rig/node/model-file.ts, which hands
+ * self-contained bytes to this module). Every model comes back the same way: a wrapper object whose
+ * frame is metres, +Y up, with the file's scene under it; the bones; the clips; and a report of what
+ * the file held and what was changed, so a partial import is visible.
+ */
+import { AnimationClip, Bone, Box3, Group, LoadingManager, Matrix4, Mesh, Object3D, PropertyBinding, Skeleton, SkinnedMesh, Uint16BufferAttribute, Float32BufferAttribute, Vector3, type BufferGeometry, type Material } from 'three';
+import { BVHLoader } from 'three/addons/loaders/BVHLoader.js';
+import { FBXLoader } from 'three/addons/loaders/FBXLoader.js';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
+import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
+import { RigLoadError } from './errors.ts';
+
+/** The file types Cairn reads. */
+export type RigFormat = 'gltf' | 'fbx' | 'bvh';
+
+/** What importing found and changed. */
+export interface ImportReport {
+  /** Metres per file unit applied by the wrapper (1 for metres, 0.01 for centimetres). */
+  metresPerUnit: number;
+  /** The unit that was detected or given. */
+  units: 'm' | 'cm' | 'mm' | 'given';
+  /** The file's up axis after the loader ('z' when the import turned a Z-up file upright). */
+  upAxis: 'y' | 'z';
+  /** No mesh at all: a skeleton with clips (mocap). */
+  skeletonOnly: boolean;
+  /** Plain meshes under bones that became skinned pieces with rigid weights. */
+  rigidPieces: string[];
+  /** Meshes neither skinned nor under a bone: shown where they are, not animated with the skeleton. */
+  unattachedMeshes: string[];
+  /** Morph target names (all pieces, de-duplicated). */
+  morphTargets: string[];
+  /** Vertices of every mesh in the file. */
+  sourceVertices: number;
+  /** Vertices of the skinned pieces (the file's own and the rigid ones): what a crowd can draw. */
+  skinnedVertices: number;
+  /** Bind-pose height of the whole character (meshes and bones), metres. */
+  height: number;
+  /** Things a person should know, one sentence each. */
+  notes: string[];
+}
+
+/** A character loaded from a file: its scene, skinned pieces, bones, clips and the import report. */
+export interface LoadedRig {
+  /** The wrapper: metres, +Y up; the file's scene is its only child. */
+  object: Object3D;
+  skinnedMeshes: SkinnedMesh[];
+  bones: Bone[];
+  clips: AnimationClip[];
+  format: RigFormat;
+  report: ImportReport;
+}
+
+/** Options of {@link parseRig} and {@link loadRig}. */
+export interface ImportOptions {
+  /** Resolves external files (a .gltf's .bin and images). Default: a new LoadingManager. */
+  manager?: LoadingManager;
+  /** Base URL external files are resolved against. Default '' (none: a lone .gltf must embed them). */
+  basePath?: string;
+  /** Metres per file unit; default: detected from the bind-pose height. */
+  metresPerUnit?: number;
+  /** Turn plain meshes under bones into rigid skinned pieces. Default true. */
+  skinRigidParts?: boolean;
+  /** Refuse models with nothing to animate. Default true (false for props). */
+  requireSkeleton?: boolean;
+}
+
+interface ResolvedImportOptions {
+  manager: LoadingManager | undefined;
+  basePath: string;
+  metresPerUnit: number | undefined;
+  skinRigidParts: boolean;
+  requireSkeleton: boolean;
+}
+
+/** The one place import defaults live. */
+export function resolveImportOptions(options: ImportOptions = {}): ResolvedImportOptions {
+  return {
+    manager: options.manager,
+    basePath: options.basePath ?? '',
+    metresPerUnit: options.metresPerUnit,
+    skinRigidParts: options.skinRigidParts ?? true,
+    requireSkeleton: options.requireSkeleton ?? true,
+  };
+}
+
+/** Picks the loader from a file name or URL; throws {@link RigLoadError} ('unsupported') for anything else. */
+export function rigFormatOf(name: string): RigFormat {
+  const clean = name.split(/[?#]/)[0]!.toLowerCase();
+  if (clean.endsWith('.glb') || clean.endsWith('.gltf')) return 'gltf';
+  if (clean.endsWith('.fbx')) return 'fbx';
+  if (clean.endsWith('.bvh')) return 'bvh';
+  if (clean.startsWith('data:')) throw new RigLoadError('a data: URL has no file type; name a .glb, .gltf, .fbx or .bvh file', name.slice(0, 40), 'unsupported');
+  throw new RigLoadError('unsupported file type; expected .glb, .gltf, .fbx or .bvh', name, 'unsupported');
+}
+
+/** The format the bytes themselves say, or null when they look like none (checked before parsing). */
+export function sniffFormat(data: ArrayBuffer): RigFormat | null {
+  const head = new TextDecoder().decode(new Uint8Array(data, 0, Math.min(64, data.byteLength)));
+  if (head.startsWith('glTF')) return 'gltf';
+  if (head.startsWith('Kaydara FBX Binary')) return 'fbx';
+  const text = head.trimStart();
+  if (text.startsWith('{')) return 'gltf';
+  if (text.startsWith('HIERARCHY')) return 'bvh';
+  if (text.startsWith(';') || text.startsWith('FBXHeaderExtension')) return 'fbx';
+  return null;
+}
+
+/**
+ * Parses a model from bytes (a dropped File, a fetched buffer, or bytes Node prepared). glTF/GLB goes
+ * through GLTFLoader, FBX through FBXLoader, BVH through BVHLoader. Throws {@link RigLoadError}
+ * naming the file and the cause when the bytes are not a model or the model has no skeleton.
+ */
+export async function parseRig(data: ArrayBuffer, name: string, options: ImportOptions = {}): Promise<LoadedRig> {
+  const resolved = resolveImportOptions(options);
+  const format = rigFormatOf(name);
+  const sniffed = sniffFormat(data);
+  if (sniffed === null || sniffed !== format) {
+    const what = describeBytes(data);
+    throw new RigLoadError(`could not be parsed as ${format === 'gltf' ? 'GLTF' : format.toUpperCase()}: it is not a ${format === 'gltf' ? 'glTF/GLB' : format.toUpperCase()} model (${what})`, name, 'not-a-model');
+  }
+  let scene: Object3D;
+  let clips: AnimationClip[];
+  try {
+    if (format === 'gltf') {
+      // meshopt decodes in three itself; Draco and KTX2 need decoder files a page must serve.
+      const gltf = await new GLTFLoader(resolved.manager).setMeshoptDecoder(MeshoptDecoder).parseAsync(data, resolved.basePath);
+      scene = gltf.scene;
+      clips = gltf.animations;
+    } else if (format === 'fbx') {
+      scene = new FBXLoader(resolved.manager).parse(data, resolved.basePath);
+      clips = scene.animations;
+      scene.animations = [];
+    } else {
+      const bvh = new BVHLoader().parse(new TextDecoder().decode(data));
+      scene = new Group();
+      scene.name = 'bvh';
+      scene.add(bvh.skeleton.bones[0]!);
+      // BVH "End Site" markers become bones named ENDSITE: they carry no motion and no name to map.
+      for (const bone of bvh.skeleton.bones) if (bone.name === 'ENDSITE') bone.removeFromParent();
+      bvh.clip.name = baseName(name);
+      clips = [bvh.clip];
+    }
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/DRACOLoader|KTX2Loader/.test(message)) throw new RigLoadError(`could not be parsed as GLTF: it uses ${/DRACO/.test(message) ? 'Draco mesh' : 'KTX2 texture'} compression, which Cairn's import does not decode; export it without (meshopt works)`, name, 'not-a-model');
+    if (/fetch|Failed to load|404|ENOENT/i.test(message)) throw new RigLoadError(`a file it refers to cannot be loaded (${message}); use a .glb or keep the .bin and images beside the .gltf`, name, 'missing-resource');
+    throw new RigLoadError(`could not be parsed as ${format === 'gltf' ? 'GLTF' : format.toUpperCase()} (${message})`, name, 'not-a-model');
+  }
+  return finishImport(scene, clips, format, name, resolved);
+}
+
+/** Fetches and parses a model from a URL; a refusal names the cause (CORS, 404, not a model). */
+export async function loadRig(url: string, options: ImportOptions = {}): Promise<LoadedRig> {
+  rigFormatOf(url);
+  const data = await fetchModelBytes(url);
+  const basePath = url.slice(0, url.lastIndexOf('/') + 1);
+  return parseRig(data, url, { ...options, basePath: options.basePath ?? basePath });
+}
+
+/**
+ * Fetches a model's bytes; {@link RigLoadError} says why it failed in words a person can act on.
+ * `onProgress` gets 0..1 while downloading (needs Content-Length).
+ */
+export async function fetchModelBytes(url: string, onProgress?: (fraction: number) => void): Promise<ArrayBuffer> {
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    const crossOrigin = typeof location !== 'undefined' && /^https?:/i.test(url) && new URL(url, location.href).origin !== location.origin;
+    const why = crossOrigin
+      ? `the server at ${new URL(url).origin} did not allow this page to read it (CORS: it must send Access-Control-Allow-Origin), or it cannot be reached`
+      : 'the server cannot be reached';
+    throw new RigLoadError(`could not be fetched: ${why} (${(error as Error).message})`, url, crossOrigin ? 'cors' : 'unreadable');
+  }
+  if (response.status === 404) throw new RigLoadError('HTTP 404 (not found: nothing at that address)', url, 'not-found');
+  if (!response.ok) throw new RigLoadError(`HTTP ${response.status} ${response.statusText}`.trim(), url, 'http');
+  return readWithProgress(response, onProgress);
+}
+
+async function readWithProgress(response: Response, onProgress?: (fraction: number) => void): Promise<ArrayBuffer> {
+  const total = Number(response.headers.get('content-length')) || 0;
+  if (!response.body || total === 0 || !onProgress) {
+    onProgress?.(0);
+    const buffer = await response.arrayBuffer();
+    onProgress?.(1);
+    return buffer;
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    received += value.length;
+    onProgress(Math.min(1, received / total));
+  }
+  const out = new Uint8Array(received);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out.buffer;
+}
+
+function describeBytes(data: ArrayBuffer): string {
+  if (data.byteLength === 0) return 'the file is empty';
+  const head = new TextDecoder().decode(new Uint8Array(data, 0, Math.min(16, data.byteLength))).trimStart();
+  if (/^<(!doctype|html)/i.test(head)) return 'it is an HTML page: the link points at a web page, not at the file';
+  const format = sniffFormat(data);
+  if (format) return `the bytes are ${format === 'gltf' ? 'glTF' : format.toUpperCase()}; rename the file`;
+  return `it starts with ${JSON.stringify(head.replace(/[^\x20-\x7e]/g, '.').slice(0, 12))}`;
+}
+
+function baseName(name: string): string {
+  return decodeURIComponent(name.split(/[?#]/)[0]!.split(/[\\/]/).pop() ?? name).replace(/\.[^.]+$/, '') || 'model';
+}
+
+/** Wraps, measures and completes a parsed scene; shared by every format. */
+function finishImport(scene: Object3D, clips: AnimationClip[], format: RigFormat, source: string, options: ResolvedImportOptions): LoadedRig {
+  const notes: string[] = [];
+  const units = new Group();
+  units.name = 'units';
+  units.add(scene);
+  const object = new Group();
+  // A model exported as one named object (as Cairn's built-ins are) keeps that name; else the file's.
+  object.name = format === 'gltf' && scene.children.length === 1 && scene.children[0]!.name ? scene.children[0]!.name : baseName(source);
+  object.add(units);
+  object.animations = clips;
+
+  // Up axis: FBXLoader turns Z-up files upright itself; a BVH or glTF lying down is turned here.
+  object.updateMatrixWorld(true);
+  const raw = measure(object);
+  let upAxis: ImportReport['upAxis'] = 'y';
+  const size = raw.getSize(new Vector3());
+  if (size.z > 1.8 * size.y && size.z > 1.8 * size.x) {
+    units.rotation.x = -Math.PI / 2;
+    upAxis = 'z';
+    notes.push('the model lies along Z: turned Z-up to Y-up');
+  }
+  // Units: the character's height decides unless the caller says.
+  // Measured from the floor (y = 0) when the model stands above it: mocap has no feet mesh, and its
+  // hips-to-head span alone would read centimetres as metres.
+  const rawHeight = upAxis === 'z' ? Math.max(size.z, raw.max.z) : Math.max(size.y, raw.max.y);
+  let metresPerUnit = options.metresPerUnit ?? 1;
+  let unitName: ImportReport['units'] = options.metresPerUnit === undefined ? 'm' : 'given';
+  if (options.metresPerUnit === undefined && rawHeight > 0) {
+    if (rawHeight > 400) {
+      metresPerUnit = 0.001;
+      unitName = 'mm';
+    } else if (rawHeight > 12) {
+      metresPerUnit = 0.01;
+      unitName = 'cm';
+    }
+  }
+  if (metresPerUnit !== 1) {
+    units.scale.setScalar(metresPerUnit);
+    notes.push(`authored in ${unitName === 'given' ? `units of ${metresPerUnit} m` : unitName === 'cm' ? 'centimetres' : 'millimetres'} (${rawHeight.toFixed(0)} units tall): scaled by ${metresPerUnit}`);
+  }
+  if (metresPerUnit !== 1 || upAxis !== 'y') rebind(object, units);
+  object.updateMatrixWorld(true);
+
+  // Bones: the skins' bones, else every Bone, else the hierarchy the clips animate (mocap as nodes).
+  let skinnedMeshes = collect<SkinnedMesh>(object, (n) => (n as SkinnedMesh).isSkinnedMesh === true);
+  let bones = [...new Set(skinnedMeshes.flatMap((mesh) => mesh.skeleton.bones.filter(Boolean)))];
+  const allBones = collect<Bone>(object, (n) => (n as Bone).isBone === true);
+  for (const bone of allBones) if (!bones.includes(bone)) bones.push(bone);
+  if (bones.length === 0) bones = promoteAnimatedNodes(scene, clips);
+  const meshes = collect<Mesh>(object, (n) => (n as Mesh).isMesh === true);
+  const sourceVertices = meshes.reduce((sum, mesh) => sum + vertexCount(mesh.geometry), 0);
+  if (bones.length === 0 && options.requireSkeleton) {
+    throw new RigLoadError(
+      meshes.length === 0
+        ? 'has no skeleton and no mesh: nothing to animate'
+        : `has no skinned mesh, no bones and no animated node hierarchy: a character needs a skeleton (${meshes.length} plain mesh(es) found; props load with requireSkeleton: false)`,
+      source,
+      'no-skeleton',
+    );
+  }
+
+  const rigidPieces: string[] = [];
+  const unattachedMeshes: string[] = [];
+  const rigid: RigidPart[] = [];
+  for (const mesh of meshes) {
+    if ((mesh as SkinnedMesh).isSkinnedMesh) continue;
+    const bone = nearestBone(mesh);
+    if (!bone || bones.length === 0) unattachedMeshes.push(mesh.name || '(unnamed)');
+    else if (options.skinRigidParts) {
+      rigid.push(rigidPart(object, mesh, bone, bones));
+      rigidPieces.push(mesh.name || `${bone.name}_part`);
+    }
+  }
+  const rigidMeshes = skinRigidParts(object, rigid, bones);
+  if (rigidPieces.length) notes.push(`${rigidPieces.length} rigid part(s) under bones became ${rigidMeshes} skinned piece(s) with rigid weights: ${rigidPieces.join(', ')}`);
+  if (unattachedMeshes.length) notes.push(`${unattachedMeshes.length} mesh(es) are under no bone and do not move with the skeleton: ${unattachedMeshes.join(', ')}`);
+  skinnedMeshes = collect<SkinnedMesh>(object, (n) => (n as SkinnedMesh).isSkinnedMesh === true);
+  const skinnedVertices = skinnedMeshes.reduce((sum, mesh) => sum + vertexCount(mesh.geometry), 0);
+  const morphTargets = [...new Set(meshes.flatMap((mesh) => Object.keys(mesh.morphTargetDictionary ?? {})))];
+  if (morphTargets.length) notes.push(`${morphTargets.length} morph target(s): ${morphTargets.slice(0, 12).join(', ')}${morphTargets.length > 12 ? ', …' : ''}`);
+  const skeletonOnly = meshes.length === 0;
+  if (skeletonOnly) notes.push(`skeleton only (${bones.length} bones, ${clips.length} clip(s)): a clip source, not a character to draw`);
+  const height = measure(object).getSize(new Vector3()).y;
+  return {
+    object,
+    skinnedMeshes,
+    bones,
+    clips,
+    format,
+    report: { metresPerUnit, units: unitName, upAxis, skeletonOnly, rigidPieces, unattachedMeshes, morphTargets, sourceVertices, skinnedVertices, height, notes },
+  };
+}
+
+/**
+ * Carries the skins' bind data through the unit/up-axis turn: bind matrices gain it and inverse bind
+ * matrices lose it, so skinning code that reads them (three's, the crowd's) agrees with the bones,
+ * which now move in metres, +Y up.
+ */
+function rebind(object: Object3D, units: Object3D): void {
+  object.updateMatrixWorld(true);
+  const turn = new Matrix4().compose(units.position, units.quaternion, units.scale);
+  const inverse = turn.clone().invert();
+  const skeletons = new Set<Skeleton>();
+  object.traverse((node) => {
+    const mesh = node as SkinnedMesh;
+    if (!mesh.isSkinnedMesh) return;
+    mesh.bindMatrix.premultiply(turn);
+    mesh.bindMatrixInverse.copy(mesh.bindMatrix).invert();
+    skeletons.add(mesh.skeleton);
+  });
+  for (const skeleton of skeletons) for (const boneInverse of skeleton.boneInverses) boneInverse.multiply(inverse);
+}
+
+function collect<T extends Object3D>(root: Object3D, test: (node: Object3D) => boolean): T[] {
+  const out: T[] = [];
+  root.traverse((node) => {
+    if (test(node)) out.push(node as T);
+  });
+  return out;
+}
+
+function vertexCount(geometry: BufferGeometry): number {
+  return geometry.getAttribute('position')?.count ?? 0;
+}
+
+/** Bind-pose bounds of meshes and bones in the wrapper's frame. */
+function measure(object: Object3D): Box3 {
+  const box = new Box3();
+  const point = new Vector3();
+  const inverse = object.matrixWorld.clone().invert();
+  object.traverse((node) => {
+    const mesh = node as Mesh;
+    if (mesh.isMesh && mesh.geometry.getAttribute('position')) {
+      mesh.geometry.computeBoundingBox();
+      const local = mesh.geometry.boundingBox!.clone();
+      // Skinned geometry sits in bind space (bindMatrix); plain meshes where they hang.
+      const matrix = (mesh as SkinnedMesh).isSkinnedMesh ? (mesh as SkinnedMesh).bindMatrix.clone().premultiply(inverse) : mesh.matrixWorld.clone().premultiply(inverse);
+      box.union(local.applyMatrix4(matrix));
+    } else if ((node as Bone).isBone) {
+      box.expandByPoint(point.setFromMatrixPosition(node.matrixWorld).applyMatrix4(inverse));
+    }
+  });
+  return box;
+}
+
+function nearestBone(node: Object3D): Bone | null {
+  for (let p = node.parent; p; p = p.parent) if ((p as Bone).isBone) return p as Bone;
+  return null;
+}
+
+/** A plain mesh under a bone, its geometry baked into the wrapper's frame and bound rigidly to that bone. */
+interface RigidPart {
+  source: Mesh;
+  geometry: BufferGeometry;
+  bone: Bone;
+}
+
+/**
+ * Takes a plain mesh hanging under a bone out of the scene: its geometry is baked into the
+ * wrapper's frame with every vertex bound (weight 1) to that bone, and the node stays as an empty
+ * placeholder for its children.
+ */
+function rigidPart(object: Object3D, mesh: Mesh, bone: Bone, bones: readonly Bone[]): RigidPart {
+  const inverse = object.matrixWorld.clone().invert();
+  const geometry = mesh.geometry.clone();
+  geometry.applyMatrix4(mesh.matrixWorld.clone().premultiply(inverse));
+  const count = vertexCount(geometry);
+  const boneIndex = bones.indexOf(bone);
+  const indices = new Uint16Array(count * 4);
+  const weights = new Float32Array(count * 4);
+  for (let i = 0; i < count; i++) {
+    indices[i * 4] = boneIndex;
+    weights[i * 4] = 1;
+  }
+  geometry.setAttribute('skinIndex', new Uint16BufferAttribute(indices, 4));
+  geometry.setAttribute('skinWeight', new Float32BufferAttribute(weights, 4));
+  const placeholder = new Object3D();
+  placeholder.name = mesh.name;
+  placeholder.position.copy(mesh.position);
+  placeholder.quaternion.copy(mesh.quaternion);
+  placeholder.scale.copy(mesh.scale);
+  const parent = mesh.parent!;
+  parent.add(placeholder);
+  for (const child of [...mesh.children]) placeholder.add(child);
+  parent.remove(mesh);
+  return { source: mesh, geometry, bone };
+}
+
+/**
+ * Adds the rigid parts to the model as skinned pieces, merging parts that share a material and an
+ * attribute layout into one piece (a robot of a dozen parts in one material is one draw call in a
+ * crowd, not a dozen). Parts with morph targets or several materials stay on their own. Returns
+ * the number of pieces added.
+ */
+function skinRigidParts(object: Object3D, parts: readonly RigidPart[], bones: readonly Bone[]): number {
+  if (parts.length === 0) return 0;
+  const groups = new Map<string, RigidPart[]>();
+  for (const part of parts) {
+    const { geometry, source } = part;
+    const alone = Array.isArray(source.material) || Object.keys(geometry.morphAttributes).length > 0;
+    const layout = Object.entries(geometry.attributes).map(([name, a]) => `${name}:${a.itemSize}:${(a.array as { constructor: { name: string } }).constructor.name}:${a.normalized}`).sort();
+    const key = alone ? `alone:${source.uuid}` : `${(source.material as Material).uuid}|${geometry.index ? 'indexed' : 'plain'}|${layout.join(',')}`;
+    groups.set(key, [...(groups.get(key) ?? []), part]);
+  }
+  const skeleton = new Skeleton([...bones]);
+  let pieces = 0;
+  const addPiece = (geometry: BufferGeometry, group: readonly RigidPart[]): void => {
+    const first = group[0]!.source;
+    const skinned = new SkinnedMesh(geometry, first.material);
+    skinned.name = group.length === 1 ? first.name || `${group[0]!.bone.name}_part` : `rigid parts (${group.map((p) => p.source.name || p.bone.name).join(', ')})`;
+    skinned.castShadow = first.castShadow;
+    skinned.receiveShadow = first.receiveShadow;
+    if (group.length === 1) {
+      skinned.morphTargetDictionary = first.morphTargetDictionary;
+      skinned.morphTargetInfluences = first.morphTargetInfluences;
+    }
+    skinned.userData = { rigidBones: group.map((p) => p.bone.name) };
+    object.add(skinned);
+    skinned.updateMatrixWorld(true);
+    skinned.bind(skeleton, skinned.matrixWorld);
+    pieces++;
+  };
+  for (const group of groups.values()) {
+    const merged = group.length > 1 ? mergeGeometries(group.map((p) => p.geometry), false) : null;
+    if (merged) {
+      addPiece(merged, group);
+      for (const part of group) part.geometry.dispose();
+    } else {
+      // One part, or parts three cannot merge: each its own piece.
+      for (const part of group) addPiece(part.geometry, [part]);
+    }
+  }
+  return pieces;
+}
+
+/**
+ * A file with no skin and no Bone objects (a bones-only glTF exported as plain nodes): the nodes its
+ * clips animate, and the nodes between them, become Bones in place so the retargeter can read them.
+ */
+function promoteAnimatedNodes(scene: Object3D, clips: readonly AnimationClip[]): Bone[] {
+  const animated = new Set<Object3D>();
+  for (const clip of clips) {
+    for (const track of clip.tracks) {
+      const parsed = PropertyBinding.parseTrackName(track.name);
+      const node = PropertyBinding.findNode(scene, parsed.nodeName) as Object3D | undefined;
+      if (node && !(node as Mesh).isMesh) animated.add(node);
+    }
+  }
+  if (animated.size < 2) return [];
+  // Animated nodes are bones, and so is every node between an animated node and its nearest animated ancestor.
+  const chosen = new Set<Object3D>(animated);
+  for (const node of animated) {
+    const path: Object3D[] = [];
+    for (let p = node.parent; p && p !== scene; p = p.parent) {
+      if (animated.has(p)) {
+        for (const between of path) chosen.add(between);
+        break;
+      }
+      path.push(p);
+    }
+  }
+  const replaced = new Map<Object3D, Bone>();
+  const ordered = [...chosen].sort((a, b) => depthOf(a) - depthOf(b));
+  for (const node of ordered) {
+    const bone = new Bone();
+    bone.name = node.name;
+    bone.userData = node.userData;
+    bone.position.copy(node.position);
+    bone.quaternion.copy(node.quaternion);
+    bone.scale.copy(node.scale);
+    const parent = node.parent!;
+    parent.add(bone);
+    for (const child of [...node.children]) bone.add(child);
+    parent.remove(node);
+    replaced.set(node, bone);
+  }
+  scene.updateMatrixWorld(true);
+  return ordered.map((node) => replaced.get(node)!);
+}
+
+function depthOf(node: Object3D): number {
+  let depth = 0;
+  for (let p = node.parent; p; p = p.parent) depth++;
+  return depth;
+}

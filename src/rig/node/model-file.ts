@@ -1,0 +1,151 @@
+/**
+ * Model files in Node, read and written with glTF Transform (a library made for glTF files in Node)
+ * instead of three's browser loaders under polyfills: GLB, .gltf with external .bin files and
+ * data-URI buffers, embedded textures, meshopt compression. three's loaders still build the scene
+ * the rest of Cairn works on, but they get self-contained GLB bytes without images (three's
+ * GLTFLoader decodes images through browser APIs Node lacks); the glTF Transform document keeps
+ * the textures, and {@link writeModelGlb} writes new clips into it, so outputs keep them intact.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { Document, NodeIO, type Accessor, type Node as GltfNode } from '@gltf-transform/core';
+import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
+import { MeshoptDecoder } from 'meshoptimizer';
+import { AnimationClip, InterpolateDiscrete, PropertyBinding, type Object3D } from 'three';
+import { GLTFExporter } from 'three/addons/exporters/GLTFExporter.js';
+import { RigLoadError } from '../import/errors.ts';
+import { parseRig, rigFormatOf, type ImportOptions, type LoadedRig } from '../import/import-model.ts';
+import { installFileReaderPolyfill } from './file-reader-polyfill.ts';
+
+/** A model read from disk: the three.js import, and for glTF files the document that keeps everything. */
+export interface ModelFile extends LoadedRig {
+  /** The path as given. */
+  path: string;
+  /** The glTF Transform document (glTF/GLB only): textures, materials and extensions as in the file. */
+  document: Document | null;
+}
+
+let io: Promise<NodeIO> | null = null;
+
+/** One NodeIO for the process, with every extension glTF Transform knows and the meshopt decoder. */
+function gltfIO(): Promise<NodeIO> {
+  io ??= MeshoptDecoder.ready.then(() => new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({ 'meshopt.decoder': MeshoptDecoder }));
+  return io;
+}
+
+/**
+ * Reads a .glb/.gltf into a glTF Transform document (external and data-URI buffers resolved).
+ * Throws {@link RigLoadError} naming the file and the cause.
+ */
+export async function readGltfDocument(path: string): Promise<Document> {
+  const gltf = await gltfIO();
+  try {
+    return await gltf.read(path);
+  } catch (error) {
+    const message = (error as Error).message;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      const missing = (error as NodeJS.ErrnoException).path ?? '';
+      if (missing && !missing.endsWith(path.replace(/^.*[\\/]/, ''))) throw new RigLoadError(`a file it refers to is missing (${missing}); keep the .bin and images beside the .gltf`, path, 'missing-resource');
+      throw new RigLoadError('no such file', path, 'not-found');
+    }
+    if (code === 'EISDIR' || code === 'EACCES') throw new RigLoadError(`cannot be read (${message})`, path, 'unreadable');
+    if (/draco/i.test(message)) throw new RigLoadError(`uses Draco compression, which the command-line tools cannot decode (${message}); export without Draco`, path, 'not-a-model');
+    throw new RigLoadError(`could not be parsed as GLTF (${message})`, path, 'not-a-model');
+  }
+}
+
+/**
+ * Self-contained GLB bytes for three's GLTFLoader in Node: buffers embedded, images left out (the
+ * returned bytes are for skeletons, clips and geometry; the document still has the textures).
+ */
+export async function gltfBytesForThree(document: Document): Promise<ArrayBuffer> {
+  const gltf = await gltfIO();
+  const copy = await gltf.readBinary(await gltf.writeBinary(document));
+  for (const texture of copy.getRoot().listTextures()) texture.dispose();
+  const bytes = await gltf.writeBinary(copy);
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
+/**
+ * Reads and imports any model file Cairn reads (.glb, .gltf, .fbx, .bvh). Throws
+ * {@link RigLoadError} naming the file and the cause (no such file, not a model, no skeleton, …).
+ */
+export async function readModelFile(path: string, options: ImportOptions = {}): Promise<ModelFile> {
+  const format = rigFormatOf(path);
+  if (format === 'gltf') {
+    const document = await readGltfDocument(path);
+    const loaded = await parseRig(await gltfBytesForThree(document), path.replace(/\.gltf$/i, '.glb'), options);
+    return { ...loaded, path, document };
+  }
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new RigLoadError(code === 'ENOENT' ? 'no such file' : `cannot be read (${(error as Error).message})`, path, code === 'ENOENT' ? 'not-found' : 'unreadable');
+  }
+  const loaded = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, path, options);
+  return { ...loaded, path, document: null };
+}
+
+/** What {@link writeModelGlb} writes: a model read from a file (keeps its document) or any three object. */
+export interface ModelToWrite {
+  object: Object3D;
+  document?: Document | null;
+}
+
+/**
+ * Writes a model with clips as a GLB and returns its size in bytes. A model read from a glTF file is
+ * written from its document (textures, materials and extensions as they were; the file's own clips
+ * replaced by `clips`); anything else goes through three's GLTFExporter.
+ */
+export async function writeModelGlb(path: string, model: ModelToWrite, clips: readonly AnimationClip[]): Promise<number> {
+  const bytes = model.document ? await glbFromDocument(model.document, clips) : await exportGlb(model.object, clips);
+  await writeFile(path, bytes);
+  return bytes.byteLength;
+}
+
+/** Exports a three.js object with clips as GLB bytes (Node needs the FileReader polyfill; installed here). */
+export async function exportGlb(object: Object3D, clips: readonly AnimationClip[]): Promise<Uint8Array> {
+  installFileReaderPolyfill();
+  object.updateMatrixWorld(true);
+  return new Uint8Array((await new GLTFExporter().parseAsync(object, { binary: true, animations: [...clips] })) as ArrayBuffer);
+}
+
+const PATHS: Record<string, 'translation' | 'rotation' | 'scale'> = { position: 'translation', quaternion: 'rotation', scale: 'scale' };
+
+/** The document with its animations replaced by `clips` (tracks find nodes by three's sanitized names). */
+async function glbFromDocument(source: Document, clips: readonly AnimationClip[]): Promise<Uint8Array> {
+  const gltf = await gltfIO();
+  const document = await gltf.readBinary(await gltf.writeBinary(source));
+  const root = document.getRoot();
+  for (const animation of root.listAnimations()) animation.dispose();
+  const buffer = root.listBuffers()[0] ?? document.createBuffer();
+  const nodes = new Map<string, GltfNode>();
+  for (const node of root.listNodes()) {
+    const name = PropertyBinding.sanitizeNodeName(node.getName());
+    if (!nodes.has(name)) nodes.set(name, node);
+  }
+  for (const clip of clips) {
+    const animation = document.createAnimation(clip.name);
+    for (const track of clip.tracks) {
+      const parsed = PropertyBinding.parseTrackName(track.name);
+      const node = nodes.get(parsed.nodeName) ?? nodes.get(PropertyBinding.sanitizeNodeName(parsed.nodeName));
+      const path = PATHS[parsed.propertyName];
+      if (!node || !path) continue;
+      const input: Accessor = document.createAccessor().setType('SCALAR').setArray(new Float32Array(track.times)).setBuffer(buffer);
+      const output: Accessor = document
+        .createAccessor()
+        .setType(path === 'rotation' ? 'VEC4' : 'VEC3')
+        .setArray(new Float32Array(track.values))
+        .setBuffer(buffer);
+      const sampler = document
+        .createAnimationSampler()
+        .setInput(input)
+        .setOutput(output)
+        .setInterpolation(track.getInterpolation() === InterpolateDiscrete ? 'STEP' : 'LINEAR');
+      animation.addSampler(sampler).addChannel(document.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
+    }
+  }
+  return gltf.writeBinary(document);
+}

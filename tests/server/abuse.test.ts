@@ -1,0 +1,372 @@
+/**
+ * The abuse suite (docs/security.md): each attack runs against the real Worker in workerd while
+ * honest clients exchange traffic, and each test asserts what the honest clients receive. Every
+ * client plays its own address (`X-Test-Client-IP`, trusted only by the test server).
+ */
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import WsClient from 'ws';
+import type WebSocket from 'ws';
+import { FRAME_BYTES, createFrame, encodeFrame } from '../../src/net/protocol/frame.ts';
+import { cellRoom, type WorldEntry } from '../../src/net/protocol/world.ts';
+import { cellUrl, flood, freshIp, fromIp, invalidFrames, rawSocket, relayProof, session, sleep, voiceFrom, worldProof } from '../harness/griefer.ts';
+import { RelayClient, roomStats, settle } from '../harness/net-client.ts';
+import { SAMPLE_SDP, type Received } from '../harness/voice-socket.ts';
+import { wsUrl } from '../harness/ws-client.ts';
+
+const base = inject('serverUrl');
+const run = Date.now().toString(36);
+const open: Array<{ socket: { terminate(): void } } | { close(): unknown }> = [];
+const track = <T extends { socket: { terminate(): void } } | { close(): unknown }>(client: T): T => {
+  open.push(client);
+  return client;
+};
+// Dropped without a close handshake: the suite does not wait out the teardown of refused sockets.
+afterEach(() => {
+  for (const client of open.splice(0)) {
+    if ('socket' in client) client.socket.terminate();
+    else void client.close();
+  }
+});
+
+const roomUrl = (room: string, query = ''): string => wsUrl(base, `/rooms/avatar/${room}-${run}${query}`);
+const join = async (url: string, ip = freshIp()): Promise<RelayClient> => track(await RelayClient.join(url, fromIp(ip)));
+const ofType = (type: string) => (m: Received) => m.type === type;
+
+/**
+ * 'in' once a relay socket is welcomed, or the close it was refused with — read from the close
+ * frame as soon as it arrives (ws keeps it in these fields; the TCP teardown of a refused socket
+ * under wrangler dev comes seconds later).
+ */
+async function admission(client: RelayClient): Promise<'in' | { code: number; reason: string }> {
+  const internals = client.socket as unknown as { _closeFrameReceived?: boolean; _closeCode?: number; _closeMessage?: Buffer };
+  for (let waited = 0; waited < 10_000; waited += 20) {
+    if (client.welcome()) return 'in';
+    if (internals._closeFrameReceived) return { code: internals._closeCode ?? 1005, reason: internals._closeMessage?.toString() ?? '' };
+    await sleep(20);
+  }
+  throw new Error('neither welcomed nor refused within 10 s');
+}
+
+/** Honest clients each send `count` frames at 10 Hz; resolves when they have. */
+async function honestTraffic(clients: RelayClient[], count: number): Promise<void> {
+  for (let seq = 1; seq <= count; seq++) {
+    for (const [i, client] of clients.entries()) client.sendFrame({ seq, x: i + seq / 100 });
+    await sleep(100);
+  }
+}
+
+/** Asserts every honest client got every other honest client's frames, and no invalid frame (frames() throws on one). */
+async function expectFullHonestDelivery(honest: RelayClient[], count: number): Promise<void> {
+  const ids = honest.map((c) => c.id);
+  for (const client of honest) {
+    const want = (honest.length - 1) * count;
+    const fromHonest = (): number => client.frames().filter((f) => f.kind === 1 && ids.includes(f.senderId) && f.senderId !== client.id).length;
+    await client.waitFor(() => fromHonest() >= want, `${want} honest frames`, 5000).catch(() => undefined);
+    expect(fromHonest()).toBe(want);
+  }
+}
+
+describe('abuse: invalid frames never blind a room or a cell', () => {
+  for (const [label, query, size] of [
+    ['a coalescing room', '?mode=coalesce', 3],
+    ['an auto-mode room of 8', '', 7],
+  ] as const) {
+    it(`drops every invalid frame in ${label}; honest delivery stays 100%`, async () => {
+      const room = `blind-${size}`;
+      const honest: RelayClient[] = [];
+      for (let i = 0; i < size; i++) honest.push(await join(roomUrl(room, i === 0 ? query : '')));
+      const griefer = await join(roomUrl(room));
+      const bad = invalidFrames();
+      const traffic = honestTraffic(honest, 6);
+      // The griefer stays inside its rate cap (30 Hz): each frame it sends is one a receiver would refuse.
+      for (let i = 0; i < 18; i++) {
+        griefer.send(bad[i % bad.length]!.bytes);
+        await sleep(33);
+      }
+      await traffic;
+      await settle();
+      await expectFullHonestDelivery(honest, 6);
+      expect(griefer.controls<{ reason: string }>('dropped').map((d) => d.reason)).toContain('frame');
+      const stats = await roomStats(base, `${room}-${run}`);
+      expect(stats.dropped.frame).toBe(18);
+    });
+  }
+
+  it('drops every invalid frame in a world cell; the cell’s players get all honest frames', async () => {
+    const honest = [await worldProof(base, -30 * 64 + 10, -30 * 64 + 10), await worldProof(base, -30 * 64 + 20, -30 * 64 + 20)].map((p) => track(p.client));
+    const griefer = track((await worldProof(base, -30 * 64 + 30, -30 * 64 + 30)).client);
+    const bad = invalidFrames();
+    const traffic = honestTraffic(honest, 6);
+    for (let i = 0; i < 18; i++) {
+      griefer.send(bad[i % bad.length]!.bytes);
+      await sleep(33);
+    }
+    await traffic;
+    await settle();
+    await expectFullHonestDelivery(honest, 6);
+    expect(griefer.controls<{ reason: string }>('dropped').map((d) => d.reason)).toContain('frame');
+  });
+});
+
+describe('abuse: budgets per client, not per socket', () => {
+  it('holds a 40-socket client with one session to one client’s seats and frame budget', async () => {
+    const ip = freshIp();
+    const token = await session(base, ip);
+    const room = 'forty';
+    const honest = await join(roomUrl(room, '?mode=direct'));
+    const sockets: RelayClient[] = [];
+    const refusals: Array<{ code: number; reason: string }> = [];
+    await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        const client = track(await RelayClient.connect(roomUrl(room, `?session=${token}`), 10_000, fromIp(ip)));
+        const outcome = await admission(client);
+        if (outcome === 'in') sockets.push(client);
+        else refusals.push(outcome);
+      }),
+    );
+    expect(sockets).toHaveLength(4);
+    expect(refusals).toHaveLength(36);
+    expect(refusals[0]).toMatchObject({ code: 4006, reason: expect.stringMatching(/already holds 4 sockets/) });
+    // Every admitted socket floods at once: one client's burst (15) reaches the honest client, not four.
+    for (const socket of sockets) for (let seq = 1; seq <= 100; seq++) socket.sendFrame({ seq });
+    await settle(600);
+    const fromGriefer = honest.frames().filter((f) => sockets.some((s) => s.id === f.senderId)).length;
+    expect(fromGriefer).toBeGreaterThanOrEqual(15);
+    expect(fromGriefer).toBeLessThanOrEqual(15 + 30); // the burst, plus at most a second of refill
+    // The honest client's own traffic is untouched.
+    const other = await join(roomUrl(room));
+    await honestTraffic([honest, other], 5);
+    await settle();
+    await expectFullHonestDelivery([honest, other], 5);
+  });
+
+  it('holds the session-less sockets of one address to that address’s seats', async () => {
+    const ip = freshIp();
+    const refused: number[] = [];
+    await Promise.all(
+      Array.from({ length: 36 }, async () => {
+        const client = track(await RelayClient.connect(roomUrl('anonymous'), 10_000, fromIp(ip)));
+        const outcome = await admission(client);
+        if (outcome !== 'in') refused.push(outcome.code);
+      }),
+    );
+    expect(refused).toEqual([4006, 4006, 4006, 4006]); // 32 seats for one address without sessions
+    // Another address is not affected.
+    await join(roomUrl('anonymous'));
+  });
+
+  it('throttles enter per address', async () => {
+    const ip = freshIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 14; i++) {
+      const response = await fetch(`${base}/api/world/enter`, { method: 'POST', headers: { 'content-type': 'application/json', ...fromIp(ip) }, body: JSON.stringify({ x: -26 * 64 + 5, z: -30 * 64 + 5 }) });
+      statuses.push(response.status);
+      await response.text();
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.slice(10)).toEqual([429, 429, 429, 429]);
+    // An honest player elsewhere enters as usual.
+    const honest = await worldProof(base, -26 * 64 + 10, -30 * 64 + 10);
+    track(honest.client);
+    expect(honest.entry.id).toBeGreaterThan(0);
+  });
+
+  it('caps one address’s publishers in a cell at 20', async () => {
+    const x = -10 * 64 + 5;
+    const z = -30 * 64 + 5;
+    const entries: WorldEntry[] = [];
+    // 21 identities (entered from three addresses, under the enter throttle), all publishing from one.
+    for (let i = 0; i < 21; i++) {
+      const response = await fetch(`${base}/api/world/enter`, { method: 'POST', headers: { 'content-type': 'application/json', ...fromIp(`198.18.0.${i % 3}`) }, body: JSON.stringify({ x, z }) });
+      entries.push((await response.json()) as WorldEntry);
+    }
+    const ip = freshIp();
+    const outcomes: Array<'in' | number> = [];
+    for (const entry of entries) {
+      const client = track(await RelayClient.connect(cellUrl(base, entry.cell, entry.token, 'pub'), 10_000, fromIp(ip)));
+      const outcome = await admission(client);
+      outcomes.push(outcome === 'in' ? 'in' : outcome.code);
+    }
+    expect(outcomes.filter((o) => o === 'in')).toHaveLength(20);
+    expect(outcomes.at(-1)).toBe(4006);
+    // A player from another address still publishes there.
+    track((await worldProof(base, x + 10, z + 10)).client);
+  });
+
+  it('throttles cell subscribe/publish toggles; the cell’s honest players notice nothing', async () => {
+    const cell = { x: -22, z: -30 };
+    const [a, b] = [await worldProof(base, cell.x * 64 + 5, cell.z * 64 + 5), await worldProof(base, cell.x * 64 + 9, cell.z * 64 + 9)];
+    track(a.client);
+    track(b.client);
+    const griefer = await worldProof(base, cell.x * 64 + 20, cell.z * 64 + 20);
+    track(griefer.client);
+    const acksBefore = griefer.client.controls('cell').length;
+    for (let i = 0; i < 400; i++) griefer.client.send(i % 2 === 0 ? '{"type":"subscribe"}' : JSON.stringify({ type: 'publish', token: griefer.entry.token }));
+    await honestTraffic([a.client, b.client], 6);
+    await settle();
+    await expectFullHonestDelivery([a.client, b.client], 6);
+    const acks = griefer.client.controls('cell').length - acksBefore;
+    expect(acks).toBeGreaterThanOrEqual(10);
+    expect(acks).toBeLessThanOrEqual(10 + 2 * 4); // the burst, plus refill over the few seconds
+    expect(griefer.client.controls<{ reason: string }>('dropped').map((d) => d.reason)).toContain('rate');
+  });
+});
+
+/** Opens a voice socket from `ip`: 'in' once welcomed, or the close code it was refused with. */
+async function voiceSeat(name: string, ip: string, sessionToken?: string): Promise<'in' | number> {
+  const socket = new WsClient(wsUrl(base, `/rooms/voice/${name}${sessionToken ? `?session=${sessionToken}` : ''}`), { headers: fromIp(ip) });
+  track({ close: () => socket.terminate() });
+  return new Promise((resolve) => {
+    socket.on('message', (data) => {
+      if ((JSON.parse(data.toString()) as Received).type === 'welcome') resolve('in');
+    });
+    socket.on('close', (code) => resolve(code));
+    socket.on('error', () => resolve(-1));
+    socket.once('open', () => {
+      // ws keeps a received close frame's code here before the TCP close lands (see VoiceSocket.closeFrame).
+      const poll = setInterval(() => {
+        const internals = socket as unknown as { _closeFrameReceived?: boolean; _closeCode?: number };
+        if (internals._closeFrameReceived) {
+          clearInterval(poll);
+          resolve(internals._closeCode ?? 1005);
+        }
+      }, 20);
+      socket.once('close', () => clearInterval(poll));
+      setTimeout(() => clearInterval(poll), 5000);
+    });
+  });
+}
+
+describe('abuse: voice signaling', () => {
+  const voiceRoom = (name: string): string => `${name}-${run}`;
+  const iceTo = (to: number, i: number) => JSON.stringify({ type: 'ice', to, candidate: { candidate: `candidate:${i} 1 udp 1 10.0.0.1 ${1000 + i} typ host`, sdpMid: '0', sdpMLineIndex: 0, usernameFragment: null } });
+
+  it('a 2,000-candidate flood at one target delivers a few hundred at most; an honest sender’s all arrive', async () => {
+    const name = voiceRoom('ice-flood');
+    const target = track(await voiceFrom(base, name, freshIp()));
+    const honest = track(await voiceFrom(base, name, freshIp()));
+    const griefer = track(await voiceFrom(base, name, freshIp()));
+    await target.collect(200);
+    flood(griefer.socket, 2000, (i) => iceTo(target.id, i));
+    for (let i = 0; i < 20; i++) honest.send(JSON.parse(iceTo(target.id, 10_000 + i)));
+    const got = await target.collect(1000, ofType('ice'));
+    const fromGriefer = got.filter((m) => m.from === griefer.id).length;
+    expect(fromGriefer).toBeGreaterThan(50);
+    expect(fromGriefer).toBeLessThanOrEqual(300);
+    expect(got.filter((m) => m.from === honest.id)).toHaveLength(20);
+    const error = await griefer.next(ofType('error'));
+    expect(error).toMatchObject({ ref: 'ice' });
+    expect(['rate-limited', 'target-busy']).toContain(error.code);
+  });
+
+  it('500 offers of 12 KB put a few dozen KB on the target, not 6 MB', async () => {
+    const name = voiceRoom('offer-flood');
+    const target = track(await voiceFrom(base, name, freshIp()));
+    const honest = track(await voiceFrom(base, name, freshIp()));
+    const griefer = track(await voiceFrom(base, name, freshIp()));
+    await target.collect(200);
+    const big = SAMPLE_SDP + 'a=x'.padEnd(12_000, 'x') + '\r\n';
+    flood(griefer.socket, 500, () => JSON.stringify({ type: 'offer', to: target.id, sdp: big }));
+    honest.send({ type: 'offer', to: target.id, sdp: SAMPLE_SDP });
+    const got = await target.collect(1000, ofType('offer'));
+    const bytes = got.filter((m) => m.from === griefer.id).reduce((sum, m) => sum + String(m.sdp).length, 0);
+    expect(bytes).toBeGreaterThan(0);
+    expect(bytes).toBeLessThanOrEqual(64 * 1024);
+    expect(got.filter((m) => m.from === honest.id)).toHaveLength(1);
+  });
+
+  it('1,000 avatar flips reach the others a handful of times', async () => {
+    const name = voiceRoom('flips');
+    const proof = await relayProof(base, name);
+    track(proof.client);
+    const watcher = track(await voiceFrom(base, name, freshIp()));
+    const ip = freshIp();
+    const griefer = track(await voiceFrom(base, name, ip, await session(base, ip)));
+    await watcher.collect(200);
+    flood(griefer.socket, 1000, (i) => JSON.stringify(i % 2 === 0 ? { type: 'avatar', id: proof.id, token: proof.token } : { type: 'avatar', id: null }));
+    const seen = await watcher.collect(1000, ofType('avatar'));
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen.length).toBeLessThanOrEqual(6);
+  });
+
+  it('a forged avatar claim is refused and no peer is told of it', async () => {
+    const name = voiceRoom('forged');
+    const victim = await relayProof(base, name);
+    track(victim.client);
+    const page = track(await voiceFrom(base, name, freshIp()));
+    page.send({ type: 'avatar', id: victim.id, token: victim.token });
+    const griefer = track(await voiceFrom(base, name, freshIp()));
+    const near = await relayProof(base, name);
+    track(near.client);
+    // The griefer claims an avatar standing next to the page, with the victim's token and with none.
+    griefer.send({ type: 'avatar', id: near.id, token: victim.token });
+    expect(await griefer.next(ofType('error'))).toMatchObject({ code: 'bad-avatar-token' });
+    griefer.send({ type: 'avatar', id: near.id, token: 'A'.repeat(34) });
+    expect(await griefer.next(ofType('error'))).toMatchObject({ code: 'bad-avatar-token' });
+    expect(await page.collect(400, (m) => m.type === 'avatar' && m.from === griefer.id)).toEqual([]);
+  });
+
+  it('holds one session to two voice seats and one address to eight', async () => {
+    const ip = freshIp();
+    const token = await session(base, ip);
+    const name = voiceRoom('seats');
+    const outcomes: Array<string | number> = [];
+    for (let i = 0; i < 4; i++) outcomes.push(await voiceSeat(name, ip, token));
+    expect(outcomes).toEqual(['in', 'in', 4006, 4006]);
+    // The same address without a session: up to eight sockets in all from it.
+    for (let i = 0; i < 8; i++) outcomes.push(await voiceSeat(name, ip));
+    expect(outcomes.slice(4)).toEqual(['in', 'in', 'in', 'in', 'in', 'in', 4006, 4006]);
+    // Someone else still gets in.
+    expect(await voiceSeat(name, freshIp())).toBe('in');
+  });
+});
+
+describe('abuse: world cells and routes', () => {
+  it('refuses aliases of a cell’s name (03, -0), so one cell is one object', async () => {
+    for (const alias of ['world:cell:03:3', 'world:cell:-0:0', 'world:cell:3:+3']) {
+      await expect(RelayClient.connect(wsUrl(base, `/rooms/avatar/${encodeURIComponent(alias)}`)), alias).rejects.toThrow(/HTTP 400/);
+      const stats = await fetch(`${base}/api/rooms/avatar/${encodeURIComponent(alias)}`);
+      expect(stats.status).toBe(400);
+      await stats.text();
+    }
+  });
+
+  it('stops a superseded token publishing in its old cell at once', async () => {
+    const from = { x: -18, z: -30 };
+    const mover = await worldProof(base, from.x * 64 + 60, from.z * 64 + 10);
+    track(mover.client);
+    const stayer = await worldProof(base, from.x * 64 + 10, from.z * 64 + 10);
+    track(stayer.client);
+    const hop = await fetch(`${base}/api/world/hop`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: mover.entry.token, cell: { x: from.x + 1, z: from.z } }) });
+    expect(hop.status).toBe(200);
+    await hop.text();
+    // Without any command from the mover, its old cell demotes it and the others see it leave.
+    await mover.client.waitFor(() => mover.client.controls<{ role: string }>('cell').some((a) => a.role === 'sub'), 'demotion', 3000);
+    await stayer.client.waitFor(() => stayer.client.frames().some((f) => f.kind === 2 && f.senderId === mover.entry.id), 'leave frame', 3000);
+    const before = stayer.client.frames().length;
+    mover.client.sendFrame({ seq: 99, x: 1 });
+    await settle();
+    expect(stayer.client.frames().length).toBe(before);
+    expect(mover.client.controls<{ reason: string }>('dropped').map((d) => d.reason)).toContain('role');
+  });
+
+  it('answers room stats for a name no one used without creating it, and refuses the directory', async () => {
+    const name = `never-used-${run}`;
+    const stats = await roomStats(base, name);
+    expect(stats).toMatchObject({ peers: 0, received: 0, lastPeerId: 0 });
+    expect((await fetch(`${base}/api/rooms/avatar/world:directory`)).status).toBe(404);
+    const cellStats = await roomStats(base, cellRoom({ x: -14, z: -30 }));
+    expect(cellStats).toMatchObject({ peers: 0, mode: 'coalesce' });
+  });
+
+  it('keeps the raw protocol helpers honest (a socket the griefer opens is a real one)', async () => {
+    const ip = freshIp();
+    const socket: WebSocket = await rawSocket(roomUrl('raw'), ip);
+    const bytes = new Uint8Array(FRAME_BYTES);
+    encodeFrame({ ...createFrame(), seq: 1 }, bytes);
+    socket.send(bytes);
+    socket.close();
+    const listener = await join(roomUrl('raw'));
+    expect(listener.welcome()?.avatarToken).toMatch(/^[A-Za-z0-9_-]{30,40}$/);
+  });
+});
