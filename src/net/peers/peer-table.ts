@@ -1,5 +1,5 @@
 import { Emitter } from '../../core/emitter.ts';
-import { createFrame, decodeFrame, FRAME_BYTES, FrameKind, type AvatarFrame } from '../protocol/frame.ts';
+import { createFrame, FrameKind, type AvatarFrame } from '../protocol/frame.ts';
 import { RemotePeer } from './remote-peer.ts';
 
 export interface PeerTableOptions {
