@@ -6,7 +6,7 @@ import { roomNameIssue } from '../../src/net/protocol/room-name.ts';
 import { NetSession, type NetStats } from '../../src/net/net-session.ts';
 import type { LocalPublisherOptions } from '../../src/net/peers/local-publisher.ts';
 import type { WorldDirectory } from '../../src/net/protocol/world.ts';
-import { WorldTransport } from '../../src/net/world/world-transport.ts';
+import { WorldTransport, worldAttempt } from '../../src/net/world/world-transport.ts';
 import { HumanoidPeerView } from '../../src/net/view/humanoid-peer-view.ts';
 import { CrowdPeerView } from '../../src/net/view/crowd-peer-view.ts';
 import type { RemotePeerView } from '../../src/net/view/remote-peer-view.ts';
@@ -27,7 +27,8 @@ const RELAY_WAIT_MS = 20_000;
  *   same fallback — so two machines on one `npm start` see each other without any parameter.
  * - `?relay=wss://host` uses the relay at another origin (pages hosted apart from the Worker).
  * - `?world=1`: the open world — spatial cells on this origin's Worker (docs/scale.md); if the
- *   world API does not answer, the BroadcastChannel `world`, and say so. `&at=X,Z` starts the
+ *   world API does not answer, the BroadcastChannel `world`, say so, keep trying the world in the
+ *   background (the same backoff) and switch back to it, saying so, once it answers. `&at=X,Z` starts the
  *   player there (metres), e.g. to meet someone.
  * - `?net=broadcast` forces the channel, `?net=off` turns avatar sync off.
  * - Remote players are drawn by the crowd module's batched renderer (the `crowdRemotes` service: one
@@ -81,7 +82,10 @@ async function start(world: World, room: string | null, forceBroadcast: boolean,
   run(world, transport, fallback);
 }
 
-/** The open world: cells through the Worker's /api/world; falls back to the BroadcastChannel `world`. */
+/**
+ * The open world: cells through the Worker's /api/world; while it does not answer, the
+ * BroadcastChannel `world`, retrying the world in the background and switching back when it answers.
+ */
 async function startWorld(world: World): Promise<void> {
   const at = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(new URLSearchParams(location.search).get('at') ?? '');
   if (at) {
@@ -90,42 +94,52 @@ async function startWorld(world: World): Promise<void> {
     const z = Math.max(-half, Math.min(half, Number(at[2])));
     world.player.state = createPlayerState(x, z, world.heightmap);
   }
-  const s = world.player.state;
-  const cells = new WorldTransport({ origin: location.origin, start: { x: s.x, z: s.z } });
-  if (await cells.start()) {
-    const session = run(world, cells, null, { farRateDivisor: 2 });
-    world.onFrame(() => cells.setPosition(world.player.state.x, world.player.state.z));
-    const population = { players: 0, cells: 0 };
-    Object.assign(session.stats, { world: cells.world, population });
-    // The directory's view of the world, for the HUD (cheap: one small GET every 10 s).
-    const poll = async (): Promise<void> => {
-      try {
-        const directory = (await (await fetch('/api/world')).json()) as WorldDirectory;
-        population.players = directory.players;
-        population.cells = directory.cells.length;
-      } catch {
-        // the HUD keeps the last figures
-      }
-    };
-    void poll();
-    const timer = setInterval(() => void poll(), 10_000);
-    addEventListener('pagehide', () => clearInterval(timer), { once: true });
-    return;
+  const origin = location.origin;
+  // Each try enters where the player stands at that moment.
+  const attempt = worldAttempt(() => ({ origin, start: { x: world.player.state.x, z: world.player.state.z } }));
+  const transport = new FallbackTransport({ kind: 'world', target: `${origin}/api/world`, attempt, fallback: () => new BroadcastTransport({ channel: 'world' }) });
+  let fallback: string | null = null;
+  if (!(await transport.ready())) {
+    fallback = transport.fallbackReason;
+    showNotice({ level: 'warn', title: 'Open world unreachable: sharing with this browser only', detail: `${fallback}.\nOther tabs of this browser with ?world=1 still see you. Retrying the world in the background.` });
   }
-  const fallback = `the world API did not answer (${cells.stats.lastError ?? 'no reason'})`;
-  showNotice({ level: 'warn', title: 'Open world unreachable: sharing with this browser only', detail: fallback });
-  run(world, new BroadcastTransport({ channel: 'world' }), fallback);
+  const session = run(world, transport, fallback, { farRateDivisor: 2 });
+  const cells = (): WorldTransport | null => (transport.current instanceof WorldTransport ? transport.current : null);
+  const population = { players: 0, cells: 0 };
+  // The world's figures for the HUD, from whichever world transport is in use (a switch back brings a new one).
+  const showCells = (): void => {
+    const current = cells();
+    if (current) Object.assign(session.stats, { world: current.world, population });
+  };
+  showCells();
+  session.events.on('switched', showCells);
+  world.onFrame(() => cells()?.setPosition(world.player.state.x, world.player.state.z));
+  // The directory's view of the world, for the HUD (cheap: one small GET every 10 s, only while on the world).
+  const poll = async (): Promise<void> => {
+    if (!cells()) return;
+    try {
+      const directory = (await (await fetch('/api/world')).json()) as WorldDirectory;
+      population.players = directory.players;
+      population.cells = directory.cells.length;
+    } catch {
+      // the HUD keeps the last figures
+    }
+  };
+  void poll();
+  const timer = setInterval(() => void poll(), 10_000);
+  addEventListener('pagehide', () => clearInterval(timer), { once: true });
 }
 
 function run(world: World, transport: FrameTransport, fallback: string | null, publisher?: LocalPublisherOptions): NetSession {
   const view = createView(world);
   const session = new NetSession({ transport, view, publisher });
   const published = Object.assign(session.stats, { fallback });
-  // A fallen-back page that reaches the relay again: say so (the HUD's transport row follows).
+  // A fallen-back page that reaches the relay or the world again: say so (the HUD's transport row follows).
   session.events.on('switched', ({ kind, target }) => {
-    if (kind !== 'relay') return;
+    if (kind === 'broadcast') return;
     published.fallback = null;
-    showNotice({ level: 'info', title: 'Avatar relay reached: sharing with everyone in the room again', detail: `Connected to ${target}.` });
+    const title = kind === 'world' ? 'Open world reached: sharing with everyone nearby again' : 'Avatar relay reached: sharing with everyone in the room again';
+    showNotice({ level: 'info', title, detail: `Connected to ${target}.` });
   });
   world.cairn.stats.net = published;
   world.services.provide('net', session);

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { NetCutter } from '../harness/net-cutter.ts';
 
 const base = inject('serverUrl');
 const run = Date.now().toString(36);
@@ -14,6 +15,7 @@ interface NetFigures {
   frames: number;
   rejected: number;
   fallback: string | null;
+  switches: number;
 }
 
 const net = (page: Page): Promise<NetFigures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.net)) as NetFigures);
@@ -131,29 +133,47 @@ describe('avatar sync in the world page', () => {
     }
   }, 420_000);
 
-  it('with no relay reachable, falls back to a BroadcastChannel (and says so); two tabs still see each other move', async () => {
+  it('with no relay reachable, falls back to a BroadcastChannel (and says so); two tabs still see each other move; once the relay answers, both switch back and see each other through it', async () => {
     const room = `bc-${run}`;
+    // The relay at ?relay= is a TCP pass-through to the Worker that refuses every connection (a
+    // real failed handshake, as from a relay that is down) until the test restores it.
+    const cutter = await NetCutter.start(Number(new URL(base).port));
+    cutter.cut();
     const context = await browser.newContext();
     try {
-      // Port 9 on loopback: nothing listens, the connection is refused — an unreachable relay.
-      const query = `?room=${room}&relay=ws://127.0.0.1:9`;
-      const [{ page: a }, { page: b }] = await Promise.all([openWorld(context, query), openWorld(context, query)]);
+      const query = `?room=${room}&relay=ws://127.0.0.1:${cutter.port}`;
+      const [{ page: a, errors: errorsA }, { page: b, errors: errorsB }] = await Promise.all([openWorld(context, query), openWorld(context, query)]);
       await expect.poll(async () => (await net(b)).transport, { timeout: 30_000 }).toBe('broadcast');
       await expect.poll(async () => (await net(a)).transport, { timeout: 30_000 }).toBe('broadcast');
       const figures = await net(b);
-      expect(figures.fallback).toMatch(/no relay answered at ws:\/\/127\.0\.0\.1:9\/rooms\/avatar\//);
+      expect(figures.fallback).toMatch(new RegExp(`no relay answered at ws://127\\.0\\.0\\.1:${cutter.port}/rooms/avatar/${room} `));
       await expect.poll(() => b.locator('.cairn-notice[data-level="warn"]').innerText()).toMatch(/Avatar relay unreachable/);
       expect(await hudText(b)).toMatch(/BroadcastChannel \(this browser\)/);
       await expectMutualMovement(a, b);
-      // Fallen back, it keeps knocking at the relay in the background (switching back is unit-tested).
-      const tries = (): Promise<number> =>
-        b.evaluate(() => {
-          const transport = window.cairn.net?.transport;
-          return transport && 'failedAttempts' in transport ? Number(transport.failedAttempts) : 0;
-        });
-      await expect.poll(tries, { timeout: 20_000 }).toBeGreaterThanOrEqual(3);
+      // Fallen back, both pages keep knocking at the relay in the background.
+      await expect.poll(() => cutter.refusedAt.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
+
+      // The relay answers again: at their next try (backoff ≤ 15 s) both pages switch to it, say so,
+      // and see each other move through it (the channel is closed once they switch).
+      cutter.restore();
+      await expect.poll(async () => (await net(a)).transport, { timeout: 60_000 }).toBe('relay');
+      await expect.poll(async () => (await net(b)).transport, { timeout: 60_000 }).toBe('relay');
+      for (const page of [a, b]) {
+        const after = await net(page);
+        expect(after.switches).toBeGreaterThanOrEqual(1);
+        expect(after.fallback).toBeNull();
+      }
+      await expect.poll(() => b.locator('.cairn-notice[data-level="info"]').last().innerText()).toMatch(/Avatar relay reached/);
+      await expectMutualMovement(a, b);
+      const stats = (await (await fetch(`${base}/api/rooms/avatar/${room}`)).json()) as { peers: number; received: number };
+      expect(stats.peers).toBe(2);
+      expect(stats.received).toBeGreaterThan(10);
+      expect(await hudText(b)).toMatch(/transport\s+relay/);
+      // Nothing went wrong but the refused connections the browser itself logs.
+      expect(errorsA.concat(errorsB).filter((error) => !/WebSocket connection to 'ws:\/\/127\.0\.0\.1:\d+\/rooms\/avatar\/[^']+' failed/.test(error))).toEqual([]);
     } finally {
       await context.close();
+      await cutter.stop();
     }
   }, 420_000);
 });

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import type { FrameTransport, RemotePeerView } from '../../src/net/index.ts';
+import type { FallbackTransport, RemotePeerView, WorldTransport } from '../../src/net/index.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 
@@ -62,7 +62,8 @@ describe('the open world: spatial cells in the world page', () => {
     // cell's timing notes then pull the sends onto the moment: offset + correction ends within a
     // few ms of 0 (mod 100) — what is left is the early edge of the page's own delay (timer,
     // socket, relay), which a loaded machine stretches. Read from the page's clock itself
-    // (`cairn.net.transport.clock`), which the HUD's figures mirror.
+    // (`cairn.net.transport.current.clock`: the world page's `FallbackTransport` is on its
+    // `WorldTransport`), which the HUD's figures mirror.
     await expect.poll(async () => (await net(pa)).world.sendPhase, { timeout: 30_000 }).not.toBeNull();
     await expect.poll(async () => (await net(pa)).world.clockProbes, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
     const clock = (await net(pa)).world;
@@ -70,7 +71,7 @@ describe('the open world: spatial cells in the world page', () => {
     type PageClock = { offsetMs: number; rttMs: number; correctionMs: number; notes: number };
     const residual = (): Promise<number> =>
       pa.evaluate(() => {
-        const c = (window.cairn.net!.transport as FrameTransport & { clock: PageClock }).clock;
+        const c = ((window.cairn.net!.transport as FallbackTransport).current as WorldTransport & { clock: PageClock }).clock;
         return Math.abs(((((c.offsetMs + c.correctionMs) % 100) + 150) % 100) - 50);
       });
     await expect.poll(residual, { timeout: 30_000 }).toBeLessThanOrEqual(15);
@@ -80,7 +81,7 @@ describe('the open world: spatial cells in the world page', () => {
     // can pull it back. A page that ignored the notes stays 25–55 ms off.
     const before = (await net(pa)).world.timingNotes;
     await pa.evaluate(() => {
-      const c = (window.cairn.net!.transport as FrameTransport & { clock: PageClock }).clock;
+      const c = ((window.cairn.net!.transport as FallbackTransport).current as WorldTransport & { clock: PageClock }).clock;
       c.offsetMs += 40;
       c.rttMs = -1;
     });

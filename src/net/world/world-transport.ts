@@ -3,6 +3,7 @@ import { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
 import { cellDistance, cellRoom, cellSendPhase, neighbourhood, sameCell, sendMomentNumber, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
 import { emptyTransportStats, type FrameTransport, type TransportEvents, type TransportState, type TransportStats } from '../transport/transport.ts';
+import type { TransportAttempt } from '../transport/fallback-transport.ts';
 import type { WebSocketConstructor } from '../transport/websocket-transport.ts';
 import { CellSockets, type CellSocket } from './cell-sockets.ts';
 import { CellTracker } from './cell-tracker.ts';
@@ -476,4 +477,20 @@ export class WorldTransport implements FrameTransport {
     this.state = state;
     this.events.emit('state', state);
   }
+}
+
+/**
+ * A {@link TransportAttempt} at the open world, for a `FallbackTransport`: a
+ * {@link WorldTransport} that resolves once it entered the world, or, when the world API does not
+ * answer (or refuses), is disposed and says why. `options` is read at each try, so a retry enters
+ * where the player stands then, not where the page started.
+ */
+export function worldAttempt(options: () => WorldTransportOptions): TransportAttempt {
+  return async () => {
+    const world = new WorldTransport(options());
+    if (await world.start()) return world;
+    const reason = `the world API did not answer (${world.stats.lastError ?? 'no reason'})`;
+    world.dispose();
+    return reason;
+  };
 }

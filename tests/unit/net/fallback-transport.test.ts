@@ -4,6 +4,7 @@ import { NetSession } from '../../../src/net/net-session.ts';
 import { BroadcastTransport } from '../../../src/net/transport/broadcast-transport.ts';
 import { FallbackTransport, relayAttempt } from '../../../src/net/transport/fallback-transport.ts';
 import type { RemoteAvatar, RemotePeerView } from '../../../src/net/view/remote-peer-view.ts';
+import { WorldTransport, worldAttempt } from '../../../src/net/world/world-transport.ts';
 import { FakeSocket, tick, until } from './fake-socket.ts';
 
 class CountingView implements RemotePeerView {
@@ -127,5 +128,50 @@ describe('FallbackTransport: a page that fell back keeps trying the relay', () =
     expect(transport.fallbackReason).toBe('no WebSocket implementation');
     expect(transport.kind).toBe('broadcast');
     await until(() => tries >= 3);
+  });
+
+  it('the open world: falls back while the world API does not answer, retries, and switches back entering where the player stands then', async () => {
+    const channel = `world-${Math.random()}`;
+    let down = true;
+    const entered: Array<{ x: number; z: number }> = [];
+    // The Worker's directory: unreachable (a network error, as fetch gives) until `down` clears.
+    const directory = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      if (down) throw new TypeError('Failed to fetch');
+      expect(String(url)).toBe('http://world.test/api/world/enter');
+      entered.push(JSON.parse(String(init?.body)) as { x: number; z: number });
+      return new Response(JSON.stringify({ id: 12, token: 'tok-12', cell: { x: 1, z: 0 }, cellSize: 64, expiresAt: Date.now() + 120_000, serverTime: Date.now() }));
+    };
+    const player = { x: 10, z: 10 };
+    const transport = new FallbackTransport({
+      kind: 'world',
+      target: 'http://world.test/api/world',
+      attempt: worldAttempt(() => ({ origin: 'http://world.test', start: { ...player }, fetch: directory as typeof fetch, WebSocket: FakeSocket.ctor, backoff: { baseMs: 1, maxMs: 2 }, clockProbeMs: 0 })),
+      fallback: () => new BroadcastTransport({ channel }),
+      backoff: { baseMs: 5, maxMs: 20 },
+    });
+    const session = new NetSession({ transport, view: new CountingView(), timerMs: 0 });
+    cleanup.push(() => session.dispose());
+
+    expect(await transport.ready()).toBe(false);
+    expect(transport.fallbackReason).toBe('the world API did not answer (Failed to fetch)');
+    expect(session.stats.transport).toBe('broadcast');
+    await until(() => transport.failedAttempts >= 3);
+    expect(FakeSocket.made).toHaveLength(0); // a failed try opens no cell
+
+    // The player walked meanwhile; the world comes back: the next try enters there and the page switches.
+    player.x = 70;
+    down = false;
+    await until(() => session.stats.transport === 'world');
+    expect(entered).toEqual([{ x: 70, z: 10 }]);
+    expect(transport.fallenBack).toBe(false);
+    expect(transport.current).toBeInstanceOf(WorldTransport);
+    expect(session.stats.switches).toBe(2); // to the channel (this session was made before the first try ended), then back to the world
+    expect(session.stats.target).toBe('http://world.test/api/world');
+    // It opened the 3×3 around the cell it entered (1:0), publishing there.
+    expect(FakeSocket.made).toHaveLength(9);
+    expect(FakeSocket.made[0]!.url).toBe('ws://world.test/rooms/avatar/world%3Acell%3A1%3A0?role=pub&token=tok-12');
+    const failed = transport.failedAttempts;
+    await tick(60);
+    expect(transport.failedAttempts).toBe(failed); // no more tries once in the world
   });
 });
