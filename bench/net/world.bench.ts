@@ -58,13 +58,13 @@ const REPEAT = Math.max(1, arg('repeat', 1));
 const NO_ROOM = process.argv.includes('--no-room');
 /**
  * `--sends aligned|random|both` (default both): cell players send at their cell's moment
- * (`cellSendPhase`, the product default), at random moments (before send moments existed), or one
+ * (`cellSendPhase`, the product default), at random moments (the naive baseline), or one
  * row of each, side by side.
  */
 const SENDS = ((value): Array<'aligned' | 'random'> => (value === 'both' ? ['aligned', 'random'] : [value]))(choice('sends', ['aligned', 'random', 'both'], 'both'));
-/** `--far-by-seq`: walkers pick their half-rate frames for neighbouring cells by their own sequence number, not their cell's moment numbers (as before session 8). */
+/** `--far-by-seq`: walkers pick their half-rate frames for neighbouring cells by their own sequence number, not their cell's moment numbers (the naive choice, for comparison). */
 const FAR_BY_SEQ = process.argv.includes('--far-by-seq');
-/** `--no-close-watch`: walkers never ask neighbouring cells for every tick (all watchers paced, as before the pace command). */
+/** `--no-close-watch`: walkers never ask neighbouring cells for every tick (all watchers paced: the pace command's naive baseline). */
 const CLOSE_WATCH = !process.argv.includes('--no-close-watch');
 const dumpAt = process.argv.indexOf('--dump');
 /** `--dump rows.csv`: every near delivery of each row, for offline analysis (file name gets the row's layout). */
@@ -75,7 +75,7 @@ const SERVER_PATH = serverPathArg(process.argv, 'direct');
  * `--mobility heading|waypoint` (default heading): how walkers move (lib/mobility.ts). Random
  * waypoints gather the crowd in the centre cell (at 144 walkers over 3×3 cells: 16 at the start,
  * ~20 after the 3 s warm-up, ~30 at the end of an 8 s window), so they overstate the per-cell
- * load the run claims; kept to compare with results before session 7.
+ * load the run claims; kept to compare with the heading walk.
  */
 const MOBILITY: Mobility = choice('mobility', ['heading', 'waypoint'], 'heading');
 /**
