@@ -1,11 +1,15 @@
 import type { World } from '../../src/world/world.ts';
 import type { ScatterTool } from '../../src/scatter/scatter-tool.ts';
+import { ambientOf } from '../../src/world/ambient/index.ts';
+import { isTyping } from '../../src/world/typing.ts';
 
 /**
  * The scatter brush as a tool in the world. Idle cost is one small button and a key listener:
  * the brush, its presets and meshoptimizer load only when the tool is first switched on (B or the
  * button). While it is on, left-drag paints (the camera rig leaves the left button to tools that
- * set `canvas.dataset.tool`); right-drag still orbits, WASD still walks.
+ * set `canvas.dataset.tool`); right-drag still orbits, WASD still walks. The brush draws from
+ * the ambient world's prop catalog, so props bake once. Its panel moves left while the asset
+ * browser's panel is open, so the two never overlap.
  */
 export function install(world: World): void {
   let tool: ScatterTool | null = null;
@@ -33,10 +37,19 @@ export function install(world: World): void {
   document.body.append(button);
 
   const load = (): Promise<ScatterTool> =>
-    (loading ??= import('../../src/scatter/scatter-tool.ts').then(({ createScatterTool }) => {
-      tool = createScatterTool({ stage: world, ground: world.heightmap, active: false, radius: 6, panelTop: 56 });
+    (loading ??= Promise.all([import('../../src/scatter/scatter-tool.ts'), ambientOf(world)?.scatterReady ?? null]).then(([{ createScatterTool }, ambient]) => {
+      tool = createScatterTool({ stage: world, ground: world.heightmap, active: false, radius: 6, panelTop: 56, catalog: ambient?.catalog });
       return tool;
     }));
+
+  // The asset browser's panel is a sidebar at the right: the brush panel moves to its left.
+  let frame = 0;
+  world.onFrame(() => {
+    if (!tool || ++frame % 10 !== 0) return;
+    const assets = document.querySelector<HTMLElement>('.cairn-assets');
+    const right = assets && assets.offsetParent !== null ? `${assets.offsetWidth + 10}px` : '10px';
+    if (tool.panel.element.style.right !== right) tool.panel.element.style.right = right;
+  });
 
   const toggle = async (): Promise<void> => {
     const active = !(tool?.brush.isActive ?? false);
@@ -47,7 +60,7 @@ export function install(world: World): void {
 
   button.addEventListener('click', () => void toggle());
   window.addEventListener('keydown', (event) => {
-    if (event.code !== 'KeyB' || event.repeat || event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
+    if (event.code !== 'KeyB' || event.repeat || isTyping(event)) return;
     void toggle();
   });
 }
