@@ -3,4 +3,5 @@ export interface Env {
   ASSETS: Fetcher;
   AVATAR_ROOM: DurableObjectNamespace;
   VOICE_ROOM: DurableObjectNamespace;
+  EDITS_ROOM: DurableObjectNamespace;
 }

@@ -6,11 +6,13 @@ import { roomNameProblem } from './room-name.ts';
 
 export { AvatarRoom } from './avatar-room.ts';
 export { VoiceRoom } from './voice-room.ts';
+export { EditsRoom } from './world/edits-room.ts';
 
 /** Room kinds and the Durable Object namespace each lives in. */
 const ROOM_KINDS = {
   avatar: (env: Env) => env.AVATAR_ROOM,
   voice: (env: Env) => env.VOICE_ROOM,
+  edits: (env: Env) => env.EDITS_ROOM,
 } as const;
 
 const ROOM_ROUTE = /^\/rooms\/([^/]+)\/([^/]*)$/;

@@ -179,7 +179,7 @@ describe('the world page on WebGPU', () => {
     const compact = await rect('.cairn-hud');
     expect(compact.height).toBeLessThanOrEqual(100);
     // Every figure is still in the HUD (clipped), so what tests read is what H shows.
-    expect(await hudText(page)).toMatch(/World[\s\S]*regions\s+44 drawn \/ 64/);
+    expect(await hudText(page)).toMatch(/World[\s\S]*regions\s+44 drawn \/ 64/i);
     for (const other of ['.cairn-help', '.cairn-home', '.cairn-scatter-toggle', '.cairn-assets-toggle']) expect(apart(compact, await rect(other)), other).toBe(true);
     expect(apart(await rect('.cairn-help'), await rect('.cairn-home'))).toBe(true);
     expect(await page.locator('.cairn-home').getAttribute('href')).toBe('/gallery.html');
