@@ -9,7 +9,9 @@ import { isTyping } from '../../src/world/typing.ts';
  * button). While it is on, left-drag paints (the camera rig leaves the left button to tools that
  * set `canvas.dataset.tool`); right-drag still orbits, WASD still walks. The brush draws from
  * the ambient world's prop catalog, so props bake once. Its panel moves left while the asset
- * browser's panel is open, so the two never overlap.
+ * browser's panel is open, so the two never overlap. Strokes are shared through the world's edit
+ * cells (src/scatter/shared-scatter.ts): everyone near sees them, later visitors too; Ctrl+Z undoes
+ * one's own last stroke. `?shared=0` keeps the brush local.
  */
 export function install(world: World): void {
   let tool: ScatterTool | null = null;
@@ -51,6 +53,32 @@ export function install(world: World): void {
     if (tool.panel.element.style.right !== right) tool.panel.element.style.right = right;
   });
 
+  // Shared edits: the brush layer is built (idle) once the world is up, and joins the edit cells
+  // around the player, so strokes others painted appear without opening the brush.
+  const params = new URLSearchParams(location.search);
+  if (params.get('shared') !== '0') {
+    const seed = Number(params.get('seed') ?? 1) || 1;
+    void world
+      .frames(4)
+      .then(() => Promise.all([load(), import('../../src/scatter/shared-scatter.ts')]))
+      .then(([ready, { SharedScatter }]) => {
+        const shared = new SharedScatter({ layer: ready.layer, brush: ready.brush, seed, author: authorId() });
+        world.cairn.sharedScatter = shared;
+        world.cairn.stats.sharedScatter = shared.stats;
+        let tick = 0;
+        world.onFrame(() => {
+          if (tick++ % 30 === 0) shared.focus(world.player.state.x, world.player.state.z);
+        });
+        window.addEventListener('keydown', (event) => {
+          if (event.code === 'KeyZ' && (event.ctrlKey || event.metaKey) && !isTyping(event)) {
+            event.preventDefault();
+            shared.undo();
+          }
+        });
+      })
+      .catch((error: Error) => console.warn('shared scatter could not start', error));
+  }
+
   const toggle = async (): Promise<void> => {
     const active = !(tool?.brush.isActive ?? false);
     const ready = await load();
@@ -63,4 +91,15 @@ export function install(world: World): void {
     if (event.code !== 'KeyB' || event.repeat || isTyping(event)) return;
     void toggle();
   });
+}
+
+/** This visitor's id for shared edits, kept in localStorage so undo survives a reload. */
+function authorId(): string {
+  const key = 'cairn.author';
+  let id = localStorage.getItem(key);
+  if (!id || !/^[A-Za-z0-9_-]{6,40}$/.test(id)) {
+    id = [...crypto.getRandomValues(new Uint8Array(10))].map((b) => b.toString(16).padStart(2, '0')).join('');
+    localStorage.setItem(key, id);
+  }
+  return id;
 }

@@ -16,7 +16,7 @@ export const EDIT_CELL_SIZE = 64;
 /** Events in one stroke, at most. */
 export const MAX_STROKE_EVENTS = 96;
 /** Strokes a cell stores, at most; past it new strokes are refused (nobody's work is evicted). */
-export const MAX_CELL_STROKES = 400;
+export const MAX_CELL_STROKES = 256;
 /** Brush radius a shared stroke may use, metres. */
 export const MAX_SHARED_RADIUS = 40;
 /** Room name prefix of an edits cell: `world:edits:<seed>:<x>:<z>`. */
