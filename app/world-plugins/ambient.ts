@@ -9,6 +9,10 @@ import { showNotice, type World } from '../../src/world/index.ts';
  * placed in a Worker from the world seed) and a few people walking about near the spawn who step
  * aside for the player. Both are built after the world's first frames, so they never delay them.
  * `?ambient=0` leaves the map bare; `?people=N` sets the people (0–40, default 8).
+ *
+ * On a software rasteriser (SwiftShader, llvmpipe: no GPU) the scatter is drawn to 110 m instead of
+ * 200 m, at two thirds of the density — a CPU drawing a forest takes seconds per frame.
+ * `?quality=low` or `?quality=full` chooses either anywhere.
  */
 const MAX_PEOPLE = 40;
 const DEFAULT_PEOPLE = 8;
@@ -21,6 +25,9 @@ export function install(world: World): void {
   const requested = Number(params.get('people') ?? DEFAULT_PEOPLE);
   const people = Number.isFinite(requested) ? Math.min(MAX_PEOPLE, Math.max(0, Math.round(requested))) : DEFAULT_PEOPLE;
   const seed = Number(params.get('seed') ?? 1) || 1;
+  const software = /swiftshader|llvmpipe|software|basic render/i.test(world.status.adapter);
+  const quality = params.get('quality') === 'low' || params.get('quality') === 'full' ? params.get('quality') : software ? 'low' : 'full';
+  const tier = quality === 'low' ? { loadRadius: 110, unloadRadius: 140, detailRadius: 48, plan: { densityScale: 0.34 } } : {};
 
   let resolveScatter!: (scatter: AmbientScatter | null) => void;
   const ambient: Ambient = { scatter: null, crowd: null, scatterReady: new Promise((resolve) => (resolveScatter = resolve)) };
@@ -33,16 +40,17 @@ export function install(world: World): void {
       .frames(2)
       .then(() => import('../../src/world/ambient/ambient-scatter.ts'))
       .then(({ AmbientScatter }) => {
-        const scatter = new AmbientScatter({ ground: world.heightmap, seed, parent: world.scene });
+        const scatter = new AmbientScatter({ ground: world.heightmap, seed, parent: world.scene, ...tier });
         ambient.scatter = scatter;
-        world.cairn.stats.ambient = scatter.stats;
+        world.cairn.stats.ambient = { ...scatter.stats, quality };
+        world.onFrame(() => Object.assign(world.cairn.stats.ambient as object, scatter.stats));
         world.onFrame((_dt, time) => scatter.update(world.player.state, world.camera.position, time));
         world.hud?.addSection('ambient', {
           title: 'World',
           rows: () => {
             const s = scatter.stats;
             return [
-              { label: 'regions', value: `${s.regions.drawn} drawn / ${s.regions.total}${s.regions.queued ? ` · ${s.regions.queued} queued` : ''}` },
+              { label: 'regions', value: `${s.regions.drawn} drawn / ${s.regions.total}${s.regions.queued ? ` · ${s.regions.queued} queued` : ''} (${quality})` },
               { label: 'scatter', value: `${s.instances.toLocaleString('en-US')} (LOD ${s.perLevel.join('/')})${s.pending ? ` · ${s.pending} baking` : ''}` },
               ...(s.lastError ? [{ label: 'error', value: s.lastError.slice(0, 60), tone: 'bad' as const }] : []),
             ];

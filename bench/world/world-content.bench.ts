@@ -3,7 +3,8 @@
  * here: absolute ms are the software rasteriser's, the same-run ratios are the point). Two
  * variants of the world page, loaded alternately in the same run:
  * - bare: `/?ambient=0&people=0` (terrain, sky, sea, the player, the other plugins' idle cost);
- * - inhabited: `/` (vegetation and rocks streamed over the map, eight people).
+ * - inhabited, low tier: `/?quality=low` (what a software rasteriser gets: scatter to 110 m);
+ * - inhabited, full tier: `/?quality=full` (what a GPU gets: scatter to 200 m), eight people in both.
  * Each is measured standing at the spawn once every region near it is drawn: draw calls,
  * triangles, and main-thread ms per frame (update + render submission, the stage's own figure),
  * plus the ambient figures (regions, instances, Worker ms per region).
@@ -15,10 +16,11 @@ import { launchChromium, waitForCairn } from '../../tests/harness/browser.ts';
 import { startServer } from '../../tests/harness/server.ts';
 import { median } from '../lib/measure.ts';
 
-type Variant = 'bare' | 'inhabited';
+type Variant = 'bare' | 'low' | 'full';
 const FRAMES = Number(process.env.WORLD_BENCH_FRAMES ?? 40);
 const ROUNDS = Number(process.env.WORLD_BENCH_ROUNDS ?? 2);
-const QUERY: Record<Variant, string> = { bare: '?ambient=0&people=0', inhabited: '' };
+const QUERY: Record<Variant, string> = { bare: '?ambient=0&people=0', low: '?quality=low', full: '?quality=full' };
+const VARIANTS: Variant[] = ['bare', 'low', 'full'];
 
 interface Sample {
   drawCalls: number;
@@ -30,17 +32,14 @@ interface Sample {
 const assets = buildPages();
 const server = await startServer({ assetsDir: assets });
 const browser = await launchChromium();
-const samples = new Map<Variant, Sample[]>([
-  ['bare', []],
-  ['inhabited', []],
-]);
+const samples = new Map<Variant, Sample[]>(VARIANTS.map((v) => [v, []]));
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    for (const variant of ['bare', 'inhabited'] as const) {
+    for (const variant of VARIANTS) {
       const page = await browser.newPage({ viewport: { width: 800, height: 480 } });
       await page.goto(`${server.url}/${QUERY[variant]}`);
       await waitForCairn(page, 180_000);
-      if (variant === 'inhabited') {
+      if (variant !== 'bare') {
         await page.waitForFunction(() => (window.cairn.ambient as { scatter: unknown; crowd: unknown } | undefined)?.crowd && (window.cairn.ambient as { scatter: unknown }).scatter, undefined, { timeout: 180_000, polling: 250 });
         await page.evaluate(() => (window.cairn.ambient as { scatter: { ready(): Promise<void> } }).scatter.ready());
       }
@@ -69,16 +68,17 @@ try {
     }
   }
   const bare = samples.get('bare')!;
-  const full = samples.get('inhabited')!;
   const m = (list: Sample[], key: 'drawCalls' | 'triangles' | 'cpuMs') => median(list.map((s) => s[key]));
-  const ambient = full[full.length - 1]!.ambient!;
-  console.log(`\n## the inhabited world against the bare one: 800×480 at the spawn, ${FRAMES} frames × ${ROUNDS} rounds, alternating page loads`);
-  console.log(`   inhabited: ${ambient.regions} regions drawn, ${ambient.instances.toLocaleString('en-US')} scatter instances, 8 people; Worker ${ambient.placeMsPerRegion.toFixed(1)} ms per region`);
-  console.log(`${'world'.padEnd(11)} ${'draw calls'.padStart(10)} ${'triangles'.padStart(11)} ${'main-thread ms/frame (median)'.padStart(30)}`);
-  for (const [name, list] of [['bare', bare], ['inhabited', full]] as const) {
-    console.log(`${name.padEnd(11)} ${String(m(list, 'drawCalls')).padStart(10)} ${m(list, 'triangles').toLocaleString('en-US').padStart(11)} ${m(list, 'cpuMs').toFixed(2).padStart(30)}`);
+  console.log(`\n## the inhabited world against the bare one: 800×480 at the spawn, ${FRAMES} frames × ${ROUNDS} rounds, page loads alternating`);
+  console.log(`${'world'.padEnd(10)} ${'regions'.padStart(8)} ${'instances'.padStart(10)} ${'draw calls'.padStart(10)} ${'triangles'.padStart(11)} ${'main ms/frame'.padStart(14)}  vs bare`);
+  for (const variant of VARIANTS) {
+    const list = samples.get(variant)!;
+    const a = list[list.length - 1]!.ambient;
+    const ratio = variant === 'bare' ? '(baseline)' : `draw calls +${m(list, 'drawCalls') - m(bare, 'drawCalls')}, triangles × ${(m(list, 'triangles') / m(bare, 'triangles')).toFixed(2)}, main-thread ms × ${(m(list, 'cpuMs') / m(bare, 'cpuMs')).toFixed(2)}`;
+    console.log(`${variant.padEnd(10)} ${String(a?.regions ?? 0).padStart(8)} ${(a?.instances ?? 0).toLocaleString('en-US').padStart(10)} ${String(m(list, 'drawCalls')).padStart(10)} ${m(list, 'triangles').toLocaleString('en-US').padStart(11)} ${m(list, 'cpuMs').toFixed(2).padStart(14)}  ${ratio}`);
   }
-  console.log(`inhabited / bare: draw calls × ${(m(full, 'drawCalls') / m(bare, 'drawCalls')).toFixed(2)} (+${m(full, 'drawCalls') - m(bare, 'drawCalls')}), triangles × ${(m(full, 'triangles') / m(bare, 'triangles')).toFixed(2)}, main-thread ms × ${(m(full, 'cpuMs') / m(bare, 'cpuMs')).toFixed(2)} (+${(m(full, 'cpuMs') - m(bare, 'cpuMs')).toFixed(2)} ms)`);
+  const full = samples.get('full')!;
+  console.log(`   Worker placement: ${full[full.length - 1]!.ambient!.placeMsPerRegion.toFixed(1)} ms per region (off the main thread)`);
   console.log('   (draw calls and triangles include the shadow pass; the frame is SwiftShader, a CPU rasteriser)');
 } finally {
   await browser.close();

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, hudText, launchChromium, openPage, waitForCairn } from '../harness/browser.ts';
 import { saveDocPicture } from '../harness/pictures.ts';
+import { openSocket, wsUrl } from '../harness/ws-client.ts';
 import { countDifferentPixels, decodePng, type Image } from '../harness/png.ts';
 
 const base = inject('serverUrl');
@@ -63,14 +64,16 @@ describe('the world page on WebGPU', () => {
     const ambient = await page.evaluate(() => {
       const a = window.cairn.ambient as { scatter: { stats: { regions: { drawn: number; total: number }; instances: number; mode: string; lastError: string | null }; layer: { snapshot(): unknown[] } }; crowd: { count: number; peers: { peers: Array<{ x: number; z: number }> } } };
       const player = window.cairn.stats.player as { x: number; z: number };
-      return { ...JSON.parse(JSON.stringify(a.scatter.stats)), people: a.crowd.count, nearest: Math.min(...a.crowd.peers.peers.map((p) => Math.hypot(p.x - player.x, p.z - player.z))) };
+      return { ...JSON.parse(JSON.stringify(window.cairn.stats.ambient)), people: a.crowd.count, nearest: Math.min(...a.crowd.peers.peers.map((p) => Math.hypot(p.x - player.x, p.z - player.z))) };
     });
     expect(ambient.lastError).toBeNull();
     expect(ambient.mode).toBe('worker');
     expect(ambient.regions.total).toBe(64);
-    // Everything within 200 m of the spawn: 44 of the 64 regions of 64 m.
-    expect(ambient.regions.drawn).toBe(44);
-    expect(ambient.instances).toBeGreaterThan(5000);
+    // SwiftShader is a software rasteriser: the low tier, everything within 110 m of the spawn.
+    expect(ambient.quality).toBe('low');
+    expect(ambient.regions.drawn).toBe(ambient.regions.wanted);
+    expect(ambient.regions.drawn).toBeGreaterThanOrEqual(16);
+    expect(ambient.instances).toBeGreaterThan(1500);
     expect(ambient.people).toBe(8);
     expect(ambient.nearest).toBeGreaterThanOrEqual(1.59);
     // A person walking into the player is moved aside on the next frame.
@@ -179,7 +182,7 @@ describe('the world page on WebGPU', () => {
     const compact = await rect('.cairn-hud');
     expect(compact.height).toBeLessThanOrEqual(100);
     // Every figure is still in the HUD (clipped), so what tests read is what H shows.
-    expect(await hudText(page)).toMatch(/World[\s\S]*regions\s+44 drawn \/ 64/i);
+    expect(await hudText(page)).toMatch(/World[\s\S]*regions\s+\d+ drawn \/ 64 \(low\)/i);
     for (const other of ['.cairn-help', '.cairn-home', '.cairn-scatter-toggle', '.cairn-assets-toggle']) expect(apart(compact, await rect(other)), other).toBe(true);
     expect(apart(await rect('.cairn-help'), await rect('.cairn-home'))).toBe(true);
     expect(await page.locator('.cairn-home').getAttribute('href')).toBe('/gallery.html');
@@ -200,6 +203,37 @@ describe('the world page on WebGPU', () => {
     expect(under).toEqual({ hit: 'CANVAS', style: 'none', select: 'none' });
     await page.setViewportSize({ width: 800, height: 480 });
     await frames(page, 2);
+  });
+
+  it('shares scatter strokes live with another visitor in the same cell, and undoes its own', async () => {
+    await page.waitForFunction(() => ((window.cairn.stats.sharedScatter as { cells: number } | undefined)?.cells ?? 0) > 0, undefined, { timeout: 60_000 });
+    // The other visitor is a plain WebSocket client in cell 0:0 of world seed 1.
+    const other = await openSocket(wsUrl(base, `/rooms/edits/${encodeURIComponent('world:edits:1:0:0')}?author=node-visitor`));
+    const received: Array<{ type: string; stroke?: { id: string; author: string; events: Array<{ kind: string; x?: number }> }; id?: string }> = [];
+    other.on('message', (data) => received.push(JSON.parse(String(data))));
+    await expect.poll(() => received.some((m) => m.type === 'snapshot')).toBe(true);
+    type Tool = { layer: { paint(x: number, z: number, r: number): unknown; stats: { instances: number } }; brush: { emit(type: string, payload: object): void } };
+    await page.evaluate(() => {
+      const tool = window.cairn.scatter as Tool;
+      tool.brush.emit('strokeStart', { x: 20, z: 20, erasing: false });
+      tool.layer.paint(20, 20, 6);
+      tool.layer.paint(23, 20, 6);
+      tool.brush.emit('strokeEnd', {});
+    });
+    await expect.poll(() => received.filter((m) => m.type === 'stroke').length, { timeout: 30_000 }).toBe(1);
+    const painted = received.find((m) => m.type === 'stroke')!.stroke!;
+    expect(painted.author).not.toBe('node-visitor');
+    expect(painted.events.map((e) => e.kind)).toEqual(['preset', 'reseed', 'paint', 'paint']);
+
+    const before = await page.evaluate(() => (window.cairn.scatter as Tool).layer.stats.instances);
+    other.send(JSON.stringify({ type: 'stroke', id: 'from-node-visitor', events: [{ kind: 'preset', presetId: 'meadow' }, { kind: 'reseed', seed: 42 }, { kind: 'paint', x: 40, z: 40, radius: 8 }] }));
+    await page.waitForFunction((n) => (window.cairn.scatter as Tool).layer.stats.instances > n, before, { timeout: 30_000 });
+    expect(await page.evaluate(() => (window.cairn.stats.sharedScatter as { received: number }).received)).toBe(1);
+
+    await page.locator('canvas').click({ position: { x: 400, y: 300 } });
+    await page.keyboard.press('Control+KeyZ');
+    await expect.poll(() => received.find((m) => m.type === 'undo')?.id, { timeout: 30_000 }).toBe(painted.id);
+    other.close();
   });
 });
 

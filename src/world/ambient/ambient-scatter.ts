@@ -78,7 +78,7 @@ function resolveAmbientOptions(options: AmbientScatterOptions): ResolvedAmbientO
 export interface AmbientScatterStats {
   seed: number;
   /** Regions on the map / placed so far / drawn now / waiting for the worker. */
-  regions: { total: number; placed: number; drawn: number; queued: number };
+  regions: { total: number; placed: number; drawn: number; queued: number; wanted: number };
   /** Instances drawn (all regions drawn now) and waiting for their prop's bake. */
   instances: number;
   pending: number;
@@ -123,7 +123,7 @@ export class AmbientScatter {
     const total = Object.values(this.props).reduce((n, ids) => n + ids.length, 0);
     this.stats = {
       seed: this.options.plan.seed,
-      regions: { total: regionsPerSide(this.options.plan) ** 2, placed: 0, drawn: 0, queued: 0 },
+      regions: { total: regionsPerSide(this.options.plan) ** 2, placed: 0, drawn: 0, queued: 0, wanted: 0 },
       instances: 0,
       pending: 0,
       perLevel: this.layer.stats.perLevel,
@@ -220,6 +220,7 @@ export class AmbientScatter {
     }
     // Forget queued regions that are no longer wanted; queue the wanted ones, nearest first.
     const wanted = regionsWithin(plan, focus.x, focus.z, this.options.loadRadius);
+    this.stats.regions.wanted = wanted.length;
     const wantedIndices = new Set(wanted.map((key) => regionIndex(plan, key)));
     for (const index of [...this.queued.keys()]) if (!wantedIndices.has(index)) this.queued.delete(index);
     for (const key of wanted) {
