@@ -1,0 +1,22 @@
+import { StageCrowd } from '../../src/crowd/stage-crowd.ts';
+import { BudgetCalibrator } from '../../src/world/budget-calibration.ts';
+import type { World } from '../../src/world/index.ts';
+
+/**
+ * The crowd's GPU budget calibrates itself in the world: once the crowd plugin's StageCrowd exists
+ * (at once with `?crowd=N`), its avatars are hidden for a few GPU measurements so the idle baseline
+ * excludes their draws, and again after every resize. `cairn.stats.budgetCalibration` says where
+ * it stands.
+ */
+export function install(world: World): void {
+  const off = world.onFrame(() => {
+    const target = world.cairn.stageCrowd;
+    if (!(target instanceof StageCrowd)) return;
+    off();
+    const calibrator = new BudgetCalibrator(world, target);
+    const stats = { state: calibrator.state, runs: 0 };
+    world.cairn.stats.budgetCalibration = stats;
+    world.afterRender(() => Object.assign(stats, { state: calibrator.state, runs: calibrator.runs }));
+    void calibrator.calibrate();
+  });
+}
