@@ -33,3 +33,4 @@ export * from './scatter-tool.ts';
 export * from './regions.ts';
 export * from './shared-edits.ts';
 export * from './shared-scatter.ts';
+export * from './local-store.ts';

@@ -54,3 +54,15 @@ describe('shared scatter edits', () => {
     expect(strokeOutsideCell([{ kind: 'paint', x: 10, z: 64, radius: 1 }], { x: 0, z: 0 })).toMatch(/outside cell 0:0/);
   });
 });
+
+describe('saved recordings', () => {
+  it('accept what Save recording writes and name the bad field otherwise', async () => {
+    const { parseRecording } = await import('../../../src/scatter/local-store.ts');
+    const session = new ScatterSession({ seed: 3, ground, propsIn, presets });
+    for (const event of stroke('recorded-1', 10, 10)) session.apply(event);
+    const written = JSON.parse(JSON.stringify(session.recording()));
+    expect(parseRecording(written)).toEqual({ ok: true, recording: written });
+    expect(parseRecording({ ...written, version: 2 })).toMatchObject({ ok: false, problem: expect.stringContaining('version') });
+    expect(parseRecording({ ...written, events: [{ kind: 'paint', x: 'a', z: 1, radius: 2 }] })).toMatchObject({ ok: false, problem: expect.stringContaining('events.0.x') });
+  });
+});
