@@ -19,6 +19,8 @@ export interface BudgetCalibratorOptions {
   maxFrames?: number;
   /** Quiet time after the last resize event before calibrating, ms. Default 400. */
   resizeDelayMs?: number;
+  /** Calibrate again after every resize. Default true. */
+  onResize?: boolean;
 }
 
 export type CalibrationState = 'waiting' | 'measuring' | 'calibrated' | 'unavailable';
@@ -36,8 +38,8 @@ export class BudgetCalibrator {
   constructor(stage: Pick<Stage, 'afterRender' | 'cairn'>, target: CalibrationTarget, options: BudgetCalibratorOptions = {}) {
     this.stage = stage;
     this.target = target;
-    this.options = { samples: 6, maxFrames: 90, resizeDelayMs: 400, ...options };
-    window.addEventListener('resize', this.onResize);
+    this.options = { samples: 6, maxFrames: 90, resizeDelayMs: 400, onResize: true, ...options };
+    if (this.options.onResize) window.addEventListener('resize', this.onResize);
   }
 
   /** Hides the avatars and measures the idle baseline; resolves with the final state. */
