@@ -10,9 +10,9 @@ import { showNotice, type World } from '../../src/world/index.ts';
  * aside for the player. Both are built after the world's first frames, so they never delay them.
  * `?ambient=0` leaves the map bare; `?people=N` sets the people (0–40, default 8).
  *
- * On a software rasteriser (SwiftShader, llvmpipe: no GPU) the scatter is drawn to 110 m instead of
- * 200 m, at two thirds of the density — a CPU drawing a forest takes seconds per frame.
- * `?quality=low` or `?quality=full` chooses either anywhere.
+ * On a software rasteriser (SwiftShader, llvmpipe: no GPU) the world stays bare — a CPU drawing a
+ * forest takes seconds per frame. `?quality=low` (scatter to 110 m at two thirds of the density) or
+ * `?quality=full` (to 200 m) turns it on anywhere.
  */
 const MAX_PEOPLE = 40;
 const DEFAULT_PEOPLE = 8;
@@ -21,12 +21,13 @@ const PERSONAL_SPACE = 1.6;
 
 export function install(world: World): void {
   const params = new URLSearchParams(location.search);
-  const scatterOn = params.get('ambient') !== '0';
-  const requested = Number(params.get('people') ?? DEFAULT_PEOPLE);
-  const people = Number.isFinite(requested) ? Math.min(MAX_PEOPLE, Math.max(0, Math.round(requested))) : DEFAULT_PEOPLE;
   const seed = Number(params.get('seed') ?? 1) || 1;
   const software = /swiftshader|llvmpipe|software|basic render/i.test(world.status.adapter);
-  const quality = params.get('quality') === 'low' || params.get('quality') === 'full' ? params.get('quality') : software ? 'low' : 'full';
+  const asked = params.get('quality');
+  const quality = asked === 'low' || asked === 'full' || asked === 'off' ? asked : software ? 'off' : 'full';
+  const scatterOn = params.get('ambient') !== '0' && quality !== 'off';
+  const requested = Number(params.get('people') ?? (quality === 'off' ? 0 : DEFAULT_PEOPLE));
+  const people = Number.isFinite(requested) ? Math.min(MAX_PEOPLE, Math.max(0, Math.round(requested))) : DEFAULT_PEOPLE;
   const tier = quality === 'low' ? { loadRadius: 110, unloadRadius: 140, detailRadius: 48, plan: { densityScale: 0.34 } } : {};
 
   let resolveScatter!: (scatter: AmbientScatter | null) => void;

@@ -38,9 +38,11 @@ export function install(world: World): void {
   });
   document.body.append(button);
 
+  // No preset until the brush is first switched on: a layer that only draws shared strokes bakes
+  // just the props those strokes use.
   const load = (): Promise<ScatterTool> =>
     (loading ??= Promise.all([import('../../src/scatter/scatter-tool.ts'), ambientOf(world)?.scatterReady ?? null]).then(([{ createScatterTool }, ambient]) => {
-      tool = createScatterTool({ stage: world, ground: world.heightmap, active: false, radius: 6, panelTop: 56, catalog: ambient?.catalog });
+      tool = createScatterTool({ stage: world, ground: world.heightmap, active: false, radius: 6, panelTop: 56, catalog: ambient?.catalog, preset: null });
       return tool;
     }));
 
@@ -82,6 +84,7 @@ export function install(world: World): void {
   const toggle = async (): Promise<void> => {
     const active = !(tool?.brush.isActive ?? false);
     const ready = await load();
+    if (active && !ready.layer.session.preset) void ready.layer.choosePreset('mixed-forest');
     ready.setActive(active);
     button.setAttribute('aria-pressed', String(active));
   };

@@ -3,8 +3,8 @@
  * here: absolute ms are the software rasteriser's, the same-run ratios are the point). Two
  * variants of the world page, loaded alternately in the same run:
  * - bare: `/?ambient=0&people=0` (terrain, sky, sea, the player, the other plugins' idle cost);
- * - inhabited, low tier: `/?quality=low` (what a software rasteriser gets: scatter to 110 m);
- * - inhabited, full tier: `/?quality=full` (what a GPU gets: scatter to 200 m), eight people in both.
+ * - inhabited, low tier: `/?quality=low` (scatter to 110 m, a third of the density);
+ * - inhabited, full tier: `/?quality=full` (the default with a GPU: scatter to 200 m), eight people in both.
  * Each is measured standing at the spawn once every region near it is drawn: draw calls,
  * triangles, and main-thread ms per frame (update + render submission, the stage's own figure),
  * plus the ambient figures (regions, instances, Worker ms per region).
