@@ -9,9 +9,10 @@ export { RelayRoom } from './relay/relay-room.ts';
 export { WorldCell } from './world/world-cell.ts';
 export { WorldDirectoryRoom } from './world/world-directory-room.ts';
 export { VoiceRoom } from './voice-room.ts';
+export { EditsRoom } from './world/edits-room.ts';
 
 /** Room kinds in `/rooms/:kind/:name`. */
-const ROOM_KINDS = ['avatar', 'voice'] as const;
+const ROOM_KINDS = ['avatar', 'voice', 'edits'] as const;
 
 const ROOM_ROUTE = /^\/rooms\/([^/]+)\/([^/]*)$/;
 /** `GET /api/rooms/avatar/:room`: a relay room's or cell's figures (JSON). */
@@ -134,7 +135,14 @@ export default {
       if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket') {
         return text(426, `${url.pathname} is a WebSocket endpoint; send "Upgrade: websocket"`);
       }
-      const stub = kind === 'voice' ? env.VOICE_ROOM.get(env.VOICE_ROOM.idFromName(room)) : room === DIRECTORY_ROOM ? directory(env) : avatarObject(env, room);
+      const stub =
+        kind === 'voice'
+          ? env.VOICE_ROOM.get(env.VOICE_ROOM.idFromName(room))
+          : kind === 'edits'
+            ? env.EDITS_ROOM.get(env.EDITS_ROOM.idFromName(room))
+            : room === DIRECTORY_ROOM
+              ? directory(env)
+              : avatarObject(env, room);
       const forwarded = new Request(request);
       // X-Cairn-* headers are ours: a client must not be able to send them to an object.
       for (const name of [...forwarded.headers.keys()]) if (name.toLowerCase().startsWith('x-cairn-')) forwarded.headers.delete(name);

@@ -1,11 +1,17 @@
 import type { World } from '../../src/world/world.ts';
 import type { ScatterTool } from '../../src/scatter/scatter-tool.ts';
+import { ambientOf } from '../../src/ambient/index.ts';
+import { isTyping } from '../../src/core/typing.ts';
 
 /**
  * The scatter brush as a tool in the world. Idle cost is one small button and a key listener:
  * the brush, its presets and meshoptimizer load only when the tool is first switched on (B or the
  * button). While it is on, left-drag paints (the camera rig leaves the left button to tools that
- * set `canvas.dataset.tool`); right-drag still orbits, WASD still walks.
+ * set `canvas.dataset.tool`); right-drag still orbits, WASD still walks. The brush draws from
+ * the ambient world's prop catalog, so props bake once. Its panel moves left while the asset
+ * browser's panel is open, so the two never overlap. Strokes are shared through the world's edit
+ * cells (src/scatter/shared-scatter.ts): everyone near sees them, later visitors too; Ctrl+Z undoes
+ * one's own last stroke. `?shared=0` keeps the brush local.
  */
 export function install(world: World): void {
   let tool: ScatterTool | null = null;
@@ -32,22 +38,71 @@ export function install(world: World): void {
   });
   document.body.append(button);
 
+  // No preset until the brush is first switched on: a layer that only draws shared strokes bakes
+  // just the props those strokes use.
   const load = (): Promise<ScatterTool> =>
-    (loading ??= import('../../src/scatter/scatter-tool.ts').then(({ createScatterTool }) => {
-      tool = createScatterTool({ stage: world, ground: world.heightmap, active: false, radius: 6, panelTop: 56 });
+    (loading ??= Promise.all([import('../../src/scatter/scatter-tool.ts'), ambientOf(world)?.scatterReady ?? null]).then(([{ createScatterTool }, ambient]) => {
+      tool = createScatterTool({ stage: world, ground: world.heightmap, active: false, radius: 6, panelTop: 56, catalog: ambient?.catalog, preset: null });
       return tool;
     }));
+
+  // The asset browser's panel is a sidebar at the right: the brush panel moves to its left.
+  let frame = 0;
+  world.onFrame(() => {
+    if (!tool || ++frame % 10 !== 0) return;
+    const assets = document.querySelector<HTMLElement>('.cairn-assets');
+    const right = assets && assets.offsetParent !== null ? `${assets.offsetWidth + 10}px` : '10px';
+    if (tool.panel.element.style.right !== right) tool.panel.element.style.right = right;
+  });
+
+  // Shared edits: the brush layer is built (idle) once the world is up, and joins the edit cells
+  // around the player, so strokes others painted appear without opening the brush.
+  const params = new URLSearchParams(location.search);
+  if (params.get('shared') !== '0') {
+    const seed = Number(params.get('seed') ?? 1) || 1;
+    void world
+      .frames(4)
+      .then(() => Promise.all([load(), import('../../src/scatter/shared-scatter.ts')]))
+      .then(([ready, { SharedScatter }]) => {
+        const shared = new SharedScatter({ layer: ready.layer, brush: ready.brush, seed, author: authorId() });
+        world.services.provide('sharedScatter', shared);
+        world.cairn.stats.sharedScatter = shared.stats;
+        let tick = 0;
+        world.onFrame(() => {
+          if (tick++ % 30 === 0) shared.focus(world.player.state.x, world.player.state.z);
+        });
+        window.addEventListener('keydown', (event) => {
+          if (event.code === 'KeyZ' && (event.ctrlKey || event.metaKey) && !isTyping(event)) {
+            event.preventDefault();
+            shared.undo();
+          }
+        });
+      })
+      .catch((error: Error) => console.warn('shared scatter could not start', error));
+  }
 
   const toggle = async (): Promise<void> => {
     const active = !(tool?.brush.isActive ?? false);
     const ready = await load();
+    if (active && !ready.layer.session.preset) void ready.layer.choosePreset('mixed-forest');
     ready.setActive(active);
     button.setAttribute('aria-pressed', String(active));
   };
 
   button.addEventListener('click', () => void toggle());
   window.addEventListener('keydown', (event) => {
-    if (event.code !== 'KeyB' || event.repeat || event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
+    if (event.code !== 'KeyB' || event.repeat || isTyping(event)) return;
     void toggle();
   });
+}
+
+/** This visitor's id for shared edits, kept in localStorage so undo survives a reload. */
+function authorId(): string {
+  const key = 'cairn.author';
+  let id = localStorage.getItem(key);
+  if (!id || !/^[A-Za-z0-9_-]{6,40}$/.test(id)) {
+    id = [...crypto.getRandomValues(new Uint8Array(10))].map((b) => b.toString(16).padStart(2, '0')).join('');
+    localStorage.setItem(key, id);
+  }
+  return id;
 }

@@ -1,4 +1,4 @@
-import { isTyping } from '../world/typing.ts';
+import { isTyping } from '../core/typing.ts';
 
 /** What the engine's page bindings call. */
 export interface AudioInputHandlers {

@@ -7,3 +7,4 @@ export * from './emitter.ts';
 export * from './decibels.ts';
 export * from './services.ts';
 export * from './options.ts';
+export * from './typing.ts';

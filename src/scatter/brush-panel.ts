@@ -1,4 +1,5 @@
 import { parseGltfProp } from './gltf-prop.ts';
+import { parseRecording, savedPresets, savedProps, savePreset, saveProp } from './local-store.ts';
 import type { BrushTool } from './brush-tool.ts';
 import type { ScatterLayer } from './scatter-layer.ts';
 
@@ -71,6 +72,9 @@ export class BrushPanel {
       <div class="row"><span>Seed</span><input type="number" data-role="seed" min="0" step="1"><button type="button" data-action="new-session">New session</button></div>
       <div class="row"><button type="button" data-action="replay">Replay</button><button type="button" data-action="save">Save recording</button></div>
       <div class="row">
+        <label class="file">Load recording…<input type="file" accept=".json,application/json" data-role="recording-file"></label>
+      </div>
+      <div class="row">
         <label class="file">Load preset…<input type="file" accept=".json,application/json" data-role="preset-file"></label>
       </div>
       <div class="row">
@@ -91,6 +95,8 @@ export class BrushPanel {
     el.querySelector<HTMLInputElement>('[data-role="seed"]')!.value = String(this.layer.session.seed);
     el.querySelector<HTMLInputElement>('[data-role="preset-file"]')!.addEventListener('change', (event) => void this.loadPresetFile(event.target as HTMLInputElement));
     el.querySelector<HTMLInputElement>('[data-role="prop-file"]')!.addEventListener('change', (event) => void this.addPropFile(event.target as HTMLInputElement));
+    el.querySelector<HTMLInputElement>('[data-role="recording-file"]')!.addEventListener('change', (event) => void this.loadRecordingFile(event.target as HTMLInputElement));
+    void this.restore();
     this.unsubscribe.push(
       // Presets chosen elsewhere (console, replay, the world) still light the right button.
       this.layer.on('change', ({ event }) => {
@@ -172,7 +178,52 @@ export class BrushPanel {
       return;
     }
     const errors = this.layer.addPresets([{ source: file.name, data }]);
-    if (errors.length === 0) this.renderPresets();
+    if (errors.length === 0) {
+      savePreset({ source: file.name, data });
+      this.renderPresets();
+    }
+  }
+
+  /** Replays a recording file (what "Save recording" wrote), after checking every field. */
+  async loadRecordingFile(input: HTMLInputElement): Promise<void> {
+    const file = input.files?.[0];
+    input.value = '';
+    if (!file) return;
+    let data: unknown;
+    try {
+      data = JSON.parse(await file.text());
+    } catch (error) {
+      this.layer.emit('problem', { title: `Recording "${file.name}" is not JSON`, detail: (error as Error).message });
+      return;
+    }
+    const parsed = parseRecording(data);
+    if (!parsed.ok) {
+      this.layer.emit('problem', { title: `Recording "${file.name}" is not a scatter recording`, detail: parsed.problem });
+      return;
+    }
+    try {
+      await this.layer.replay(parsed.recording);
+      this.status.textContent = `Replayed ${file.name}: ${parsed.recording.events.length} events`;
+    } catch (error) {
+      this.layer.emit('problem', { title: `Recording "${file.name}" could not be replayed`, detail: (error as Error).message });
+    }
+  }
+
+  /** Brings back the presets and props this browser loaded before (see local-store.ts). */
+  private async restore(): Promise<void> {
+    const presets = savedPresets().filter((p) => !(typeof p.data === 'object' && p.data !== null && 'id' in p.data && typeof p.data.id === 'string' && this.layer.presets.has(p.data.id)));
+    if (presets.length > 0) {
+      this.layer.addPresets(presets);
+      this.renderPresets();
+    }
+    for (const prop of await savedProps()) {
+      if (this.layer.catalog.has(prop.id)) continue;
+      try {
+        this.layer.catalog.register({ id: prop.id, category: prop.category, load: () => parseGltfProp(prop.bytes, prop.name) });
+      } catch {
+        // a prop of that id arrived meanwhile
+      }
+    }
   }
 
   private async addPropFile(input: HTMLInputElement): Promise<void> {
@@ -190,6 +241,7 @@ export class BrushPanel {
     }
     try {
       await this.layer.catalog.resolve(id);
+      void saveProp({ id, name: file.name, category, bytes });
       this.status.textContent = `Added ${file.name} to "${category}"`;
     } catch {
       // Reported by the catalog's `failed` event.

@@ -1,6 +1,7 @@
 import { BufferAttribute, BufferGeometry, Line, LineBasicMaterial, Vector2, Vector3, type Object3D, type PerspectiveCamera } from 'three';
 import { rayMarchHeightfield, type HeightField, type RayHit } from './ray-march.ts';
 import type { ScatterLayer } from './scatter-layer.ts';
+import { Emitter } from '../core/emitter.ts';
 
 /**
  * The brush as a pointer tool (DOM glue). Pointer-move finds the ground under the cursor by
@@ -38,7 +39,14 @@ export interface CursorState {
   samples: number;
 }
 
-export class BrushTool {
+export interface BrushToolEvents extends Record<string, unknown> {
+  /** A press on the ground, before its first dab: listeners may apply events that go first. */
+  strokeStart: { x: number; z: number; erasing: boolean };
+  /** The button was released. */
+  strokeEnd: Record<string, never>;
+}
+
+export class BrushTool extends Emitter<BrushToolEvents> {
   radius: number;
   mode: BrushMode = 'paint';
   readonly dabSpacing: number;
@@ -62,6 +70,7 @@ export class BrushTool {
   private static readonly SEGMENTS = 64;
 
   constructor(options: BrushToolOptions) {
+    super();
     this.canvas = options.canvas;
     this.camera = options.camera;
     this.layer = options.layer;
@@ -151,12 +160,15 @@ export class BrushTool {
     this.canvas.setPointerCapture?.(event.pointerId);
     this.cursor = { x: hit.x, y: hit.y, z: hit.z, samples: hit.samples };
     this.drawRing(hit.x, hit.z);
+    this.emit('strokeStart', { x: hit.x, z: hit.z, erasing: this.erasing });
     this.dab(hit.x, hit.z);
   };
 
   private readonly onPointerUp = (): void => {
+    const was = this.painting;
     this.painting = false;
     this.lastDab = null;
+    if (was) this.emit('strokeEnd', {});
   };
 
   private readonly onPointerLeave = (): void => {

@@ -4,8 +4,8 @@
  * with distance LOD, and a heightmap ray-march cursor. See docs/scatter.md.
  *
  * Pure (Node-testable): preset, placement, session, instance-buckets, lod-select, lod-bake,
- * ray-march, transform. three glue: catalog, prop-lod, gltf-prop, props/*, bucket-meshes,
- * scatter-layer. DOM glue: brush-tool, brush-panel, overview-camera, scatter-tool. Node only (not
+ * ray-march, transform, regions, shared-edits. three glue: catalog, prop-lod, gltf-prop, props/*, bucket-meshes,
+ * scatter-layer. DOM glue: brush-tool, brush-panel, overview-camera, scatter-tool, shared-scatter. Node only (not
  * exported here): lod-command (the `npm run lod` command).
  */
 export * from './preset.ts';
@@ -30,3 +30,7 @@ export * from './brush-tool.ts';
 export * from './brush-panel.ts';
 export * from './overview-camera.ts';
 export * from './scatter-tool.ts';
+export * from './regions.ts';
+export * from './shared-edits.ts';
+export * from './shared-scatter.ts';
+export * from './local-store.ts';

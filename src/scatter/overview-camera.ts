@@ -1,6 +1,7 @@
 import { clamp } from '../core/math.ts';
 import type { PerspectiveCamera } from 'three';
 import type { HeightField } from './ray-march.ts';
+import { isTyping } from '../core/typing.ts';
 
 /**
  * The scatter page's camera: orbits a focus point on the ground from above. Right-drag orbits,
@@ -128,7 +129,7 @@ export class OverviewCamera {
   private readonly onContextMenu = (event: Event): void => event.preventDefault();
 
   private readonly onKeyDown = (event: KeyboardEvent): void => {
-    if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
+    if (isTyping(event)) return;
     this.keys.add(event.code);
   };
 

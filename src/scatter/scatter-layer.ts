@@ -73,8 +73,10 @@ export interface ScatterLayerOptions {
   /** FIFO eviction past this many instances. Default 50,000. */
   maxInstances?: number;
   lodBands?: LodBands;
-  /** Whether props at LOD 0 and 1 cast shadows. Default true. */
+  /** Whether props near the camera cast shadows. Default true. */
   shadows?: boolean;
+  /** The coarsest LOD level that casts shadows. Default 1 (levels 0 and 1). */
+  shadowLevels?: number;
   /** The layer's group is added here when given (e.g. the scene). */
   parent?: Object3D;
 }
@@ -89,8 +91,8 @@ export interface ScatterLayerEvents extends Record<string, unknown> {
 }
 
 /**
- * Levels that cast shadows: 0 and 1 (to 90 m). The sun's shadow map covers ±36 m around the
- * focus, so farther levels would cost a shadow-pass draw and add nothing.
+ * Levels that cast shadows by default: 0 and 1 (to 90 m). The sun's shadow map covers ±36 m
+ * around the focus, so farther levels would cost a shadow-pass draw and add nothing.
  */
 const SHADOW_LEVELS = 1;
 
@@ -117,6 +119,7 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
   private readonly ground: GroundSampler;
   private readonly maxInstances: number;
   private readonly shadows: boolean;
+  private readonly shadowLevels: number;
   private readonly ownsCatalog: boolean;
   private readonly materials: PropMaterials | null = null;
   private readonly propBuckets = new Map<string, PropBuckets>();
@@ -124,6 +127,8 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
   private readonly pending = new Map<string, Set<number>>();
   private readonly failed = new Map<string, Set<number>>();
   private readonly preloads = new Map<string, Promise<void>>();
+  /** Placements drawn without a brush event (generated regions), by id. */
+  private readonly external = new Map<number, Placement>();
   private readonly perLevel = [0, 0, 0];
   private readonly matrix = new Float32Array(16);
   private unsubscribeSession: () => void = () => undefined;
@@ -134,6 +139,7 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
     this.ground = options.ground;
     this.maxInstances = options.maxInstances ?? 50_000;
     this.shadows = options.shadows ?? true;
+    this.shadowLevels = options.shadowLevels ?? SHADOW_LEVELS;
     this.ownsCatalog = !options.catalog;
     this.catalog = options.catalog ?? new PropCatalog();
     if (!options.catalog) this.materials = registerProceduralProps(this.catalog);
@@ -288,9 +294,14 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
 
   /** Removes every instance and starts a new session (new seed optional). */
   reset(seed = this.session.seed): void {
-    for (const id of [...this.rendered.keys()]) this.unrender(id);
-    this.pending.clear();
-    this.failed.clear();
+    for (const id of [...this.rendered.keys()]) if (!this.external.has(id)) this.unrender(id);
+    // Generated placements survive a reset; the session's waiting ones go with it.
+    for (const map of [this.pending, this.failed]) {
+      for (const [propId, set] of map) {
+        for (const id of set) if (!this.external.has(id)) set.delete(id);
+        if (set.size === 0) map.delete(propId);
+      }
+    }
     this.unsubscribeSession();
     this.session.dispose();
     this.session = this.createSession(seed);
@@ -317,6 +328,37 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
     this.refreshStats();
   }
 
+  /**
+   * Draws placements decided elsewhere (a generated region of the world), outside the brush
+   * session: they are not recorded and a {@link reset} keeps them. Their ids must not collide with
+   * the session's (which count up from 1) nor with each other; {@link REGION_ID_BASE} is the
+   * convention. Props still baking are waited for as for brush placements.
+   */
+  addPlacements(placements: readonly Placement[]): void {
+    for (const placement of placements) {
+      if (this.external.has(placement.id) || this.session.instances.has(placement.id)) throw new RangeError(`ScatterLayer: placement id ${placement.id} is already drawn`);
+      this.external.set(placement.id, placement);
+      this.render(placement);
+    }
+    this.meshes.sync();
+    this.refreshStats();
+  }
+
+  /** Stops drawing placements added with {@link addPlacements}; unknown ids are ignored. */
+  removePlacements(ids: Iterable<number>): void {
+    for (const id of ids) {
+      if (!this.external.delete(id)) continue;
+      this.unrender(id);
+    }
+    this.meshes.sync();
+    this.refreshStats();
+  }
+
+  /** How many placements added with {@link addPlacements} are alive. */
+  get externalCount(): number {
+    return this.external.size;
+  }
+
   /** Logical instances (sorted by id), with whether each is drawn and at which level. */
   snapshot(): Array<Placement & { rendered: boolean; level: number }> {
     return [...this.session.instances.values()]
@@ -335,6 +377,7 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
       this.catalog.dispose();
       this.materials?.dispose();
     }
+    this.external.clear();
     this.clear();
   }
 
@@ -370,21 +413,22 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
       return;
     }
     this.pending.set(placement.propId, new Set([placement.id]));
-    const session = this.session;
     this.catalog.resolve(placement.propId).then(
-      (resolved) => this.flushPending(resolved.id, session, resolved),
-      () => this.flushPending(placement.propId, session, null),
+      (resolved) => this.flushPending(resolved.id, resolved),
+      () => this.flushPending(placement.propId, null),
     );
   }
 
-  private flushPending(propId: string, session: ScatterSession, prop: ResolvedProp | null): void {
-    // A bake that lands after a reset belongs to the old session: the new one queued its own.
-    if (session !== this.session) return;
+  /**
+   * A prop finished baking (or failed): draw what waited for it. A reset drops the old session's
+   * ids from `pending`, so every id still here belongs to the current session or is generated.
+   */
+  private flushPending(propId: string, prop: ResolvedProp | null): void {
     const ids = this.pending.get(propId);
     this.pending.delete(propId);
     if (!ids) return;
     for (const id of ids) {
-      const placement = session.instances.get(id);
+      const placement = this.session.instances.get(id) ?? this.external.get(id);
       if (!placement) continue; // erased or evicted while its prop loaded
       if (prop) this.addToBuckets(placement, prop);
       else this.queue(this.failed, propId, id);
@@ -442,7 +486,7 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
       bucketIds.push(
         prop.parts.map((part) => {
           const id = this.buckets.createBucket();
-          this.meshes.attach(id, { geometry: part.levels[level]!, material: part.material, castShadow: this.shadows && level <= SHADOW_LEVELS && part.castShadow, name: `${prop.id}/${part.name}/LOD${level}` });
+          this.meshes.attach(id, { geometry: part.levels[level]!, material: part.material, castShadow: this.shadows && level <= this.shadowLevels && part.castShadow, name: `${prop.id}/${part.name}/LOD${level}` });
           return id;
         }),
       );

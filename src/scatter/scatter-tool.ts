@@ -1,5 +1,6 @@
 import type { Stage } from '../world/stage.ts';
 import { showNotice } from '../world/notices.ts';
+import { isTyping } from '../core/typing.ts';
 import type { HudRow } from '../world/hud.ts';
 import type { CairnStats } from '../world/cairn-global.ts';
 import { BrushPanel } from './brush-panel.ts';
@@ -72,7 +73,7 @@ export function createScatterTool(options: ScatterToolOptions): ScatterTool {
   });
   const removeHud = stage.hud?.addSection('scatter', { title: 'Scatter', rows: hudRows }) ?? (() => undefined);
   const onKey = (event: KeyboardEvent): void => {
-    if (!brush.isActive || event.target instanceof HTMLInputElement) return;
+    if (!brush.isActive || isTyping(event)) return;
     if (event.key === '[') panel.setRadius(brush.radius - 1);
     else if (event.key === ']') panel.setRadius(brush.radius + 1);
   };

@@ -12,6 +12,8 @@ import type { ScatterPreset } from './preset.ts';
 /** What the brush did. Positions are on the ground (metres), so a replay needs no camera. */
 export type BrushEvent =
   | { kind: 'preset'; presetId: string }
+  /** Restarts the placement RNG at `seed` (shared strokes start with one, so each stands alone). */
+  | { kind: 'reseed'; seed: number }
   | { kind: 'paint'; x: number; z: number; radius: number }
   | { kind: 'erase'; x: number; z: number; radius: number };
 
@@ -111,6 +113,11 @@ export class ScatterSession extends Emitter<SessionEvents> {
         const preset = this.presets.get(event.presetId);
         if (!preset) throw new BrushEventError(`unknown preset "${event.presetId}"`);
         this.currentPreset = preset;
+        break;
+      }
+      case 'reseed': {
+        if (!Number.isInteger(event.seed) || event.seed < 0 || event.seed > 0xffffffff) throw new BrushEventError(`a reseed needs an unsigned 32-bit integer (got ${event.seed})`);
+        this.engine.rng.setState(event.seed);
         break;
       }
       case 'paint': {

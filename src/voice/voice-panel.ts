@@ -1,4 +1,4 @@
-import { isTyping } from '../world/typing.ts';
+import { isTyping } from '../core/typing.ts';
 import { Emitter } from '../core/emitter.ts';
 import type { VoiceChat } from './voice-chat.ts';
 

@@ -4,6 +4,9 @@ import type { AssetPageStats } from '../assets/asset-stats.ts';
 import type { AudioStats } from '../audio/index.ts';
 import type { NetStats, WorldStats } from '../net/index.ts';
 import type { ScatterPageStats } from '../scatter/scatter-tool.ts';
+import type { SharedScatterStats } from '../scatter/shared-scatter.ts';
+import type { AmbientScatterStats } from '../ambient/ambient-scatter.ts';
+import type { CalibrationState } from './budget-calibration.ts';
 import type { VoiceStats } from '../voice/index.ts';
 import type { Hud } from './hud.ts';
 import type { RendererStatus } from './renderer.ts';
@@ -44,6 +47,12 @@ export interface CairnStats {
   audio?: AudioStats;
   assets?: AssetPageStats;
   scatter?: ScatterPageStats;
+  /** The ambient vegetation's figures and the quality tier it runs at (the world). */
+  ambient?: AmbientScatterStats & { quality: string };
+  /** Shared scatter strokes (the world). */
+  sharedScatter?: SharedScatterStats;
+  /** The crowd budget's calibration (the world). */
+  budgetCalibration?: { state: CalibrationState; runs: number };
   /**
    * The crowd's and the animation module's figures: their shape differs per page (the world and
    * crowd pages publish `CrowdPageStats`, the comparison page one per renderer; the world publishes

@@ -1,4 +1,5 @@
-import { Color, DirectionalLight, Fog, HemisphereLight, Mesh, MeshStandardMaterial, PlaneGeometry, Vector3, type Scene } from 'three';
+import { Color, DirectionalLight, Fog, HemisphereLight, Mesh, MeshStandardMaterial, Path, PlaneGeometry, Shape, ShapeGeometry, Vector3, type Scene } from 'three';
+import { BIOME_COLORS } from './terrain/biome.ts';
 import { SkyMesh } from 'three/addons/objects/SkyMesh.js';
 
 export interface Environment {
@@ -13,11 +14,16 @@ export interface Environment {
 /** Direction towards the sun: afternoon light from the south-west, high enough for short shadows. */
 const SUN_DIRECTION = new Vector3(-0.45, 0.78, 0.42).normalize();
 
+/** Edge of the sea and seabed planes, metres: beyond the camera's far plane (5 km) from anywhere on the map. */
+const SEA_SIZE = 12_000;
+/** Sea floor below the water level beyond the terrain, metres: where the terrain's sea floor lies. */
+const SEABED_DEPTH = 5;
+
 /**
  * Sky, sun (with a shadow map that follows the player), hemisphere fill light, fog and a water
- * plane at the heightmap's water level.
+ * plane at the heightmap's water level with a sea floor around the terrain (`terrainSize` metres square).
  */
-export function createEnvironment(scene: Scene, waterLevel: number): Environment {
+export function createEnvironment(scene: Scene, waterLevel: number, terrainSize = 512): Environment {
   const sky = new SkyMesh();
   sky.scale.setScalar(4500);
   sky.turbidity.value = 3;
@@ -44,12 +50,28 @@ export function createEnvironment(scene: Scene, waterLevel: number): Environment
 
   const waterMaterial = new MeshStandardMaterial({ color: new Color(0.07, 0.24, 0.34), roughness: 0.12, metalness: 0.05, transparent: true, opacity: 0.82 });
   waterMaterial.name = 'water';
-  const water = new Mesh(new PlaneGeometry(2400, 2400), waterMaterial);
+  // The sea reaches past the camera's far plane, so its edge never shows at the horizon.
+  const water = new Mesh(new PlaneGeometry(SEA_SIZE, SEA_SIZE), waterMaterial);
   water.name = 'water';
   water.rotation.x = -Math.PI / 2;
   water.position.y = waterLevel;
   water.receiveShadow = true;
   scene.add(water);
+
+  // An opaque sea floor around the terrain, level with the terrain's own sea floor and in its
+  // colour: the water is translucent, and past the terrain's edge it would otherwise show the
+  // sky's lower half through it — a hard grey band between sea and sky looking south.
+  const seabedMaterial = new MeshStandardMaterial({ color: new Color(...BIOME_COLORS.seabed), roughness: 1, metalness: 0 });
+  seabedMaterial.name = 'seabed';
+  const outline = new Shape().moveTo(-SEA_SIZE / 2, -SEA_SIZE / 2).lineTo(SEA_SIZE / 2, -SEA_SIZE / 2).lineTo(SEA_SIZE / 2, SEA_SIZE / 2).lineTo(-SEA_SIZE / 2, SEA_SIZE / 2);
+  const half = terrainSize / 2;
+  outline.holes.push(new Path().moveTo(-half, -half).lineTo(-half, half).lineTo(half, half).lineTo(half, -half));
+  const seabed = new Mesh(new ShapeGeometry(outline), seabedMaterial);
+  seabed.name = 'seabed';
+  // The shape lies in XY; turned flat, its y becomes −z (the hole is symmetric, so that is fine).
+  seabed.rotation.x = -Math.PI / 2;
+  seabed.position.y = waterLevel - SEABED_DEPTH;
+  scene.add(seabed);
 
   return {
     sun,
@@ -62,7 +84,9 @@ export function createEnvironment(scene: Scene, waterLevel: number): Environment
     dispose() {
       water.geometry.dispose();
       waterMaterial.dispose();
-      scene.remove(sky, hemisphere, sun, sun.target, water);
+      seabed.geometry.dispose();
+      seabedMaterial.dispose();
+      scene.remove(sky, hemisphere, sun, sun.target, water, seabed);
     },
   };
 }

@@ -1,4 +1,6 @@
 import { cairnGlobal, type CairnStats } from './cairn-global.ts';
+import { overlayColumn } from './overlay.ts';
+import { isTyping } from '../core/typing.ts';
 
 /** A HUD row: a label and the value to show; `tone` colours the value. */
 export interface HudRow {
@@ -13,9 +15,13 @@ export interface HudSection {
 }
 
 const STYLE = `
-.cairn-hud { position: fixed; top: 10px; left: 10px; z-index: 10; min-width: 190px; padding: 8px 10px;
-  background: rgba(12, 18, 24, .72); color: #e8edf2; border-radius: 6px; pointer-events: none;
+.cairn-hud { flex: none; min-width: 190px; max-width: min(330px, calc(100vw - 20px)); padding: 8px 10px; box-sizing: border-box;
+  background: rgba(12, 18, 24, .72); color: #e8edf2; border-radius: 6px; pointer-events: none; overflow: hidden; position: relative;
   font: 12px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
+.cairn-hud[data-compact] { max-height: 84px; }
+.cairn-hud[data-compact]::after { content: 'H: more'; position: absolute; right: 0; bottom: 0; left: 0; padding: 14px 10px 3px; text-align: right;
+  font: 11px system-ui, sans-serif; color: #9fb3c6; background: linear-gradient(rgba(12, 18, 24, 0), rgba(12, 18, 24, .96) 60%); }
+.cairn-hud:not([data-compact]) { max-height: calc(100vh - 56px); }
 .cairn-hud h2 { font: 600 11px/1.6 system-ui, sans-serif; text-transform: uppercase; letter-spacing: .06em;
   color: #9fb3c6; margin: 6px 0 2px; }
 .cairn-hud h2:first-child { margin-top: 0; }
@@ -27,6 +33,10 @@ const STYLE = `
 /**
  * The heads-up display. It renders only from `window.cairn.stats` (four times a second), so the
  * figures a person reads are the ones tests assert. Modules add sections with {@link addSection}.
+ *
+ * Compact by default (the first few rows; every figure is still in the element, clipped), H
+ * expands it to the window's height. It sits at the top of the left overlay column, above the
+ * notices, and never takes the pointer.
  */
 export class Hud {
   readonly element: HTMLElement;
@@ -40,12 +50,31 @@ export class Hud {
     this.element = document.createElement('div');
     this.element.className = 'cairn-hud';
     this.element.setAttribute('aria-live', 'off');
-    parent.append(this.element);
+    this.element.dataset.compact = '';
+    // In a page's own container (not the body) the HUD stays there, positioned by the page.
+    if (parent === document.body) overlayColumn().prepend(this.element);
+    else parent.append(this.element);
+    window.addEventListener('keydown', this.onKey);
     this.addSection('frame', { title: 'Frame', rows: frameRows });
     this.timer = window.setInterval(() => this.refresh(), 250);
     // Published so automation can redraw it before reading it, instead of racing the 250 ms beat.
     cairnGlobal().hud = this;
   }
+
+  /** True while the HUD shows only its first rows (the default); H toggles it. */
+  get compact(): boolean {
+    return this.element.dataset.compact !== undefined;
+  }
+
+  set compact(value: boolean) {
+    if (value) this.element.dataset.compact = '';
+    else delete this.element.dataset.compact;
+  }
+
+  private readonly onKey = (event: KeyboardEvent): void => {
+    if (event.code !== 'KeyH' || event.repeat || event.ctrlKey || event.metaKey || event.altKey || isTyping(event)) return;
+    this.compact = !this.compact;
+  };
 
   /** Adds (or replaces) a section; returns a function that removes it. */
   addSection(id: string, section: HudSection): () => void {
@@ -77,6 +106,7 @@ export class Hud {
 
   dispose(): void {
     clearInterval(this.timer);
+    window.removeEventListener('keydown', this.onKey);
     this.element.remove();
     const cairn = cairnGlobal();
     if (cairn.hud === this) delete cairn.hud;

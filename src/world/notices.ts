@@ -1,15 +1,19 @@
 import { cairnGlobal, type CairnNotice } from './cairn-global.ts';
+import { overlayColumn } from './overlay.ts';
 
 const STYLE = `
-.cairn-notices { position: fixed; top: 12px; left: 50%; transform: translateX(-50%); z-index: 20;
-  display: flex; flex-direction: column; gap: 8px; max-width: min(720px, 92vw); font: 13px/1.4 system-ui, sans-serif; }
-.cairn-notice { padding: 10px 14px; border-radius: 8px; color: #fff; background: rgba(30, 60, 90, .92);
-  box-shadow: 0 4px 16px rgba(0,0,0,.3); }
+.cairn-notices { display: flex; flex-direction: column; gap: 6px; width: min(460px, calc(100vw - 20px)); min-height: 0;
+  font: 13px/1.4 system-ui, sans-serif; pointer-events: none; user-select: none; -webkit-user-select: none; }
+.cairn-notice { padding: 8px 12px; border-radius: 8px; color: #fff; background: rgba(30, 60, 90, .92);
+  box-shadow: 0 4px 16px rgba(0,0,0,.3); transition: opacity .6s ease; }
+.cairn-notice[data-fading] { opacity: 0; }
+.cairn-notice[hidden] { display: none; }
 .cairn-notice[data-level="warn"] { background: rgba(140, 90, 10, .94); }
 .cairn-notice[data-level="error"] { background: rgba(150, 25, 25, .95); }
 .cairn-notice strong { display: block; margin-bottom: 2px; }
-.cairn-notice pre { margin: 6px 0 0; white-space: pre-wrap; font: 12px/1.35 ui-monospace, monospace; max-height: 40vh; overflow: auto; }
-.cairn-notice button { float: right; margin-left: 12px; background: none; border: 0; color: inherit; font-size: 16px; cursor: pointer; }
+.cairn-notice pre { margin: 6px 0 0; white-space: pre-wrap; font: 12px/1.35 ui-monospace, monospace; max-height: 30vh; overflow: hidden; }
+.cairn-notice button { float: right; margin-left: 12px; background: none; border: 0; color: inherit; font-size: 16px; cursor: pointer;
+  pointer-events: auto; }
 .cairn-fatal { position: fixed; inset: 0; display: grid; place-items: center; background: #1b2630; color: #f3f3f3;
   font: 16px/1.5 system-ui, sans-serif; padding: 24px; text-align: center; z-index: 30; }
 .cairn-fatal h1 { font-size: 22px; margin: 0 0 8px; }
@@ -25,13 +29,20 @@ function ensureContainer(): HTMLElement {
   container = document.createElement('div');
   container.className = 'cairn-notices';
   container.setAttribute('role', 'status');
-  document.body.append(container);
+  overlayColumn().append(container);
   return container;
 }
 
+/** Seconds a notice stays before it fades, by level: errors stay longest. */
+export const NOTICE_SECONDS: Record<CairnNotice['level'], number> = { info: 8, warn: 20, error: 45 };
+/** Faded notices kept (hidden) in the page for the console and tests; older ones are removed. */
+const KEEP_FADED = 30;
+
 /**
- * Shows a message where the user looks (top of the page) and records it in `cairn.notices`.
- * Returns a function that removes it. Detail text is shown preformatted (compiler output fits).
+ * Shows a message where the user looks (the left column, under the HUD) and records it in
+ * `cairn.notices`. Notices stack newest last, fade after {@link NOTICE_SECONDS} (then stay in the
+ * page, hidden, so their text can still be read by automation), and never take the pointer but
+ * for their ×. Returns a function that removes it. Detail text is shown preformatted.
  */
 export function showNotice(notice: CairnNotice): () => void {
   cairnGlobal().notices.push(notice);
@@ -41,7 +52,6 @@ export function showNotice(notice: CairnNotice): () => void {
   const close = document.createElement('button');
   close.textContent = '×';
   close.title = 'Dismiss';
-  close.onclick = () => element.remove();
   const title = document.createElement('strong');
   title.textContent = notice.title;
   element.append(close, title);
@@ -50,8 +60,26 @@ export function showNotice(notice: CairnNotice): () => void {
     detail.textContent = notice.detail;
     element.append(detail);
   }
-  ensureContainer().append(element);
-  return () => element.remove();
+  const parent = ensureContainer();
+  parent.append(element);
+  const fade = window.setTimeout(() => {
+    element.dataset.fading = '';
+    window.setTimeout(() => {
+      element.hidden = true;
+      // No hidden control left behind for anything that dismisses notices by their ×.
+      close.remove();
+      const faded = parent.querySelectorAll('.cairn-notice[hidden]');
+      for (let i = 0; i < faded.length - KEEP_FADED; i++) faded[i]!.remove();
+    }, 700);
+  }, NOTICE_SECONDS[notice.level] * 1000);
+  close.onclick = () => {
+    clearTimeout(fade);
+    element.remove();
+  };
+  return () => {
+    clearTimeout(fade);
+    element.remove();
+  };
 }
 
 /** Replaces the page with a full-screen explanation and sets `cairn.fatal`. */

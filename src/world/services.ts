@@ -10,6 +10,9 @@ import type { AudioEngine } from '../audio/audio-engine.ts';
 import type { ReferenceView } from '../anim/view/reference-view.ts';
 import type { ScatterTool } from '../scatter/scatter-tool.ts';
 import type { WorldAssetsConsole } from '../assets/world-assets.ts';
+import type { SharedScatter } from '../scatter/shared-scatter.ts';
+import type { Ambient } from '../ambient/index.ts';
+import type { BudgetCalibrator } from './budget-calibration.ts';
 
 /** The animation reference view as the anim world plugin publishes it. */
 export interface AnimReference {
@@ -49,6 +52,12 @@ export interface WorldServices {
   assets: WorldAssetsConsole;
   /** The scatter brush and its layer. */
   scatter: ScatterTool;
+  /** Vegetation, rocks and people at spawn (app/world-plugins/ambient.ts). */
+  ambient: Ambient;
+  /** Scatter strokes shared per world cell through the edits rooms. */
+  sharedScatter: SharedScatter;
+  /** The crowd's GPU-budget calibration (idle baseline without the avatars' draws). */
+  budgetCalibrator: BudgetCalibrator;
 }
 
 /** A stage's typed service registry. */

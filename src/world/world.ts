@@ -43,7 +43,7 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
   const heightmap = generateTerrain({ seed: options.seed ?? 1 });
   const terrain = createTerrainMesh(heightmap);
   stage.scene.add(terrain);
-  const environment = createEnvironment(stage.scene, heightmap.waterLevel);
+  const environment = createEnvironment(stage.scene, heightmap.waterLevel, heightmap.worldSize);
 
   const spawn = options.spawn ?? LANDMARKS.spawn;
   const avatar = new PlayerAvatar();

@@ -3,9 +3,12 @@ import type { Backend } from 'three/webgpu';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, hudText, launchChromium, openPage, waitForCairn } from '../harness/browser.ts';
 import { saveDocPicture } from '../harness/pictures.ts';
+import { openSocket, wsUrl } from '../harness/ws-client.ts';
 import { countDifferentPixels, decodePng, type Image } from '../harness/png.ts';
 
 const base = inject('serverUrl');
+/** The README picture shows the full tier; a plain run uses the low one (SwiftShader is slow). */
+const QUALITY = process.env.CAIRN_DOCS === '1' ? 'full' : 'low';
 
 interface Stats {
   backend: string;
@@ -38,7 +41,8 @@ describe('the world page on WebGPU', () => {
     browser = await launchChromium();
     page = await openPage(browser, { width: 800, height: 480 });
     errors = collectPageErrors(page);
-    await page.goto(`${base}/`);
+    // SwiftShader is a software rasteriser, where the world stays bare unless asked: the low tier.
+    await page.goto(`${base}/?quality=${QUALITY}`);
     await waitForCairn(page);
     await frames(page, 3);
   });
@@ -56,7 +60,62 @@ describe('the world page on WebGPU', () => {
     expect(hud).toContain(`${s.triangles.toLocaleString('en-US')}`.slice(0, 3));
   });
 
+  it('meets a visitor with vegetation over the map and people who keep out of the way', async () => {
+    // Built after the first frames, off the main thread; nothing here waits on a timer.
+    await page.waitForFunction(() => (window.cairn.ambient as { scatter: unknown; crowd: unknown } | undefined)?.scatter && (window.cairn.ambient as { crowd: unknown }).crowd, undefined, { timeout: 120_000 });
+    await page.evaluate(() => (window.cairn.ambient as { scatter: { ready(): Promise<void> } }).scatter.ready());
+    await frames(page, 2);
+    const ambient = await page.evaluate(() => {
+      const a = window.cairn.ambient as { scatter: { stats: { regions: { drawn: number; total: number }; instances: number; mode: string; lastError: string | null }; layer: { snapshot(): unknown[] } }; crowd: { count: number; peers: { peers: Array<{ x: number; z: number }> } } };
+      const player = window.cairn.stats.player as { x: number; z: number };
+      return { ...JSON.parse(JSON.stringify(window.cairn.stats.ambient)), people: a.crowd.count, nearest: Math.min(...a.crowd.peers.peers.map((p) => Math.hypot(p.x - player.x, p.z - player.z))) };
+    });
+    expect(ambient.lastError).toBeNull();
+    expect(ambient.mode).toBe('worker');
+    expect(ambient.regions.total).toBe(64);
+    // The low tier: everything within 110 m of the spawn (the full one: 200 m).
+    expect(ambient.quality).toBe(QUALITY);
+    expect(ambient.regions.drawn).toBe(ambient.regions.wanted);
+    expect(ambient.regions.drawn).toBeGreaterThanOrEqual(16);
+    expect(ambient.instances).toBeGreaterThan(1500);
+    expect(ambient.people).toBe(8);
+    expect(ambient.nearest).toBeGreaterThanOrEqual(1.59);
+    // A person walking into the player is moved aside on the next frame.
+    await page.evaluate(() => {
+      const a = window.cairn.ambient as { crowd: { peers: { peers: Array<{ x: number; z: number }> } } };
+      const player = window.cairn.stats.player as { x: number; z: number };
+      Object.assign(a.crowd.peers.peers[0]!, { x: player.x + 0.3, z: player.z });
+    });
+    await frames(page, 2);
+    const moved = await page.evaluate(() => {
+      const peer = (window.cairn.ambient as { crowd: { peers: { peers: Array<{ x: number; z: number }> } } }).crowd.peers.peers[0]!;
+      const player = window.cairn.stats.player as { x: number; z: number };
+      return Math.hypot(peer.x - player.x, peer.z - player.z);
+    });
+    expect(moved).toBeGreaterThanOrEqual(1.5);
+    // The scatter draws: hiding its layer changes the picture.
+    const withScatter = await shot(page);
+    await page.evaluate(() => ((window.cairn.ambient as { scatter: { layer: { group: { visible: boolean } } } }).scatter.layer.group.visible = false));
+    await frames(page, 2);
+    const bare = await shot(page);
+    await page.evaluate(() => ((window.cairn.ambient as { scatter: { layer: { group: { visible: boolean } } } }).scatter.layer.group.visible = true));
+    await frames(page, 2);
+    expect(countDifferentPixels(withScatter, bare)).toBeGreaterThan(withScatter.width * withScatter.height * 0.02);
+  });
+
   it('draws the terrain and the player (pixels change when each is hidden)', async () => {
+    // The README's picture: people a few metres ahead among the trees, standing still.
+    await page.evaluate(() => {
+      const a = window.cairn.ambient as { crowd: { paused: boolean; peers: { peers: Array<{ x: number; y: number; z: number; facing: number; activity: string; clip: string }> } } };
+      const world = window.cairn.world as { heightmap: { sampleHeight(x: number, z: number): number } };
+      const spots: Array<[number, number, number, string]> = [[-3.2, -7, 0.6, 'idle'], [2.6, -9.5, -2.4, 'walk'], [5.5, -14, 2.9, 'dance'], [-7, -16, 1.2, 'walk']];
+      spots.forEach(([x, z, facing, clip], i) => {
+        const peer = a.crowd.peers.peers[i]!;
+        Object.assign(peer, { x, z, y: world.heightmap.sampleHeight(x, z), facing, activity: clip, clip, timeLeft: 1e9 });
+      });
+      a.crowd.paused = true;
+    });
+    await frames(page, 3);
     const all = await shot(page);
     if (process.env.CAIRN_DOCS === '1') {
       // The README's picture, at a size where the HUD leaves room for the world.
@@ -83,6 +142,13 @@ describe('the world page on WebGPU', () => {
     const noTerrain = await shot(page);
     await page.evaluate(() => ((window.cairn.world as { terrain: { visible: boolean } }).terrain.visible = true));
     expect(countDifferentPixels(all, noTerrain)).toBeGreaterThan(all.width * all.height * 0.3);
+    // The rest of this file needs none of it: hidden, SwiftShader draws the frames it waits for faster.
+    await page.evaluate(() => {
+      const a = window.cairn.ambient as { crowd: { paused: boolean; crowd: { object: { visible: boolean } } }; scatter: { layer: { group: { visible: boolean } } } };
+      a.crowd.paused = false;
+      a.crowd.crowd.object.visible = false;
+      a.scatter.layer.group.visible = false;
+    });
   });
 
   it('moves the player on WASD, away from the camera on W', async () => {
@@ -115,6 +181,96 @@ describe('the world page on WebGPU', () => {
     expect(notice).toContain('deliberately broken');
     expect(notice).toMatch(/line 2:\d+: .*vec3/);
     expect(notice).toContain('let x: f32 = vec3f(1.0);');
+  });
+
+  it('keeps the HUD compact and out of the way of the key hints, notices and tools, even at 640×400', async () => {
+    const rect = (selector: string) => page.locator(selector).first().evaluate((e) => JSON.parse(JSON.stringify(e.getBoundingClientRect())) as DOMRect);
+    const apart = (a: DOMRect, b: DOMRect) => a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+    await page.setViewportSize({ width: 640, height: 400 });
+    await frames(page, 2);
+    await page.evaluate(() => (window.cairn.hud as { refresh(): void }).refresh());
+    const compact = await rect('.cairn-hud');
+    expect(compact.height).toBeLessThanOrEqual(100);
+    // Every figure is still in the HUD (clipped), so what tests read is what H shows.
+    expect(await hudText(page)).toMatch(new RegExp(`World[\\s\\S]*regions\\s+\\d+ drawn / 64 \\(${QUALITY}\\)`, 'i'));
+    for (const other of ['.cairn-help', '.cairn-home', '.cairn-scatter-toggle', '.cairn-assets-toggle']) expect(apart(compact, await rect(other)), other).toBe(true);
+    expect(apart(await rect('.cairn-help'), await rect('.cairn-home'))).toBe(true);
+    expect(await page.locator('.cairn-home').getAttribute('href')).toBe('/gallery.html');
+
+    await page.keyboard.press('KeyH');
+    const expanded = await rect('.cairn-hud');
+    expect(expanded.height).toBeGreaterThan(compact.height + 100);
+    expect(expanded.bottom).toBeLessThanOrEqual((await rect('.cairn-help')).top);
+    // The shader error's notice (above) stacks under the HUD, never over it, and a drag that starts on it reaches the canvas.
+    const notice = await rect('.cairn-notice');
+    expect(notice.top).toBeGreaterThanOrEqual(expanded.bottom);
+    await page.keyboard.press('KeyH');
+    const under = await page.evaluate(() => {
+      const n = document.querySelector('.cairn-notice')!.getBoundingClientRect();
+      const hit = document.elementFromPoint(n.left + 30, n.top + n.height / 2);
+      return { hit: hit?.tagName, style: getComputedStyle(document.querySelector('.cairn-notice')!).pointerEvents, select: getComputedStyle(document.querySelector('.cairn-notice')!).userSelect };
+    });
+    expect(under).toEqual({ hit: 'CANVAS', style: 'none', select: 'none' });
+    await page.setViewportSize({ width: 800, height: 480 });
+    await frames(page, 2);
+  });
+
+  it('shares scatter strokes live with another visitor in the same cell, and undoes its own', async () => {
+    await page.waitForFunction(() => ((window.cairn.stats.sharedScatter as { cells: number } | undefined)?.cells ?? 0) > 0, undefined, { timeout: 60_000 });
+    // The other visitor is a plain WebSocket client in cell 0:0 of world seed 1.
+    const other = await openSocket(wsUrl(base, `/rooms/edits/${encodeURIComponent('world:edits:1:0:0')}?author=node-visitor`));
+    const received: Array<{ type: string; stroke?: { id: string; author: string; events: Array<{ kind: string; x?: number }> }; id?: string }> = [];
+    other.on('message', (data) => received.push(JSON.parse(String(data))));
+    await expect.poll(() => received.some((m) => m.type === 'snapshot')).toBe(true);
+    type Tool = { layer: { paint(x: number, z: number, r: number): unknown; choosePreset(id: string): Promise<void>; stats: { instances: number } }; brush: { emit(type: string, payload: object): void } };
+    await page.evaluate(() => {
+      const tool = window.cairn.scatter as Tool;
+      void tool.layer.choosePreset('mixed-forest');
+      tool.brush.emit('strokeStart', { x: 20, z: 20, erasing: false });
+      tool.layer.paint(20, 20, 6);
+      tool.layer.paint(23, 20, 6);
+      tool.brush.emit('strokeEnd', {});
+    });
+    const ours = () => received.filter((m) => m.type === 'stroke' && m.stroke!.events.some((e) => e.kind === 'paint' && e.x === 23));
+    await expect.poll(() => ours().length, { timeout: 30_000 }).toBe(1);
+    const painted = ours()[0]!.stroke!;
+    expect(painted.author, JSON.stringify(received)).not.toBe('node-visitor');
+    expect(painted.events.map((e) => e.kind), JSON.stringify(received)).toEqual(['preset', 'reseed', 'paint', 'paint']);
+
+    const before = await page.evaluate(() => (window.cairn.scatter as Tool).layer.stats.instances);
+    other.send(JSON.stringify({ type: 'stroke', id: 'from-node-visitor', events: [{ kind: 'preset', presetId: 'meadow' }, { kind: 'reseed', seed: 42 }, { kind: 'paint', x: 40, z: 40, radius: 8 }] }));
+    await page.waitForFunction((n) => (window.cairn.scatter as Tool).layer.stats.instances > n, before, { timeout: 30_000 });
+    expect(await page.evaluate(() => (window.cairn.stats.sharedScatter as { received: number }).received)).toBeGreaterThanOrEqual(1);
+
+    await page.locator('canvas').click({ position: { x: 400, y: 300 } });
+    await page.keyboard.press('Control+KeyZ');
+    await expect.poll(() => received.find((m) => m.type === 'undo')?.id, { timeout: 30_000 }).toBe(painted.id);
+    other.close();
+  });
+});
+
+describe('the gallery', () => {
+  it('links every page with its picture, and /examples leads to it', async () => {
+    const examples = await fetch(`${base}/examples`);
+    expect(examples.status).toBe(200);
+    expect(await examples.text()).toContain('/gallery.html');
+    const browser = await launchChromium({ baseArgs: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+    try {
+      const page = await openPage(browser, { width: 960, height: 600 });
+      const response = await page.goto(`${base}/gallery.html`);
+      expect(response?.status()).toBe(200);
+      await page.waitForFunction(() => [...document.images].every((img) => img.complete), undefined, { timeout: 30_000 });
+      const cards = await page.$$eval('.cairn-gallery a', (links) => links.map((a) => ({ href: a.getAttribute('href'), page: (a as HTMLElement).dataset.page, width: a.querySelector('img')!.naturalWidth })));
+      expect(cards.map((c) => c.page)).toEqual(['world', 'crowd', 'scatter', 'voice', 'retarget', 'assets', 'sfx']);
+      for (const card of cards) expect(card.width, card.page).toBeGreaterThan(0);
+      // Every page it links to exists and links back.
+      for (const card of cards) {
+        const html = await (await fetch(`${base}${card.href}`)).text();
+        expect(html, card.href!).toContain('href="/gallery.html"');
+      }
+    } finally {
+      await browser.close();
+    }
   });
 });
 

@@ -7,7 +7,7 @@ describe('Worker routes (real workerd via wrangler dev)', () => {
   it('answers /api/health', async () => {
     const response = await fetch(`${base}/api/health`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ ok: true, rooms: ['avatar', 'voice'] });
+    expect(await response.json()).toMatchObject({ ok: true, rooms: ['avatar', 'voice', 'edits'] });
   });
 
   it('404s unknown routes and unknown room kinds', async () => {

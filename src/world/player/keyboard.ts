@@ -1,4 +1,5 @@
 import type { PlayerInput } from './player-controller.ts';
+import { isTyping } from '../../core/typing.ts';
 
 /**
  * Keyboard state for WASD/arrow movement, Shift to run, Space to jump. Keys are tracked by `code`
@@ -53,9 +54,4 @@ export class KeyboardInput {
   private readonly onBlur = (): void => {
     this.down.clear();
   };
-}
-
-function isTyping(event: KeyboardEvent): boolean {
-  const target = event.target as HTMLElement | null;
-  return !!target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable);
 }

@@ -1,11 +1,13 @@
-import { BufferGeometry, Float32BufferAttribute, Mesh, MeshStandardMaterial, Uint32BufferAttribute } from 'three';
+import { BufferGeometry, Float32BufferAttribute, Mesh, Uint32BufferAttribute } from 'three';
 import { BIOME_COLORS, classifyBiome, type Biome } from './biome.ts';
 import type { Heightmap } from './heightmap.ts';
+import { createTerrainMaterial } from './terrain-material.ts';
 
 /**
  * The visible terrain: one mesh with a vertex per heightmap sample, normals from the heightmap's
  * own gradient (so lighting agrees with `sampleSlope`) and vertex colours from the biome
- * classifier, softened over neighbouring samples so biome borders do not stair-step.
+ * classifier, softened over neighbouring samples so biome borders do not stair-step; the
+ * material (terrain-material.ts) adds detail and rock on steep ground.
  */
 export function createTerrainMesh(heightmap: Heightmap): Mesh {
   const n = heightmap.resolution;
@@ -69,8 +71,7 @@ export function createTerrainMesh(heightmap: Heightmap): Mesh {
   geometry.setIndex(new Uint32BufferAttribute(indices, 1));
   geometry.computeBoundingSphere();
   geometry.computeBoundingBox();
-  const material = new MeshStandardMaterial({ vertexColors: true, roughness: 0.95, metalness: 0 });
-  material.name = 'terrain';
+  const material = createTerrainMaterial();
   const mesh = new Mesh(geometry, material);
   mesh.name = 'terrain';
   mesh.receiveShadow = true;

@@ -1,0 +1,27 @@
+import { BudgetCalibrator, type CalibrationState } from '../../src/world/budget-calibration.ts';
+import type { World } from '../../src/world/index.ts';
+
+/**
+ * The crowd's GPU budget calibrates itself in the world: once the crowd plugin's StageCrowd exists
+ * (at once with `?crowd=N`), its avatars are hidden for a few GPU measurements so the idle baseline
+ * excludes their draws, and again after every resize. `cairn.stats.budgetCalibration` says where
+ * it stands. Under automation (`navigator.webdriver`) nothing runs by itself — hiding the avatars
+ * for a moment would change the draws a test is counting — and `cairn.budgetCalibrator.calibrate()`
+ * runs it on demand.
+ */
+export function install(world: World): void {
+  let started = false;
+  const off = world.services.subscribe('stageCrowd', (target) => {
+    if (!target || started) return;
+    started = true;
+    // subscribe() may call back before it returns `off`.
+    queueMicrotask(() => off());
+    const automated = navigator.webdriver === true;
+    const calibrator = new BudgetCalibrator(world, target, { onResize: !automated });
+    world.services.provide('budgetCalibrator', calibrator);
+    const stats: { state: CalibrationState; runs: number } = { state: calibrator.state, runs: 0 };
+    world.cairn.stats.budgetCalibration = stats;
+    world.afterRender(() => Object.assign(stats, { state: calibrator.state, runs: calibrator.runs }));
+    if (!automated) void calibrator.calibrate();
+  });
+}
