@@ -17,6 +17,8 @@ export const EDIT_CELL_SIZE = 64;
 export const MAX_STROKE_EVENTS = 96;
 /** Strokes a cell stores, at most; past it new strokes are refused (nobody's work is evicted). */
 export const MAX_CELL_STROKES = 256;
+/** Strokes one author (one session) may keep in a cell, so one visitor cannot fill a cell alone. */
+export const MAX_AUTHOR_STROKES = 32;
 /** Brush radius a shared stroke may use, metres. */
 export const MAX_SHARED_RADIUS = 40;
 /** Room name prefix of an edits cell: `world:edits:<seed>:<x>:<z>`. */
@@ -42,7 +44,11 @@ export const EditsClientMessageSchema = v.variant('type', [
 ]);
 export type EditsClientMessage = v.InferOutput<typeof EditsClientMessageSchema>;
 
-/** A stored stroke: its id, its author's id and its events; `seq` orders the cell's strokes. */
+/**
+ * A stored stroke: its id, its author's id and its events; `seq` orders the cell's strokes. The
+ * author is the id of the session the stroke was sent with, as the server verified it (never a
+ * name the client chose): only a socket of the same session may undo the stroke.
+ */
 export interface SharedStroke {
   id: string;
   author: string;
@@ -50,9 +56,13 @@ export interface SharedStroke {
   events: SharedEvent[];
 }
 
-/** What the cell sends. `snapshot` on join; `stroke` and `undo` to everyone, the author included. */
+/**
+ * What the cell sends. `snapshot` on join, with `author`: the id this socket's strokes are stored
+ * under (its session's), or null when it joined without a valid session and may only watch;
+ * `stroke` and `undo` to everyone, the author included; `refused` to the sender only.
+ */
 export type EditsServerMessage =
-  | { type: 'snapshot'; cell: { x: number; z: number }; strokes: SharedStroke[] }
+  | { type: 'snapshot'; cell: { x: number; z: number }; author: string | null; strokes: SharedStroke[] }
   | { type: 'stroke'; stroke: SharedStroke }
   | { type: 'undo'; id: string }
   | { type: 'refused'; id: string | null; reason: string };
