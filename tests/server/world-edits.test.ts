@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import type WebSocket from 'ws';
 import { MAX_AUTHOR_STROKES, MAX_CELL_STROKES, type EditsServerMessage } from '../../src/scatter/shared-edits.ts';
-import { closed, openSocket, wsUrl } from '../harness/ws-client.ts';
+import { openSocket, wsUrl } from '../harness/ws-client.ts';
 
 const base = inject('serverUrl');
 // Durable storage outlives a run of wrangler dev: a fresh world seed per run.
@@ -61,6 +61,19 @@ async function editor(cell: string, token?: string): Promise<Client & { author: 
 
 const stroke = (id: string, x = 10, z = 10, radius = 5) => JSON.stringify({ type: 'stroke', id, events: [{ kind: 'preset', presetId: 'meadow' }, { kind: 'reseed', seed: 7 }, { kind: 'paint', x, z, radius }] });
 const undo = (id: string) => JSON.stringify({ type: 'undo', id });
+/**
+ * The close code and reason a refused socket got, read from the close frame as soon as it arrives
+ * (ws keeps them in these fields; its `close` event waits for the TCP teardown, which wrangler dev
+ * delays by seconds).
+ */
+async function closeFrame(socket: WebSocket): Promise<{ code: number; reason: string }> {
+  for (let waited = 0; waited < 10_000; waited += 20) {
+    if (Reflect.get(socket, '_closeFrameReceived') === true) return { code: Number(Reflect.get(socket, '_closeCode')), reason: String(Reflect.get(socket, '_closeMessage')) };
+    await sleep(20);
+  }
+  throw new Error('no close frame within 10 s');
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('world edits cell (real workerd)', () => {
@@ -202,6 +215,7 @@ describe('world edits cell (real workerd)', () => {
     expect(await watcher.next('refused')).toMatchObject({ id: 'watcher-stroke', reason: expect.stringMatching(/editing needs a session/) });
     watcher.socket.close();
     const badName = await openSocket(wsUrl(base, '/rooms/edits/lobby'));
-    expect(await closed(badName)).toMatchObject({ code: 4400, reason: expect.stringMatching(/world:edits/) });
+    expect(await closeFrame(badName)).toMatchObject({ code: 4400, reason: expect.stringMatching(/world:edits/) });
+    badName.terminate();
   });
 });
