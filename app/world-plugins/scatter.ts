@@ -11,7 +11,8 @@ import { isTyping } from '../../src/core/typing.ts';
  * the ambient world's prop catalog, so props bake once. Its panel moves left while the asset
  * browser's panel is open, so the two never overlap. Strokes are shared through the world's edit
  * cells (src/scatter/shared-scatter.ts): everyone near sees them, later visitors too; Ctrl+Z undoes
- * one's own last stroke (own: painted under this browser's session, `POST /api/session`). `?shared=0` keeps the brush local.
+ * one's own last stroke (own: painted under this browser's session, `POST /api/session`).
+ * `?shared=0` keeps the brush local.
  */
 export function install(world: World): void {
   let tool: ScatterTool | null = null;

@@ -89,7 +89,11 @@ export class EditsRoom extends HibernatingRoom<EditsPeer> {
   }
 
   protected override async describePeer(request: Request, base: SocketAttachment): Promise<EditsPeer> {
-    const admitted = this.admitted.get(request) ?? { ref: { client: `sock:${base.id}`, ip: 'local' }, author: null, watchOnly: 'not identified' };
+    const admitted = this.admitted.get(request) ?? {
+      ref: { client: `sock:${base.id}`, ip: 'local' },
+      author: null,
+      watchOnly: 'not identified',
+    };
     return { ...base, ...admitted.ref, author: admitted.author, watchOnly: admitted.watchOnly };
   }
 
@@ -111,10 +115,15 @@ export class EditsRoom extends HibernatingRoom<EditsPeer> {
       if (this.rateNotices.size > 4096) this.rateNotices.clear();
       this.rateNotices.set(peer.client, now);
       const { ratePerSecond, burst } = EDITS_LIMITS.edit;
-      return this.refuse(ws, null, `too many edits: at most ${ratePerSecond} a second after a burst of ${burst}, for all of this client's sockets together`);
+      return this.refuse(
+        ws,
+        null,
+        `too many edits: at most ${ratePerSecond} a second after a burst of ${burst}, for all of this client's sockets together`,
+      );
     }
     if (typeof message !== 'string') return this.refuse(ws, null, 'edits are JSON text messages');
-    if (message.length > MAX_MESSAGE_BYTES) return this.refuse(ws, null, `message is ${message.length} bytes; at most ${MAX_MESSAGE_BYTES}`);
+    if (message.length > MAX_MESSAGE_BYTES)
+      return this.refuse(ws, null, `message is ${message.length} bytes; at most ${MAX_MESSAGE_BYTES}`);
     let input: unknown;
     try {
       input = JSON.parse(message);
@@ -142,9 +151,11 @@ export class EditsRoom extends HibernatingRoom<EditsPeer> {
     if (outside) return this.refuse(ws, edit.id, outside);
     if ((await storage.get<number>(`id:${edit.id}`)) !== undefined) return this.refuse(ws, edit.id, `stroke ${edit.id} already exists`);
     const count = (await storage.get<number>('count')) ?? 0;
-    if (count >= MAX_CELL_STROKES) return this.refuse(ws, edit.id, `this cell holds ${MAX_CELL_STROKES} strokes, its limit; undo some first`);
+    if (count >= MAX_CELL_STROKES)
+      return this.refuse(ws, edit.id, `this cell holds ${MAX_CELL_STROKES} strokes, its limit; undo some first`);
     const own = (await storage.get<number>(authorKey(author))) ?? 0;
-    if (own >= MAX_AUTHOR_STROKES) return this.refuse(ws, edit.id, `you have ${MAX_AUTHOR_STROKES} strokes in this cell, one author's limit; undo some first`);
+    if (own >= MAX_AUTHOR_STROKES)
+      return this.refuse(ws, edit.id, `you have ${MAX_AUTHOR_STROKES} strokes in this cell, one author's limit; undo some first`);
     const seq = ((await storage.get<number>('seq')) ?? 0) + 1;
     const stroke: SharedStroke = { id: edit.id, author, seq, events: edit.events };
     await storage.put({ seq, count: count + 1, [authorKey(author)]: own + 1, [strokeKey(seq)]: stroke, [`id:${edit.id}`]: seq });

@@ -26,11 +26,19 @@ export const EDITS_ROOM_PREFIX = 'world:edits:';
 
 const id = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{6,40}$/, 'an id is 6–40 letters, digits, _ or -'));
 const coordinate = v.pipe(v.number(), v.finite('must be a finite number'));
-const radius = v.pipe(v.number(), v.finite(), v.minValue(0.25, 'radius must be ≥ 0.25 m'), v.maxValue(MAX_SHARED_RADIUS, `radius must be ≤ ${MAX_SHARED_RADIUS} m`));
+const radius = v.pipe(
+  v.number(),
+  v.finite(),
+  v.minValue(0.25, 'radius must be ≥ 0.25 m'),
+  v.maxValue(MAX_SHARED_RADIUS, `radius must be ≤ ${MAX_SHARED_RADIUS} m`),
+);
 
 /** One brush event as it travels (the scatter session's BrushEvent, plus `reseed`). */
 export const SharedEventSchema = v.variant('kind', [
-  v.object({ kind: v.literal('preset'), presetId: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a preset id is 1–40 lower-case letters, digits or -')) }),
+  v.object({
+    kind: v.literal('preset'),
+    presetId: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a preset id is 1–40 lower-case letters, digits or -')),
+  }),
   v.object({ kind: v.literal('reseed'), seed: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffffffff)) }),
   v.object({ kind: v.literal('paint'), x: coordinate, z: coordinate, radius }),
   v.object({ kind: v.literal('erase'), x: coordinate, z: coordinate, radius }),
@@ -39,7 +47,15 @@ export type SharedEvent = v.InferOutput<typeof SharedEventSchema>;
 
 /** What a client sends. */
 export const EditsClientMessageSchema = v.variant('type', [
-  v.object({ type: v.literal('stroke'), id, events: v.pipe(v.array(SharedEventSchema), v.minLength(1), v.maxLength(MAX_STROKE_EVENTS, `a stroke has at most ${MAX_STROKE_EVENTS} events`)) }),
+  v.object({
+    type: v.literal('stroke'),
+    id,
+    events: v.pipe(
+      v.array(SharedEventSchema),
+      v.minLength(1),
+      v.maxLength(MAX_STROKE_EVENTS, `a stroke has at most ${MAX_STROKE_EVENTS} events`),
+    ),
+  }),
   v.object({ type: v.literal('undo'), id }),
 ]);
 export type EditsClientMessage = v.InferOutput<typeof EditsClientMessageSchema>;

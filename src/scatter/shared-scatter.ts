@@ -69,7 +69,17 @@ interface Cell {
 }
 
 export class SharedScatter {
-  readonly stats: SharedScatterStats = { cells: 0, author: null, strokes: 0, sent: 0, received: 0, undone: 0, replays: 0, refused: 0, lastRefusal: null };
+  readonly stats: SharedScatterStats = {
+    cells: 0,
+    author: null,
+    strokes: 0,
+    sent: 0,
+    received: 0,
+    undone: 0,
+    replays: 0,
+    refused: 0,
+    lastRefusal: null,
+  };
   private readonly layer: ScatterLayer;
   private readonly options: Required<SharedScatterOptions>;
   private readonly cells = new Map<string, Cell>();
@@ -187,7 +197,15 @@ export class SharedScatter {
       if (!this.preset) return;
       const id = randomId();
       current = this.current = {
-        stroke: { id, author: this.stats.author ?? '', seq: 0, events: [{ kind: 'preset', presetId: this.preset }, { kind: 'reseed', seed: strokeSeed(id) }] },
+        stroke: {
+          id,
+          author: this.stats.author ?? '',
+          seq: 0,
+          events: [
+            { kind: 'preset', presetId: this.preset },
+            { kind: 'reseed', seed: strokeSeed(id) },
+          ],
+        },
         cell,
       };
       this.needsReplay.add(id);
@@ -308,7 +326,10 @@ function firstDab(stroke: SharedStroke): { x: number; z: number } | undefined {
 
 function randomId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return [...bytes].map((b) => b.toString(36).padStart(2, '0')).join('').slice(0, 20);
+  return [...bytes]
+    .map((b) => b.toString(36).padStart(2, '0'))
+    .join('')
+    .slice(0, 20);
 }
 
 /** A session token and when it stops being accepted (ms since epoch), as `POST /api/session` answers. */

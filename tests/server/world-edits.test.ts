@@ -22,7 +22,9 @@ async function newSession(): Promise<string> {
 
 /** Joins a cell with `query` (`session=…`, or anything a forger tries; empty: watch only). */
 async function join(cell: string, query = ''): Promise<Client> {
-  const socket = await openSocket(wsUrl(base, `/rooms/edits/${encodeURIComponent(`world:edits:${seed}:${cell}`)}${query ? `?${query}` : ''}`));
+  const socket = await openSocket(
+    wsUrl(base, `/rooms/edits/${encodeURIComponent(`world:edits:${seed}:${cell}`)}${query ? `?${query}` : ''}`),
+  );
   const messages: EditsServerMessage[] = [];
   let read = 0;
   const waiters: Array<() => void> = [];
@@ -59,7 +61,16 @@ async function editor(cell: string, token?: string): Promise<Client & { author: 
   return Object.assign(client, { author: snapshot.author!, token: session });
 }
 
-const stroke = (id: string, x = 10, z = 10, radius = 5) => JSON.stringify({ type: 'stroke', id, events: [{ kind: 'preset', presetId: 'meadow' }, { kind: 'reseed', seed: 7 }, { kind: 'paint', x, z, radius }] });
+const stroke = (id: string, x = 10, z = 10, radius = 5) =>
+  JSON.stringify({
+    type: 'stroke',
+    id,
+    events: [
+      { kind: 'preset', presetId: 'meadow' },
+      { kind: 'reseed', seed: 7 },
+      { kind: 'paint', x, z, radius },
+    ],
+  });
 const undo = (id: string) => JSON.stringify({ type: 'undo', id });
 /**
  * The close code and reason a refused socket got, read from the close frame as soon as it arrives
@@ -68,7 +79,8 @@ const undo = (id: string) => JSON.stringify({ type: 'undo', id });
  */
 async function closeFrame(socket: WebSocket): Promise<{ code: number; reason: string }> {
   for (let waited = 0; waited < 10_000; waited += 20) {
-    if (Reflect.get(socket, '_closeFrameReceived') === true) return { code: Number(Reflect.get(socket, '_closeCode')), reason: String(Reflect.get(socket, '_closeMessage')) };
+    if (Reflect.get(socket, '_closeFrameReceived') === true)
+      return { code: Number(Reflect.get(socket, '_closeCode')), reason: String(Reflect.get(socket, '_closeMessage')) };
     await sleep(20);
   }
   throw new Error('no close frame within 10 s');
@@ -86,7 +98,14 @@ describe('world edits cell (real workerd)', () => {
     const toA = await a.next('stroke');
     const toB = await b.next('stroke');
     expect(toA).toEqual(toB);
-    expect(toB).toMatchObject({ stroke: { id: 'stroke-one', author: a.author, seq: 1, events: [{ kind: 'preset' }, { kind: 'reseed' }, { kind: 'paint', x: 10, z: 10, radius: 5 }] } });
+    expect(toB).toMatchObject({
+      stroke: {
+        id: 'stroke-one',
+        author: a.author,
+        seq: 1,
+        events: [{ kind: 'preset' }, { kind: 'reseed' }, { kind: 'paint', x: 10, z: 10, radius: 5 }],
+      },
+    });
     // No session: admitted to watch (author null), with every stroke.
     const later = await join('0:0');
     expect(await later.next('snapshot')).toMatchObject({ author: null, strokes: [{ id: 'stroke-one', author: a.author, seq: 1 }] });
@@ -146,7 +165,8 @@ describe('world edits cell (real workerd)', () => {
     // The stroke stays for everyone; nobody saw an undo or the forged stroke.
     const witness = await join('2:0');
     expect(await witness.next('snapshot')).toMatchObject({ strokes: [{ id: 'mine-to-undo', author: a.author }] });
-    for (const c of [a, b, claimant, forged, mangled]) expect(c.messages.filter((m) => m.type === 'undo' || (m.type === 'stroke' && m.stroke.id !== 'mine-to-undo'))).toEqual([]);
+    for (const c of [a, b, claimant, forged, mangled])
+      expect(c.messages.filter((m) => m.type === 'undo' || (m.type === 'stroke' && m.stroke.id !== 'mine-to-undo'))).toEqual([]);
     // The author's session, on a new socket (a reload): its undo reaches everyone.
     a.socket.close();
     const reloaded = await editor('2:0', a.token);
@@ -179,7 +199,10 @@ describe('world edits cell (real workerd)', () => {
         one.socket.send(stroke(`share-${sent++}`, 330, 10, 2));
         await sleep(sent < 8 ? 0 : 520);
       }
-      expect(await one.next('refused')).toMatchObject({ id: `share-${MAX_AUTHOR_STROKES}`, reason: expect.stringMatching(/one author's limit/) });
+      expect(await one.next('refused')).toMatchObject({
+        id: `share-${MAX_AUTHOR_STROKES}`,
+        reason: expect.stringMatching(/one author's limit/),
+      });
       expect(one.messages.filter((m) => m.type === 'stroke')).toHaveLength(MAX_AUTHOR_STROKES);
       const other = await editor('5:0');
       other.socket.send(stroke('another-author', 330, 10, 2));
@@ -198,7 +221,7 @@ describe('world edits cell (real workerd)', () => {
       const last = clients[clients.length - 1]!;
       await expect.poll(() => last.messages.filter((m) => m.type === 'stroke').length, { timeout: 30_000 }).toBe(MAX_CELL_STROKES);
       const extra = await editor('4:0');
-      expect(((extra.messages[0] as { strokes: unknown[] }).strokes)).toHaveLength(MAX_CELL_STROKES);
+      expect((extra.messages[0] as { strokes: unknown[] }).strokes).toHaveLength(MAX_CELL_STROKES);
       extra.socket.send(stroke('over-the-bound', 260, 10, 2));
       expect(await extra.next('refused')).toMatchObject({ id: 'over-the-bound', reason: expect.stringMatching(/256 strokes, its limit/) });
       for (const c of [...clients, extra]) c.socket.close();
