@@ -11,7 +11,8 @@ import { isTyping } from '../../src/core/typing.ts';
  * the ambient world's prop catalog, so props bake once. Its panel moves left while the asset
  * browser's panel is open, so the two never overlap. Strokes are shared through the world's edit
  * cells (src/scatter/shared-scatter.ts): everyone near sees them, later visitors too; Ctrl+Z undoes
- * one's own last stroke. `?shared=0` keeps the brush local.
+ * one's own last stroke (own: painted under this browser's session, `POST /api/session`).
+ * `?shared=0` keeps the brush local.
  */
 export function install(world: World): void {
   let tool: ScatterTool | null = null;
@@ -63,8 +64,10 @@ export function install(world: World): void {
     void world
       .frames(4)
       .then(() => Promise.all([load(), import('../../src/scatter/shared-scatter.ts')]))
-      .then(([ready, { SharedScatter }]) => {
-        const shared = new SharedScatter({ layer: ready.layer, brush: ready.brush, seed, author: authorId() });
+      .then(async ([ready, { SharedScatter, editSession }]) => {
+        // A session proves who painted a stroke: only it can undo the stroke (kept across reloads while valid).
+        const session = await editSession(location.origin, localStorage);
+        const shared = new SharedScatter({ layer: ready.layer, brush: ready.brush, seed, session });
         world.services.provide('sharedScatter', shared);
         world.cairn.stats.sharedScatter = shared.stats;
         let tick = 0;
@@ -94,15 +97,4 @@ export function install(world: World): void {
     if (event.code !== 'KeyB' || event.repeat || isTyping(event)) return;
     void toggle();
   });
-}
-
-/** This visitor's id for shared edits, kept in localStorage so undo survives a reload. */
-function authorId(): string {
-  const key = 'cairn.author';
-  let id = localStorage.getItem(key);
-  if (!id || !/^[A-Za-z0-9_-]{6,40}$/.test(id)) {
-    id = [...crypto.getRandomValues(new Uint8Array(10))].map((b) => b.toString(16).padStart(2, '0')).join('');
-    localStorage.setItem(key, id);
-  }
-  return id;
 }

@@ -17,6 +17,8 @@ export const EDIT_CELL_SIZE = 64;
 export const MAX_STROKE_EVENTS = 96;
 /** Strokes a cell stores, at most; past it new strokes are refused (nobody's work is evicted). */
 export const MAX_CELL_STROKES = 256;
+/** Strokes one author (one session) may keep in a cell, so one visitor cannot fill a cell alone. */
+export const MAX_AUTHOR_STROKES = 32;
 /** Brush radius a shared stroke may use, metres. */
 export const MAX_SHARED_RADIUS = 40;
 /** Room name prefix of an edits cell: `world:edits:<seed>:<x>:<z>`. */
@@ -24,11 +26,19 @@ export const EDITS_ROOM_PREFIX = 'world:edits:';
 
 const id = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{6,40}$/, 'an id is 6–40 letters, digits, _ or -'));
 const coordinate = v.pipe(v.number(), v.finite('must be a finite number'));
-const radius = v.pipe(v.number(), v.finite(), v.minValue(0.25, 'radius must be ≥ 0.25 m'), v.maxValue(MAX_SHARED_RADIUS, `radius must be ≤ ${MAX_SHARED_RADIUS} m`));
+const radius = v.pipe(
+  v.number(),
+  v.finite(),
+  v.minValue(0.25, 'radius must be ≥ 0.25 m'),
+  v.maxValue(MAX_SHARED_RADIUS, `radius must be ≤ ${MAX_SHARED_RADIUS} m`),
+);
 
 /** One brush event as it travels (the scatter session's BrushEvent, plus `reseed`). */
 export const SharedEventSchema = v.variant('kind', [
-  v.object({ kind: v.literal('preset'), presetId: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a preset id is 1–40 lower-case letters, digits or -')) }),
+  v.object({
+    kind: v.literal('preset'),
+    presetId: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a preset id is 1–40 lower-case letters, digits or -')),
+  }),
   v.object({ kind: v.literal('reseed'), seed: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffffffff)) }),
   v.object({ kind: v.literal('paint'), x: coordinate, z: coordinate, radius }),
   v.object({ kind: v.literal('erase'), x: coordinate, z: coordinate, radius }),
@@ -37,12 +47,24 @@ export type SharedEvent = v.InferOutput<typeof SharedEventSchema>;
 
 /** What a client sends. */
 export const EditsClientMessageSchema = v.variant('type', [
-  v.object({ type: v.literal('stroke'), id, events: v.pipe(v.array(SharedEventSchema), v.minLength(1), v.maxLength(MAX_STROKE_EVENTS, `a stroke has at most ${MAX_STROKE_EVENTS} events`)) }),
+  v.object({
+    type: v.literal('stroke'),
+    id,
+    events: v.pipe(
+      v.array(SharedEventSchema),
+      v.minLength(1),
+      v.maxLength(MAX_STROKE_EVENTS, `a stroke has at most ${MAX_STROKE_EVENTS} events`),
+    ),
+  }),
   v.object({ type: v.literal('undo'), id }),
 ]);
 export type EditsClientMessage = v.InferOutput<typeof EditsClientMessageSchema>;
 
-/** A stored stroke: its id, its author's id and its events; `seq` orders the cell's strokes. */
+/**
+ * A stored stroke: its id, its author's id and its events; `seq` orders the cell's strokes. The
+ * author is the id of the session the stroke was sent with, as the server verified it (never a
+ * name the client chose): only a socket of the same session may undo the stroke.
+ */
 export interface SharedStroke {
   id: string;
   author: string;
@@ -50,9 +72,13 @@ export interface SharedStroke {
   events: SharedEvent[];
 }
 
-/** What the cell sends. `snapshot` on join; `stroke` and `undo` to everyone, the author included. */
+/**
+ * What the cell sends. `snapshot` on join, with `author`: the id this socket's strokes are stored
+ * under (its session's), or null when it joined without a valid session and may only watch;
+ * `stroke` and `undo` to everyone, the author included; `refused` to the sender only.
+ */
 export type EditsServerMessage =
-  | { type: 'snapshot'; cell: { x: number; z: number }; strokes: SharedStroke[] }
+  | { type: 'snapshot'; cell: { x: number; z: number }; author: string | null; strokes: SharedStroke[] }
   | { type: 'stroke'; stroke: SharedStroke }
   | { type: 'undo'; id: string }
   | { type: 'refused'; id: string | null; reason: string };

@@ -23,14 +23,22 @@ import {
  * dab, so the stroke places the same things here and everywhere. When a stroke could not be kept
  * whole (a drag across a cell border), or strokes arrive in another order than they were applied,
  * the layer replays everything in the agreed order. Undo removes one's own last stroke.
+ *
+ * Editing needs a session token ({@link editSession}): the cells store a stroke under the session's
+ * verified id and let only that session undo it, so nobody can undo another visitor's work by
+ * claiming their name. Without one the visitor still sees everyone's strokes.
  */
 export interface SharedScatterOptions {
   layer: ScatterLayer;
   brush: BrushTool;
   /** World seed (part of the room names). */
   seed: number;
-  /** This visitor's id (undo is allowed for its own strokes). */
-  author: string;
+  /**
+   * This visitor's session token (`POST /api/session`; {@link editSession} gets and keeps one).
+   * The server stores its strokes under the session's id and lets only that session undo them;
+   * null joins the cells to watch only (its strokes are refused).
+   */
+  session: string | null;
   /** ws:// or wss:// origin of the Worker. Default: this page's. */
   origin?: string;
   /** Cells within this distance of the focus are joined. Default 80 m. */
@@ -40,12 +48,16 @@ export interface SharedScatterOptions {
 /** `cairn.stats.sharedScatter`. */
 export interface SharedScatterStats {
   cells: number;
+  /** The id the cells store this visitor's strokes under (its session's), or null while it may only watch. */
+  author: string | null;
   strokes: number;
   sent: number;
   received: number;
   undone: number;
   replays: number;
+  /** Messages the cells refused (a stroke over a limit, an undo of another's stroke, editing without a session). */
   refused: number;
+  /** The last refusal's reason, as the server wrote it. */
   lastRefusal: string | null;
 }
 
@@ -57,7 +69,17 @@ interface Cell {
 }
 
 export class SharedScatter {
-  readonly stats: SharedScatterStats = { cells: 0, strokes: 0, sent: 0, received: 0, undone: 0, replays: 0, refused: 0, lastRefusal: null };
+  readonly stats: SharedScatterStats = {
+    cells: 0,
+    author: null,
+    strokes: 0,
+    sent: 0,
+    received: 0,
+    undone: 0,
+    replays: 0,
+    refused: 0,
+    lastRefusal: null,
+  };
   private readonly layer: ScatterLayer;
   private readonly options: Required<SharedScatterOptions>;
   private readonly cells = new Map<string, Cell>();
@@ -130,7 +152,7 @@ export class SharedScatter {
 
   private connect(entry: Cell): void {
     if (this.disposed) return;
-    const url = `${this.options.origin}/rooms/edits/${encodeURIComponent(editsRoomName(this.options.seed, entry.cell))}?author=${encodeURIComponent(this.options.author)}`;
+    const url = `${this.options.origin}/rooms/edits/${encodeURIComponent(editsRoomName(this.options.seed, entry.cell))}${this.options.session ? `?session=${encodeURIComponent(this.options.session)}` : ''}`;
     const socket = new WebSocket(url);
     entry.socket = socket;
     socket.onmessage = (event) => this.onServer(JSON.parse(String(event.data)) as EditsServerMessage);
@@ -153,7 +175,7 @@ export class SharedScatter {
       { kind: 'preset', presetId: this.preset },
       { kind: 'reseed', seed: strokeSeed(id) },
     ];
-    this.current = { stroke: { id, author: this.options.author, seq: 0, events }, cell: editCellAt(x, z) };
+    this.current = { stroke: { id, author: this.stats.author ?? '', seq: 0, events }, cell: editCellAt(x, z) };
     this.withRemote(() => {
       for (const event of events) this.layer.apply(event);
     });
@@ -175,7 +197,15 @@ export class SharedScatter {
       if (!this.preset) return;
       const id = randomId();
       current = this.current = {
-        stroke: { id, author: this.options.author, seq: 0, events: [{ kind: 'preset', presetId: this.preset }, { kind: 'reseed', seed: strokeSeed(id) }] },
+        stroke: {
+          id,
+          author: this.stats.author ?? '',
+          seq: 0,
+          events: [
+            { kind: 'preset', presetId: this.preset },
+            { kind: 'reseed', seed: strokeSeed(id) },
+          ],
+        },
         cell,
       };
       this.needsReplay.add(id);
@@ -202,7 +232,12 @@ export class SharedScatter {
   private onServer(message: EditsServerMessage): void {
     switch (message.type) {
       case 'snapshot':
-        for (const stroke of message.strokes) this.receive(stroke);
+        this.stats.author = message.author;
+        for (const stroke of message.strokes) {
+          // Our own strokes from before a reload (same session) can still be undone.
+          if (message.author !== null && stroke.author === message.author && !this.mine.includes(stroke.id)) this.mine.push(stroke.id);
+          this.receive(stroke);
+        }
         break;
       case 'stroke':
         this.receive(message.stroke);
@@ -291,5 +326,53 @@ function firstDab(stroke: SharedStroke): { x: number; z: number } | undefined {
 
 function randomId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return [...bytes].map((b) => b.toString(36).padStart(2, '0')).join('').slice(0, 20);
+  return [...bytes]
+    .map((b) => b.toString(36).padStart(2, '0'))
+    .join('')
+    .slice(0, 20);
+}
+
+/** A session token and when it stops being accepted (ms since epoch), as `POST /api/session` answers. */
+export interface EditSession {
+  token: string;
+  expiresAt: number;
+}
+
+/** Where {@link editSession} keeps the token. */
+export const EDIT_SESSION_KEY = 'cairn.session';
+/** A stored token this close to its expiry (ms) is replaced rather than reused. */
+const SESSION_MARGIN_MS = 10 * 60_000;
+
+/**
+ * This visitor's session for shared edits: the one kept in `storage` while it is valid (so a
+ * reload can still undo the strokes it made), else a new one from `POST /api/session` on `origin`
+ * (an http(s) origin), stored for next time. Strokes made under an expired session stay in the
+ * world but can no longer be undone. Null when the server gives none (offline, or too many
+ * sessions from this address lately): the visitor then watches only.
+ */
+export async function editSession(origin: string, storage: Storage, now = Date.now()): Promise<string | null> {
+  const kept = readSession(storage.getItem(EDIT_SESSION_KEY));
+  if (kept && kept.expiresAt - SESSION_MARGIN_MS > now) return kept.token;
+  try {
+    const response = await fetch(`${origin}/api/session`, { method: 'POST' });
+    if (!response.ok) return null;
+    const issued = readSession(await response.text());
+    if (!issued) return null;
+    storage.setItem(EDIT_SESSION_KEY, JSON.stringify(issued));
+    return issued.token;
+  } catch {
+    return null;
+  }
+}
+
+function readSession(text: string | null): EditSession | null {
+  if (!text) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || !('token' in value) || !('expiresAt' in value)) return null;
+    const { token, expiresAt } = value;
+    return typeof token === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(token) && typeof expiresAt === 'number' ? { token, expiresAt } : null;
+  } catch {
+    return null;
+  }
 }

@@ -217,11 +217,14 @@ describe('the world page on WebGPU', () => {
 
   it('shares scatter strokes live with another visitor in the same cell, and undoes its own', async () => {
     await page.waitForFunction(() => ((window.cairn.stats.sharedScatter as { cells: number } | undefined)?.cells ?? 0) > 0, undefined, { timeout: 60_000 });
-    // The other visitor is a plain WebSocket client in cell 0:0 of world seed 1.
-    const other = await openSocket(wsUrl(base, `/rooms/edits/${encodeURIComponent('world:edits:1:0:0')}?author=node-visitor`));
-    const received: Array<{ type: string; stroke?: { id: string; author: string; events: Array<{ kind: string; x?: number }> }; id?: string }> = [];
+    // The other visitor is a plain WebSocket client in cell 0:0 of world seed 1, with a session of its own.
+    const { token } = (await (await fetch(`${base}/api/session`, { method: 'POST' })).json()) as { token: string };
+    const other = await openSocket(wsUrl(base, `/rooms/edits/${encodeURIComponent('world:edits:1:0:0')}?session=${token}`));
+    const received: Array<{ type: string; author?: string | null; stroke?: { id: string; author: string; events: Array<{ kind: string; x?: number }> }; id?: string }> = [];
     other.on('message', (data) => received.push(JSON.parse(String(data))));
     await expect.poll(() => received.some((m) => m.type === 'snapshot')).toBe(true);
+    const otherAuthor = received.find((m) => m.type === 'snapshot')!.author;
+    expect(otherAuthor).toMatch(/^[0-9a-f]{16}$/);
     type Tool = { layer: { paint(x: number, z: number, r: number): unknown; choosePreset(id: string): Promise<void>; stats: { instances: number } }; brush: { emit(type: string, payload: object): void } };
     await page.evaluate(() => {
       const tool = window.cairn.scatter as Tool;
@@ -234,7 +237,10 @@ describe('the world page on WebGPU', () => {
     const ours = () => received.filter((m) => m.type === 'stroke' && m.stroke!.events.some((e) => e.kind === 'paint' && e.x === 23));
     await expect.poll(() => ours().length, { timeout: 30_000 }).toBe(1);
     const painted = ours()[0]!.stroke!;
-    expect(painted.author, JSON.stringify(received)).not.toBe('node-visitor');
+    // The page's strokes are stored under its own session, not the other visitor's.
+    expect(painted.author, JSON.stringify(received)).toMatch(/^[0-9a-f]{16}$/);
+    expect(painted.author).not.toBe(otherAuthor);
+    expect(await page.evaluate(() => (window.cairn.stats.sharedScatter as { author: string | null }).author)).toBe(painted.author);
     expect(painted.events.map((e) => e.kind), JSON.stringify(received)).toEqual(['preset', 'reseed', 'paint', 'paint']);
 
     const before = await page.evaluate(() => (window.cairn.scatter as Tool).layer.stats.instances);

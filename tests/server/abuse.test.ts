@@ -370,3 +370,97 @@ describe('abuse: world cells and routes', () => {
     expect(listener.welcome()?.avatarToken).toMatch(/^[A-Za-z0-9_-]{30,40}$/);
   });
 });
+
+describe('abuse: shared edits (scatter strokes in a world cell)', () => {
+  const editsSeed = 1_000_000_000 + Math.floor(Math.random() * 1e9);
+  interface EditsSocket {
+    socket: WebSocket;
+    messages: Array<{ type: string; id?: string | null; reason?: string; author?: string | null; strokes?: Array<{ id: string }>; stroke?: { id: string; author: string; events: Array<{ kind: string; radius?: number; x?: number }> } }>;
+  }
+  const editsUrl = (cell: string, query = ''): string => wsUrl(base, `/rooms/edits/${encodeURIComponent(`world:edits:${editsSeed}:${cell}`)}${query}`);
+  const editsSocket = async (url: string, ip: string): Promise<EditsSocket> => {
+    const socket = track(await rawSocket(url, ip));
+    const client: EditsSocket = { socket, messages: [] };
+    socket.on('message', (data) => client.messages.push(JSON.parse(String(data)) as EditsSocket['messages'][number]));
+    return client;
+  };
+  /** 'in' once the snapshot arrives, or the close the join was refused with (from the close frame, as {@link admission}). */
+  const editsAdmission = async (client: EditsSocket): Promise<'in' | { code: number; reason: string }> => {
+    for (let waited = 0; waited < 10_000; waited += 20) {
+      if (client.messages.some((m) => m.type === 'snapshot')) return 'in';
+      if (Reflect.get(client.socket, '_closeFrameReceived') === true) return { code: Number(Reflect.get(client.socket, '_closeCode')), reason: String(Reflect.get(client.socket, '_closeMessage')) };
+      await sleep(20);
+    }
+    throw new Error('neither admitted nor refused within 10 s');
+  };
+  const strokeAt = (id: string, x: number, radius = 4): string => JSON.stringify({ type: 'stroke', id, events: [{ kind: 'preset', presetId: 'meadow' }, { kind: 'reseed', seed: 3 }, { kind: 'paint', x, z: 10, radius }] });
+
+  it('holds a 40-socket session to one client’s seats and edit budget; its forged undos and bad strokes reach no one; an honest painter’s strokes all arrive and stay', async () => {
+    const honestIp = freshIp();
+    const honestToken = await session(base, honestIp);
+    const honest = await editsSocket(editsUrl('0:0', `?session=${honestToken}`), honestIp);
+    expect(await editsAdmission(honest)).toBe('in');
+    const griefIp = freshIp();
+    const griefToken = await session(base, griefIp);
+    const griefers: EditsSocket[] = [];
+    const refusals: Array<{ code: number; reason: string }> = [];
+    await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        const client = await editsSocket(editsUrl('0:0', `?session=${griefToken}`), griefIp);
+        const outcome = await editsAdmission(client);
+        if (outcome === 'in') griefers.push(client);
+        else refusals.push(outcome);
+      }),
+    );
+    expect(griefers).toHaveLength(4);
+    expect(refusals).toHaveLength(36);
+    expect(refusals[0]).toMatchObject({ code: 4006, reason: expect.stringMatching(/already holds 4 sockets/) });
+
+    // The honest painter paints; the griefer tries an undo of each stroke and two invalid strokes
+    // (radius 1,000 m; a dab outside the cell): each is refused to it alone.
+    const honestIds = Array.from({ length: 8 }, (_, i) => `honest-${run}-${i}`);
+    const ownArrived = (): number => honest.messages.filter((m) => m.type === 'stroke' && honestIds.includes(m.stroke!.id)).length;
+    for (const id of honestIds.slice(0, 4)) honest.socket.send(strokeAt(id, 20));
+    await expect.poll(ownArrived, { timeout: 10_000 }).toBe(4);
+    const first = griefers[0]!;
+    first.socket.send(strokeAt('grief-radius', 30, 1000));
+    first.socket.send(strokeAt('grief-outside', 300));
+    for (const id of honestIds.slice(0, 4)) first.socket.send(JSON.stringify({ type: 'undo', id }));
+    await expect.poll(() => first.messages.filter((m) => m.type === 'refused').length, { timeout: 10_000 }).toBe(6);
+    expect(first.messages.filter((m) => m.type === 'refused').map((m) => m.reason)).toEqual([
+      expect.stringMatching(/radius must be ≤ 40/),
+      expect.stringMatching(/outside cell 0:0/),
+      ...Array.from({ length: 4 }, () => expect.stringMatching(/only its author/)),
+    ]);
+    // Then every admitted griefer socket sends 100 messages at once (valid strokes, the invalid
+    // ones, undos) while the honest painter sends the rest of its strokes.
+    for (const id of honestIds.slice(4)) honest.socket.send(strokeAt(id, 20));
+    griefers.forEach((griefer, g) => {
+      for (let i = 0; i < 100; i++) {
+        const kind = i % 4;
+        const id = `grief-${g}-${i}`;
+        griefer.socket.send(kind === 0 ? strokeAt(id, 30) : kind === 1 ? strokeAt(id, 30, 1000) : kind === 2 ? strokeAt(id, 300) : JSON.stringify({ type: 'undo', id: honestIds[i % 8] }));
+      }
+    });
+    await expect.poll(ownArrived, { timeout: 10_000 }).toBe(8);
+    await sleep(600);
+    const griefStrokes = honest.messages.filter((m) => m.type === 'stroke' && !honestIds.includes(m.stroke!.id));
+    const griefRefusals = griefers.flatMap((g) => g.messages.filter((m) => m.type === 'refused'));
+    console.log(`shared edits, 40-socket session: ${griefStrokes.length} of its strokes reached the honest painter, ${griefRefusals.length} refusals for 406 messages`);
+    // What is left of one client's burst of 8 plus a second of refill at most, not 4 sockets' worth.
+    expect(griefStrokes.length).toBeLessThanOrEqual(8 + 2);
+    for (const m of griefStrokes) {
+      expect(m.stroke!.events.every((e) => e.kind !== 'paint' || (e.radius! <= 40 && e.x! < 64))).toBe(true);
+    }
+    expect(honest.messages.filter((m) => m.type === 'undo' || m.type === 'refused')).toEqual([]);
+    // 400 messages earn the griefer a few refusals (the in-budget bad ones, then one notice a second), not 400.
+    expect(griefRefusals.length).toBeLessThanOrEqual(6 + 8);
+    expect(griefRefusals.some((m) => /too many edits/.test(m.reason ?? ''))).toBe(true);
+    // A later visitor finds every honest stroke.
+    const witness = await editsSocket(editsUrl('0:0'), freshIp());
+    expect(await editsAdmission(witness)).toBe('in');
+    const snapshot = witness.messages.find((m) => m.type === 'snapshot')!;
+    expect(snapshot.author).toBeNull();
+    expect(honestIds.every((id) => snapshot.strokes!.some((s) => s.id === id))).toBe(true);
+  });
+});
