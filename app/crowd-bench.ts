@@ -15,7 +15,7 @@
  */
 import { AnimationMixer, Color, DirectionalLight, Group, HemisphereLight, Mesh, MeshStandardMaterial, PerspectiveCamera, PlaneGeometry, Scene, type Object3D } from 'three';
 import { clone as cloneSkinned } from 'three/addons/utils/SkeletonUtils.js';
-import { Crowd, CrowdTemplate, crowdDeviceInfo } from '../src/crowd/index.ts';
+import { backendHandles, Crowd, CrowdTemplate, crowdDeviceInfo } from '../src/crowd/index.ts';
 import { Mulberry32 } from '../src/core/rng.ts';
 import { createHumanoid } from '../src/rig/humanoid.ts';
 import { cairnGlobal, createRenderer } from '../src/world/index.ts';
@@ -120,7 +120,7 @@ export async function startBench(): Promise<void> {
   };
 
   const waitForGpu = async (): Promise<void> => {
-    const backend = renderer.backend as unknown as { device?: GPUDevice; gl?: WebGL2RenderingContext };
+    const backend = backendHandles(renderer);
     if (backend.device) await backend.device.queue.onSubmittedWorkDone();
     else if (backend.gl) {
       const gl = backend.gl;

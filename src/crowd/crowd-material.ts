@@ -261,12 +261,12 @@ export function createCrowdMaterial(source: Material, positionNode: TslNode, col
   } else {
     const NodeClass = NODE_CLASSES[source.type] ?? MeshStandardNodeMaterial;
     material = new NodeClass();
-    const target = material as unknown as Record<string, unknown>;
+    // Copied by name between two unrelated classes, so through Reflect (three's material types have no index signature).
     for (const key of Object.keys(source)) {
       if (SKIPPED.has(key) || key.startsWith('is') || key.startsWith('_')) continue;
-      const value = (source as unknown as Record<string, unknown>)[key];
+      const value: unknown = Reflect.get(source, key);
       if (typeof value === 'function') continue;
-      if (key in target) target[key] = value;
+      if (key in material) Reflect.set(material, key, value);
     }
   }
   material.name = `crowd-${source.name || source.type}`;

@@ -1,4 +1,4 @@
-import { AnimationClip, QuaternionKeyframeTrack, Vector3, VectorKeyframeTrack, type Bone } from 'three';
+import { AnimationClip, QuaternionKeyframeTrack, Vector3, VectorKeyframeTrack, type Bone, type KeyframeTrack } from 'three';
 import { MANNEQUIN } from './mannequin.ts';
 import { ankle, bend, curlHand, elbow, emptyPose, forearmRaise, hip, knee, qx, relaxedArms, SIDES, upperArm, type Pose } from './pose.ts';
 import { buildSkeleton, type SkeletonDef } from './skeleton-def.ts';
@@ -209,8 +209,8 @@ export function bakeClip(clip: ProceduralClip, def: SkeletonDef = MANNEQUIN, fps
       }
     }
   }
-  const tracks = [...rotations].map(([name, values]) => new QuaternionKeyframeTrack(`${name}.quaternion`, times, values));
-  tracks.push(new VectorKeyframeTrack('pelvis.position', times, pelvis) as unknown as QuaternionKeyframeTrack);
+  const tracks: KeyframeTrack[] = [...rotations].map(([name, values]) => new QuaternionKeyframeTrack(`${name}.quaternion`, times, values));
+  tracks.push(new VectorKeyframeTrack('pelvis.position', times, pelvis));
   const result = new AnimationClip(clip.name, clip.duration, tracks);
   result.userData = { loop: clip.loop, speed: clip.speed };
   return result;

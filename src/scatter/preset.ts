@@ -1,3 +1,5 @@
+import * as v from 'valibot';
+
 /**
  * Scatter presets are plain data (JSON): what to place, where it belongs, how dense. The engine
  * reads only the fields below and never names a prop: picks name a *category*, and the prop
@@ -8,40 +10,131 @@
  * are metres above the water level; yaw in radians.
  */
 
-/** One kind of thing a preset places, and the ground it belongs on. */
-export interface ScatterPick {
-  /** Catalog category to draw a prop from (e.g. "conifer", "rock"). */
-  category: string;
-  /** Relative chance among the picks whose conditions pass at a candidate point (> 0). */
-  weight: number;
-  /** Ground slope range in degrees, inclusive. */
-  slopeMin: number;
-  slopeMax: number;
-  /** Altitude range in metres above the water level, inclusive. Below 0 is under water. */
-  altMin: number;
-  altMax: number;
-  /** No two instances of the same family closer than this (metres, ≥ 0). */
-  minSpacing: number;
-  /** Turn the prop's up vector to the surface normal (rocks lean into slopes; trees grow up). */
-  alignToSlope: boolean;
-  /** Spacing family; defaults to the category, so trees space against trees, rocks against rocks. */
-  family?: string;
+/** Upper bound on density: beyond this a single dab would sample millions of candidates. */
+export const MAX_DENSITY_PER_M2 = 50;
+
+/** A finite number in [min, max] (or (min, max] with `exclusiveMin`), messages in the preset's words. */
+function rangedNumber(min: number, max: number, options: { exclusiveMin?: boolean; unit?: string } = {}) {
+  const unit = options.unit ?? '';
+  const low = (issue: v.BaseIssue<unknown>): string => `must be ${options.exclusiveMin ? 'greater than' : 'at least'} ${min}${unit}, got ${String(issue.input)}${unit}`;
+  return v.pipe(
+    v.custom<number>((value) => typeof value === 'number' && Number.isFinite(value), (issue) => `expected a number, got ${describe(issue.input)}`),
+    options.exclusiveMin ? v.gtValue(min, low) : v.minValue(min, low),
+    v.maxValue(max, (issue) => `must be at most ${+max.toFixed(4)}${unit}, got ${String(issue.input)}${unit}`),
+  );
 }
 
-export interface ScatterPreset {
-  /** Stable identifier used in recordings (e.g. "mixed-forest"). */
-  id: string;
-  /** What the picker shows. */
-  name: string;
-  description?: string;
-  /** Candidates sampled per square metre of brush disk per dab. */
-  densityPerM2: number;
-  /** Uniform scale range [min, max] applied to every instance (min ≤ max, both > 0). */
-  scaleJitter: [number, number];
-  /** Random yaw in [-yawJitter, +yawJitter] radians (π = any heading). */
-  yawJitter: number;
-  picks: ScatterPick[];
+/** A string with something besides whitespace in it. */
+const nonEmptyString = v.pipe(
+  v.string((issue) => `expected a non-empty string, got ${describe(issue.input)}`),
+  v.check((text) => text.trim() !== '', (issue) => `expected a non-empty string, got ${describe(issue.input)}`),
+);
+
+/**
+ * A plain object (not an array) with exactly `entries`. Absent fields enter as `undefined`, so each
+ * field's own schema reports them ("expected a number, got nothing"); every unknown field is
+ * reported too, with a suggestion when one looks like a typo of a known field (`slopemax`). A loose
+ * object keeps the unknown fields for that check (a strict one reports only the first); valid
+ * input has none, so the output is exactly the entries.
+ */
+function record<const E extends v.ObjectEntries>(entries: E) {
+  const known = Object.keys(entries);
+  const absent = Object.fromEntries(known.map((key) => [key, undefined]));
+  return v.pipe(
+    v.custom<Record<string, unknown>>(isRecord, (issue) => `expected an object, got ${describe(issue.input)}`),
+    v.transform((input) => ({ ...absent, ...input })),
+    v.looseObject(entries),
+    v.rawCheck(({ dataset, addIssue }) => {
+      const value: unknown = dataset.value;
+      if (!isRecord(value)) return;
+      for (const key of Object.keys(value)) {
+        if (known.includes(key)) continue;
+        addIssue({ message: unknownField(key, known), path: [{ type: 'object', origin: 'key', input: value, key, value: value[key] }] });
+      }
+    }),
+    v.transform((output): v.InferOutput<v.ObjectSchema<E, undefined>> => output),
+  );
 }
+
+/** One kind of thing a preset places, and the ground it belongs on. */
+const PickSchema = v.pipe(
+  record({
+    /** Catalog category to draw a prop from (e.g. "conifer", "rock"). */
+    category: nonEmptyString,
+    /** Relative chance among the picks whose conditions pass at a candidate point (> 0). */
+    weight: rangedNumber(0, 1e6, { exclusiveMin: true }),
+    /** Ground slope range in degrees, inclusive. */
+    slopeMin: rangedNumber(0, 90, { unit: '°' }),
+    slopeMax: rangedNumber(0, 90, { unit: '°' }),
+    /** Altitude range in metres above the water level, inclusive. Below 0 is under water. */
+    altMin: rangedNumber(-1e4, 1e4, { unit: ' m' }),
+    altMax: rangedNumber(-1e4, 1e4, { unit: ' m' }),
+    /** No two instances of the same family closer than this (metres, ≥ 0). */
+    minSpacing: rangedNumber(0, 1000, { unit: ' m' }),
+    /** Turn the prop's up vector to the surface normal (rocks lean into slopes; trees grow up). */
+    alignToSlope: v.boolean((issue) => `expected true or false, got ${describe(issue.input)}`),
+    /** Spacing family; defaults to the category, so trees space against trees, rocks against rocks. */
+    family: v.optional(nonEmptyString),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['slopeMin'], ['slopeMax']],
+      (pick) => pick.slopeMin <= pick.slopeMax,
+      (issue) => `${issue.input.slopeMin}° is greater than slopeMax ${issue.input.slopeMax}°`,
+    ),
+    ['slopeMin'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['altMin'], ['altMax']],
+      (pick) => pick.altMin <= pick.altMax,
+      (issue) => `${issue.input.altMin} m is greater than altMax ${issue.input.altMax} m`,
+    ),
+    ['altMin'],
+  ),
+  v.transform((pick) => {
+    if (pick.family === undefined) delete pick.family;
+    return pick;
+  }),
+);
+
+/** The preset schema: what {@link validatePreset} checks and what {@link ScatterPreset} is. */
+export const PresetSchema = v.pipe(
+  record({
+    /** Stable identifier used in recordings (e.g. "mixed-forest"). */
+    id: v.pipe(
+      v.string((issue) => `expected a lowercase id like "mixed-forest", got ${describe(issue.input)}`),
+      v.regex(/^[a-z0-9][a-z0-9-]*$/, (issue) => `expected a lowercase id like "mixed-forest", got ${describe(issue.input)}`),
+    ),
+    /** What the picker shows. */
+    name: nonEmptyString,
+    description: v.optional(v.string((issue) => `expected a string, got ${describe(issue.input)}`)),
+    /** Candidates sampled per square metre of brush disk per dab. */
+    densityPerM2: rangedNumber(0, MAX_DENSITY_PER_M2, { exclusiveMin: true }),
+    /** Uniform scale range [min, max] applied to every instance (min ≤ max, both > 0). */
+    scaleJitter: v.pipe(
+      v.custom<[unknown, unknown]>((value) => Array.isArray(value) && value.length === 2, (issue) => `expected [min, max], got ${describe(issue.input)}`),
+      v.tuple([rangedNumber(0, 100, { exclusiveMin: true }), rangedNumber(0, 100, { exclusiveMin: true })]),
+      v.check(([min, max]) => min <= max, (issue) => `min ${issue.input[0]} is greater than max ${issue.input[1]}`),
+    ),
+    /** Random yaw in [-yawJitter, +yawJitter] radians (π = any heading). */
+    yawJitter: rangedNumber(0, Math.PI + 1e-9),
+    picks: v.pipe(
+      v.array(PickSchema, (issue) => `expected a non-empty array of picks, got ${describe(issue.input)}`),
+      v.minLength(1, (issue) => `expected a non-empty array of picks, got ${describe(issue.input)}`),
+    ),
+  }),
+  v.transform((preset) => {
+    if (preset.description === undefined) delete preset.description;
+    return preset;
+  }),
+);
+
+/** One kind of thing a preset places, and the ground it belongs on (see the schema's fields). */
+export type ScatterPick = v.InferOutput<typeof PickSchema>;
+
+/** A scatter preset as {@link PresetSchema} accepts it. */
+export type ScatterPreset = v.InferOutput<typeof PresetSchema>;
 
 /** One problem with one field of a preset. `path` is like `picks[2].slopeMax`. */
 export interface PresetFieldError {
@@ -62,73 +155,16 @@ export class PresetError extends Error {
 
 export type PresetValidation = { ok: true; preset: ScatterPreset } | { ok: false; error: PresetError };
 
-const PRESET_KEYS = ['id', 'name', 'description', 'densityPerM2', 'scaleJitter', 'yawJitter', 'picks'] as const;
-const PICK_KEYS = ['category', 'weight', 'slopeMin', 'slopeMax', 'altMin', 'altMax', 'minSpacing', 'alignToSlope', 'family'] as const;
-
-/** Upper bound on density: beyond this a single dab would sample millions of candidates. */
-export const MAX_DENSITY_PER_M2 = 50;
-
 /**
  * Checks a parsed JSON value against the preset schema. Every problem is reported with its path
  * (unknown keys too, with a suggestion when it looks like a typo such as `slopemax`), so one pass
  * shows everything to fix. `source` names the preset in messages when it has no usable name.
  */
 export function validatePreset(input: unknown, source = 'preset'): PresetValidation {
-  const errors: PresetFieldError[] = [];
-  const fail = (path: string, message: string): void => void errors.push({ path, message });
-  if (!isRecord(input)) {
-    return { ok: false, error: new PresetError(source, [{ path: '(root)', message: `expected an object, got ${describe(input)}` }]) };
-  }
-  const label = typeof input.name === 'string' && input.name ? input.name : typeof input.id === 'string' && input.id ? input.id : source;
-  unknownKeys(input, PRESET_KEYS, '', fail);
-
-  const id = input.id;
-  if (typeof id !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(id)) fail('id', `expected a lowercase id like "mixed-forest", got ${describe(id)}`);
-  if (typeof input.name !== 'string' || input.name.trim() === '') fail('name', `expected a non-empty string, got ${describe(input.name)}`);
-  if (input.description !== undefined && typeof input.description !== 'string') fail('description', `expected a string, got ${describe(input.description)}`);
-  number(input.densityPerM2, 'densityPerM2', fail, { min: 0, exclusiveMin: true, max: MAX_DENSITY_PER_M2 });
-  number(input.yawJitter, 'yawJitter', fail, { min: 0, max: Math.PI + 1e-9 });
-
-  const scale = input.scaleJitter;
-  if (!Array.isArray(scale) || scale.length !== 2) {
-    fail('scaleJitter', `expected [min, max], got ${describe(scale)}`);
-  } else {
-    const a = number(scale[0], 'scaleJitter[0]', fail, { min: 0, exclusiveMin: true, max: 100 });
-    const b = number(scale[1], 'scaleJitter[1]', fail, { min: 0, exclusiveMin: true, max: 100 });
-    if (a !== undefined && b !== undefined && a > b) fail('scaleJitter', `min ${a} is greater than max ${b}`);
-  }
-
-  const picks = input.picks;
-  if (!Array.isArray(picks) || picks.length === 0) {
-    fail('picks', `expected a non-empty array of picks, got ${describe(picks)}`);
-  } else {
-    picks.forEach((pick, i) => validatePick(pick, `picks[${i}]`, fail));
-  }
-
-  if (errors.length > 0) return { ok: false, error: new PresetError(label, errors) };
-  const preset = input as unknown as ScatterPreset;
-  return {
-    ok: true,
-    preset: {
-      id: preset.id,
-      name: preset.name,
-      ...(preset.description !== undefined ? { description: preset.description } : {}),
-      densityPerM2: preset.densityPerM2,
-      scaleJitter: [preset.scaleJitter[0], preset.scaleJitter[1]],
-      yawJitter: preset.yawJitter,
-      picks: preset.picks.map((p) => ({
-        category: p.category,
-        weight: p.weight,
-        slopeMin: p.slopeMin,
-        slopeMax: p.slopeMax,
-        altMin: p.altMin,
-        altMax: p.altMax,
-        minSpacing: p.minSpacing,
-        alignToSlope: p.alignToSlope,
-        ...(p.family !== undefined ? { family: p.family } : {}),
-      })),
-    },
-  };
+  const result = v.safeParse(PresetSchema, input);
+  if (result.success) return { ok: true, preset: result.output };
+  const label = !isRecord(input) ? source : typeof input.name === 'string' && input.name ? input.name : typeof input.id === 'string' && input.id ? input.id : source;
+  return { ok: false, error: new PresetError(label, result.issues.map((issue) => ({ path: issuePath(issue), message: issue.message }))) };
 }
 
 /** Like {@link validatePreset} but throws the {@link PresetError}. */
@@ -171,53 +207,20 @@ export function categoriesOf(preset: ScatterPreset): string[] {
   return [...new Set(preset.picks.map((p) => p.category))];
 }
 
-function validatePick(pick: unknown, path: string, fail: (path: string, message: string) => void): void {
-  if (!isRecord(pick)) {
-    fail(path, `expected an object, got ${describe(pick)}`);
-    return;
+/** `picks[2].slopeMax` from a valibot issue's path; `(root)` for the value itself. */
+function issuePath(issue: v.BaseIssue<unknown>): string {
+  let path = '';
+  for (const item of issue.path ?? []) {
+    const key = item.key;
+    path += typeof key === 'number' ? `[${key}]` : path === '' ? String(key) : `.${String(key)}`;
   }
-  unknownKeys(pick, PICK_KEYS, `${path}.`, fail);
-  if (typeof pick.category !== 'string' || pick.category.trim() === '') fail(`${path}.category`, `expected a non-empty string, got ${describe(pick.category)}`);
-  if (pick.family !== undefined && (typeof pick.family !== 'string' || pick.family.trim() === '')) fail(`${path}.family`, `expected a non-empty string, got ${describe(pick.family)}`);
-  number(pick.weight, `${path}.weight`, fail, { min: 0, exclusiveMin: true, max: 1e6 });
-  const s0 = number(pick.slopeMin, `${path}.slopeMin`, fail, { min: 0, max: 90, unit: '°' });
-  const s1 = number(pick.slopeMax, `${path}.slopeMax`, fail, { min: 0, max: 90, unit: '°' });
-  if (s0 !== undefined && s1 !== undefined && s0 > s1) fail(`${path}.slopeMin`, `${s0}° is greater than slopeMax ${s1}°`);
-  const a0 = number(pick.altMin, `${path}.altMin`, fail, { min: -1e4, max: 1e4, unit: ' m' });
-  const a1 = number(pick.altMax, `${path}.altMax`, fail, { min: -1e4, max: 1e4, unit: ' m' });
-  if (a0 !== undefined && a1 !== undefined && a0 > a1) fail(`${path}.altMin`, `${a0} m is greater than altMax ${a1} m`);
-  number(pick.minSpacing, `${path}.minSpacing`, fail, { min: 0, max: 1000, unit: ' m' });
-  if (typeof pick.alignToSlope !== 'boolean') fail(`${path}.alignToSlope`, `expected true or false, got ${describe(pick.alignToSlope)}`);
+  return path || '(root)';
 }
 
-function number(
-  value: unknown,
-  path: string,
-  fail: (path: string, message: string) => void,
-  range: { min: number; max: number; exclusiveMin?: boolean; unit?: string },
-): number | undefined {
-  const unit = range.unit ?? '';
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    fail(path, `expected a number, got ${describe(value)}`);
-    return undefined;
-  }
-  if (range.exclusiveMin ? value <= range.min : value < range.min) {
-    fail(path, `must be ${range.exclusiveMin ? 'greater than' : 'at least'} ${range.min}${unit}, got ${value}${unit}`);
-    return undefined;
-  }
-  if (value > range.max) {
-    fail(path, `must be at most ${+range.max.toFixed(4)}${unit}, got ${value}${unit}`);
-    return undefined;
-  }
-  return value;
-}
-
-function unknownKeys(record: Record<string, unknown>, known: readonly string[], prefix: string, fail: (path: string, message: string) => void): void {
-  for (const key of Object.keys(record)) {
-    if (known.includes(key)) continue;
-    const near = known.find((k) => k.toLowerCase() === key.toLowerCase().replace(/[_\s-]/g, ''));
-    fail(`${prefix}${key}`, near ? `unknown field (did you mean "${near}"?)` : `unknown field (known: ${known.join(', ')})`);
-  }
+/** The message for a field the schema does not know, naming the field a typo probably meant. */
+function unknownField(key: string, known: readonly string[]): string {
+  const near = known.find((k) => k.toLowerCase() === key.toLowerCase().replace(/[_\s-]/g, ''));
+  return near ? `unknown field (did you mean "${near}"?)` : `unknown field (known: ${known.join(', ')})`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

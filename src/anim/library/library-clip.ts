@@ -32,8 +32,11 @@ export interface LibraryClipDef extends ProceduralClip {
   rigOffset?: number;
 }
 
-/** `userData` of every library clip (and, scaled, of its retargeted copies). */
-export interface LibraryClipData {
+/**
+ * `userData` of every library clip (and, scaled, of its retargeted copies). A type alias, not an
+ * interface, so it is assignable to three's `Record<string, unknown>` userData as it stands.
+ */
+export type LibraryClipData = {
   loop: boolean;
   /** Ground speed the clip is authored for (m/s). */
   speed: number;
@@ -42,7 +45,7 @@ export interface LibraryClipData {
   /** True when the root bone carries motion. */
   rootMotion: boolean;
   rigOffset?: number;
-}
+};
 
 export interface BakeLibraryOptions {
   /** Keys per second. Default 30. */
@@ -80,6 +83,6 @@ export function bakeLibraryClip(def: LibraryClipDef, options: BakeLibraryOptions
     if (turns) clip.tracks.push(new QuaternionKeyframeTrack(`${rootName}.quaternion`, times, rotations));
     data.rootMotion = true;
   }
-  clip.userData = data as unknown as Record<string, unknown>;
+  clip.userData = data;
   return clip;
 }

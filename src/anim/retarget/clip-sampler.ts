@@ -2,6 +2,11 @@ import type { AnimationClip, Interpolant, KeyframeTrack } from 'three';
 import { bindLocalPose, copyLocalPose, type LocalPose } from './kinematics.ts';
 import { boneIndexForTrack, parseTrackTarget, type RigDescription } from './rig-description.ts';
 
+/** The factory `KeyframeTrack.setInterpolation` installs on each track at runtime. */
+interface InterpolantFactory {
+  createInterpolant(): Interpolant;
+}
+
 interface BoundTrack {
   track: KeyframeTrack;
   bone: number;
@@ -35,8 +40,9 @@ export class ClipSampler {
         this.ignored.push(track.name);
         continue;
       }
-      // createInterpolant is installed at runtime (it picks linear/slerp/discrete/cubic per the track).
-      const interpolant = (track as unknown as { createInterpolant(): Interpolant }).createInterpolant();
+      // createInterpolant is installed on every track by its constructor (setInterpolation picks
+      // linear/slerp/discrete/cubic per the track); three's typings omit it, hence the one cast.
+      const interpolant = (track as KeyframeTrack & InterpolantFactory).createInterpolant();
       bound.push({ track, bone, property, interpolant });
     }
     this.bound = bound;

@@ -42,8 +42,14 @@ export function isRecipeName(name: unknown): name is RecipeName {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(RECIPES, name);
 }
 
-/** The recipe called `name`, or an {@link UnknownRecipeError}. */
+/** The recipe called `name`, typed with its own parameters: `getRecipe('footstep')` plans `FootstepParams`. */
+export function getRecipe<N extends RecipeName>(name: N): (typeof RECIPES)[N];
+/**
+ * The recipe called `name` (any string, e.g. from a message), or an {@link UnknownRecipeError}.
+ * Each `Recipe<P>` is a `Recipe<object>` because `plan` is a method (parameters compared bivariantly).
+ */
+export function getRecipe(name: string): Recipe<object>;
 export function getRecipe(name: string): Recipe<object> {
   if (!isRecipeName(name)) throw new UnknownRecipeError(name);
-  return RECIPES[name] as unknown as Recipe<object>;
+  return RECIPES[name];
 }

@@ -11,7 +11,7 @@ vi.setConfig({ testTimeout: 30_000 });
 
 const library = createAnimationLibrary();
 const clip = (name: string): AnimationClip => library.find((c) => c.name === name)!;
-const data = (c: AnimationClip): LibraryClipData => c.userData as unknown as LibraryClipData;
+const data = (c: AnimationClip): LibraryClipData => c.userData as LibraryClipData;
 const track = (c: AnimationClip, name: string) => c.tracks.find((t) => t.name === name);
 
 describe('the animation library', () => {

@@ -51,7 +51,7 @@ describe('Crowd', () => {
       expect(mesh.count).toBe(5);
       expect(mesh.visible).toBe(true);
       expect(mesh.geometry.morphAttributes).toEqual({});
-      expect((mesh.material as unknown as { positionNode: unknown }).positionNode).toBeTruthy();
+      expect((mesh.material as NodeMaterial).positionNode).toBeTruthy();
     }
     expect(crowd.stats.drawCallsPerPass).toBe(3);
     crowd.clear();

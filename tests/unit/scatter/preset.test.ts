@@ -66,6 +66,26 @@ describe('preset validation', () => {
     expect(result.error.errors).toContainEqual({ path: 'picks[0].slopemax', message: 'unknown field (did you mean "slopeMax"?)' });
   });
 
+  it('reports every unknown field and every missing one, and adds no absent optional fields', () => {
+    const { densityPerM2: _density, ...withoutDensity } = good;
+    const result = validatePreset({ ...withoutDensity, Picks: 1, colour: 'red', picks: [{ ...good.picks[0], slope_min: 1, extra: true }] });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.errors).toEqual(
+      expect.arrayContaining([
+        { path: 'densityPerM2', message: 'expected a number, got nothing' },
+        { path: 'Picks', message: 'unknown field (did you mean "picks"?)' },
+        { path: 'colour', message: 'unknown field (known: id, name, description, densityPerM2, scaleJitter, yawJitter, picks)' },
+        { path: 'picks[0].slope_min', message: 'unknown field (did you mean "slopeMin"?)' },
+        { path: 'picks[0].extra', message: expect.stringMatching(/^unknown field \(known: category, /) },
+      ]),
+    );
+    expect(result.error.errors).toHaveLength(5);
+    const preset = parsePreset(good);
+    expect(Object.keys(preset)).toEqual(['id', 'name', 'densityPerM2', 'scaleJitter', 'yawJitter', 'picks']);
+    expect('family' in preset.picks[0]!).toBe(false);
+  });
+
   it('rejects slopes outside 0–90° and empty pick lists', () => {
     expect(validatePreset({ ...good, picks: [{ ...good.picks[0], slopeMax: 95 }] }).ok).toBe(false);
     expect(validatePreset({ ...good, picks: [] }).ok).toBe(false);
