@@ -108,11 +108,7 @@ export class RetargetViewer {
     scene.add(this.source.object);
     this.reference = new ReferenceView({ source: this.source.object, resolveClip: (name) => this.sourceClips.find((c) => c.name === name) ?? null });
 
-    this.cameraRig = new CameraRig(stage.camera, stage.canvas);
-    this.cameraRig.distance = 4.2;
-    this.cameraRig.pitch = 0.12;
-    this.cameraRig.lookHeight = 1.0;
-    this.cameraRig.yaw = Math.PI - 0.35;
+    this.cameraRig = new CameraRig(stage.camera, stage.canvas, { distance: 4.2, pitch: 0.12, lookHeight: 1.0, yaw: Math.PI - 0.35 });
 
     this.stats = {
       phase: 'baking',

@@ -1,13 +1,10 @@
+import { MOUSE, PerspectiveCamera, TOUCH, Vector3 } from 'three';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { clamp } from '../core/math.ts';
-import type { PerspectiveCamera } from 'three';
-import type { HeightField } from './ray-march.ts';
 import { isTyping } from '../core/typing.ts';
+import type { HeightField } from './ray-march.ts';
 
-/**
- * The scatter page's camera: orbits a focus point on the ground from above. Right-drag orbits,
- * the wheel zooms, WASD / arrow keys pan (relative to the view). The left button is the brush's.
- * Yaw follows Cairn's facing convention: the camera looks along (sin yaw, cos yaw).
- */
+/** Options of {@link OverviewCamera}; every field has a default (see `OVERVIEW_CAMERA_DEFAULTS`). */
 export interface OverviewCameraOptions {
   /** Focus point (x, z) on the ground. Default (0, 0). */
   focus?: { x: number; z: number };
@@ -21,112 +18,144 @@ export interface OverviewCameraOptions {
   panSpeed?: number;
 }
 
+/** The defaults of {@link OverviewCameraOptions}, resolved once in the constructor. */
+export const OVERVIEW_CAMERA_DEFAULTS: Required<OverviewCameraOptions> = {
+  focus: { x: 0, z: 0 },
+  distance: 70,
+  pitch: 0.85,
+  yaw: Math.PI,
+  panSpeed: 40,
+};
+
+/** Zoom range in metres, pitch range in radians above the horizon, and how far the focus pans. */
+const MIN_DISTANCE = 5;
+const MAX_DISTANCE = 600;
+const MIN_PITCH = 0.1;
+const MAX_PITCH = 1.55;
+const PAN_LIMIT = 400;
+/** The camera stays this far above the ground under it, metres. */
+const GROUND_CLEARANCE = 2;
+
+const delta = new Vector3();
+
+/**
+ * The scatter page's camera, built on three's `OrbitControls`: it orbits a focus point on the
+ * ground from above. Right- (or middle-) drag orbits, the wheel zooms, WASD / arrow keys pan
+ * (relative to the view). The left button is the brush's. Yaw follows Cairn's facing convention:
+ * the camera looks along (sin yaw, cos yaw).
+ *
+ * The controls drive `orbit`, an unrendered stand-in camera, and {@link OverviewCamera.update}
+ * copies its pose to `camera` lifted above the ground: OrbitControls re-reads its orbit from the
+ * object's position, so lifting the real camera in place would turn every hill into a lasting pitch
+ * change. The keys stay Cairn's own: OrbitControls pans one step per key repeat and ignores
+ * `isTyping`, while this pans smoothly per frame and leaves text fields their keys.
+ */
 export class OverviewCamera {
-  focusX: number;
-  focusZ: number;
-  distance: number;
-  pitch: number;
-  yaw: number;
+  /** three's orbit controls (limits, speeds and buttons may be tuned through it). */
+  readonly controls: OrbitControls;
+  /** The stand-in camera the controls move; `camera` follows it. */
+  readonly orbit = new PerspectiveCamera();
+  /** Pan speed in metres per second at distance 70. */
   readonly panSpeed: number;
   private readonly keys = new Set<string>();
-  private dragging = false;
-  private lastX = 0;
-  private lastY = 0;
 
   constructor(
     readonly camera: PerspectiveCamera,
-    private readonly element: HTMLElement,
+    element: HTMLElement,
     private readonly ground: HeightField,
     options: OverviewCameraOptions = {},
   ) {
-    this.focusX = options.focus?.x ?? 0;
-    this.focusZ = options.focus?.z ?? 0;
-    this.distance = options.distance ?? 70;
-    this.pitch = options.pitch ?? 0.85;
-    this.yaw = options.yaw ?? Math.PI;
-    this.panSpeed = options.panSpeed ?? 40;
-    element.addEventListener('pointerdown', this.onPointerDown);
-    window.addEventListener('pointermove', this.onPointerMove);
-    window.addEventListener('pointerup', this.onPointerUp);
-    element.addEventListener('wheel', this.onWheel, { passive: false });
-    element.addEventListener('contextmenu', this.onContextMenu);
+    const o = { ...OVERVIEW_CAMERA_DEFAULTS, ...options };
+    this.panSpeed = o.panSpeed;
+    const controls = new OrbitControls(this.orbit);
+    controls.minDistance = MIN_DISTANCE;
+    controls.maxDistance = MAX_DISTANCE;
+    controls.minPolarAngle = Math.PI / 2 - MAX_PITCH;
+    controls.maxPolarAngle = Math.PI / 2 - MIN_PITCH;
+    controls.enablePan = false;
+    // About 0.005 rad per pixel of drag on a 720-pixel canvas, and ×1.1 per wheel notch.
+    controls.rotateSpeed = 0.6;
+    controls.zoomSpeed = 2;
+    controls.mouseButtons = { LEFT: null, MIDDLE: MOUSE.ROTATE, RIGHT: MOUSE.ROTATE };
+    // A single touch paints; two fingers pinch to zoom.
+    controls.touches = { ONE: null, TWO: TOUCH.DOLLY_PAN };
+    this.controls = controls;
+    this.lookAt(o.focus.x, o.focus.z, o);
+    controls.connect(element);
     window.addEventListener('keydown', this.onKeyDown);
     window.addEventListener('keyup', this.onKeyUp);
-    this.update(0);
+  }
+
+  /** Facing of the view in radians: the camera looks along (sin yaw, cos yaw). */
+  get yaw(): number {
+    return this.controls.getAzimuthalAngle() + Math.PI;
+  }
+
+  /** Radians above the horizon. */
+  get pitch(): number {
+    return Math.PI / 2 - this.controls.getPolarAngle();
+  }
+
+  /** Metres from the focus. */
+  get distance(): number {
+    return this.controls.getDistance();
   }
 
   /** The focus point on the ground. */
   get focus(): { x: number; y: number; z: number } {
-    return { x: this.focusX, y: this.ground.sampleHeight(this.focusX, this.focusZ), z: this.focusZ };
+    const t = this.controls.target;
+    return { x: t.x, y: t.y, z: t.z };
   }
 
   /** Jumps the view (for buttons, tests and the console). */
   lookAt(x: number, z: number, view: { distance?: number; pitch?: number; yaw?: number } = {}): void {
-    this.focusX = x;
-    this.focusZ = z;
-    if (view.distance !== undefined) this.distance = clamp(view.distance, 5, 600);
-    if (view.pitch !== undefined) this.pitch = clamp(view.pitch, 0.1, 1.55);
-    if (view.yaw !== undefined) this.yaw = view.yaw;
+    const distance = clamp(view.distance ?? this.distance, MIN_DISTANCE, MAX_DISTANCE);
+    const pitch = clamp(view.pitch ?? this.pitch, MIN_PITCH, MAX_PITCH);
+    const yaw = view.yaw ?? this.yaw;
+    const y = this.ground.sampleHeight(x, z);
+    this.orbit.position.setFromSphericalCoords(distance, Math.PI / 2 - pitch, yaw - Math.PI).add(this.controls.target.set(x, y, z));
+    this.controls.update();
+    // The controls' update rounds the target by a last bit or two; the focus is where it was asked.
+    this.moveFocus(x, y, z);
     this.update(0);
   }
 
   /** Applies keyboard panning and places the camera. Call once per frame. */
   update(dt: number): void {
-    const forward = (this.keys.has('KeyW') || this.keys.has('ArrowUp') ? 1 : 0) - (this.keys.has('KeyS') || this.keys.has('ArrowDown') ? 1 : 0);
-    const right = (this.keys.has('KeyD') || this.keys.has('ArrowRight') ? 1 : 0) - (this.keys.has('KeyA') || this.keys.has('ArrowLeft') ? 1 : 0);
+    const forward =
+      (this.keys.has('KeyW') || this.keys.has('ArrowUp') ? 1 : 0) - (this.keys.has('KeyS') || this.keys.has('ArrowDown') ? 1 : 0);
+    const right =
+      (this.keys.has('KeyD') || this.keys.has('ArrowRight') ? 1 : 0) - (this.keys.has('KeyA') || this.keys.has('ArrowLeft') ? 1 : 0);
+    const focus = this.controls.target;
     if (forward || right) {
       const speed = this.panSpeed * (this.distance / 70) * dt;
-      const fx = Math.sin(this.yaw);
-      const fz = Math.cos(this.yaw);
+      const yaw = this.yaw;
+      const fx = Math.sin(yaw);
+      const fz = Math.cos(yaw);
       // Screen-right is forward rotated a quarter turn clockwise seen from above: (−fz, fx).
-      this.focusX = clamp(this.focusX + (fx * forward - fz * right) * speed, -400, 400);
-      this.focusZ = clamp(this.focusZ + (fz * forward + fx * right) * speed, -400, 400);
+      const x = clamp(focus.x + (fx * forward - fz * right) * speed, -PAN_LIMIT, PAN_LIMIT);
+      const z = clamp(focus.z + (fz * forward + fx * right) * speed, -PAN_LIMIT, PAN_LIMIT);
+      this.moveFocus(x, this.ground.sampleHeight(x, z), z);
     }
-    const focusY = this.ground.sampleHeight(this.focusX, this.focusZ);
-    const horizontal = Math.cos(this.pitch) * this.distance;
-    const x = this.focusX - Math.sin(this.yaw) * horizontal;
-    const z = this.focusZ - Math.cos(this.yaw) * horizontal;
-    const y = Math.max(focusY + Math.sin(this.pitch) * this.distance, this.ground.sampleHeight(x, z) + 2);
-    this.camera.position.set(x, y, z);
-    this.camera.lookAt(this.focusX, focusY, this.focusZ);
+    const p = this.orbit.position;
+    this.camera.position.set(p.x, Math.max(p.y, this.ground.sampleHeight(p.x, p.z) + GROUND_CLEARANCE), p.z);
+    this.camera.lookAt(focus);
     this.camera.updateMatrixWorld();
   }
 
   dispose(): void {
-    this.element.removeEventListener('pointerdown', this.onPointerDown);
-    window.removeEventListener('pointermove', this.onPointerMove);
-    window.removeEventListener('pointerup', this.onPointerUp);
-    this.element.removeEventListener('wheel', this.onWheel);
-    this.element.removeEventListener('contextmenu', this.onContextMenu);
+    this.controls.dispose();
     window.removeEventListener('keydown', this.onKeyDown);
     window.removeEventListener('keyup', this.onKeyUp);
   }
 
-  private readonly onPointerDown = (event: PointerEvent): void => {
-    if (event.button !== 2 && event.button !== 1) return;
-    this.dragging = true;
-    this.lastX = event.clientX;
-    this.lastY = event.clientY;
-  };
-
-  private readonly onPointerMove = (event: PointerEvent): void => {
-    if (!this.dragging) return;
-    this.yaw -= (event.clientX - this.lastX) * 0.005;
-    this.pitch = clamp(this.pitch + (event.clientY - this.lastY) * 0.004, 0.1, 1.55);
-    this.lastX = event.clientX;
-    this.lastY = event.clientY;
-  };
-
-  private readonly onPointerUp = (): void => {
-    this.dragging = false;
-  };
-
-  private readonly onWheel = (event: WheelEvent): void => {
-    event.preventDefault();
-    this.distance = clamp(this.distance * Math.exp(event.deltaY * 0.001), 5, 600);
-  };
-
-  private readonly onContextMenu = (event: Event): void => event.preventDefault();
+  /** Moves the focus and the orbit together, so the view keeps its distance and angles. */
+  private moveFocus(x: number, y: number, z: number): void {
+    const focus = this.controls.target;
+    delta.set(x - focus.x, y - focus.y, z - focus.z);
+    focus.add(delta);
+    this.orbit.position.add(delta);
+  }
 
   private readonly onKeyDown = (event: KeyboardEvent): void => {
     if (isTyping(event)) return;

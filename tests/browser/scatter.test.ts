@@ -211,7 +211,7 @@ describe('the scatter page', () => {
 });
 
 describe('the scatter brush in the world', () => {
-  it('stays off until switched on, then paints with left-drag while the camera rig ignores it', async () => {
+  it('stays off until switched on, then paints with left-drag while the camera rig ignores it and orbits on right-drag', async () => {
     const browser = await launchChromium();
     try {
       const page = await openPage(browser, { width: 640, height: 400 });
@@ -234,6 +234,12 @@ describe('the scatter brush in the world', () => {
       const s = await page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.scatter)));
       expect(s.instances).toBeGreaterThan(0);
       expect(await page.evaluate(() => (window.cairn.world as { cameraRig: { yaw: number } }).cameraRig.yaw)).toBe(yaw);
+      // The right button still orbits while the brush holds the left one.
+      await page.mouse.move(320, 200);
+      await page.mouse.down({ button: 'right' });
+      await page.mouse.move(420, 200);
+      await page.mouse.up({ button: 'right' });
+      expect(await page.evaluate(() => (window.cairn.world as { cameraRig: { yaw: number } }).cameraRig.yaw)).not.toBeCloseTo(yaw, 2);
 
       // Off again: the canvas is the camera's.
       await page.keyboard.press('KeyB');
