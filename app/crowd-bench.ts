@@ -13,7 +13,19 @@
  * the scene with the avatars and the same scene without them, so what the avatars add is read
  * against the empty scene measured a frame apart. Results land in `cairn.benchResult`.
  */
-import { AnimationMixer, Color, DirectionalLight, Group, HemisphereLight, Mesh, MeshStandardMaterial, PerspectiveCamera, PlaneGeometry, Scene, type Object3D } from 'three';
+import {
+  AnimationMixer,
+  Color,
+  DirectionalLight,
+  Group,
+  HemisphereLight,
+  Mesh,
+  MeshStandardMaterial,
+  PerspectiveCamera,
+  PlaneGeometry,
+  Scene,
+  type Object3D,
+} from 'three';
 import { clone as cloneSkinned } from 'three/addons/utils/SkeletonUtils.js';
 import { backendHandles, Crowd, CrowdTemplate, crowdDeviceInfo } from '../src/crowd/index.ts';
 import { Mulberry32 } from '../src/core/rng.ts';
@@ -63,7 +75,9 @@ export async function startBench(): Promise<void> {
   // `paths=cairn` runs one path alone (for a profiler); the comparison needs both.
   const paths = new Set((params.get('paths') ?? 'three,cairn').split(','));
   const plan = (count: number): { frames: number; warmup: number; rounds: number } =>
-    count >= bigFrom ? { frames: Math.max(3, Math.ceil(framesPerRun / 2)), warmup: Math.min(warmup, 2), rounds: 1 } : { frames: framesPerRun, warmup, rounds };
+    count >= bigFrom
+      ? { frames: Math.max(3, Math.ceil(framesPerRun / 2)), warmup: Math.min(warmup, 2), rounds: 1 }
+      : { frames: framesPerRun, warmup, rounds };
   const cairn = cairnGlobal();
   const { renderer, canvas, status } = await createRenderer({ forceWebGL: params.get('webgl') === '1', antialias: false });
   renderer.shadowMap.enabled = false;
@@ -93,7 +107,10 @@ export async function startBench(): Promise<void> {
    * The same avatars for both paths. `spread`: a grid in front of the camera, 2–30 m and beyond.
    * `near`: every avatar within 8 m of the camera, scattered over the half-disc in front of it.
    */
-  const placements = (scenario: BenchScenario, count: number): Array<{ x: number; z: number; facing: number; clip: string; time: number }> => {
+  const placements = (
+    scenario: BenchScenario,
+    count: number,
+  ): Array<{ x: number; z: number; facing: number; clip: string; time: number }> => {
     const rng = new Mulberry32(count);
     const columns = Math.ceil(Math.sqrt(count * 0.6));
     return Array.from({ length: count }, (_, i) => {
@@ -216,7 +233,8 @@ export async function startBench(): Promise<void> {
   // baked and the pipelines compiled once (not timed), each run starts from an empty crowd.
   // `liveEnter=…&liveExit=…&maxLive=…&fullRateDistance=…&rateBand=…` override the crowd's LOD defaults (to see what the live path costs).
   const lod: Record<string, number> = {};
-  for (const key of ['liveEnter', 'liveExit', 'maxLive', 'fullRateDistance', 'rateBand'] as const) if (params.has(key)) lod[key] = Number(params.get(key));
+  for (const key of ['liveEnter', 'liveExit', 'maxLive', 'fullRateDistance', 'rateBand'] as const)
+    if (params.has(key)) lod[key] = Number(params.get(key));
   const crowd = new Crowd({ template, device, capacity: Math.max(...counts, ...cairnOnly), castShadow: false, lod });
   // `look=N`: N avatars per run under procedural control (a head turn): what the live path costs.
   const look = Number(params.get('look') ?? 0);
@@ -253,9 +271,17 @@ export async function startBench(): Promise<void> {
   };
 
   const rows: BenchRow[] = [];
-  cairn.benchProgress = { done: 0, total: scenarios.length * (counts.reduce((sum, count) => sum + plan(count).rounds * paths.size, 0) + cairnOnly.length) + 1 };
+  cairn.benchProgress = {
+    done: 0,
+    total: scenarios.length * (counts.reduce((sum, count) => sum + plan(count).rounds * paths.size, 0) + cairnOnly.length) + 1,
+  };
   // One unrecorded pass over the empty scene: pipelines compiled, the renderer's code warmed up.
-  await measure(() => undefined, () => undefined, 4, 2);
+  await measure(
+    () => undefined,
+    () => undefined,
+    4,
+    2,
+  );
   (cairn.benchProgress as { done: number }).done++;
   cairn.ready = true;
   for (const scenario of scenarios) {
@@ -274,7 +300,13 @@ export async function startBench(): Promise<void> {
       (cairn.benchProgress as { done: number }).done++;
     }
   }
-  const baked = { clips: crowd.stats.clips, rows: crowd.stats.bakedRows, fps: crowd.stats.bakedFps, bytes: crowd.stats.bakedBytes, precision: crowd.stats.bakedPrecision };
+  const baked = {
+    clips: crowd.stats.clips,
+    rows: crowd.stats.bakedRows,
+    fps: crowd.stats.bakedFps,
+    bytes: crowd.stats.bakedBytes,
+    precision: crowd.stats.bakedPrecision,
+  };
   crowd.dispose();
   cairn.benchResult = { backend: status.backend, adapter: status.adapter, frames: framesPerRun, rounds, bigFrom, rows, baked };
 }
@@ -304,5 +336,17 @@ function row(scenario: BenchScenario, path: BenchRow['path'], count: number, res
   const total = result.anim.map((a, i) => a + result.render[i]!);
   const totalMs = trimmedMean(total);
   const baseMs = trimmedMean(result.base);
-  return { scenario, path, count, frames: result.anim.length, animMs: trimmedMean(result.anim), renderMs: trimmedMean(result.render), totalMs, baseMs, addedMs: totalMs - baseMs, drawCalls: result.draws, uploadBytes };
+  return {
+    scenario,
+    path,
+    count,
+    frames: result.anim.length,
+    animMs: trimmedMean(result.anim),
+    renderMs: trimmedMean(result.render),
+    totalMs,
+    baseMs,
+    addedMs: totalMs - baseMs,
+    drawCalls: result.draws,
+    uploadBytes,
+  };
 }

@@ -6,7 +6,16 @@
  * live path within the live radius; `?lookAt=0..1` sets the share). `?liveEnter=M&liveExit=M`
  * set that radius (default 20 m / 25 m, see lod-policy.ts).
  */
-import { CrowdTemplateError, resolveLod, type LodOptions, loadCrowdTemplateFromFile, loadCrowdTemplateFromUrl, MAX_SYNTHETIC_PEERS, StageCrowd, type LoadPhase } from '../src/crowd/index.ts';
+import {
+  CrowdTemplateError,
+  resolveLod,
+  type LodOptions,
+  loadCrowdTemplateFromFile,
+  loadCrowdTemplateFromUrl,
+  MAX_SYNTHETIC_PEERS,
+  StageCrowd,
+  type LoadPhase,
+} from '../src/crowd/index.ts';
 import { createWorld, showNotice } from '../src/world/index.ts';
 
 const STYLE = `
@@ -32,7 +41,13 @@ export async function startShowcase(): Promise<void> {
     // `?lookAt=` share of peers whose heads follow the camera (0–1, default 0.2).
     lookAtShare: params.has('lookAt') ? Math.min(1, Math.max(0, Number(params.get('lookAt')) || 0)) : undefined,
     // In front of the player (the camera starts looking north, −Z), near and far.
-    peers: { seed: Number(params.get('seed') ?? 7), centerX: spawn.x, centerZ: spawn.z - 30, radius: 38, moving: params.get('still') !== '1' },
+    peers: {
+      seed: Number(params.get('seed') ?? 7),
+      centerX: spawn.x,
+      centerZ: spawn.z - 30,
+      radius: 38,
+      moving: params.get('still') !== '1',
+    },
     count: 0,
   });
   // The GPU budget calibrates on the empty crowd for a few frames before the peers arrive.
@@ -46,7 +61,8 @@ export async function startShowcase(): Promise<void> {
     const onProgress = (phase: LoadPhase, fraction: number): void => panel.status(`${phase} ${label}: ${Math.round(fraction * 100)}%`);
     try {
       const options = { targetHeight: 1.8, maxBones: 256, onProgress };
-      const template = 'url' in what ? await loadCrowdTemplateFromUrl(what.url, options) : await loadCrowdTemplateFromFile(what.file, options);
+      const template =
+        'url' in what ? await loadCrowdTemplateFromUrl(what.url, options) : await loadCrowdTemplateFromFile(what.file, options);
       panel.status(`Baking ${template.clips.length} clip(s)…`);
       // Let the status line paint before the (synchronous) bake.
       await world.frames(1);
@@ -56,11 +72,17 @@ export async function startShowcase(): Promise<void> {
       const notes = [
         `${r.pieces} piece(s), ${r.bones} bones, draws ${r.drawnVertices.toLocaleString('en-US')} of ${r.sourceVertices.toLocaleString('en-US')} vertices, clips: ${r.clips.join(', ')}`,
         ...r.notes,
-        r.morphTargetsRemoved ? `${r.morphTargetsRemoved} morph target(s) set aside (crowd avatars do not run facial morphs)${r.morphTargets.length ? `: ${r.morphTargets.join(', ')}` : ''}` : '',
+        r.morphTargetsRemoved
+          ? `${r.morphTargetsRemoved} morph target(s) set aside (crowd avatars do not run facial morphs)${r.morphTargets.length ? `: ${r.morphTargets.join(', ')}` : ''}`
+          : '',
         r.clampedVertices ? `${r.clampedVertices} vertices had more than 4 influences: kept the strongest 4, renormalised` : '',
       ].filter(Boolean);
       panel.status(`Crowd is now ${template.name}`);
-      showNotice({ level: partial ? 'warn' : 'info', title: partial ? `Crowd character: ${template.name} (partly drawn)` : `Crowd character: ${template.name}`, detail: notes.join('\n') });
+      showNotice({
+        level: partial ? 'warn' : 'info',
+        title: partial ? `Crowd character: ${template.name} (partly drawn)` : `Crowd character: ${template.name}`,
+        detail: notes.join('\n'),
+      });
       stageCrowd.reportError(null);
     } catch (error) {
       const message = error instanceof CrowdTemplateError ? error.message : `${label}: ${(error as Error).message}`;

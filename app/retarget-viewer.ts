@@ -1,4 +1,19 @@
-import { AnimationMixer, Color, DirectionalLight, GridHelper, HemisphereLight, LoopOnce, LoopRepeat, Mesh, MeshStandardMaterial, PlaneGeometry, Vector3, type AnimationAction, type AnimationClip, type Object3D } from 'three';
+import {
+  AnimationMixer,
+  Color,
+  DirectionalLight,
+  GridHelper,
+  HemisphereLight,
+  LoopOnce,
+  LoopRepeat,
+  Mesh,
+  MeshStandardMaterial,
+  PlaneGeometry,
+  Vector3,
+  type AnimationAction,
+  type AnimationClip,
+  type Object3D,
+} from 'three';
 import { CameraRig } from '../src/world/camera-rig.ts';
 import { showNotice } from '../src/world/notices.ts';
 import type { Stage } from '../src/world/stage.ts';
@@ -106,7 +121,10 @@ export class RetargetViewer {
     this.source = createHumanoid();
     this.source.object.name = 'reference-mannequin';
     scene.add(this.source.object);
-    this.reference = new ReferenceView({ source: this.source.object, resolveClip: (name) => this.sourceClips.find((c) => c.name === name) ?? null });
+    this.reference = new ReferenceView({
+      source: this.source.object,
+      resolveClip: (name) => this.sourceClips.find((c) => c.name === name) ?? null,
+    });
 
     this.cameraRig = new CameraRig(stage.camera, stage.canvas, { distance: 4.2, pitch: 0.12, lookHeight: 1.0, yaw: Math.PI - 0.35 });
 
@@ -228,7 +246,13 @@ export class RetargetViewer {
   private async parse(data: ArrayBuffer, name: string, title: string): Promise<LoadedRig | null> {
     try {
       const loaded = await parseRig(data, name);
-      this.stats.imported = { file: name, notes: loaded.report.notes, sourceVertices: loaded.report.sourceVertices, skinnedVertices: loaded.report.skinnedVertices, skeletonOnly: loaded.report.skeletonOnly };
+      this.stats.imported = {
+        file: name,
+        notes: loaded.report.notes,
+        sourceVertices: loaded.report.sourceVertices,
+        skinnedVertices: loaded.report.skinnedVertices,
+        skeletonOnly: loaded.report.skeletonOnly,
+      };
       return loaded;
     } catch (error) {
       this.fail(`${title} ${name}`, name, error as Error);
@@ -303,7 +327,12 @@ export class RetargetViewer {
     this.context = context;
     const problems = [...coreBoneGaps(context.mapping, this.sourceRig.name, target.description.name), ...plausibilityFailures(context)];
     this.stats.verdict = { ok: problems.length === 0, problems };
-    if (problems.length) showNotice({ level: 'error', title: `${this.sourceRig.name} → ${target.description.name} cannot be trusted`, detail: problems.join('\n') });
+    if (problems.length)
+      showNotice({
+        level: 'error',
+        title: `${this.sourceRig.name} → ${target.description.name} cannot be trusted`,
+        detail: problems.join('\n'),
+      });
     this.checker = new ParityChecker(context);
     this.stats.mappedBones = context.mapping.pairs.length;
     this.stats.ratios = { horizontal: context.ratios.horizontal, vertical: context.ratios.vertical };
@@ -313,8 +342,11 @@ export class RetargetViewer {
     this.stats.retargeted = result.clips.length;
     this.stats.failed = result.reports.filter((r) => !r.ok).length;
     this.stats.retargetMs = result.ms;
-    for (const report of result.reports.filter((r) => !r.ok)) showNotice({ level: 'warn', title: `Clip ${report.clip} did not retarget`, detail: report.error });
-    this.list.replaceChildren(...result.clips.map((clip) => new Option(`${clip.name} — ${(clip.userData as { category?: string }).category ?? ''}`, clip.name)));
+    for (const report of result.reports.filter((r) => !r.ok))
+      showNotice({ level: 'warn', title: `Clip ${report.clip} did not retarget`, detail: report.error });
+    this.list.replaceChildren(
+      ...result.clips.map((clip) => new Option(`${clip.name} — ${(clip.userData as { category?: string }).category ?? ''}`, clip.name)),
+    );
     this.progressBar.parentElement!.hidden = true;
     this.stats.phase = 'ready';
     if (result.clips.length) this.play(result.clips.some((c) => c.name === 'walk_fwd') ? 'walk_fwd' : result.clips[0]!.name);
@@ -355,7 +387,13 @@ export class RetargetViewer {
     const target = this.clips.find((c) => c.name === name);
     if (!this.checker || !source || !target) return;
     const parity: ClipParity = this.checker.check(source, target);
-    this.stats.parity = { clip: name, positionDriftMm: parity.positionDrift.value * 1000, rotationDriftDeg: parity.rotationDriftDeg.value, pelvisVerticalDriftMm: parity.pelvisVerticalDrift * 1000, ok: parity.ok };
+    this.stats.parity = {
+      clip: name,
+      positionDriftMm: parity.positionDrift.value * 1000,
+      rotationDriftDeg: parity.rotationDriftDeg.value,
+      pelvisVerticalDriftMm: parity.pelvisVerticalDrift * 1000,
+      ok: parity.ok,
+    };
     const pairProblems = this.stats.verdict.problems.filter((p) => !p.startsWith('clip '));
     const problems = [...pairProblems, ...parity.failures.map((f) => `clip ${name}: ${f}`)];
     this.stats.verdict = { ok: problems.length === 0, problems };
@@ -426,7 +464,11 @@ export class RetargetViewer {
 
 function rows(s: RetargetViewerStats | undefined): Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> {
   if (!s) return [];
-  if (s.phase !== 'ready') return [{ label: s.phase, value: `${s.progress.done}/${s.progress.total}` }, ...(s.error ? [{ label: 'error', value: s.error, tone: 'bad' as const }] : [])];
+  if (s.phase !== 'ready')
+    return [
+      { label: s.phase, value: `${s.progress.done}/${s.progress.total}` },
+      ...(s.error ? [{ label: 'error', value: s.error, tone: 'bad' as const }] : []),
+    ];
   return [
     { label: 'verdict', value: s.verdict.ok ? 'ok' : s.verdict.problems[0]!, tone: s.verdict.ok ? ('ok' as const) : ('bad' as const) },
     { label: 'source', value: `${s.source} (${s.sourceBones} bones)` },
@@ -435,7 +477,15 @@ function rows(s: RetargetViewerStats | undefined): Array<{ label: string; value:
     { label: 'clips', value: `${s.retargeted}/${s.clips} in ${s.retargetMs.toFixed(0)} ms`, tone: s.failed ? 'warn' : 'ok' },
     { label: 'ratios', value: `h ${s.ratios.horizontal.toFixed(3)} · v ${s.ratios.vertical.toFixed(3)}` },
     { label: 'clip', value: `${s.clip ?? '—'} ${s.playing ? '' : '(paused)'}` },
-    ...(s.parity ? [{ label: 'drift', value: `${s.parity.positionDriftMm.toFixed(3)} mm · ${s.parity.rotationDriftDeg.toFixed(3)}°`, tone: s.parity.ok ? ('ok' as const) : ('bad' as const) }] : []),
+    ...(s.parity
+      ? [
+          {
+            label: 'drift',
+            value: `${s.parity.positionDriftMm.toFixed(3)} mm · ${s.parity.rotationDriftDeg.toFixed(3)}°`,
+            tone: s.parity.ok ? ('ok' as const) : ('bad' as const),
+          },
+        ]
+      : []),
     { label: 'reference (\\)', value: s.reference ? 'source shown' : 'off' },
     ...(s.error ? [{ label: 'error', value: s.error, tone: 'bad' as const }] : []),
   ];

@@ -25,7 +25,13 @@ async function main(): Promise<void> {
   stage.scene.add(terrain);
   const environment = createEnvironment(stage.scene, heightmap.waterLevel);
   const view = new OverviewCamera(stage.camera, stage.canvas, heightmap, { focus: LANDMARKS.spawn, distance: 70, pitch: 0.85 });
-  const tool = createScatterTool({ stage, ground: heightmap, seed: Number(params.get('seed') ?? 1) >>> 0, preset: params.get('preset') ?? 'mixed-forest', radius: 10 });
+  const tool = createScatterTool({
+    stage,
+    ground: heightmap,
+    seed: Number(params.get('seed') ?? 1) >>> 0,
+    preset: params.get('preset') ?? 'mixed-forest',
+    radius: 10,
+  });
   const focus = new Vector3();
   stage.onFrame((dt) => {
     view.update(dt);

@@ -1,5 +1,15 @@
 import * as audio from '../src/audio/index.ts';
-import { AudioEngine, RECIPE_NAMES, RECIPES, SURFACES, GAMEPLAY_SLICE, playSlice, toDb, type BusVolumes, type RecipeName } from '../src/audio/index.ts';
+import {
+  AudioEngine,
+  RECIPE_NAMES,
+  RECIPES,
+  SURFACES,
+  GAMEPLAY_SLICE,
+  playSlice,
+  toDb,
+  type BusVolumes,
+  type RecipeName,
+} from '../src/audio/index.ts';
 import { cairnGlobal } from '../src/world/cairn-global.ts';
 
 /**
@@ -112,7 +122,11 @@ function drawMeters(): void {
   const l = s.loudness;
   stateLine.dataset.state = s.state;
   stateLine.textContent =
-    s.state === 'running' ? `Sound on${s.muted ? ' (muted)' : ''} · ${s.sampleRate} Hz · ${s.chord || 'no music'}` : s.state === 'waiting' ? 'Click anywhere or press a key to turn sound on.' : `Sound ${s.state}: ${s.reason}`;
+    s.state === 'running'
+      ? `Sound on${s.muted ? ' (muted)' : ''} · ${s.sampleRate} Hz · ${s.chord || 'no music'}`
+      : s.state === 'waiting'
+        ? 'Click anywhere or press a key to turn sound on.'
+        : `Sound ${s.state}: ${s.reason}`;
   $('meter-rms').style.width = `${(100 - position(toDb(s.rms), -60, 0)).toFixed(1)}%`;
   $('meter-peak').style.width = `${(100 - position(toDb(s.peak), -60, 0)).toFixed(1)}%`;
   $('meter-hold').style.left = `${position(toDb(s.peakHold), -60, 0).toFixed(1)}%`;
@@ -129,7 +143,14 @@ function drawMeters(): void {
   text('meter-m-db', fmt(l.momentary));
   text('meter-s-db', fmt(l.shortTerm));
   text('meter-i-db', fmt(l.integrated));
-  text('meter-source', l.source === 'worklet' ? `max M ${fmt(l.momentaryMax)} · max S ${fmt(l.shortTermMax)} LUFS · max ${fmt(l.truePeakMaxDb)} dBTP` : l.source === 'analyser' ? 'analyser fallback: no LUFS, short peaks can be missed' : '');
+  text(
+    'meter-source',
+    l.source === 'worklet'
+      ? `max M ${fmt(l.momentaryMax)} · max S ${fmt(l.shortTermMax)} LUFS · max ${fmt(l.truePeakMaxDb)} dBTP`
+      : l.source === 'analyser'
+        ? 'analyser fallback: no LUFS, short peaks can be missed'
+        : '',
+  );
   muteButton.setAttribute('aria-pressed', String(s.muted));
   requestAnimationFrame(drawMeters);
 }

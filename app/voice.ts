@@ -55,7 +55,10 @@ async function main(): Promise<void> {
 
   const hud = new Hud();
   // This page renders no 3D: its first HUD section is the page's own, not the renderer's.
-  hud.addSection('frame', { title: 'Voice page', rows: () => [{ label: 'map', value: `${SCALE} px/m · you at ${me.x.toFixed(1)}, ${me.z.toFixed(1)}` }] });
+  hud.addSection('frame', {
+    title: 'Voice page',
+    rows: () => [{ label: 'map', value: `${SCALE} px/m · you at ${me.x.toFixed(1)}, ${me.z.toFixed(1)}` }],
+  });
   hud.addSection('voice', { title: 'Voice', rows: (stats) => voiceHudRows(stats.voice) });
 
   const panel = new VoicePanel({
@@ -122,8 +125,8 @@ function draw(g: CanvasRenderingContext2D, canvas: HTMLCanvasElement, me: WirePo
   g.strokeStyle = '#2a3a46';
   g.lineWidth = 1;
   const step = 5 * SCALE;
-  const ox = ((cx - me.x * SCALE) % step + step) % step;
-  const oy = ((cy - me.z * SCALE) % step + step) % step;
+  const ox = (((cx - me.x * SCALE) % step) + step) % step;
+  const oy = (((cy - me.z * SCALE) % step) + step) % step;
   g.beginPath();
   for (let x = ox; x < width; x += step) {
     g.moveTo(x, 0);

@@ -9,7 +9,9 @@ import { LOD_USAGE, runLodCommand } from '../src/scatter/lod-command.ts';
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
-  console.log(`Bake Cairn's LOD levels for a glTF/GLB prop.\n\n${LOD_USAGE.replace('FILE.glb', 'FILE.gltf|FILE.glb')}\n\nExit status: 0 every level shrank, 1 some level did not, 2 bad arguments or an unreadable file.`);
+  console.log(
+    `Bake Cairn's LOD levels for a glTF/GLB prop.\n\n${LOD_USAGE.replace('FILE.glb', 'FILE.gltf|FILE.glb')}\n\nExit status: 0 every level shrank, 1 some level did not, 2 bad arguments or an unreadable file.`,
+  );
 } else {
   process.exitCode = await runLodCommand(args);
 }

@@ -24,7 +24,8 @@ export const START_USAGE = [
 
 function parsePort(text: string, source: string): number | string {
   const port = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(port) || port < 1 || port > 65535) return `${source} must be a port number from 1 to 65535, got "${text}"`;
+  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(port) || port < 1 || port > 65535)
+    return `${source} must be a port number from 1 to 65535, got "${text}"`;
   return port;
 }
 
@@ -38,7 +39,8 @@ export function parseStartOptions(argv: readonly string[], env: Readonly<Record<
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const value = (): string | undefined => inline ?? argv[++i];
     if (flag === '--port' || flag === '-p') {
       const text = value();

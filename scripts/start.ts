@@ -25,7 +25,15 @@ if (build) {
 
 const wrangler = spawn(
   process.execPath,
-  [resolve(root, 'node_modules/wrangler/bin/wrangler.js'), 'dev', '--ip', ip, '--port', String(port), '--show-interactive-dev-session=false'],
+  [
+    resolve(root, 'node_modules/wrangler/bin/wrangler.js'),
+    'dev',
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--show-interactive-dev-session=false',
+  ],
   { cwd: root, stdio: 'inherit', detached: true, env: wranglerEnv(process.env) },
 );
 console.log(`Cairn: http://${ip === '0.0.0.0' ? '127.0.0.1' : ip}:${port}/ (the gallery: /gallery.html)`);

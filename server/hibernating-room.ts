@@ -158,4 +158,3 @@ export class HibernatingRoom<A extends SocketAttachment = SocketAttachment> exte
     return id;
   }
 }
-

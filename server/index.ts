@@ -125,7 +125,8 @@ export default {
     const match = ROOM_ROUTE.exec(url.pathname);
     if (match) {
       const kind = match[1] as string;
-      if (!(ROOM_KINDS as readonly string[]).includes(kind)) return text(404, `unknown room kind "${kind}"; expected one of: ${ROOM_KINDS.join(', ')}`);
+      if (!(ROOM_KINDS as readonly string[]).includes(kind))
+        return text(404, `unknown room kind "${kind}"; expected one of: ${ROOM_KINDS.join(', ')}`);
       const room = roomFromSegment(match[2] as string);
       if (room instanceof Response) return room;
       if (kind === 'avatar') {

@@ -171,12 +171,26 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
     }
     if (message.type === 'pos' && isWorldVoiceRoom(peer.room)) {
       // N peers × 10 Hz × N listeners is what a world room must not do; panners follow avatars.
-      this.notify(ws, peer, now, 'no-positions', 'a world voice room relays no positions: voices are placed where their avatars stand (announce yours with an avatar message)', 'pos');
+      this.notify(
+        ws,
+        peer,
+        now,
+        'no-positions',
+        'a world voice room relays no positions: voices are placed where their avatars stand (announce yours with an avatar message)',
+        'pos',
+      );
       return;
     }
     if (!budgets.take(peer, message.type, now)) {
       const limits = VOICE_LIMITS[message.type];
-      this.notify(ws, peer, now, 'rate-limited', `${message.type} messages are limited to ${limits.ratePerSecond} per second (bursts of ${limits.burst}) per client; extra ones are dropped`, message.type);
+      this.notify(
+        ws,
+        peer,
+        now,
+        'rate-limited',
+        `${message.type} messages are limited to ${limits.ratePerSecond} per second (bursts of ${limits.burst}) per client; extra ones are dropped`,
+        message.type,
+      );
       return;
     }
     switch (message.type) {
@@ -195,7 +209,14 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
               : { type: message.type, from: peer.id, sdp: message.sdp };
         const text = JSON.stringify(relayed);
         if (!this.takeInbound(message.to, peer, utf8Length(text), now)) {
-          this.notify(ws, peer, now, 'target-busy', `peer ${message.to} is receiving more signaling than it may (from you: ${PAIR_LIMITS.messages.ratePerSecond} messages and ${PAIR_LIMITS.bytes.ratePerSecond} bytes a second); this ${message.type} was dropped`, message.type);
+          this.notify(
+            ws,
+            peer,
+            now,
+            'target-busy',
+            `peer ${message.to} is receiving more signaling than it may (from you: ${PAIR_LIMITS.messages.ratePerSecond} messages and ${PAIR_LIMITS.bytes.ratePerSecond} bytes a second); this ${message.type} was dropped`,
+            message.type,
+          );
           return;
         }
         send(target, text);
@@ -204,11 +225,29 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
       case 'avatar': {
         if (message.id === (peer.avatar ?? null)) return;
         if (message.id !== null) {
-          const problem = await avatarTokenProblem(await this.keys.key('avatar'), message.token ?? '', message.id, voiceScope(peer.room, isWorldVoiceRoom(peer.room)), now);
-          if (problem) return refuse(ws, 'bad-avatar-token', `avatar ${message.id} not accepted: ${problem}; yours stays ${peer.avatar ?? 'none'}`, 'avatar');
+          const problem = await avatarTokenProblem(
+            await this.keys.key('avatar'),
+            message.token ?? '',
+            message.id,
+            voiceScope(peer.room, isWorldVoiceRoom(peer.room)),
+            now,
+          );
+          if (problem)
+            return refuse(
+              ws,
+              'bad-avatar-token',
+              `avatar ${message.id} not accepted: ${problem}; yours stays ${peer.avatar ?? 'none'}`,
+              'avatar',
+            );
           // One avatar, one voice: a second claim would get the links meant for its owner.
           const holder = this.peers().find((p) => p.ws !== ws && p.peer.avatar === message.id);
-          if (holder) return refuse(ws, 'avatar-taken', `avatar ${message.id} is already announced by peer ${holder.peer.id} in this room; yours stays ${peer.avatar ?? 'none'}`, 'avatar');
+          if (holder)
+            return refuse(
+              ws,
+              'avatar-taken',
+              `avatar ${message.id} is already announced by peer ${holder.peer.id} in this room; yours stays ${peer.avatar ?? 'none'}`,
+              'avatar',
+            );
         }
         peer.avatar = message.id;
         this.updatePeer(ws, peer);

@@ -51,8 +51,14 @@ export function install(world: World): void {
           rows: () => {
             const s = scatter.stats;
             return [
-              { label: 'regions', value: `${s.regions.drawn} drawn / ${s.regions.total}${s.regions.queued ? ` · ${s.regions.queued} queued` : ''} (${quality})` },
-              { label: 'scatter', value: `${s.instances.toLocaleString('en-US')} (LOD ${s.perLevel.join('/')})${s.pending ? ` · ${s.pending} baking` : ''}` },
+              {
+                label: 'regions',
+                value: `${s.regions.drawn} drawn / ${s.regions.total}${s.regions.queued ? ` · ${s.regions.queued} queued` : ''} (${quality})`,
+              },
+              {
+                label: 'scatter',
+                value: `${s.instances.toLocaleString('en-US')} (LOD ${s.perLevel.join('/')})${s.pending ? ` · ${s.pending} baking` : ''}`,
+              },
               ...(s.lastError ? [{ label: 'error', value: s.lastError.slice(0, 60), tone: 'bad' as const }] : []),
             ];
           },
@@ -74,7 +80,10 @@ export function install(world: World): void {
         // Registered before the crowd's own frame step, so people are moved aside before drawing.
         let crowd: StageCrowd | null = null;
         world.onFrame(() => {
-          if (crowd) keepClear(crowd.peers.peers, world.player.state.x, world.player.state.z, PERSONAL_SPACE, (x, z) => world.heightmap.sampleHeight(x, z));
+          if (crowd)
+            keepClear(crowd.peers.peers, world.player.state.x, world.player.state.z, PERSONAL_SPACE, (x, z) =>
+              world.heightmap.sampleHeight(x, z),
+            );
         });
         const ground = world.heightmap;
         crowd = new StageCrowd(world, {
@@ -84,7 +93,10 @@ export function install(world: World): void {
             centerX: spawn.x,
             centerZ: spawn.z,
             radius: 38,
-            walkable: (x, z) => ground.sampleHeight(x, z) > ground.waterLevel + 0.4 && ground.sampleSlope(x, z) < 24 && Math.hypot(x - spawn.x, z - spawn.z) > 4,
+            walkable: (x, z) =>
+              ground.sampleHeight(x, z) > ground.waterLevel + 0.4 &&
+              ground.sampleSlope(x, z) < 24 &&
+              Math.hypot(x - spawn.x, z - spawn.z) > 4,
           },
           count: people,
           publish: false,

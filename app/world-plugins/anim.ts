@@ -15,22 +15,27 @@ export function install(world: World): void {
   let loading: Promise<ReferenceView> | null = null;
 
   const load = (): Promise<ReferenceView> =>
-    (loading ??= Promise.all([import('../../src/rig/humanoid.ts'), import('../../src/anim/library/index.ts')]).then(([{ createHumanoid }, library]) => {
-      const source = createHumanoid();
-      source.object.name = 'anim-reference';
-      world.scene.add(source.object);
-      // The player's own clips first (the world's mannequin clips), then the library, in place.
-      const cache = new Map<string, AnimationClip | null>();
-      const resolveClip = (name: string): AnimationClip | null => {
-        if (!cache.has(name)) {
-          const own = source.clips.find((c) => c.name === name);
-          cache.set(name, own ?? (library.ANIMATION_LIBRARY.some((d) => d.name === name) ? library.withoutRootMotion(library.libraryClip(name)) : null));
-        }
-        return cache.get(name)!;
-      };
-      view = new ReferenceView({ source: source.object, resolveClip });
-      return view;
-    }));
+    (loading ??= Promise.all([import('../../src/rig/humanoid.ts'), import('../../src/anim/library/index.ts')]).then(
+      ([{ createHumanoid }, library]) => {
+        const source = createHumanoid();
+        source.object.name = 'anim-reference';
+        world.scene.add(source.object);
+        // The player's own clips first (the world's mannequin clips), then the library, in place.
+        const cache = new Map<string, AnimationClip | null>();
+        const resolveClip = (name: string): AnimationClip | null => {
+          if (!cache.has(name)) {
+            const own = source.clips.find((c) => c.name === name);
+            cache.set(
+              name,
+              own ?? (library.ANIMATION_LIBRARY.some((d) => d.name === name) ? library.withoutRootMotion(library.libraryClip(name)) : null),
+            );
+          }
+          return cache.get(name)!;
+        };
+        view = new ReferenceView({ source: source.object, resolveClip });
+        return view;
+      },
+    ));
 
   const toggle = async (): Promise<boolean> => {
     const reference = await load();
@@ -51,7 +56,10 @@ export function install(world: World): void {
     const offsetZ = -Math.sin(player.facing) * 1.1;
     const onGround = player.state !== 'jump' && player.state !== 'swim';
     const groundY = onGround ? world.heightmap.sampleHeight(player.x + offsetX, player.z + offsetZ) : player.y;
-    view.update({ x: player.x, y: player.y, z: player.z, facing: player.facing, clip: clip?.name ?? null, time: action?.time ?? 0 }, groundY);
+    view.update(
+      { x: player.x, y: player.y, z: player.z, facing: player.facing, clip: clip?.name ?? null, time: action?.time ?? 0 },
+      groundY,
+    );
     stats.clip = view.clip;
     stats.missing = view.missing;
     stats.time = action?.time ?? 0;

@@ -65,14 +65,28 @@ async function start(world: World, room: string | null, forceBroadcast: boolean,
     let target = avatarRoomPath(room);
     if (relayOrigin !== null) {
       if (/^wss?:\/\/[^/]+$/.test(relayOrigin)) target = relayOrigin + target;
-      else showNotice({ level: 'warn', title: 'Ignoring ?relay', detail: `"${relayOrigin.slice(0, 60)}" is not a ws:// or wss:// origin such as wss://cairn.example; using this page's origin.` });
+      else
+        showNotice({
+          level: 'warn',
+          title: 'Ignoring ?relay',
+          detail: `"${relayOrigin.slice(0, 60)}" is not a ws:// or wss:// origin such as wss://cairn.example; using this page's origin.`,
+        });
     }
     const url = relayUrl(target);
     const channel = room;
-    const relay = new FallbackTransport({ kind: 'relay', target: url, attempt: relayAttempt(url, {}, RELAY_WAIT_MS), fallback: () => new BroadcastTransport({ channel }) });
+    const relay = new FallbackTransport({
+      kind: 'relay',
+      target: url,
+      attempt: relayAttempt(url, {}, RELAY_WAIT_MS),
+      fallback: () => new BroadcastTransport({ channel }),
+    });
     if (!(await relay.ready())) {
       fallback = relay.fallbackReason;
-      showNotice({ level: 'warn', title: 'Avatar relay unreachable: sharing with this browser only', detail: `${fallback}.\nOther tabs of this browser with ?room=${room} still see you. Retrying the relay in the background.` });
+      showNotice({
+        level: 'warn',
+        title: 'Avatar relay unreachable: sharing with this browser only',
+        detail: `${fallback}.\nOther tabs of this browser with ?room=${room} still see you. Retrying the relay in the background.`,
+      });
     }
     transport = relay;
   } else {
@@ -97,11 +111,20 @@ async function startWorld(world: World): Promise<void> {
   const origin = location.origin;
   // Each try enters where the player stands at that moment.
   const attempt = worldAttempt(() => ({ origin, start: { x: world.player.state.x, z: world.player.state.z } }));
-  const transport = new FallbackTransport({ kind: 'world', target: `${origin}/api/world`, attempt, fallback: () => new BroadcastTransport({ channel: 'world' }) });
+  const transport = new FallbackTransport({
+    kind: 'world',
+    target: `${origin}/api/world`,
+    attempt,
+    fallback: () => new BroadcastTransport({ channel: 'world' }),
+  });
   let fallback: string | null = null;
   if (!(await transport.ready())) {
     fallback = transport.fallbackReason;
-    showNotice({ level: 'warn', title: 'Open world unreachable: sharing with this browser only', detail: `${fallback}.\nOther tabs of this browser with ?world=1 still see you. Retrying the world in the background.` });
+    showNotice({
+      level: 'warn',
+      title: 'Open world unreachable: sharing with this browser only',
+      detail: `${fallback}.\nOther tabs of this browser with ?world=1 still see you. Retrying the world in the background.`,
+    });
   }
   const session = run(world, transport, fallback, { farRateDivisor: 2 });
   const cells = (): WorldTransport | null => (transport.current instanceof WorldTransport ? transport.current : null);
@@ -138,7 +161,10 @@ function run(world: World, transport: FrameTransport, fallback: string | null, p
   session.events.on('switched', ({ kind, target }) => {
     if (kind === 'broadcast') return;
     published.fallback = null;
-    const title = kind === 'world' ? 'Open world reached: sharing with everyone nearby again' : 'Avatar relay reached: sharing with everyone in the room again';
+    const title =
+      kind === 'world'
+        ? 'Open world reached: sharing with everyone nearby again'
+        : 'Avatar relay reached: sharing with everyone in the room again';
     showNotice({ level: 'info', title, detail: `Connected to ${target}.` });
   });
   world.cairn.stats.net = published;
@@ -162,14 +188,25 @@ function createView(world: World): RemotePeerView {
   const choice = new URLSearchParams(location.search).get('peers');
   if (choice !== 'humanoid') {
     if (remotes) return new CrowdPeerView({ remotes });
-    showNotice({ level: 'warn', title: 'No crowd renderer: drawing remote players one by one', detail: 'The crowd world plugin (the crowdRemotes service) is not installed.' });
+    showNotice({
+      level: 'warn',
+      title: 'No crowd renderer: drawing remote players one by one',
+      detail: 'The crowd world plugin (the crowdRemotes service) is not installed.',
+    });
   }
   return new HumanoidPeerView({ parent: world.scene });
 }
 
 function netRows(net: NetPageStats | undefined): Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> {
   if (!net) return [{ label: 'sync', value: 'off' }];
-  const kind = net.transport === 'relay' ? 'relay' : net.transport === 'world' ? 'world cells' : net.transport === 'broadcast' ? 'BroadcastChannel (this browser)' : '…';
+  const kind =
+    net.transport === 'relay'
+      ? 'relay'
+      : net.transport === 'world'
+        ? 'world cells'
+        : net.transport === 'broadcast'
+          ? 'BroadcastChannel (this browser)'
+          : '…';
   const tone = net.state === 'open' ? 'ok' : net.state === 'closed' ? 'bad' : 'warn';
   const rows: Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> = [
     { label: 'transport', value: kind, tone: net.fallback ? 'warn' : undefined },
@@ -177,10 +214,15 @@ function netRows(net: NetPageStats | undefined): Array<{ label: string; value: s
   ];
   if (net.world) {
     rows.push({ label: 'cell', value: `${net.world.cell ?? '…'} (${net.world.subscriptions} open)` });
-    if (net.world.sendPhase !== null) rows.push({ label: 'send moment', value: `${Math.round(net.world.sendPhase)} ms into each 100 ms (clock ±${Math.ceil((net.world.clockRttMs ?? 0) / 2)} ms after ${net.world.clockProbes} probes, ${net.world.timingNotes} timing notes)` });
+    if (net.world.sendPhase !== null)
+      rows.push({
+        label: 'send moment',
+        value: `${Math.round(net.world.sendPhase)} ms into each 100 ms (clock ±${Math.ceil((net.world.clockRttMs ?? 0) / 2)} ms after ${net.world.clockProbes} probes, ${net.world.timingNotes} timing notes)`,
+      });
     if (net.population) rows.push({ label: 'world', value: `${net.population.players} players in ${net.population.cells} cells` });
     if (net.world.lastHopError) rows.push({ label: 'hop', value: net.world.lastHopError, tone: 'warn' });
-  } else if (net.target) rows.push({ label: 'room', value: net.transport === 'relay' ? net.target.replace(/^.*\/rooms\/avatar\//, '') : net.target });
+  } else if (net.target)
+    rows.push({ label: 'room', value: net.transport === 'relay' ? net.target.replace(/^.*\/rooms\/avatar\//, '') : net.target });
   if (net.selfId !== undefined) rows.push({ label: 'id', value: net.selfId === null ? '—' : String(net.selfId) });
   rows.push({ label: 'peers', value: `${net.peers ?? 0}${net.hearing ? ` (${net.hearing} in earshot)` : ''}` });
   rows.push({ label: 'sent / frames in', value: `${net.sent ?? 0} / ${net.frames ?? 0}` });

@@ -42,10 +42,20 @@ export function install(world: World): void {
   // No preset until the brush is first switched on: a layer that only draws shared strokes bakes
   // just the props those strokes use.
   const load = (): Promise<ScatterTool> =>
-    (loading ??= Promise.all([import('../../src/scatter/scatter-tool.ts'), ambientOf(world)?.scatterReady ?? null]).then(([{ createScatterTool }, ambient]) => {
-      tool = createScatterTool({ stage: world, ground: world.heightmap, active: false, radius: 6, panelTop: 56, catalog: ambient?.catalog, preset: null });
-      return tool;
-    }));
+    (loading ??= Promise.all([import('../../src/scatter/scatter-tool.ts'), ambientOf(world)?.scatterReady ?? null]).then(
+      ([{ createScatterTool }, ambient]) => {
+        tool = createScatterTool({
+          stage: world,
+          ground: world.heightmap,
+          active: false,
+          radius: 6,
+          panelTop: 56,
+          catalog: ambient?.catalog,
+          preset: null,
+        });
+        return tool;
+      },
+    ));
 
   // The asset browser's panel is a sidebar at the right: the brush panel moves to its left.
   let frame = 0;

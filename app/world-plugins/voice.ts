@@ -39,7 +39,13 @@ export function install(world: World): void {
       // The avatar claim carries the net session's avatar token (proof the avatar is ours).
       let session: NetSession | undefined;
       const avatarToken = (): string | null => session?.avatarToken ?? null;
-      const voice = new VoiceChat({ room, mode: voiceParam === 'open' ? 'open' : 'push-to-talk', notify: showNotice, avatarToken, ...(hearing ? { hearing } : {}) });
+      const voice = new VoiceChat({
+        room,
+        mode: voiceParam === 'open' ? 'open' : 'push-to-talk',
+        notify: showNotice,
+        avatarToken,
+        ...(hearing ? { hearing } : {}),
+      });
       voice.setListener(world.player.state);
       // Avatar sync may start after voice (and the world's cells take a round trip): bind once
       // it is provided.

@@ -27,7 +27,10 @@ const targetMixer = new AnimationMixer(targetRig.root);
 function sampleOnly(): number {
   let n = 0;
   library.forEach((clip, i) => {
-    const pair: Array<[AnimationMixer, AnimationClip]> = [[sourceMixer, clip], [targetMixer, retargeted[i]!]];
+    const pair: Array<[AnimationMixer, AnimationClip]> = [
+      [sourceMixer, clip],
+      [targetMixer, retargeted[i]!],
+    ];
     const actions = pair.map(([mixer, c]) => {
       mixer.stopAllAction();
       const action = mixer.clipAction(c).setLoop(LoopOnce, 1);
@@ -57,6 +60,10 @@ const results = compare(
   ],
   { rounds: 5 },
 );
-printComparison(`Parity check: ${library.length} clips, ${frames} frames at 60 Hz, ${context.mapping.pairs.length} bones compared`, results, 'mixer sampling only (both rigs, 60 Hz)');
+printComparison(
+  `Parity check: ${library.length} clips, ${frames} frames at 60 Hz, ${context.mapping.pairs.length} bones compared`,
+  results,
+  'mixer sampling only (both rigs, 60 Hz)',
+);
 const parity = results.find((r) => r.name === 'parity check, whole library')!;
 console.log(`parity check per clip: ${formatMs(parity.msPerCall / library.length)}; per frame: ${formatMs(parity.msPerCall / frames)}`);

@@ -44,10 +44,21 @@ const results = compare(
   ],
   { rounds: 5 },
 );
-printComparison(`Retarget the whole library: ${library.length} clips, ${source.bones.length} → ${target.bones.length} bones`, results, 'Cairn retarget, whole library');
+printComparison(
+  `Retarget the whole library: ${library.length} clips, ${source.bones.length} → ${target.bones.length} bones`,
+  results,
+  'Cairn retarget, whole library',
+);
 const cairn = results.find((r) => r.name === 'Cairn retarget, whole library')!;
 console.log(`per clip: ${formatMs(cairn.msPerCall / library.length)}; context (map, align, ratios): measured below`);
-printComparison('Context set-up (steps 1–3, once per rig pair) vs one library retarget', compare([
-  { name: 'createRetargetContext', run: () => createRetargetContext(source, target), callsPerRound: 5 },
-  { name: 'Cairn retarget, whole library', run: () => retargetLibrary(library, context), callsPerRound: 1 },
-], { rounds: 5 }), 'Cairn retarget, whole library');
+printComparison(
+  'Context set-up (steps 1–3, once per rig pair) vs one library retarget',
+  compare(
+    [
+      { name: 'createRetargetContext', run: () => createRetargetContext(source, target), callsPerRound: 5 },
+      { name: 'Cairn retarget, whole library', run: () => retargetLibrary(library, context), callsPerRound: 1 },
+    ],
+    { rounds: 5 },
+  ),
+  'Cairn retarget, whole library',
+);

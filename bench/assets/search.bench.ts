@@ -19,7 +19,11 @@ function naiveSearch(query: string, limit = 60): Array<{ id: string; score: numb
   const words = [...new Set(query.toLowerCase().trim().split(/\s+/).filter(Boolean))];
   const patterns = words.map((word) => {
     const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    return { word, exact: new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, 'u'), prefix: new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}`, 'u') };
+    return {
+      word,
+      exact: new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, 'u'),
+      prefix: new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}`, 'u'),
+    };
   });
   const kind = (value: string, p: (typeof patterns)[number]): MatchKind | null => {
     const v = value.toLowerCase();
@@ -30,7 +34,12 @@ function naiveSearch(query: string, limit = 60): Array<{ id: string; score: numb
   };
   const hits: Array<{ entry: CatalogEntry; score: number }> = [];
   for (const entry of entries) {
-    const fields: Array<[MatchField, string]> = [['name', entry.name], ['id', entry.id], ...entry.categories.map((c): [MatchField, string] => ['category', c]), ...entry.tags.map((t): [MatchField, string] => ['tag', t])];
+    const fields: Array<[MatchField, string]> = [
+      ['name', entry.name],
+      ['id', entry.id],
+      ...entry.categories.map((c): [MatchField, string] => ['category', c]),
+      ...entry.tags.map((t): [MatchField, string] => ['tag', t]),
+    ];
     let score = 0;
     let ok = true;
     for (const pattern of patterns) {
@@ -49,7 +58,12 @@ function naiveSearch(query: string, limit = 60): Array<{ id: string; score: numb
     if (entry.name.toLowerCase() === words.join(' ')) score += 1000;
     hits.push({ entry, score });
   }
-  hits.sort((a, b) => b.score - a.score || b.entry.downloads - a.entry.downloads || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : a.entry.id < b.entry.id ? -1 : 1));
+  hits.sort(
+    (a, b) =>
+      b.score - a.score ||
+      b.entry.downloads - a.entry.downloads ||
+      (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : a.entry.id < b.entry.id ? -1 : 1),
+  );
   return hits.slice(0, limit).map((h) => ({ id: h.entry.id, score: h.score }));
 }
 
@@ -74,7 +88,10 @@ const results = compare(
   ],
   { rounds: 9 },
 );
-printComparison(`search per keystroke, ${entries.length.toLocaleString('en-US')} entries, ${typed.length} keystrokes per round (median)`, results);
+printComparison(
+  `search per keystroke, ${entries.length.toLocaleString('en-US')} entries, ${typed.length} keystrokes per round (median)`,
+  results,
+);
 
 // The figure that matters to a person typing: the slow keystrokes, not the average.
 const samples: number[] = [];
@@ -86,7 +103,9 @@ for (let round = 0; round < 20; round++) {
     samples.push(performance.now() - start);
   }
 }
-console.log(`SearchIndex while typing: p50 ${formatMs(percentile(samples, 50))}, p95 ${formatMs(percentile(samples, 95))}, max ${formatMs(Math.max(...samples))} per keystroke (target < 2 ms)`);
+console.log(
+  `SearchIndex while typing: p50 ${formatMs(percentile(samples, 50))}, p95 ${formatMs(percentile(samples, 95))}, max ${formatMs(Math.max(...samples))} per keystroke (target < 2 ms)`,
+);
 const build: number[] = [];
 for (let i = 0; i < 5; i++) {
   const start = performance.now();

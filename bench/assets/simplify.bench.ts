@@ -38,7 +38,8 @@ const check = [
   MeshoptSimplifier.simplify(wholeIndex, positions, 3, Math.floor(wholeIndex.length / 6) * 3, 1, ['LockBorder'])[0].length / 3,
   simplifier.setRatio(0.5).trianglesAfter,
 ];
-for (const t of check) if (!(t > triangles * 0.3 && t < triangles * 0.7)) throw new Error(`a candidate did not halve the mesh: ${check.join(', ')}`);
+for (const t of check)
+  if (!(t > triangles * 0.3 && t < triangles * 0.7)) throw new Error(`a candidate did not halve the mesh: ${check.join(', ')}`);
 
 const candidates: Array<{ name: string; run: (ratio: number) => Promise<unknown> | unknown }> = [
   {
@@ -47,7 +48,8 @@ const candidates: Array<{ name: string; run: (ratio: number) => Promise<unknown>
   },
   {
     name: 'meshopt, whole index (ignores slots)',
-    run: (ratio) => MeshoptSimplifier.simplify(wholeIndex, positions, 3, Math.floor((wholeIndex.length / 3) * ratio) * 3, 1, ['LockBorder']),
+    run: (ratio) =>
+      MeshoptSimplifier.simplify(wholeIndex, positions, 3, Math.floor((wholeIndex.length / 3) * ratio) * 3, 1, ['LockBorder']),
   },
   { name: 'ModelSimplifier.setRatio (per slot)', run: (ratio) => simplifier.setRatio(ratio) },
 ];
@@ -63,6 +65,9 @@ for (let round = -1; round < rounds; round++) {
   }
 }
 const results: Measured[] = candidates.map((c, i) => ({ name: c.name, msPerCall: median(samples[i]!), calls: rounds }));
-printComparison(`simplification per 100k triangles (${triangles.toLocaleString('en-US')}-triangle mesh, 2 slots, ratios 0.5 / 0.25, median)`, results);
+printComparison(
+  `simplification per 100k triangles (${triangles.toLocaleString('en-US')}-triangle mesh, 2 slots, ratios 0.5 / 0.25, median)`,
+  results,
+);
 const slots = simplifier.meshes[0]!.mesh.geometry.groups.map((g) => `${g.count / 3} triangles in slot ${g.materialIndex}`).join(', ');
 console.log(`ModelSimplifier keeps both slots: ${slots}; ${formatMs(median(samples[2]!))} per 100k triangles`);

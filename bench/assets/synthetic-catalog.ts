@@ -2,10 +2,89 @@
 import { Mulberry32 } from '../../src/core/rng.ts';
 import type { CatalogEntry } from '../../src/assets/polyhaven-types.ts';
 
-const ADJECTIVES = ['wooden', 'mossy', 'old', 'rusty', 'painted', 'broken', 'modern', 'antique', 'stone', 'metal', 'glass', 'large', 'small', 'carved', 'worn', 'concrete', 'marble', 'leather'];
-const NOUNS = ['chair', 'table', 'rock', 'boulder', 'barrel', 'crate', 'lamp', 'bench', 'vase', 'statue', 'shelf', 'stool', 'cabinet', 'bucket', 'kettle', 'ladder', 'trunk', 'fence', 'log', 'stump', 'sofa', 'desk', 'bottle', 'cart'];
-const CATEGORIES = ['props', 'furniture', 'nature', 'rocks', 'decorative', 'industrial', 'containers', 'seating', 'lighting', 'tools', 'outdoor', 'kitchen', 'plants'];
-const TAGS = ['wood', 'metal', 'vintage', 'clean', 'dirty', 'handmade', 'iron', 'ceramic', 'farm', 'garden', 'medieval', 'rural', 'urban', 'green', 'brown', 'white', 'scan', 'photogrammetry', 'low poly', 'game ready'];
+const ADJECTIVES = [
+  'wooden',
+  'mossy',
+  'old',
+  'rusty',
+  'painted',
+  'broken',
+  'modern',
+  'antique',
+  'stone',
+  'metal',
+  'glass',
+  'large',
+  'small',
+  'carved',
+  'worn',
+  'concrete',
+  'marble',
+  'leather',
+];
+const NOUNS = [
+  'chair',
+  'table',
+  'rock',
+  'boulder',
+  'barrel',
+  'crate',
+  'lamp',
+  'bench',
+  'vase',
+  'statue',
+  'shelf',
+  'stool',
+  'cabinet',
+  'bucket',
+  'kettle',
+  'ladder',
+  'trunk',
+  'fence',
+  'log',
+  'stump',
+  'sofa',
+  'desk',
+  'bottle',
+  'cart',
+];
+const CATEGORIES = [
+  'props',
+  'furniture',
+  'nature',
+  'rocks',
+  'decorative',
+  'industrial',
+  'containers',
+  'seating',
+  'lighting',
+  'tools',
+  'outdoor',
+  'kitchen',
+  'plants',
+];
+const TAGS = [
+  'wood',
+  'metal',
+  'vintage',
+  'clean',
+  'dirty',
+  'handmade',
+  'iron',
+  'ceramic',
+  'farm',
+  'garden',
+  'medieval',
+  'rural',
+  'urban',
+  'green',
+  'brown',
+  'white',
+  'scan',
+  'photogrammetry',
+  'low poly',
+  'game ready',
+];
 
 export function syntheticCatalog(count = 10_000, seed = 42): CatalogEntry[] {
   const rng = new Mulberry32(seed);

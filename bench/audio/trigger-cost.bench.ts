@@ -63,11 +63,19 @@ const samples = await withSfxPage((page) =>
         }
       };
       const random = new cairn.sfx.audio.AudioRandom(1);
-      const planContext = { vary: (v: number, a?: number) => random.vary(v, a), range: (a: number, b: number) => random.range(a, b), chord: cairn.sfx.audio.CAIRN_PROGRESSION.chords[0]! };
+      const planContext = {
+        vary: (v: number, a?: number) => random.vary(v, a),
+        range: (a: number, b: number) => random.range(a, b),
+        chord: cairn.sfx.audio.CAIRN_PROGRESSION.chords[0]!,
+      };
       const candidates: Array<[string, number, () => void]> = [
         ['naive strike (noise buffer per hit)', calls.naive!, naiveStrike],
         ["engine.play('strike') (guards bypassed)", calls.play!, () => void engine.play('strike', {}, { bypassGuards: true })],
-        ["engine.play('strike') inside its cooldown", calls.skipped!, () => void engine.play('strike', {}, { at: context.currentTime + 10 })],
+        [
+          "engine.play('strike') inside its cooldown",
+          calls.skipped!,
+          () => void engine.play('strike', {}, { at: context.currentTime + 10 }),
+        ],
         ['plan only (RECIPES.strike.plan)', calls.plan!, () => void cairn.sfx.audio.RECIPES.strike.plan({ intensity: 1 }, planContext)],
       ];
       // Arm the cooldown far ahead so the third candidate is always skipped.

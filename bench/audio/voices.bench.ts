@@ -98,26 +98,46 @@ const figures = await withSfxPage((page) =>
       }
       graph.dispose();
     }
-    return { sampleRate: context.sampleRate, baseLatency: context.baseLatency, outputLatency: context.outputLatency, quantumUs, offline, live, playbackStats: 'playbackStats' in context };
+    return {
+      sampleRate: context.sampleRate,
+      baseLatency: context.baseLatency,
+      outputLatency: context.outputLatency,
+      quantumUs,
+      offline,
+      live,
+      playbackStats: 'playbackStats' in context,
+    };
   }),
 );
 
 const sineOffline = figures.offline['sine voice']!;
 const strikeOffline = figures.offline.strike!;
-console.log(`\n## voices sustained per frame budget (Chromium, ${figures.sampleRate} Hz, render quantum ${figures.quantumUs.toFixed(0)} µs, base latency ${(figures.baseLatency * 1000).toFixed(0)} ms, output latency ${(figures.outputLatency * 1000).toFixed(0)} ms)`);
+console.log(
+  `\n## voices sustained per frame budget (Chromium, ${figures.sampleRate} Hz, render quantum ${figures.quantumUs.toFixed(0)} µs, base latency ${(figures.baseLatency * 1000).toFixed(0)} ms, output latency ${(figures.outputLatency * 1000).toFixed(0)} ms)`,
+);
 console.log('\noffline render, full mix bus, 64 voices × 2 s:');
 console.log(`${'voice'.padEnd(12)}  ${'µs / voice / quantum'.padStart(22)}  ${'voices per quantum budget'.padStart(26)}  vs sine voice`);
 for (const [name, f] of Object.entries(figures.offline)) {
-  console.log(`${name.padEnd(12)}  ${f.usPerVoiceQuantum.toFixed(3).padStart(22)}  ${f.voicesPerQuantum.toFixed(0).padStart(26)}  × ${(f.usPerVoiceQuantum / sineOffline.usPerVoiceQuantum).toPrecision(3)} cost${name === 'sine voice' ? ' (baseline)' : ''}`);
+  console.log(
+    `${name.padEnd(12)}  ${f.usPerVoiceQuantum.toFixed(3).padStart(22)}  ${f.voicesPerQuantum.toFixed(0).padStart(26)}  × ${(f.usPerVoiceQuantum / sineOffline.usPerVoiceQuantum).toPrecision(3)} cost${name === 'sine voice' ? ' (baseline)' : ''}`,
+  );
 }
 if (figures.playbackStats) {
-  console.log('\nlive AudioContext, voices held for 2 s, AudioContext.playbackStats underruns (a step fails above the no-voice baseline + 2):');
-  console.log(`${'voice'.padEnd(12)}  ${'sustained'.padStart(10)}  ${'first underrun at'.padStart(18)}  vs sine voice   steps [voices, underruns]`);
+  console.log(
+    '\nlive AudioContext, voices held for 2 s, AudioContext.playbackStats underruns (a step fails above the no-voice baseline + 2):',
+  );
+  console.log(
+    `${'voice'.padEnd(12)}  ${'sustained'.padStart(10)}  ${'first underrun at'.padStart(18)}  vs sine voice   steps [voices, underruns]`,
+  );
   const sineLive = figures.live['sine voice']!;
   for (const [name, f] of Object.entries(figures.live)) {
-    console.log(`${name.padEnd(12)}  ${String(f.sustained).padStart(10)}  ${String(f.firstUnderrun ?? '> 2048').padStart(18)}  × ${(f.sustained / Math.max(1, sineLive.sustained)).toPrecision(3)}${name === 'sine voice' ? ' (baseline)' : ''}   ${JSON.stringify(f.steps)}`);
+    console.log(
+      `${name.padEnd(12)}  ${String(f.sustained).padStart(10)}  ${String(f.firstUnderrun ?? '> 2048').padStart(18)}  × ${(f.sustained / Math.max(1, sineLive.sustained)).toPrecision(3)}${name === 'sine voice' ? ' (baseline)' : ''}   ${JSON.stringify(f.steps)}`,
+    );
   }
 } else {
   console.log('\n(AudioContext.playbackStats is not available in this browser: no live underrun figure)');
 }
-console.log(`\nA strike costs ${(strikeOffline.usPerVoiceQuantum / sineOffline.usPerVoiceQuantum).toFixed(1)}× a bare sine voice; ${strikeOffline.voicesPerQuantum.toFixed(0)} strikes fill one core's render budget offline.`);
+console.log(
+  `\nA strike costs ${(strikeOffline.usPerVoiceQuantum / sineOffline.usPerVoiceQuantum).toFixed(1)}× a bare sine voice; ${strikeOffline.voicesPerQuantum.toFixed(0)} strikes fill one core's render budget offline.`,
+);

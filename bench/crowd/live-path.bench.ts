@@ -44,34 +44,34 @@ const reference = new VirtualSkeleton(template);
 const sampler = new ClipSampler(template);
 
 const candidates = [
-    {
-      name: "three's mixer + skeleton update",
-      run: () => {
-        const s = sample();
-        runAction.time = s.time;
-        walkAction.time = s.previousTime;
-        walkAction.setEffectiveWeight(fading ? 0.6 : 0);
-        runAction.setEffectiveWeight(fading ? 0.4 : 1);
-        mixer.update(0);
-        avatar.updateMatrixWorld(true);
-        for (const skeleton of skeletons) skeleton.update();
-        return skeletons[0]!.boneMatrices;
-      },
+  {
+    name: "three's mixer + skeleton update",
+    run: () => {
+      const s = sample();
+      runAction.time = s.time;
+      walkAction.time = s.previousTime;
+      walkAction.setEffectiveWeight(fading ? 0.6 : 0);
+      runAction.setEffectiveWeight(fading ? 0.4 : 1);
+      mixer.update(0);
+      avatar.updateMatrixWorld(true);
+      for (const skeleton of skeletons) skeleton.update();
+      return skeletons[0]!.boneMatrices;
     },
-    {
-      name: 'mixer on a bones-only clone',
-      run: () => {
-        reference.pose(sample());
-        return reference.writePose(rows, 0);
-      },
+  },
+  {
+    name: 'mixer on a bones-only clone',
+    run: () => {
+      reference.pose(sample());
+      return reference.writePose(rows, 0);
     },
-    {
-      name: 'ClipSampler (flat tracks)',
-      run: () => {
-        sampler.pose(sample());
-        return sampler.writePose(rows, 0);
-      },
+  },
+  {
+    name: 'ClipSampler (flat tracks)',
+    run: () => {
+      sampler.pose(sample());
+      return sampler.writePose(rows, 0);
     },
+  },
 ];
 printComparison('one live avatar pose, 64 bones, one clip — ms per pose', compare(candidates, { rounds: 15, callsPerRound: 400 }));
 fading = true;

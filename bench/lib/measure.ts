@@ -39,7 +39,11 @@ export function compare(candidates: Candidate[], options: { rounds?: number; cal
     });
   }
   void sink;
-  return candidates.map((candidate, i) => ({ name: candidate.name, msPerCall: median(samples[i]!), calls: rounds * (candidate.callsPerRound ?? calls) }));
+  return candidates.map((candidate, i) => ({
+    name: candidate.name,
+    msPerCall: median(samples[i]!),
+    calls: rounds * (candidate.callsPerRound ?? calls),
+  }));
 }
 
 export function median(values: number[]): number {
@@ -72,13 +76,19 @@ export function printComparison(title: string, results: Measured[], baseline = r
   recordTable({
     title,
     columns: ['candidate', 'per call', `vs ${baseline}`],
-    rows: results.map((r) => [r.name, formatMs(r.msPerCall), `× ${(r.msPerCall / base.msPerCall).toPrecision(3)}${r.name === baseline ? ' (baseline)' : ''}`]),
+    rows: results.map((r) => [
+      r.name,
+      formatMs(r.msPerCall),
+      `× ${(r.msPerCall / base.msPerCall).toPrecision(3)}${r.name === baseline ? ' (baseline)' : ''}`,
+    ]),
   });
   const width = Math.max(...results.map((r) => r.name.length), 10);
   console.log(`${'candidate'.padEnd(width)}  ${'per call'.padStart(12)}  vs ${baseline}`);
   for (const r of results) {
     const ratio = r.msPerCall / base.msPerCall;
     const speedup = base.msPerCall / r.msPerCall;
-    console.log(`${r.name.padEnd(width)}  ${formatMs(r.msPerCall).padStart(12)}  × ${ratio.toPrecision(3)}${r.name === baseline ? ' (baseline)' : ` (${speedup >= 1 ? `${speedup.toPrecision(3)}× faster` : `${(1 / speedup).toPrecision(3)}× slower`})`}`);
+    console.log(
+      `${r.name.padEnd(width)}  ${formatMs(r.msPerCall).padStart(12)}  × ${ratio.toPrecision(3)}${r.name === baseline ? ' (baseline)' : ` (${speedup >= 1 ? `${speedup.toPrecision(3)}× faster` : `${(1 / speedup).toPrecision(3)}× slower`})`}`,
+    );
   }
 }

@@ -28,7 +28,11 @@ interface Row extends LoadResult {
 
 /** Starts the Node `ws` relay in its own process group (tsx runs it in a child process; the group holds both). */
 async function startNodeRelay(): Promise<{ port: number; pgid: number; stop(): void }> {
-  const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../node_modules/tsx/dist/cli.mjs'), resolve(import.meta.dirname, 'lib/ws-broadcast-relay.ts')], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+  const child = spawn(
+    process.execPath,
+    [resolve(import.meta.dirname, '../../node_modules/tsx/dist/cli.mjs'), resolve(import.meta.dirname, 'lib/ws-broadcast-relay.ts')],
+    { stdio: ['ignore', 'pipe', 'inherit'], detached: true },
+  );
   const port = await new Promise<number>((done, fail) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       const match = /port (\d+)/.exec(chunk.toString());
@@ -78,15 +82,25 @@ process.once('SIGINT', stopOnSignal);
 process.once('SIGTERM', stopOnSignal);
 const rows: Row[] = [];
 const run = Date.now().toString(36);
-console.log(`relay benchmark: ${PEER_COUNTS.join(', ')} peers at 10 Hz, ${MEASURE_MS / 1000} s windows; load average at start ${loadAverage().toFixed(2)} on ${(await import('node:os')).cpus().length} cores`);
+console.log(
+  `relay benchmark: ${PEER_COUNTS.join(', ')} peers at 10 Hz, ${MEASURE_MS / 1000} s windows; load average at start ${loadAverage().toFixed(2)} on ${(await import('node:os')).cpus().length} cores`,
+);
 console.log('| relay                    | peers | delivered |   p50   |   p99    | CPU/frame | vs ws | cores | msgs/s  |');
 console.log('|--------------------------|------:|----------:|--------:|---------:|----------:|------:|------:|--------:|');
 try {
   for (const peers of PEER_COUNTS) {
     const candidates: Array<{ relay: string; url: (i: number) => string; cpu: () => number }> = [
       { relay: 'Node ws broadcast relay', url: () => `ws://127.0.0.1:${nodeRelay.port}/`, cpu: () => groupCpuSeconds(nodeRelay.pgid) },
-      { relay: 'RelayRoom direct', url: () => `ws://127.0.0.1:${server.port}/rooms/avatar/bench-direct-${peers}-${run}?mode=direct`, cpu: () => groupCpuSeconds(group) },
-      { relay: 'RelayRoom coalesce 40ms', url: () => `ws://127.0.0.1:${server.port}/rooms/avatar/bench-coalesce-${peers}-${run}?mode=coalesce`, cpu: () => groupCpuSeconds(group) },
+      {
+        relay: 'RelayRoom direct',
+        url: () => `ws://127.0.0.1:${server.port}/rooms/avatar/bench-direct-${peers}-${run}?mode=direct`,
+        cpu: () => groupCpuSeconds(group),
+      },
+      {
+        relay: 'RelayRoom coalesce 40ms',
+        url: () => `ws://127.0.0.1:${server.port}/rooms/avatar/bench-coalesce-${peers}-${run}?mode=coalesce`,
+        cpu: () => groupCpuSeconds(group),
+      },
     ];
     const batch: Row[] = [];
     for (const candidate of candidates) {
@@ -113,4 +127,6 @@ try {
   nodeRelay.stop();
   await server.stop();
 }
-console.log(`\nCPU/frame: relay CPU seconds in the window ÷ frames delivered; "vs ws": ratio to the Node ws relay at the same peer count (lower is better). cores: relay CPU seconds per second. msgs/s: WebSocket messages the peers received per second (sends the relay made). Load average at end ${loadAverage().toFixed(2)}.`);
+console.log(
+  `\nCPU/frame: relay CPU seconds in the window ÷ frames delivered; "vs ws": ratio to the Node ws relay at the same peer count (lower is better). cores: relay CPU seconds per second. msgs/s: WebSocket messages the peers received per second (sends the relay made). Load average at end ${loadAverage().toFixed(2)}.`,
+);

@@ -61,7 +61,9 @@ const NO_ROOM = process.argv.includes('--no-room');
  * (`cellSendPhase`, the product default), at random moments (the naive baseline), or one
  * row of each, side by side.
  */
-const SENDS = ((value): Array<'aligned' | 'random'> => (value === 'both' ? ['aligned', 'random'] : [value]))(choice('sends', ['aligned', 'random', 'both'], 'both'));
+const SENDS = ((value): Array<'aligned' | 'random'> => (value === 'both' ? ['aligned', 'random'] : [value]))(
+  choice('sends', ['aligned', 'random', 'both'], 'both'),
+);
 /** `--far-by-seq`: walkers pick their half-rate frames for neighbouring cells by their own sequence number, not their cell's moment numbers (the naive choice, for comparison). */
 const FAR_BY_SEQ = process.argv.includes('--far-by-seq');
 /** `--no-close-watch`: walkers never ask neighbouring cells for every tick (all watchers paced: the pace command's naive baseline). */
@@ -84,7 +86,11 @@ const MOBILITY: Mobility = choice('mobility', ['heading', 'waypoint'], 'heading'
  * neighbour traffic, the same walkers). Default 0.
  */
 const OFFSET = arg('offset', 0);
-const region = { x0: -Math.floor(CELLS / 2) * CELL_SIZE - OFFSET, z0: -Math.floor(CELLS / 2) * CELL_SIZE - OFFSET, size: CELLS * CELL_SIZE };
+const region = {
+  x0: -Math.floor(CELLS / 2) * CELL_SIZE - OFFSET,
+  z0: -Math.floor(CELLS / 2) * CELL_SIZE - OFFSET,
+  size: CELLS * CELL_SIZE,
+};
 
 // Published Cloudflare prices (Workers Paid, developers.cloudflare.com/durable-objects/platform/pricing):
 const PRICE_PER_MILLION_REQUESTS = 0.15; // Durable Object requests; incoming WebSocket messages count 1/20
@@ -140,7 +146,9 @@ for (let x = firstCell(region.x0); x <= lastCell(region.x0); x++) {
   for (let z = firstCell(region.z0); z <= lastCell(region.z0); z++) cellRooms.push(cellRoom({ x, z }));
 }
 console.log(`server: ${server.description}`);
-console.log(`world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell)${OFFSET ? `, region moved ${OFFSET} m off the grid` : ''}, ${MOBILITY === 'heading' ? 'straight walks bouncing off the edges' : 'random waypoints'}, 10 Hz${LOCKSTEP ? ' in lockstep' : ''}, sends ${SENDS.map((m) => (m === 'aligned' ? "at the cell's moment" : 'at random moments')).join(' / ')}${DEFLATE ? ', permessage-deflate' : ''}${CLOSE_WATCH ? '' : ', every watcher paced'}${FAR_BY_SEQ ? ', half-rate frames by sequence number' : ''}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`);
+console.log(
+  `world benchmark: ${WALKERS} walkers over ${CELLS}×${CELLS} cells of ${CELL_SIZE} m (${(WALKERS / (CELLS * CELLS)).toFixed(1)} per cell)${OFFSET ? `, region moved ${OFFSET} m off the grid` : ''}, ${MOBILITY === 'heading' ? 'straight walks bouncing off the edges' : 'random waypoints'}, 10 Hz${LOCKSTEP ? ' in lockstep' : ''}, sends ${SENDS.map((m) => (m === 'aligned' ? "at the cell's moment" : 'at random moments')).join(' / ')}${DEFLATE ? ', permessage-deflate' : ''}${CLOSE_WATCH ? '' : ', every watcher paced'}${FAR_BY_SEQ ? ', half-rate frames by sequence number' : ''}, ${MEASURE_MS / 1000} s windows; load average ${loadAverage().toFixed(2)}`,
+);
 
 async function measure(label: string, round: number, mode: 'cells' | { room: string }, rooms: string[], aligned = true): Promise<Measured> {
   const loadAtStart = loadAverage();
@@ -222,7 +230,15 @@ const rows: Measured[] = [];
 try {
   for (let round = 1; round <= REPEAT; round++) {
     for (const sends of SENDS) {
-      rows.push(await measure(`cells (${CELL_SIZE} m), ${sends === 'aligned' ? 'sends at the cell’s moment' : 'sends at random moments'}`, round, 'cells', cellRooms, sends === 'aligned'));
+      rows.push(
+        await measure(
+          `cells (${CELL_SIZE} m), ${sends === 'aligned' ? 'sends at the cell’s moment' : 'sends at random moments'}`,
+          round,
+          'cells',
+          cellRooms,
+          sends === 'aligned',
+        ),
+      );
       await new Promise((r) => setTimeout(r, 2000));
     }
     if (NO_ROOM) continue;
@@ -237,7 +253,9 @@ try {
 }
 
 const ratio = (value: number, base: number | undefined): string => (base ? `× ${(value / base).toFixed(2)}` : '');
-console.log('\n| layout | load avg | objects busy | inbound/s per object (max · mean) | sends/s per object (max) | near delivered | p50 | p99 | msgs/s into clients | relay cores | µs CPU per near frame | hops |');
+console.log(
+  '\n| layout | load avg | objects busy | inbound/s per object (max · mean) | sends/s per object (max) | near delivered | p50 | p99 | msgs/s into clients | relay cores | µs CPU per near frame | hops |',
+);
 console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
 for (const r of rows) {
   // Ratios against the one-room row of the same round.
@@ -275,8 +293,12 @@ if (REPEAT > 1) {
   }
 }
 for (const r of rows) {
-  console.log(`\n${r.label}${REPEAT > 1 ? ` #${r.round}` : ''}: where the latency goes (near deliveries; ${r.duplicates} duplicates; generator event-loop delay p50 ${r.loopDelay.p50.toFixed(0)} · p99 ${r.loopDelay.p99.toFixed(0)} · max ${r.loopDelay.max.toFixed(0)} ms)`);
-  console.log(`(reconnects ${r.trouble.reconnects}, re-entries ${r.trouble.reentries}, hop/renew errors ${r.trouble.hopErrors}${r.trouble.lastError ? `, last error: ${r.trouble.lastError}` : ''})`);
+  console.log(
+    `\n${r.label}${REPEAT > 1 ? ` #${r.round}` : ''}: where the latency goes (near deliveries; ${r.duplicates} duplicates; generator event-loop delay p50 ${r.loopDelay.p50.toFixed(0)} · p99 ${r.loopDelay.p99.toFixed(0)} · max ${r.loopDelay.max.toFixed(0)} ms)`,
+  );
+  console.log(
+    `(reconnects ${r.trouble.reconnects}, re-entries ${r.trouble.reentries}, hop/renew errors ${r.trouble.hopErrors}${r.trouble.lastError ? `, last error: ${r.trouble.lastError}` : ''})`,
+  );
   console.log(r.breakdown.table());
 }
 
@@ -292,7 +314,11 @@ if (cells) {
   const directoryCalls = 3600 / 40 + 60;
   const directoryCost = (directoryCalls / 1e6) * (PRICE_PER_MILLION_REQUESTS + WORKER_PRICE_PER_MILLION);
   const total = requestCost + durationCost + directoryCost;
-  console.log(`\nper-cell inbound at this density: max ${cells.maxInbound.toFixed(0)}/s, ${((cells.maxInbound / SOFT_LIMIT) * 100).toFixed(0)}% of the ~${SOFT_LIMIT}/s soft limit of one object.`);
-  console.log(`projected cost per player-hour at ${perCell.toFixed(0)} players per cell: requests $${requestCost.toFixed(6)} + cell duration $${durationCost.toFixed(6)} + directory $${directoryCost.toFixed(6)} = $${total.toFixed(6)} (≈ ${(total * 100).toFixed(3)} ¢).`);
+  console.log(
+    `\nper-cell inbound at this density: max ${cells.maxInbound.toFixed(0)}/s, ${((cells.maxInbound / SOFT_LIMIT) * 100).toFixed(0)}% of the ~${SOFT_LIMIT}/s soft limit of one object.`,
+  );
+  console.log(
+    `projected cost per player-hour at ${perCell.toFixed(0)} players per cell: requests $${requestCost.toFixed(6)} + cell duration $${durationCost.toFixed(6)} + directory $${directoryCost.toFixed(6)} = $${total.toFixed(6)} (≈ ${(total * 100).toFixed(3)} ¢).`,
+  );
 }
 console.log(`load average at end ${loadAverage().toFixed(2)}`);

@@ -76,4 +76,6 @@ const results = compare(
   { rounds: 9 },
 );
 printComparison(`cursor query on the 257×257 terrain (${plain.geometry.index!.count / 3} triangles), ${agree}/256 rays agree`, results);
-console.log(`  ray march: ${(samples / agree).toFixed(1)} height lookups per query on average; BVH build ${bvhBuildMs.toFixed(0)} ms (once)`);
+console.log(
+  `  ray march: ${(samples / agree).toFixed(1)} height lookups per query on average; BVH build ${bvhBuildMs.toFixed(0)} ms (once)`,
+);

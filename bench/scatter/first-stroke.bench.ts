@@ -43,7 +43,13 @@ async function firstStroke(background: boolean): Promise<{ wall: number; cpu: nu
   return { wall, cpu, placed: added.length, bakeMs };
 }
 
-const samples = { withWall: [] as number[], withoutWall: [] as number[], withCpu: [] as number[], withoutCpu: [] as number[], bake: [] as number[] };
+const samples = {
+  withWall: [] as number[],
+  withoutWall: [] as number[],
+  withCpu: [] as number[],
+  withoutCpu: [] as number[],
+  bake: [] as number[],
+};
 let placed = 0;
 for (let i = 0; i < 3; i++) await firstStroke(i % 2 === 0); // warm-up (JIT, WebAssembly)
 for (let round = 0; round < rounds; round++) {
@@ -68,4 +74,6 @@ const cpu: Measured[] = [
 printComparison('the same, CPU time of this process (unaffected by other processes on the machine)', cpu);
 const first = results[1]!.msPerCall;
 console.log(`  background bake of the preset's props: ${formatMs(median(samples.bake))} (off the click; progress shown)`);
-console.log(`  first stroke after the bake: ${formatMs(first)} wall, ${formatMs(cpu[1]!.msPerCall)} CPU — target < 10 ms: ${first < 10 ? 'met' : `NOT met on the wall clock${cpu[1]!.msPerCall < 10 ? ' (met in CPU time: the machine is loaded)' : ''}`}`);
+console.log(
+  `  first stroke after the bake: ${formatMs(first)} wall, ${formatMs(cpu[1]!.msPerCall)} CPU — target < 10 ms: ${first < 10 ? 'met' : `NOT met on the wall clock${cpu[1]!.msPerCall < 10 ? ' (met in CPU time: the machine is loaded)' : ''}`}`,
+);

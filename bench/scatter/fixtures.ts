@@ -15,7 +15,9 @@ export function cursorRays(heightmap: Heightmap, count: number, seed = 1): Array
     const distance = rng.range(30, 200);
     const pitch = rng.range(0.26, 1.4);
     const yaw = rng.range(0, Math.PI * 2);
-    const origin = target.clone().add(new Vector3(Math.cos(pitch) * Math.sin(yaw), Math.sin(pitch), Math.cos(pitch) * Math.cos(yaw)).multiplyScalar(distance));
+    const origin = target
+      .clone()
+      .add(new Vector3(Math.cos(pitch) * Math.sin(yaw), Math.sin(pitch), Math.cos(pitch) * Math.cos(yaw)).multiplyScalar(distance));
     if (origin.y < heightmap.sampleHeight(origin.x, origin.z) + 1) continue;
     const aim = target.clone().add(new Vector3(rng.range(-8, 8), 0, rng.range(-8, 8)));
     rays.push({ origin, direction: aim.sub(origin).normalize() });

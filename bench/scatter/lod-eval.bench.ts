@@ -16,7 +16,12 @@ const COUNT = 10_000;
 const PROPS = 8;
 const PARTS = 2;
 const rng = new Mulberry32(10);
-const instances = Array.from({ length: COUNT }, () => ({ x: rng.range(-250, 250), y: rng.range(0, 30), z: rng.range(-250, 250), prop: rng.int(PROPS) }));
+const instances = Array.from({ length: COUNT }, () => ({
+  x: rng.range(-250, 250),
+  y: rng.range(0, 30),
+  z: rng.range(-250, 250),
+  prop: rng.int(PROPS),
+}));
 const matrices = new Float32Array(COUNT * 16);
 instances.forEach((p, i) => writePlacementMatrix({ ...p, scale: 1, yaw: 0, up: { x: 0, y: 1, z: 0 } }, matrices, i * 16));
 /** Camera flies a circle 20 m up: 8 m per evaluation (≈ 32 m/s at 4 Hz). */
@@ -80,7 +85,14 @@ const results = compare(
   ],
   { rounds: 9 },
 );
-printComparison(`LOD re-evaluation, ${COUNT.toLocaleString('en-US')} instances × ${PARTS} parts, camera moving 8 m per evaluation`, results);
-console.log(`  ${(changes / step).toFixed(0)} level changes per evaluation on average; ${formatMs(results[1]!.msPerCall)} per evaluation = ${((results[1]!.msPerCall * 4) / 1000 * 100).toFixed(2)} % of a second at 4 Hz`);
-console.log(`  typed-array allocations during ${step} evaluations: ${set.allocations - allocationsBefore} (buckets pre-sized; a move allocates nothing)`);
+printComparison(
+  `LOD re-evaluation, ${COUNT.toLocaleString('en-US')} instances × ${PARTS} parts, camera moving 8 m per evaluation`,
+  results,
+);
+console.log(
+  `  ${(changes / step).toFixed(0)} level changes per evaluation on average; ${formatMs(results[1]!.msPerCall)} per evaluation = ${(((results[1]!.msPerCall * 4) / 1000) * 100).toFixed(2)} % of a second at 4 Hz`,
+);
+console.log(
+  `  typed-array allocations during ${step} evaluations: ${set.allocations - allocationsBefore} (buckets pre-sized; a move allocates nothing)`,
+);
 set.validate();

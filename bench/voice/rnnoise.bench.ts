@@ -16,7 +16,10 @@ import { withVoicePage } from './lib/voice-page.ts';
 // ---------------------------------------------------------------- Node: the core
 const rng = new Mulberry32(5);
 const BLOCKS = 15; // 15 × 128 = 1920 samples = 4 RNNoise frames per call
-const input = Float32Array.from({ length: 128 * BLOCKS * 64 }, (_, i) => 0.2 * Math.sin(i * 0.03) * Math.sin(i * 0.0007) + rng.range(-0.02, 0.02));
+const input = Float32Array.from(
+  { length: 128 * BLOCKS * 64 },
+  (_, i) => 0.2 * Math.sin(i * 0.03) * Math.sin(i * 0.0007) + rng.range(-0.02, 0.02),
+);
 const output = new Float32Array(128);
 const denoiser = new RnnoiseDenoiser(createRNNWasmModuleSync());
 const framer = new BlockFramer(RNNOISE_FRAME, () => undefined);
@@ -36,7 +39,10 @@ const node = compare(
   { rounds: 9, callsPerRound: 60 },
 );
 const framesPerCall = (128 * BLOCKS) / RNNOISE_FRAME;
-printComparison('Node: ms per 10 ms frame', node.map((r) => ({ ...r, msPerCall: r.msPerCall / framesPerCall })));
+printComparison(
+  'Node: ms per 10 ms frame',
+  node.map((r) => ({ ...r, msPerCall: r.msPerCall / framesPerCall })),
+);
 const nodeFrame = node[1]!.msPerCall / framesPerCall;
 console.log(`RNNoise in Node: ${nodeFrame.toFixed(3)} ms per 10 ms frame = real-time factor ${(nodeFrame / 10).toFixed(3)}`);
 
@@ -90,5 +96,7 @@ await withVoicePage(async (page) => {
   ];
   printComparison(`Chromium OfflineAudioContext, ${seconds} s rendered: ms per 10 ms frame`, results);
   const extra = results[1]!.msPerCall - results[0]!.msPerCall;
-  console.log(`RNNoise worklet in Chromium: ${results[1]!.msPerCall.toFixed(3)} ms per 10 ms frame (${extra.toFixed(3)} ms above the plain graph) = real-time factor ${(results[1]!.msPerCall / 10).toFixed(3)}`);
+  console.log(
+    `RNNoise worklet in Chromium: ${results[1]!.msPerCall.toFixed(3)} ms per 10 ms frame (${extra.toFixed(3)} ms above the plain graph) = real-time factor ${(results[1]!.msPerCall / 10).toFixed(3)}`,
+  );
 });

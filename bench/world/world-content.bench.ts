@@ -40,11 +40,21 @@ try {
       await page.goto(`${server.url}/${QUERY[variant]}`);
       await waitForCairn(page, 180_000);
       if (variant !== 'bare') {
-        await page.waitForFunction(() => (window.cairn.ambient as { scatter: unknown; crowd: unknown } | undefined)?.crowd && (window.cairn.ambient as { scatter: unknown }).scatter, undefined, { timeout: 180_000, polling: 250 });
+        await page.waitForFunction(
+          () =>
+            (window.cairn.ambient as { scatter: unknown; crowd: unknown } | undefined)?.crowd &&
+            (window.cairn.ambient as { scatter: unknown }).scatter,
+          undefined,
+          { timeout: 180_000, polling: 250 },
+        );
         await page.evaluate(() => (window.cairn.ambient as { scatter: { ready(): Promise<void> } }).scatter.ready());
       }
       const sample = await page.evaluate(async (frames) => {
-        const stage = window.cairn.stage as { frames(n: number): Promise<void>; afterRender(cb: () => void): () => void; onFrame(cb: () => void): () => void };
+        const stage = window.cairn.stage as {
+          frames(n: number): Promise<void>;
+          afterRender(cb: () => void): () => void;
+          onFrame(cb: () => void): () => void;
+        };
         await stage.frames(5);
         // Main-thread ms per frame: from the first frame callback to the end of render submission.
         const ms: number[] = [];
@@ -55,12 +65,22 @@ try {
         offFrame();
         offAfter();
         ms.sort((a, b) => a - b);
-        const a = (window.cairn.ambient as { scatter: { stats: { regions: { drawn: number; placed: number }; instances: number; placeMs: { total: number } } } | null } | undefined)?.scatter;
+        const a = (
+          window.cairn.ambient as
+            | { scatter: { stats: { regions: { drawn: number; placed: number }; instances: number; placeMs: { total: number } } } | null }
+            | undefined
+        )?.scatter;
         return {
           drawCalls: window.cairn.stats.drawCalls,
           triangles: window.cairn.stats.triangles,
           cpuMs: ms[ms.length >> 1]!,
-          ambient: a ? { regions: a.stats.regions.drawn, instances: a.stats.instances, placeMsPerRegion: a.stats.placeMs.total / Math.max(1, a.stats.regions.placed) } : null,
+          ambient: a
+            ? {
+                regions: a.stats.regions.drawn,
+                instances: a.stats.instances,
+                placeMsPerRegion: a.stats.placeMs.total / Math.max(1, a.stats.regions.placed),
+              }
+            : null,
         };
       }, FRAMES);
       samples.get(variant)!.push(sample);
@@ -69,13 +89,22 @@ try {
   }
   const bare = samples.get('bare')!;
   const m = (list: Sample[], key: 'drawCalls' | 'triangles' | 'cpuMs') => median(list.map((s) => s[key]));
-  console.log(`\n## the inhabited world against the bare one: 800×480 at the spawn, ${FRAMES} frames × ${ROUNDS} rounds, page loads alternating`);
-  console.log(`${'world'.padEnd(10)} ${'regions'.padStart(8)} ${'instances'.padStart(10)} ${'draw calls'.padStart(10)} ${'triangles'.padStart(11)} ${'main ms/frame'.padStart(14)}  vs bare`);
+  console.log(
+    `\n## the inhabited world against the bare one: 800×480 at the spawn, ${FRAMES} frames × ${ROUNDS} rounds, page loads alternating`,
+  );
+  console.log(
+    `${'world'.padEnd(10)} ${'regions'.padStart(8)} ${'instances'.padStart(10)} ${'draw calls'.padStart(10)} ${'triangles'.padStart(11)} ${'main ms/frame'.padStart(14)}  vs bare`,
+  );
   for (const variant of VARIANTS) {
     const list = samples.get(variant)!;
     const a = list[list.length - 1]!.ambient;
-    const ratio = variant === 'bare' ? '(baseline)' : `draw calls +${m(list, 'drawCalls') - m(bare, 'drawCalls')}, triangles × ${(m(list, 'triangles') / m(bare, 'triangles')).toFixed(2)}, main-thread ms × ${(m(list, 'cpuMs') / m(bare, 'cpuMs')).toFixed(2)}`;
-    console.log(`${variant.padEnd(10)} ${String(a?.regions ?? 0).padStart(8)} ${(a?.instances ?? 0).toLocaleString('en-US').padStart(10)} ${String(m(list, 'drawCalls')).padStart(10)} ${m(list, 'triangles').toLocaleString('en-US').padStart(11)} ${m(list, 'cpuMs').toFixed(2).padStart(14)}  ${ratio}`);
+    const ratio =
+      variant === 'bare'
+        ? '(baseline)'
+        : `draw calls +${m(list, 'drawCalls') - m(bare, 'drawCalls')}, triangles × ${(m(list, 'triangles') / m(bare, 'triangles')).toFixed(2)}, main-thread ms × ${(m(list, 'cpuMs') / m(bare, 'cpuMs')).toFixed(2)}`;
+    console.log(
+      `${variant.padEnd(10)} ${String(a?.regions ?? 0).padStart(8)} ${(a?.instances ?? 0).toLocaleString('en-US').padStart(10)} ${String(m(list, 'drawCalls')).padStart(10)} ${m(list, 'triangles').toLocaleString('en-US').padStart(11)} ${m(list, 'cpuMs').toFixed(2).padStart(14)}  ${ratio}`,
+    );
   }
   const full = samples.get('full')!;
   console.log(`   Worker placement: ${full[full.length - 1]!.ambient!.placeMsPerRegion.toFixed(1)} ms per region (off the main thread)`);

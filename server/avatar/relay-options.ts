@@ -76,13 +76,15 @@ export function parseRoomRequest(url: URL): { ok: true; value: RoomRequest } | {
   const value: RoomRequest = {};
   const mode = url.searchParams.get('mode');
   if (mode !== null) {
-    if (mode !== 'auto' && mode !== 'direct' && mode !== 'coalesce') return { ok: false, problem: `mode "${mode.slice(0, 20)}" is not one of auto, direct, coalesce` };
+    if (mode !== 'auto' && mode !== 'direct' && mode !== 'coalesce')
+      return { ok: false, problem: `mode "${mode.slice(0, 20)}" is not one of auto, direct, coalesce` };
     value.mode = mode;
   }
   const capacity = url.searchParams.get('capacity');
   if (capacity !== null) {
     const n = Number(capacity);
-    if (!Number.isInteger(n) || n < 1 || n > DEFAULT_RELAY_OPTIONS.capacity) return { ok: false, problem: `capacity must be a whole number from 1 to ${DEFAULT_RELAY_OPTIONS.capacity}` };
+    if (!Number.isInteger(n) || n < 1 || n > DEFAULT_RELAY_OPTIONS.capacity)
+      return { ok: false, problem: `capacity must be a whole number from 1 to ${DEFAULT_RELAY_OPTIONS.capacity}` };
     value.capacity = n;
   }
   return { ok: true, value };

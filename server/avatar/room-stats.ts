@@ -29,8 +29,20 @@ export interface RoomStats {
 }
 
 /** The counters that persist across evictions (the rest are live figures). */
-export type PersistedCounters = Pick<RoomStats, 'received' | 'delivered' | 'sends' | 'ticks' | 'leaves' | 'refused' | 'dropped' | 'timingNotes'>;
+export type PersistedCounters = Pick<
+  RoomStats,
+  'received' | 'delivered' | 'sends' | 'ticks' | 'leaves' | 'refused' | 'dropped' | 'timingNotes'
+>;
 
 export function emptyCounters(): PersistedCounters {
-  return { received: 0, delivered: 0, sends: 0, ticks: 0, leaves: 0, refused: 0, dropped: { text: 0, size: 0, header: 0, frame: 0, rate: 0, role: 0 }, timingNotes: 0 };
+  return {
+    received: 0,
+    delivered: 0,
+    sends: 0,
+    ticks: 0,
+    leaves: 0,
+    refused: 0,
+    dropped: { text: 0, size: 0, header: 0, frame: 0, rate: 0, role: 0 },
+    timingNotes: 0,
+  };
 }

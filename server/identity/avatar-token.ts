@@ -40,7 +40,8 @@ export async function signAvatarToken(key: CryptoKey, id: number, scope: string,
 export async function avatarTokenProblem(key: CryptoKey, token: string, id: number, scope: string, nowMs: number): Promise<string | null> {
   const bytes = token.length <= 64 ? fromBase64Url(token) : null;
   if (!bytes || bytes.length !== BODY_BYTES + MAC_BYTES || bytes[0] !== KIND) return 'malformed avatar token';
-  if (!sameMac(await mac(key, signed(bytes, scope), MAC_BYTES), bytes.subarray(BODY_BYTES))) return 'avatar token signature does not match (forged, or for another room)';
+  if (!sameMac(await mac(key, signed(bytes, scope), MAC_BYTES), bytes.subarray(BODY_BYTES)))
+    return 'avatar token signature does not match (forged, or for another room)';
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(1, true) !== id) return `avatar token is for another avatar id, not ${id}`;
   const issuedAt = view.getUint32(5, true) * 1000;

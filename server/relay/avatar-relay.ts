@@ -1,5 +1,13 @@
 import { DROP_REASON_TEXT, type DropReason, type RelayMode, type WelcomeMessage } from '../../src/net/protocol/control.ts';
-import { checkClientFrame, FRAME_BYTES, FRAME_OFFSET, FrameFlag, isRelayableHeader, stampSenderId, writeLeaveFrame } from '../../src/net/protocol/frame.ts';
+import {
+  checkClientFrame,
+  FRAME_BYTES,
+  FRAME_OFFSET,
+  FrameFlag,
+  isRelayableHeader,
+  stampSenderId,
+  writeLeaveFrame,
+} from '../../src/net/protocol/frame.ts';
 import { DIRECTORY_ROOM } from '../../src/net/protocol/world.ts';
 import { chooseMode, DEFAULT_RELAY_OPTIONS, type RelayOptions, type RoomRequest } from '../avatar/relay-options.ts';
 import { emptyCounters, type PersistedCounters, type RoomStats } from '../avatar/room-stats.ts';
@@ -53,7 +61,14 @@ export const RELAY_SEATS: SeatLimits = { client: 4, anonymousAddress: 32, addres
 export const COMMAND_LIMITS = { ratePerSecond: 2, burst: 10 } as const;
 
 const zeroDrops = (): Record<DropReason, number> => ({ text: 0, size: 0, header: 0, frame: 0, rate: 0, role: 0 });
-const neverNoticed = (): Record<DropReason, number> => ({ text: -Infinity, size: -Infinity, header: -Infinity, frame: -Infinity, rate: -Infinity, role: -Infinity });
+const neverNoticed = (): Record<DropReason, number> => ({
+  text: -Infinity,
+  size: -Infinity,
+  header: -Infinity,
+  frame: -Infinity,
+  rate: -Infinity,
+  role: -Infinity,
+});
 
 /**
  * The mechanics shared by a plain relay room ({@link RelayRoom}) and a world cell ({@link WorldCell}):
@@ -117,7 +132,10 @@ export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> {
     this.farTick = new TickBuffer(DEFAULT_RELAY_OPTIONS.capacity * 4);
     this.closeTick = new TickBuffer(DEFAULT_RELAY_OPTIONS.capacity * 4);
     this.keys = new KeyRing(ctx.storage, () => env.WORLD_DIRECTORY.get(env.WORLD_DIRECTORY.idFromName(DIRECTORY_ROOM)).worldKey());
-    this.ledger = new ClientLedger<RelayBudget>({ frame: { ratePerSecond: options.rateCap, burst: options.rateBurst }, command: COMMAND_LIMITS }, RELAY_SEATS);
+    this.ledger = new ClientLedger<RelayBudget>(
+      { frame: { ratePerSecond: options.rateCap, burst: options.rateBurst }, command: COMMAND_LIMITS },
+      RELAY_SEATS,
+    );
     // Keep-alive without waking: the runtime answers "ping" with "pong" itself.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_TEXT, PONG_TEXT));
     void ctx.blockConcurrencyWhile(async () => {
@@ -133,7 +151,8 @@ export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> {
   }
 
   override async fetch(request: Request): Promise<Response> {
-    if (request.headers.get('X-Cairn-Action') === 'stats') return Response.json(await this.stats(request.headers.get('X-Cairn-Room') ?? ''));
+    if (request.headers.get('X-Cairn-Action') === 'stats')
+      return Response.json(await this.stats(request.headers.get('X-Cairn-Room') ?? ''));
     return super.fetch(request);
   }
 
@@ -303,7 +322,11 @@ export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> {
     this.heard.clear();
     if (this.tick.count === 0 && this.farTick.count === 0 && this.closeTick.count === 0) return;
     const now = Date.now();
-    const farDue = everyone || !this.watching || now - this.farFlushedAt >= this.settings.farIntervalMs || this.farTick.count > this.farTick.maxFrames / 2;
+    const farDue =
+      everyone ||
+      !this.watching ||
+      now - this.farFlushedAt >= this.settings.farIntervalMs ||
+      this.farTick.count > this.farTick.maxFrames / 2;
     const near: TickRecipient[] = [];
     const close: TickRecipient[] = [];
     const far: TickRecipient[] = [];

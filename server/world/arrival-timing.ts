@@ -93,7 +93,7 @@ class QuickestTransit {
 
   /** Records one frame; returns how much longer than the quickest lately it took (ms, ≥ 0). */
   excess(at: number, sentStamp: number): number {
-    const transit = (((at % TWO_32) - sentStamp) % TWO_32 + TWO_32) % TWO_32;
+    const transit = ((((at % TWO_32) - sentStamp) % TWO_32) + TWO_32) % TWO_32;
     this.reference ??= transit;
     // Relative to the first frame's, as a signed 32-bit difference: continuous across the wrap.
     const relative = (transit - this.reference) | 0;

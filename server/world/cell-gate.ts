@@ -32,10 +32,18 @@ export class CellGate {
     if (!verified.ok) return { ok: false, code: verified.expired ? CloseCode.expired : CloseCode.badToken, reason: verified.reason };
     const claims = verified.claims;
     if (role === 'pub' && !sameCell(claims.cell, this.cell)) {
-      return { ok: false, code: CloseCode.tooFar, reason: `token is for cell ${claims.cell.x}:${claims.cell.z}; publish only where you stand` };
+      return {
+        ok: false,
+        code: CloseCode.tooFar,
+        reason: `token is for cell ${claims.cell.x}:${claims.cell.z}; publish only where you stand`,
+      };
     }
     if (cellDistance(claims.cell, this.cell) > 1) {
-      return { ok: false, code: CloseCode.tooFar, reason: `cell ${this.cell.x}:${this.cell.z} is not in the 3×3 around ${claims.cell.x}:${claims.cell.z}` };
+      return {
+        ok: false,
+        code: CloseCode.tooFar,
+        reason: `cell ${this.cell.x}:${this.cell.z} is not in the 3×3 around ${claims.cell.x}:${claims.cell.z}`,
+      };
     }
     return { ok: true, claims };
   }

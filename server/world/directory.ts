@@ -1,4 +1,14 @@
-import { CELL_SIZE, cellAt, cellDistance, sameCell, type Cell, type CellPopulation, type WorldDirectory as DirectoryView, type WorldEntry, type WorldHop } from '../../src/net/protocol/world.ts';
+import {
+  CELL_SIZE,
+  cellAt,
+  cellDistance,
+  sameCell,
+  type Cell,
+  type CellPopulation,
+  type WorldDirectory as DirectoryView,
+  type WorldEntry,
+  type WorldHop,
+} from '../../src/net/protocol/world.ts';
 import { importTokenKey, randomTokenKey, signToken, TOKEN_TTL_MS, verifyToken } from './token.ts';
 
 /** Shortest time between two hops of one identity (ms); hysteresis keeps honest clients far above it. */
@@ -101,20 +111,26 @@ export class WorldDirectory {
   async enter(position: { x: number; z: number } | null): Promise<DirectoryResult<WorldEntry>> {
     let cell: Cell;
     if (position) {
-      if (!Number.isFinite(position.x) || !Number.isFinite(position.z)) return { ok: false, status: 400, problem: 'x and z must be finite numbers (metres)' };
-      if (Math.abs(position.x) > this.halfExtent || Math.abs(position.z) > this.halfExtent) return { ok: false, status: 400, problem: `position is outside the world (the map spans ±${this.halfExtent} m)` };
+      if (!Number.isFinite(position.x) || !Number.isFinite(position.z))
+        return { ok: false, status: 400, problem: 'x and z must be finite numbers (metres)' };
+      if (Math.abs(position.x) > this.halfExtent || Math.abs(position.z) > this.halfExtent)
+        return { ok: false, status: 400, problem: `position is outside the world (the map spans ±${this.halfExtent} m)` };
       cell = cellAt(position.x, position.z);
     } else {
       cell = (await this.snapshot()).spawn?.cell ?? { x: 0, z: 0 };
     }
-    if (!this.onMap(cell)) return { ok: false, status: 400, problem: `position is outside the world (the map spans ±${this.halfExtent} m)` };
+    if (!this.onMap(cell))
+      return { ok: false, status: 400, problem: `position is outside the world (the map spans ±${this.halfExtent} m)` };
     const id = ((await this.storage.get<number>('world:lastId')) ?? 0) + 1;
     const now = this.now();
     // Entering is not a hop: the first hop may follow at once.
     await this.storage.put({ 'world:lastId': id, [`who:${id}`]: { cell, at: 0, issued: now } satisfies Whereabouts });
     await this.sweep(now);
     const token = await signToken(await this.signingKey(), id, cell, now);
-    return { ok: true, value: { id, token, cell, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, cellSize: CELL_SIZE, serverTime: this.now() } };
+    return {
+      ok: true,
+      value: { id, token, cell, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, cellSize: CELL_SIZE, serverTime: this.now() },
+    };
   }
 
   /**
@@ -122,16 +138,20 @@ export class WorldDirectory {
    * token. A hop also says who moved from where (`moved`), so the old cell can be told.
    */
   async hop(token: string, to: Cell): Promise<DirectoryResult<WorldHop> & { moved?: { id: number; from: Cell } }> {
-    if (!Number.isInteger(to.x) || !Number.isInteger(to.z) || !this.onMap(to)) return { ok: false, status: 400, problem: `cell must be whole numbers on the map (±${this.halfExtent} m)` };
+    if (!Number.isInteger(to.x) || !Number.isInteger(to.z) || !this.onMap(to))
+      return { ok: false, status: 400, problem: `cell must be whole numbers on the map (±${this.halfExtent} m)` };
     const now = this.now();
     const checked = await verifyToken(await this.signingKey(), token, now);
     if (!checked.ok) return { ok: false, status: checked.expired ? 401 : 403, problem: checked.reason };
     const { id, cell } = checked.claims;
     const record = await this.storage.get<Whereabouts>(`who:${id}`);
-    if (!record || !sameCell(record.cell, cell)) return { ok: false, status: 409, problem: 'this token is not the identity’s current cell (a newer token exists)' };
-    if (cellDistance(cell, to) > 1) return { ok: false, status: 400, problem: `cell ${to.x}:${to.z} is not next to ${cell.x}:${cell.z}; enter again to teleport` };
+    if (!record || !sameCell(record.cell, cell))
+      return { ok: false, status: 409, problem: 'this token is not the identity’s current cell (a newer token exists)' };
+    if (cellDistance(cell, to) > 1)
+      return { ok: false, status: 400, problem: `cell ${to.x}:${to.z} is not next to ${cell.x}:${cell.z}; enter again to teleport` };
     const moving = !sameCell(cell, to);
-    if (moving && now - record.at < MIN_HOP_MS) return { ok: false, status: 429, problem: `hopped ${now - record.at} ms ago; at most one hop per ${MIN_HOP_MS} ms` };
+    if (moving && now - record.at < MIN_HOP_MS)
+      return { ok: false, status: 429, problem: `hopped ${now - record.at} ms ago; at most one hop per ${MIN_HOP_MS} ms` };
     await this.storage.put(`who:${id}`, { cell: to, at: moving ? now : record.at, issued: now } satisfies Whereabouts);
     const fresh = await signToken(await this.signingKey(), id, to, now);
     const value: WorldHop = { token: fresh, cell: to, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, serverTime: this.now() };
@@ -144,7 +164,11 @@ export class WorldDirectory {
    * entries, so forgotten-but-kept records stay a small fraction of the live ones.
    */
   private async sweep(now: number): Promise<void> {
-    const batch = await this.storage.list<Whereabouts>({ prefix: 'who:', limit: SWEEP_BATCH, ...(this.sweepAfter ? { startAfter: this.sweepAfter } : {}) });
+    const batch = await this.storage.list<Whereabouts>({
+      prefix: 'who:',
+      limit: SWEEP_BATCH,
+      ...(this.sweepAfter ? { startAfter: this.sweepAfter } : {}),
+    });
     const forget: string[] = [];
     let last: string | undefined;
     for (const [key, record] of batch) {
@@ -165,7 +189,9 @@ export class WorldDirectory {
   /** Busy cells, total players and a spawn suggestion. */
   async snapshot(): Promise<DirectoryView> {
     const now = this.now();
-    const cells = [...(await this.storage.list<CellPopulation>({ prefix: 'pop:' })).values()].filter((c) => now - c.at < REPORT_STALE_MS && c.players > 0).sort((a, b) => b.players - a.players || a.x - b.x || a.z - b.z);
+    const cells = [...(await this.storage.list<CellPopulation>({ prefix: 'pop:' })).values()]
+      .filter((c) => now - c.at < REPORT_STALE_MS && c.players > 0)
+      .sort((a, b) => b.players - a.players || a.x - b.x || a.z - b.z);
     const players = cells.reduce((sum, c) => sum + c.players, 0);
     const pick = cells.find((c) => c.players < CROWDED);
     const spawn = pick ? { x: (pick.x + 0.5) * CELL_SIZE, z: (pick.z + 0.5) * CELL_SIZE, cell: { x: pick.x, z: pick.z } } : null;

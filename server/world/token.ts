@@ -61,7 +61,11 @@ export async function signToken(key: CryptoKey, id: number, cell: Cell, issuedAt
 }
 
 /** Checks a token's signature and expiry; returns its claims or why it is refused. */
-export async function verifyToken(key: CryptoKey, token: string, nowMs: number): Promise<{ ok: true; claims: TokenClaims } | { ok: false; expired: boolean; reason: string }> {
+export async function verifyToken(
+  key: CryptoKey,
+  token: string,
+  nowMs: number,
+): Promise<{ ok: true; claims: TokenClaims } | { ok: false; expired: boolean; reason: string }> {
   const bytes = fromBase64Url(token);
   if (!bytes || bytes.length !== BODY_BYTES + MAC_BYTES) return { ok: false, expired: false, reason: 'malformed world token' };
   const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, bytes.subarray(0, BODY_BYTES) as Uint8Array<ArrayBuffer>));
@@ -70,9 +74,15 @@ export async function verifyToken(key: CryptoKey, token: string, nowMs: number):
   if (difference !== 0) return { ok: false, expired: false, reason: 'world token signature does not match' };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const issuedAt = view.getUint32(8, true) * 1000;
-  const claims: TokenClaims = { id: view.getUint32(0, true), cell: { x: view.getInt16(4, true), z: view.getInt16(6, true) }, issuedAt, expiresAt: issuedAt + TOKEN_TTL_MS };
+  const claims: TokenClaims = {
+    id: view.getUint32(0, true),
+    cell: { x: view.getInt16(4, true), z: view.getInt16(6, true) },
+    issuedAt,
+    expiresAt: issuedAt + TOKEN_TTL_MS,
+  };
   if (claims.id === 0) return { ok: false, expired: false, reason: 'world token for id 0' };
-  if (nowMs >= claims.expiresAt) return { ok: false, expired: true, reason: `world token expired ${Math.round((nowMs - claims.expiresAt) / 1000)} s ago` };
+  if (nowMs >= claims.expiresAt)
+    return { ok: false, expired: true, reason: `world token expired ${Math.round((nowMs - claims.expiresAt) / 1000)} s ago` };
   if (issuedAt > nowMs + 60_000) return { ok: false, expired: false, reason: 'world token issued in the future' };
   return { ok: true, claims };
 }

@@ -1,6 +1,19 @@
 import { CloseCode } from '../../src/net/protocol/control.ts';
 import { readTimestamp } from '../../src/net/protocol/frame.ts';
-import { cellSendPhase, CLOCK_ANSWER_INTERVAL_MS, DIRECTORY_ROOM, parseCellCommand, parseCellRoom, SEND_PERIOD_MS, type Cell, type CellAck, type CellClock, type CellRefusal, type CellRole, type CellTiming } from '../../src/net/protocol/world.ts';
+import {
+  cellSendPhase,
+  CLOCK_ANSWER_INTERVAL_MS,
+  DIRECTORY_ROOM,
+  parseCellCommand,
+  parseCellRoom,
+  SEND_PERIOD_MS,
+  type Cell,
+  type CellAck,
+  type CellClock,
+  type CellRefusal,
+  type CellRole,
+  type CellTiming,
+} from '../../src/net/protocol/world.ts';
 import { CELL_RELAY_OPTIONS, MAX_CELL_PUBLISHERS } from '../avatar/relay-options.ts';
 import type { Env } from '../env.ts';
 import type { Refusal, SocketAttachment } from '../hibernating-room.ts';
@@ -101,7 +114,14 @@ export class WorldCell extends AvatarRelay {
   protected override async describePeer(request: Request, base: SocketAttachment): Promise<AvatarPeer> {
     const claims = this.admitted.get(request);
     const role: CellRole = new URL(request.url).searchParams.get('role') === 'sub' ? 'sub' : 'pub';
-    return { ...base, client: `w:${base.id}`, ip: request.headers.get(CLIENT_IP_HEADER) ?? 'local', request: {}, role, ...(claims ? { expiresAt: claims.expiresAt } : {}) };
+    return {
+      ...base,
+      client: `w:${base.id}`,
+      ip: request.headers.get(CLIENT_IP_HEADER) ?? 'local',
+      request: {},
+      role,
+      ...(claims ? { expiresAt: claims.expiresAt } : {}),
+    };
   }
 
   protected override async onJoin(ws: WebSocket, peer: AvatarPeer): Promise<void> {
@@ -155,7 +175,8 @@ export class WorldCell extends AvatarRelay {
     const checked = await this.gate!.check(command.token, role, now);
     if (!checked.ok) return refuse(checked.reason);
     if (checked.claims.id !== member.peer.id) return refuse('token belongs to another identity');
-    if (role === 'pub' && member.peer.role !== 'pub' && this.publishers() >= MAX_CELL_PUBLISHERS) return refuse(`cell full: ${MAX_CELL_PUBLISHERS} players publish here already`);
+    if (role === 'pub' && member.peer.role !== 'pub' && this.publishers() >= MAX_CELL_PUBLISHERS)
+      return refuse(`cell full: ${MAX_CELL_PUBLISHERS} players publish here already`);
     const wasPub = member.peer.role === 'pub';
     // A watcher becoming a publisher: send the watchers' pending frames first, or it would never
     // get those already sent to the cell's publishers.
@@ -208,7 +229,13 @@ export class WorldCell extends AvatarRelay {
   }
 
   private async acknowledge(ws: WebSocket, peer: AvatarPeer): Promise<void> {
-    const ack: CellAck = { type: 'cell', cell: this.cell!, role: peer.role, expiresAt: peer.expiresAt ?? 0, avatarToken: await this.avatarToken(peer) };
+    const ack: CellAck = {
+      type: 'cell',
+      cell: this.cell!,
+      role: peer.role,
+      expiresAt: peer.expiresAt ?? 0,
+      avatarToken: await this.avatarToken(peer),
+    };
     sendJson(ws, ack);
   }
 
@@ -229,7 +256,8 @@ export class WorldCell extends AvatarRelay {
     if (!force && now - this.lastSweep < SWEEP_INTERVAL_MS) return;
     this.lastSweep = now;
     for (const member of this.memberList()) {
-      if (member.peer.expiresAt !== undefined && member.peer.expiresAt <= now) void this.dismiss(member.ws, CloseCode.expired, 'world token expired; renew before it runs out');
+      if (member.peer.expiresAt !== undefined && member.peer.expiresAt <= now)
+        void this.dismiss(member.ws, CloseCode.expired, 'world token expired; renew before it runs out');
     }
   }
 

@@ -56,8 +56,14 @@ export class WorldDirectoryRoom extends DurableObject<Env> {
 
   async worldEnter(position: { x: number; z: number } | null, ip: string): Promise<DirectoryResult<WorldEntry>> {
     const now = Date.now();
-    if (!isLocalIp(ip) && !perIp(this.enters, ip, ENTER_PER_IP, now)) return { ok: false, status: 429, problem: `too many enters from this address (a burst of ${ENTER_PER_IP.burst}, then one every ${1 / ENTER_PER_IP.ratePerSecond} s)` };
-    if (!this.allEnters.take(now)) return { ok: false, status: 503, problem: 'the world is taking too many new players a second; try again shortly' };
+    if (!isLocalIp(ip) && !perIp(this.enters, ip, ENTER_PER_IP, now))
+      return {
+        ok: false,
+        status: 429,
+        problem: `too many enters from this address (a burst of ${ENTER_PER_IP.burst}, then one every ${1 / ENTER_PER_IP.ratePerSecond} s)`,
+      };
+    if (!this.allEnters.take(now))
+      return { ok: false, status: 503, problem: 'the world is taking too many new players a second; try again shortly' };
     return this.logic.enter(position);
   }
 
@@ -84,7 +90,12 @@ export class WorldDirectoryRoom extends DurableObject<Env> {
   async issueSession(ip: string): Promise<IssuedSession | null> {
     const now = Date.now();
     if (!isLocalIp(ip) && !perIp(this.sessions, ip, SESSIONS_PER_IP, now)) return null;
-    this.sessionKey ??= this.logic.rawKey().then((b64) => deriveKey(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)), 'session'));
+    this.sessionKey ??= this.logic.rawKey().then((b64) =>
+      deriveKey(
+        Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)),
+        'session',
+      ),
+    );
     const { token, claims } = await signSession(await this.sessionKey, now);
     return { token, expiresAt: claims.expiresAt };
   }

@@ -2,7 +2,17 @@ import type { Object3D } from 'three';
 import type { PropCatalog } from '../scatter/catalog.ts';
 import type { Placement } from '../scatter/placement.ts';
 import { categoriesOf } from '../scatter/preset.ts';
-import { placeRegion, regionBounds, distanceToRegion, regionIndex, regionsPerSide, regionsWithin, resolveRegionPlan, type RegionKey, type RegionPlanOptions } from '../scatter/regions.ts';
+import {
+  placeRegion,
+  regionBounds,
+  distanceToRegion,
+  regionIndex,
+  regionsPerSide,
+  regionsWithin,
+  resolveRegionPlan,
+  type RegionKey,
+  type RegionPlanOptions,
+} from '../scatter/regions.ts';
 import { ScatterLayer } from '../scatter/scatter-layer.ts';
 import type { LodBands } from '../scatter/lod-select.ts';
 import type { Heightmap } from '../world/terrain/heightmap.ts';
@@ -116,10 +126,18 @@ export class AmbientScatter {
     this.ground = options.ground;
     // Shadows from LOD 0 only (to 24 m) and coarser levels sooner than the brush's: a whole map of
     // props, most of it seen from afar.
-    this.layer = new ScatterLayer({ ground: options.ground, seed: this.options.plan.seed, parent: options.parent, shadows: this.options.shadows, shadowLevels: 0, lodBands: AMBIENT_LOD_BANDS });
+    this.layer = new ScatterLayer({
+      ground: options.ground,
+      seed: this.options.plan.seed,
+      parent: options.parent,
+      shadows: this.options.shadows,
+      shadowLevels: 0,
+      lodBands: AMBIENT_LOD_BANDS,
+    });
     this.chooser = ambientPresetChooser(this.options.plan.seed);
     // A fixed snapshot: props registered later (the asset browser) must not change the regions.
-    for (const preset of this.layer.presets.values()) for (const category of categoriesOf(preset)) this.props[category] = [...this.layer.catalog.propsIn(category)];
+    for (const preset of this.layer.presets.values())
+      for (const category of categoriesOf(preset)) this.props[category] = [...this.layer.catalog.propsIn(category)];
     const total = Object.values(this.props).reduce((n, ids) => n + ids.length, 0);
     this.stats = {
       seed: this.options.plan.seed,
@@ -204,7 +222,8 @@ export class AmbientScatter {
     const focus = this.focus!;
     const plan = this.options.plan;
     const side = regionsPerSide(plan);
-    const distanceTo = (index: number): number => distanceToRegion(regionBounds(plan, { rx: index % side, rz: Math.floor(index / side) }), focus.x, focus.z);
+    const distanceTo = (index: number): number =>
+      distanceToRegion(regionBounds(plan, { rx: index % side, rz: Math.floor(index / side) }), focus.x, focus.z);
     // Drop far regions (and far regions' small props) from the buckets; 16 m of hysteresis.
     for (const index of [...this.drawnDetail]) {
       if (distanceTo(index) > this.options.detailRadius + 16) {
@@ -265,7 +284,14 @@ export class AmbientScatter {
       if (this.disposed) return;
       const start = performance.now();
       try {
-        const placements = placeRegion(this.ground, this.layer.presets, (category) => this.props[category] ?? [], this.options.plan, this.chooser, key);
+        const placements = placeRegion(
+          this.ground,
+          this.layer.presets,
+          (category) => this.props[category] ?? [],
+          this.options.plan,
+          this.chooser,
+          key,
+        );
         this.onReply({ type: 'region', rx: key.rx, rz: key.rz, placements, ms: performance.now() - start });
       } catch (error) {
         this.onReply({ type: 'error', message: (error as Error).message });
@@ -285,7 +311,10 @@ export class AmbientScatter {
     const plan = this.options.plan;
     const index = regionIndex(plan, reply);
     const detail = this.options.detailCategories;
-    this.placed.set(index, { large: reply.placements.filter((p) => !detail.has(p.category)), detail: reply.placements.filter((p) => detail.has(p.category)) });
+    this.placed.set(index, {
+      large: reply.placements.filter((p) => !detail.has(p.category)),
+      detail: reply.placements.filter((p) => detail.has(p.category)),
+    });
     this.stats.regions.placed = this.placed.size;
     this.stats.placeMs.last = reply.ms;
     this.stats.placeMs.total += reply.ms;

@@ -10,7 +10,13 @@ export interface Movable {
 }
 
 /** `height(x, z)` puts a moved person back on the ground. */
-export function keepClear(people: readonly Movable[], x: number, z: number, radius: number, height: (x: number, z: number) => number): number {
+export function keepClear(
+  people: readonly Movable[],
+  x: number,
+  z: number,
+  radius: number,
+  height: (x: number, z: number) => number,
+): number {
   let moved = 0;
   for (const person of people) {
     const dx = person.x - x;

@@ -44,7 +44,9 @@ export class AnimationStateMachine {
   resolve(state: string): string {
     const clip = this.aliases.get(state) ?? state;
     if (this.clips && !this.clips.has(clip)) {
-      throw new Error(`animation state "${state}" resolves to clip "${clip}", which this rig does not have (clips: ${[...this.clips].join(', ')})`);
+      throw new Error(
+        `animation state "${state}" resolves to clip "${clip}", which this rig does not have (clips: ${[...this.clips].join(', ')})`,
+      );
     }
     return clip;
   }

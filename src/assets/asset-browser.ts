@@ -99,10 +99,28 @@ export class AssetBrowser extends Emitter<AssetBrowserEvents> {
     this.catalog = new CatalogClient({ api: options.api, cache: options.cache, maxAgeMs: options.maxAgeMs });
     this.index = new SearchIndex([], { limit: this.limit });
     this.figures = {
-      catalog: 'idle', entries: 0, rejected: 0, catalogSource: null, catalogError: null, catalogProgress: null,
-      query: '', results: 0, searchMs: 0, searches: 0,
-      model: null, modelState: 'none', loadingId: null, resolution: this.resolution, trianglesOriginal: 0, triangles: 0, ratio: 1, simplifyMs: 0,
-      loads: 0, loadErrors: 0, lastError: null, freed: this.slot.freed,
+      catalog: 'idle',
+      entries: 0,
+      rejected: 0,
+      catalogSource: null,
+      catalogError: null,
+      catalogProgress: null,
+      query: '',
+      results: 0,
+      searchMs: 0,
+      searches: 0,
+      model: null,
+      modelState: 'none',
+      loadingId: null,
+      resolution: this.resolution,
+      trianglesOriginal: 0,
+      triangles: 0,
+      ratio: 1,
+      simplifyMs: 0,
+      loads: 0,
+      loadErrors: 0,
+      lastError: null,
+      freed: this.slot.freed,
     };
     let indexed: unknown = null;
     this.catalog.on('change', (state) => {
@@ -160,7 +178,10 @@ export class AssetBrowser extends Emitter<AssetBrowserEvents> {
   async load(id: string, options: { resolution?: string } = {}): Promise<LoadedModel> {
     const resolution = options.resolution ?? this.resolution;
     if (!isValidAssetId(id)) {
-      const error = new AssetError('invalid-id', `${JSON.stringify(String(id)).slice(0, 70)} is not a Poly Haven asset id (letters, digits, _ and -, up to 50 characters); nothing was requested`);
+      const error = new AssetError(
+        'invalid-id',
+        `${JSON.stringify(String(id)).slice(0, 70)} is not a Poly Haven asset id (letters, digits, _ and -, up to 50 characters); nothing was requested`,
+      );
       this.fail(String(id), resolution, error);
       throw error;
     }
@@ -176,7 +197,8 @@ export class AssetBrowser extends Emitter<AssetBrowserEvents> {
         resolution,
         signal: abort.signal,
         configureManager: this.configureManager,
-        onProgress: (loaded, total) => void (!settled && !abort.signal.aborted && this.emit('load', { id, state: 'loading', resolution, progress: { loaded, total } })),
+        onProgress: (loaded, total) =>
+          void (!settled && !abort.signal.aborted && this.emit('load', { id, state: 'loading', resolution, progress: { loaded, total } })),
       });
       settled = true;
       this.slot.show(model);
@@ -192,7 +214,8 @@ export class AssetBrowser extends Emitter<AssetBrowserEvents> {
       return model;
     } catch (error) {
       settled = true;
-      const assetError = error instanceof AssetError ? error : new AssetError('corrupt', (error as Error).message, undefined, undefined, { cause: error });
+      const assetError =
+        error instanceof AssetError ? error : new AssetError('corrupt', (error as Error).message, undefined, undefined, { cause: error });
       if (assetError.kind !== 'superseded') this.fail(id, resolution, assetError);
       throw assetError;
     } finally {

@@ -15,6 +15,9 @@ export function isValidAssetId(id: unknown): id is string {
 export function assertValidAssetId(id: unknown): asserts id is string {
   if (!isValidAssetId(id)) {
     const shown = typeof id === 'string' ? JSON.stringify(id.length > 60 ? `${id.slice(0, 60)}…` : id) : String(id);
-    throw new AssetError('invalid-id', `${shown} is not a Poly Haven asset id (letters, digits, _ and -, up to 50 characters); nothing was requested`);
+    throw new AssetError(
+      'invalid-id',
+      `${shown} is not a Poly Haven asset id (letters, digits, _ and -, up to 50 characters); nothing was requested`,
+    );
   }
 }

@@ -14,14 +14,27 @@ export interface AssetPageStats extends AssetBrowserStats {
 export function assetHudRows(s: AssetPageStats | undefined): Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> {
   if (!s) return [{ label: 'catalog', value: 'not loaded' }];
   const rows: Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> = [
-    { label: 'catalog', value: `${s.catalog} · ${s.entries.toLocaleString('en-US')}${s.catalogSource === 'cache' ? ' (cache)' : ''}`, tone: s.catalog === 'ready' ? 'ok' : s.catalog === 'stale' ? 'warn' : s.catalog === 'error' ? 'bad' : undefined },
+    {
+      label: 'catalog',
+      value: `${s.catalog} · ${s.entries.toLocaleString('en-US')}${s.catalogSource === 'cache' ? ' (cache)' : ''}`,
+      tone: s.catalog === 'ready' ? 'ok' : s.catalog === 'stale' ? 'warn' : s.catalog === 'error' ? 'bad' : undefined,
+    },
     { label: 'search', value: `${s.results.toLocaleString('en-US')} hits · ${s.searchMs.toFixed(2)} ms` },
     { label: 'thumbnails', value: `${s.thumbnails.loaded}/${s.thumbnails.requested} loaded, ${s.thumbnails.waiting} waiting` },
-    { label: 'model', value: s.loadingId ? `loading ${s.loadingId}…` : (s.model ?? 'none'), tone: s.modelState === 'error' ? 'bad' : undefined },
+    {
+      label: 'model',
+      value: s.loadingId ? `loading ${s.loadingId}…` : (s.model ?? 'none'),
+      tone: s.modelState === 'error' ? 'bad' : undefined,
+    },
   ];
-  if (s.model) rows.push({ label: 'triangles', value: `${s.trianglesOriginal.toLocaleString('en-US')} → ${s.triangles.toLocaleString('en-US')} (${Math.round(s.ratio * 100)}%)` });
+  if (s.model)
+    rows.push({
+      label: 'triangles',
+      value: `${s.trianglesOriginal.toLocaleString('en-US')} → ${s.triangles.toLocaleString('en-US')} (${Math.round(s.ratio * 100)}%)`,
+    });
   rows.push({ label: 'gpu memory', value: `${s.memory.geometries} geometries, ${s.memory.textures} textures` });
   if (s.placed) rows.push({ label: 'placed', value: String(s.placed) });
-  if (s.lastError) rows.push({ label: 'last error', value: s.lastError.length > 60 ? `${s.lastError.slice(0, 60)}…` : s.lastError, tone: 'bad' });
+  if (s.lastError)
+    rows.push({ label: 'last error', value: s.lastError.length > 60 ? `${s.lastError.slice(0, 60)}…` : s.lastError, tone: 'bad' });
   return rows;
 }

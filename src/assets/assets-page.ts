@@ -33,7 +33,10 @@ export interface AssetsPageApi {
   /** Types `query` into the search box and returns the top hits (ids, names, scores). */
   search(query: string): { total: number; hits: Array<{ id: string; name: string; score: number }> };
   /** Loads a model as a card click does; resolves with a summary, rejects with the card's error. */
-  load(id: string, options?: { resolution?: string }): Promise<{ id: string; resolution: string; triangles: number; materials: number; textures: number; meshes: number }>;
+  load(
+    id: string,
+    options?: { resolution?: string },
+  ): Promise<{ id: string; resolution: string; triangles: number; materials: number; textures: number; meshes: number }>;
   /** Sets the detail slider (0 < ratio ≤ 1); returns triangles before/after. */
   setRatio(ratio: number): { trianglesBefore: number; trianglesAfter: number } | null;
   /** Frees the shown model. */
@@ -112,7 +115,14 @@ export async function startAssetsPage(stage: Stage, params = new URLSearchParams
     },
     async load(id, options) {
       const model = await browser.load(id, options);
-      return { id: model.id, resolution: model.resolution, triangles: model.triangles, materials: model.materials, textures: model.textures, meshes: model.meshes };
+      return {
+        id: model.id,
+        resolution: model.resolution,
+        triangles: model.triangles,
+        materials: model.materials,
+        textures: model.textures,
+        meshes: model.meshes,
+      };
     },
     setRatio(ratio) {
       const report = browser.setRatio(ratio);

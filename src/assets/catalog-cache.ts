@@ -62,7 +62,12 @@ export class CacheStorageCatalogCache implements CatalogCache {
 
   async put(key: string, value: CachedCatalog): Promise<void> {
     const cache = await this.open();
-    await cache?.put(key, new Response(JSON.stringify(value.json), { headers: { 'content-type': 'application/json', [SAVED_AT_HEADER]: String(value.savedAt) } }));
+    await cache?.put(
+      key,
+      new Response(JSON.stringify(value.json), {
+        headers: { 'content-type': 'application/json', [SAVED_AT_HEADER]: String(value.savedAt) },
+      }),
+    );
   }
 
   async delete(key: string): Promise<void> {

@@ -61,7 +61,11 @@ export class CatalogClient extends Emitter<CatalogEvents> {
   constructor(options: CatalogClientOptions) {
     super();
     this.api = options.api;
-    const defaults: Required<Omit<CatalogClientOptions, 'api'>> = { cache: new MemoryCatalogCache(), maxAgeMs: DEFAULT_CATALOG_MAX_AGE_MS, now: Date.now };
+    const defaults: Required<Omit<CatalogClientOptions, 'api'>> = {
+      cache: new MemoryCatalogCache(),
+      maxAgeMs: DEFAULT_CATALOG_MAX_AGE_MS,
+      now: Date.now,
+    };
     const resolved = withDefaults(defaults, options);
     this.cache = resolved.cache;
     this.maxAgeMs = resolved.maxAgeMs;
@@ -108,14 +112,26 @@ export class CatalogClient extends Emitter<CatalogEvents> {
     }
     this.abort = new AbortController();
     try {
-      const json = await this.api.fetchCatalog({ signal: this.abort.signal, onProgress: (loaded, total) => this.set({ progress: { loaded, total } }) });
+      const json = await this.api.fetchCatalog({
+        signal: this.abort.signal,
+        onProgress: (loaded, total) => this.set({ progress: { loaded, total } }),
+      });
       const parsed = parseCatalog(json, 'the Poly Haven catalog');
       const savedAt = this.now();
       await this.cache.put(key, { json, savedAt }).catch(() => undefined); // a full disk must not lose a good catalog
-      this.set({ status: 'ready', entries: parsed.entries, rejected: parsed.rejected.length, source: 'network', savedAt, error: null, progress: null });
+      this.set({
+        status: 'ready',
+        entries: parsed.entries,
+        rejected: parsed.rejected.length,
+        source: 'network',
+        savedAt,
+        error: null,
+        progress: null,
+      });
     } catch (error) {
       if ((error as Error).name === 'AbortError') return this.current;
-      const assetError = error instanceof AssetError ? error : new AssetError('network', (error as Error).message, key, undefined, { cause: error });
+      const assetError =
+        error instanceof AssetError ? error : new AssetError('network', (error as Error).message, key, undefined, { cause: error });
       this.set({ status: this.current.entries.length > 0 ? 'stale' : 'error', error: assetError, progress: null });
     } finally {
       this.abort = null;

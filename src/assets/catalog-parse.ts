@@ -36,11 +36,18 @@ const CatalogAsset = v.pipe(
     tags: StringList,
     thumbnail_url: v.fallback(v.nullable(v.pipe(v.string(), v.regex(/^https?:\/\//i))), null),
     download_count: v.fallback(v.pipe(v.number(), v.finite()), 0),
-    authors: v.fallback(v.pipe(v.custom<Record<string, unknown>>(isRecord), v.transform((authors) => Object.keys(authors))), []),
+    authors: v.fallback(
+      v.pipe(
+        v.custom<Record<string, unknown>>(isRecord),
+        v.transform((authors) => Object.keys(authors)),
+      ),
+      [],
+    ),
   }),
   v.transform((asset): Omit<CatalogEntry, 'id'> => {
     const categories = new Set(asset.categories.map((c) => c.toLowerCase()));
-    if (asset.category !== undefined) for (const part of asset.category.split('/')) if (part.trim()) categories.add(part.trim().toLowerCase());
+    if (asset.category !== undefined)
+      for (const part of asset.category.split('/')) if (part.trim()) categories.add(part.trim().toLowerCase());
     return {
       name: asset.name,
       categories: [...categories],
@@ -127,7 +134,8 @@ function absoluteUrl(value: unknown): string | null {
 export function pickGltfDownload(files: unknown, wanted: string, id = 'this asset'): GltfDownload {
   if (!isRecord(files)) throw new AssetError('corrupt', `the file list for ${id} is not a JSON object`);
   const available = gltfResolutions(files);
-  if (available.length === 0) throw new AssetError('no-gltf', `${id} has no glTF download (formats offered: ${Object.keys(files).join(', ') || 'none'})`);
+  if (available.length === 0)
+    throw new AssetError('no-gltf', `${id} has no glTF download (formats offered: ${Object.keys(files).join(', ') || 'none'})`);
   const rank = resolutionRank(wanted);
   const below = available.filter((r) => resolutionRank(r) <= rank);
   const resolution = below.length > 0 ? below[below.length - 1]! : available[0]!;
@@ -138,10 +146,12 @@ export function pickGltfDownload(files: unknown, wanted: string, id = 'this asse
   if (!url) throw new AssetError('corrupt', `the ${resolution} glTF of ${id} has no absolute http(s) URL`);
   const include: Record<string, string> = {};
   let bytes: number | null = typeof file.size === 'number' ? file.size : null;
-  if (file.include !== undefined && !isRecord(file.include)) throw new AssetError('corrupt', `the ${resolution} glTF of ${id} has an include list that is not an object`);
+  if (file.include !== undefined && !isRecord(file.include))
+    throw new AssetError('corrupt', `the ${resolution} glTF of ${id} has an include list that is not an object`);
   for (const [path, entry] of Object.entries(isRecord(file.include) ? file.include : {})) {
     const target = isRecord(entry) ? absoluteUrl(entry.url) : null;
-    if (!target || !isRecord(entry)) throw new AssetError('corrupt', `the ${resolution} glTF of ${id} includes "${path}" without an absolute http(s) URL`);
+    if (!target || !isRecord(entry))
+      throw new AssetError('corrupt', `the ${resolution} glTF of ${id} includes "${path}" without an absolute http(s) URL`);
     include[path] = target;
     const size = entry.size;
     bytes = bytes !== null && typeof size === 'number' ? bytes + size : null;

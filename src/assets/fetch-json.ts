@@ -24,16 +24,27 @@ export async function fetchJson(url: string, options: FetchJsonOptions = {}): Pr
   const doFetch = options.fetch ?? globalThis.fetch;
   let response: Response;
   try {
-    response = await doFetch(url, { referrerPolicy: options.referrerPolicy ?? 'origin', signal: options.signal, headers: { accept: 'application/json' } });
+    response = await doFetch(url, {
+      referrerPolicy: options.referrerPolicy ?? 'origin',
+      signal: options.signal,
+      headers: { accept: 'application/json' },
+    });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
-    throw new AssetError('network', `cannot reach ${label} (${(error as Error).message}); check the connection and retry`, url, undefined, { cause: error });
+    throw new AssetError('network', `cannot reach ${label} (${(error as Error).message}); check the connection and retry`, url, undefined, {
+      cause: error,
+    });
   }
   if (response.status === 404) {
     throw new AssetError('not-found', `${label} was not found (HTTP 404)`, url, 404);
   }
   if (!response.ok) {
-    throw new AssetError('http', `${label} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}; the service may be down, retry later`, url, response.status);
+    throw new AssetError(
+      'http',
+      `${label} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}; the service may be down, retry later`,
+      url,
+      response.status,
+    );
   }
   const text = await readText(response, options.onProgress, url, label);
   try {
@@ -68,7 +79,13 @@ async function readText(response: Response, onProgress: ProgressCallback | undef
     }
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
-    throw new AssetError('network', `the connection dropped while downloading ${label} (${(error as Error).message})`, url, response.status, { cause: error });
+    throw new AssetError(
+      'network',
+      `the connection dropped while downloading ${label} (${(error as Error).message})`,
+      url,
+      response.status,
+      { cause: error },
+    );
   }
   return text + decoder.decode();
 }

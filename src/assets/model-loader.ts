@@ -57,10 +57,15 @@ function loaderError(error: unknown, url: string, modifier: IncludeUrlModifier):
   if (error instanceof AssetError) return error;
   const e = error as Error & { response?: Response };
   const status = e.response?.status;
-  const hint = modifier.unmapped.length ? `; the glTF refers to ${modifier.unmapped.map((p) => `"${p}"`).join(', ')}, which its include map does not list` : '';
-  if (status === 404) return new AssetError('not-found', `the model file was not found (HTTP 404)${hint}`, e.response?.url ?? url, 404, { cause: error });
-  if (status !== undefined) return new AssetError('http', `the model download answered HTTP ${status}${hint}`, e.response?.url ?? url, status, { cause: error });
-  if (e instanceof TypeError && /fetch|network/i.test(e.message)) return new AssetError('network', `cannot download the model (${e.message})`, url, undefined, { cause: error });
+  const hint = modifier.unmapped.length
+    ? `; the glTF refers to ${modifier.unmapped.map((p) => `"${p}"`).join(', ')}, which its include map does not list`
+    : '';
+  if (status === 404)
+    return new AssetError('not-found', `the model file was not found (HTTP 404)${hint}`, e.response?.url ?? url, 404, { cause: error });
+  if (status !== undefined)
+    return new AssetError('http', `the model download answered HTTP ${status}${hint}`, e.response?.url ?? url, status, { cause: error });
+  if (e instanceof TypeError && /fetch|network/i.test(e.message))
+    return new AssetError('network', `cannot download the model (${e.message})`, url, undefined, { cause: error });
   return new AssetError('corrupt', `the model file is broken: ${e?.message ?? String(error)}${hint}`, url, undefined, { cause: error });
 }
 
@@ -79,7 +84,8 @@ export async function loadPolyHavenModel(api: PolyHavenApi, id: string, options:
     files = await api.fetchFiles(id, { signal });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw superseded(id);
-    if (error instanceof AssetError && error.kind === 'not-found') throw new AssetError('not-found', `Poly Haven has no asset "${id}" (HTTP 404)`, error.url, 404);
+    if (error instanceof AssetError && error.kind === 'not-found')
+      throw new AssetError('not-found', `Poly Haven has no asset "${id}" (HTTP 404)`, error.url, 404);
     throw error;
   }
   if (signal?.aborted) throw superseded(id);

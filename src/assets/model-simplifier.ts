@@ -35,7 +35,11 @@ export type ModelSimplifierOptions = SimplifyIndexOptions;
 
 function isTriangleMesh(object: Object3D): object is Mesh {
   const mesh = object as Mesh & { isInstancedMesh?: boolean };
-  return mesh.isMesh === true && (mesh.geometry as BufferGeometry | undefined)?.isBufferGeometry === true && mesh.geometry.getAttribute('position') !== undefined;
+  return (
+    mesh.isMesh === true &&
+    (mesh.geometry as BufferGeometry | undefined)?.isBufferGeometry === true &&
+    mesh.geometry.getAttribute('position') !== undefined
+  );
 }
 
 function packPositions(geometry: BufferGeometry): Float32Array {
@@ -79,7 +83,8 @@ export class ModelSimplifier {
     const vertexCount = geometry.getAttribute('position').count;
     let index = geometry.getIndex();
     if (!index || index.array instanceof Uint8Array) {
-      const array = vertexCount > 65535 ? new Uint32Array(index ? index.count : vertexCount) : new Uint16Array(index ? index.count : vertexCount);
+      const array =
+        vertexCount > 65535 ? new Uint32Array(index ? index.count : vertexCount) : new Uint16Array(index ? index.count : vertexCount);
       for (let i = 0; i < array.length; i++) array[i] = index ? index.getX(i) : i;
       index = new BufferAttribute(array, 1);
       geometry.setIndex(index);
@@ -97,7 +102,16 @@ export class ModelSimplifier {
       ? geometry.groups.map((g) => ({ start: g.start, count: g.count, materialIndex: g.materialIndex ?? 0 }))
       : [{ start: geometry.drawRange.start, count: drawEnd - geometry.drawRange.start, materialIndex: 0 }];
     const triangles = slices.reduce((sum, s) => sum + Math.floor(Math.max(0, Math.min(s.count, originalIndex.length - s.start)) / 3), 0);
-    return { mesh, original, originalIndex, positions: packPositions(geometry), slices, hadGroups, originalTriangles: triangles, triangles };
+    return {
+      mesh,
+      original,
+      originalIndex,
+      positions: packPositions(geometry),
+      slices,
+      hadGroups,
+      originalTriangles: triangles,
+      triangles,
+    };
   }
 
   get ratio(): number {

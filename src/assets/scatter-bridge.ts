@@ -17,11 +17,29 @@ export const FALLBACK_SCATTER_CATEGORY = 'prop';
 
 /** Words Poly Haven uses that mean one of scatter's categories. */
 const SYNONYMS: Record<string, string> = {
-  rocks: 'rock', stone: 'rock', stones: 'rock', boulder: 'rock', boulders: 'rock',
-  pebbles: 'pebble', gravel: 'pebble',
-  trees: 'broadleaf', tree: 'broadleaf', pine: 'conifer', fir: 'conifer', spruce: 'conifer',
-  shrub: 'bush', shrubs: 'bush', bushes: 'bush', plants: 'bush', plant: 'bush',
-  flowers: 'flower', grasses: 'grass', reeds: 'reed', logs: 'driftwood', log: 'driftwood', branch: 'driftwood',
+  rocks: 'rock',
+  stone: 'rock',
+  stones: 'rock',
+  boulder: 'rock',
+  boulders: 'rock',
+  pebbles: 'pebble',
+  gravel: 'pebble',
+  trees: 'broadleaf',
+  tree: 'broadleaf',
+  pine: 'conifer',
+  fir: 'conifer',
+  spruce: 'conifer',
+  shrub: 'bush',
+  shrubs: 'bush',
+  bushes: 'bush',
+  plants: 'bush',
+  plant: 'bush',
+  flowers: 'flower',
+  grasses: 'grass',
+  reeds: 'reed',
+  logs: 'driftwood',
+  log: 'driftwood',
+  branch: 'driftwood',
 };
 
 /**

@@ -179,7 +179,12 @@ interface Word {
 
 /** Orders hits: higher score first, then more downloads, then name A→Z, then id. */
 export function compareHits(a: SearchHit, b: SearchHit): number {
-  return b.score - a.score || b.entry.downloads - a.entry.downloads || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0) || (a.entry.id < b.entry.id ? -1 : 1);
+  return (
+    b.score - a.score ||
+    b.entry.downloads - a.entry.downloads ||
+    (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0) ||
+    (a.entry.id < b.entry.id ? -1 : 1)
+  );
 }
 
 export class SearchIndex {
@@ -199,10 +204,17 @@ export class SearchIndex {
     // Entries in tie-break order (most downloaded, then name, then id): a later entry with an
     // equal score never outranks an earlier one, so once the top list is full an entry must
     // score strictly higher than its last hit, which lets most entries skip scoring.
-    const ordered = [...entries].sort((a, b) => b.downloads - a.downloads || (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const ordered = [...entries].sort(
+      (a, b) => b.downloads - a.downloads || (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
     const text = ordered.map((entry) => {
       const group = (name: MatchField, values: Field[]) => ({ field: name, values, text: values.map((v) => v.value).join('\u0001') });
-      const groups: Indexed['groups'] = [group('name', [field(entry.name)]), group('id', [field(entry.id)]), group('category', entry.categories.map(field)), group('tag', entry.tags.map(field))];
+      const groups: Indexed['groups'] = [
+        group('name', [field(entry.name)]),
+        group('id', [field(entry.id)]),
+        group('category', entry.categories.map(field)),
+        group('tag', entry.tags.map(field)),
+      ];
       return { groups, haystack: groups.map((g) => g.text).join('\u0001'), nameLower: entry.name.toLowerCase() };
     });
     // Rebuild every string the scan reads in one go. Strings made by toLowerCase/split/join are
@@ -212,7 +224,12 @@ export class SearchIndex {
     this.items = packed.map((item, i) => ({ ...item, entry: ordered[i]! }));
     const n = this.items.length;
     this.allMasks = new Int32Array(n);
-    this.groupMasks = [0, 1, 2, 3].map(() => ({ chars: new Int32Array(n), starts: new Int32Array(n), singles: new Int32Array(n), lengths: new Int32Array(n) }));
+    this.groupMasks = [0, 1, 2, 3].map(() => ({
+      chars: new Int32Array(n),
+      starts: new Int32Array(n),
+      singles: new Int32Array(n),
+      lengths: new Int32Array(n),
+    }));
     this.items.forEach((item, i) => {
       item.groups.forEach((group, g) => {
         const masks = this.groupMasks[g]!;
@@ -312,13 +329,25 @@ export class SearchIndex {
     const words = queryWords(query);
     const prepared: Word[] = words.map((text) => {
       const first = text.charCodeAt(0);
-      return { text, mask: maskOf(text), first: charBit(first), length: lengthBit(text.length), letter: text.length === 1 && isLetter(first), alnumStart: isAlnum(first) };
+      return {
+        text,
+        mask: maskOf(text),
+        first: charBit(first),
+        length: lengthBit(text.length),
+        letter: text.length === 1 && isLetter(first),
+        alnumStart: isAlnum(first),
+      };
     });
     const key = words.length ? query.toLowerCase().trim().replace(/\s+/g, ' ') : '';
     const whole = key;
     // A query that extends the last one can only match a subset of its matches (every word of the
     // new query contains a word of the old one), so only those need scoring.
-    const narrowed = this.narrow && this.lastQueryKey !== null && this.lastQueryKey !== '' && key.startsWith(this.lastQueryKey) && this.lastMatches !== null;
+    const narrowed =
+      this.narrow &&
+      this.lastQueryKey !== null &&
+      this.lastQueryKey !== '' &&
+      key.startsWith(this.lastQueryKey) &&
+      this.lastMatches !== null;
     const candidates = narrowed ? this.lastMatches! : null;
     const count = candidates ? candidates.length : this.items.length;
     const top: SearchHit[] = [];
@@ -357,7 +386,10 @@ export class SearchIndex {
       const item = this.itemOf(hit.entry);
       hit.matches = words.map((word) => this.matchOf(item, word));
     }
-    this.spare = this.lastMatches && this.lastMatches.buffer !== matched.buffer ? new Int32Array(this.lastMatches.buffer as ArrayBuffer) : new Int32Array(0);
+    this.spare =
+      this.lastMatches && this.lastMatches.buffer !== matched.buffer
+        ? new Int32Array(this.lastMatches.buffer as ArrayBuffer)
+        : new Int32Array(0);
     this.lastQueryKey = key;
     this.lastMatches = matched.subarray(0, total);
     return { query, words, total, hits: top, scanned: count };

@@ -48,7 +48,14 @@ export interface SimplifiedIndex {
  * @param positions packed xyz per vertex
  * @param ratio fraction of triangles to keep, in (0, 1]; 1 returns the slices unchanged
  */
-export function simplifyIndexBySlices(index: Uint32Array, positions: Float32Array, slices: readonly IndexSlice[], ratio: number, simplify: SimplifyFunction, options: SimplifyIndexOptions = {}): SimplifiedIndex {
+export function simplifyIndexBySlices(
+  index: Uint32Array,
+  positions: Float32Array,
+  slices: readonly IndexSlice[],
+  ratio: number,
+  simplify: SimplifyFunction,
+  options: SimplifyIndexOptions = {},
+): SimplifiedIndex {
   if (!(ratio > 0 && ratio <= 1)) throw new RangeError(`simplification ratio must be in (0, 1], got ${ratio}`);
   const maxError = options.maxError ?? 1;
   const lock: Array<'LockBorder' | 'Sparse'> = options.lockBorder === false ? [] : ['LockBorder'];

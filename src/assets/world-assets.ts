@@ -84,7 +84,11 @@ export class WorldAssets {
 
   constructor(world: World, options: WorldAssetsOptions = {}) {
     this.world = world;
-    const defaults: Required<Omit<WorldAssetsOptions, 'button'>> = { distance: 4, actions: [], params: new URLSearchParams(location.search) };
+    const defaults: Required<Omit<WorldAssetsOptions, 'button'>> = {
+      distance: 4,
+      actions: [],
+      params: new URLSearchParams(location.search),
+    };
     const resolved = withDefaults(defaults, options);
     this.distance = resolved.distance;
     this.actions = resolved.actions;
@@ -104,7 +108,12 @@ export class WorldAssets {
         simplify: MeshoptSimplifier.simplify,
         place: (root) => this.putInFrontOfPlayer(root),
       });
-      const browser = new AssetBrowser({ api: apiFromLocation(this.params), slot, cache: new CacheStorageCatalogCache(), resolution: this.params.get('res') ?? '1k' });
+      const browser = new AssetBrowser({
+        api: apiFromLocation(this.params),
+        slot,
+        cache: new CacheStorageCatalogCache(),
+        resolution: this.params.get('res') ?? '1k',
+      });
       this.browser = browser;
       this.stopStats = world.afterRender(() => {
         const stats: AssetPageStats = {
@@ -167,7 +176,9 @@ export class WorldAssets {
         },
         run: (_model, category) => {
           const result = this.addToScatter(category);
-          this.panel?.setStatus(`Added ${result.propId} to scatter category "${result.category}"${result.category === 'prop' ? ' (no preset uses it)' : ''}.`);
+          this.panel?.setStatus(
+            `Added ${result.propId} to scatter category "${result.category}"${result.category === 'prop' ? ' (no preset uses it)' : ''}.`,
+          );
         },
       };
       this.panel = new AssetPanel({ browser, title: 'Assets', actions: [keep, scatter, ...this.actions, clear], closeButton: true });
@@ -193,7 +204,12 @@ export class WorldAssets {
   keep(): PlacedModel | null {
     const model = this.browser?.slot.release();
     if (!model) return null;
-    const placed: PlacedModel = { id: model.id, resolution: model.resolution, object: model.object, triangles: this.browser!.stats.triangles };
+    const placed: PlacedModel = {
+      id: model.id,
+      resolution: model.resolution,
+      object: model.object,
+      triangles: this.browser!.stats.triangles,
+    };
     this.placed.push(placed);
     this.browser!.unload();
     this.panel?.clearModel();

@@ -167,12 +167,24 @@ export class AudioEngine {
     const stored = this.store.load();
     this.volumes = { ...DEFAULT_MIX.volumes, ...o.mix.volumes, ...o.volumes, ...stored.volumes };
     this.mutedValue = stored.muted;
-    this.stats = createAudioStats({ counters: this.counters, muted: this.mutedValue, music: this.musicOn, wind: this.ambience.wind, fire: this.ambience.fire, volumes: this.volumes, seed: this.random.seed });
+    this.stats = createAudioStats({
+      counters: this.counters,
+      muted: this.mutedValue,
+      music: this.musicOn,
+      wind: this.ambience.wind,
+      fire: this.ambience.fire,
+      volumes: this.volumes,
+      seed: this.random.seed,
+    });
     this.input = new AudioInputBindings(
       { target: o.target, document: o.document, muteKey: o.muteKey },
       { gesture: () => this.start(), toggleMute: () => this.toggleMute(), visibility: () => this.lifecycle.visibilityChanged() },
     );
-    this.lifecycle = new AudioLifecycle({ createContext: o.createContext, blockedTimeoutMs: o.blockedTimeoutMs, notify: o.notify }, this.stats, this.input);
+    this.lifecycle = new AudioLifecycle(
+      { createContext: o.createContext, blockedTimeoutMs: o.blockedTimeoutMs, notify: o.notify },
+      this.stats,
+      this.input,
+    );
     this.lifecycle.events.on('built', (context) => this.buildGraph(context));
     this.lifecycle.events.on('teardown', () => this.releaseGraph());
     this.lifecycle.events.on('running', () => this.onRunning());
@@ -404,7 +416,12 @@ export class AudioEngine {
   }
 
   private buildGraph(context: AudioContext): void {
-    this.graph = new AudioGraph(context, { random: this.random, mix: { ...this.options.mix, volumes: this.volumes }, limits: this.options.limits, counters: this.counters });
+    this.graph = new AudioGraph(context, {
+      random: this.random,
+      mix: { ...this.options.mix, volumes: this.volumes },
+      limits: this.options.limits,
+      counters: this.counters,
+    });
     this.graph.bus!.setMuted(this.mutedValue, true);
     this.graph.bus!.setMuffled(this.pausedValue, true);
     this.meter = new BusMeter(context, this.graph.bus!.output, { workletUrl: this.options.meterWorkletUrl });

@@ -134,7 +134,11 @@ export class AudioGraph {
     }
     this.synth = new Synth(context, this.random, this.inputs.effects);
     const limits = defaultLimits();
-    this.limiter = new VoiceLimiter({ perSound: { ...limits.perSound, ...options.limits?.perSound }, perBus: { ...limits.perBus, ...options.limits?.perBus }, defaultSound: options.limits?.defaultSound });
+    this.limiter = new VoiceLimiter({
+      perSound: { ...limits.perSound, ...options.limits?.perSound },
+      perBus: { ...limits.perBus, ...options.limits?.perBus },
+      defaultSound: options.limits?.defaultSound,
+    });
     this.music = new MusicPlayer(this, { progression: options.progression, seed: this.random.seed });
     this.wind = new WindAmbience(this.synth, this.inputs.ambience);
     this.fire = new FireAmbience(this.synth, this.random, this, this.inputs.ambience);

@@ -133,7 +133,8 @@ export class AudioLifecycle {
     if (this.blockedTimer !== null) clearTimeout(this.blockedTimer);
     this.blockedTimer = setTimeout(() => {
       this.blockedTimer = null;
-      if (this.context === context && context.state !== 'running' && !this.input.hidden) this.blocked('The browser did not let audio start.');
+      if (this.context === context && context.state !== 'running' && !this.input.hidden)
+        this.blocked('The browser did not let audio start.');
     }, this.options.blockedTimeoutMs);
   }
 
@@ -202,7 +203,13 @@ export class AudioLifecycle {
   private reconcile(): void {
     const context = this.context;
     if (!context) return;
-    const action = lifecycleAction({ started: this.started, disposed: this.disposed, hidden: this.input.hidden, state: context.state as ContextState, pending: this.pending });
+    const action = lifecycleAction({
+      started: this.started,
+      disposed: this.disposed,
+      hidden: this.input.hidden,
+      state: context.state as ContextState,
+      pending: this.pending,
+    });
     if (action === 'resume') this.resume();
     else if (action === 'suspend') {
       this.pending = 'suspend';

@@ -104,7 +104,15 @@ export function silentLoudness(): LoudnessStats {
 }
 
 /** The stats object of a new engine: nothing playing, nothing measured. */
-export function createAudioStats(init: { counters: PlayCounters; muted: boolean; music: boolean; wind: number; fire: number; volumes: BusVolumes; seed: number }): AudioStats {
+export function createAudioStats(init: {
+  counters: PlayCounters;
+  muted: boolean;
+  music: boolean;
+  wind: number;
+  fire: number;
+  volumes: BusVolumes;
+  seed: number;
+}): AudioStats {
   return {
     ...init.counters,
     state: 'waiting',

@@ -7,13 +7,25 @@ export interface StoredAudioSettings {
   volumes: Partial<BusVolumes>;
 }
 
-const volume = v.optional(v.pipe(v.number(), v.finite(), v.transform((x) => Math.min(2, Math.max(0, x)))));
+const volume = v.optional(
+  v.pipe(
+    v.number(),
+    v.finite(),
+    v.transform((x) => Math.min(2, Math.max(0, x))),
+  ),
+);
 
 /** The stored JSON, validated: unknown keys are ignored, bad values drop out rather than break the mix. */
 const StoredSchema = v.object({
   muted: v.optional(v.boolean(), false),
   volumes: v.optional(
-    v.object({ master: v.fallback(volume, undefined), effects: v.fallback(volume, undefined), music: v.fallback(volume, undefined), ambience: v.fallback(volume, undefined), ui: v.fallback(volume, undefined) }),
+    v.object({
+      master: v.fallback(volume, undefined),
+      effects: v.fallback(volume, undefined),
+      music: v.fallback(volume, undefined),
+      ambience: v.fallback(volume, undefined),
+      ui: v.fallback(volume, undefined),
+    }),
     {},
   ),
 });

@@ -69,7 +69,17 @@ export class BusMeter {
     const latest = this.latest;
     if (!this.node || !latest) {
       const level = this.tap.read();
-      return { rms: level.rms, peak: level.peak, peakHold: this.peakHold.push(level.peak, now), loudness: { ...silentLoudness(), source: 'analyser', truePeakDb: toDb(level.peak), truePeakHoldDb: toDb(this.truePeakHold.push(level.peak, now)) } };
+      return {
+        rms: level.rms,
+        peak: level.peak,
+        peakHold: this.peakHold.push(level.peak, now),
+        loudness: {
+          ...silentLoudness(),
+          source: 'analyser',
+          truePeakDb: toDb(level.peak),
+          truePeakHoldDb: toDb(this.truePeakHold.push(level.peak, now)),
+        },
+      };
     }
     const peak = this.intervalPeak;
     const truePeak = this.intervalTruePeak;
@@ -132,7 +142,14 @@ export class BusMeter {
       return;
     }
     if (this.disposed) return;
-    const node = new AudioWorkletNode(context, METER_PROCESSOR_NAME, { numberOfInputs: 1, numberOfOutputs: 1, outputChannelCount: [1], channelCount: 2, channelCountMode: 'explicit', channelInterpretation: 'speakers' });
+    const node = new AudioWorkletNode(context, METER_PROCESSOR_NAME, {
+      numberOfInputs: 1,
+      numberOfOutputs: 1,
+      outputChannelCount: [1],
+      channelCount: 2,
+      channelCountMode: 'explicit',
+      channelInterpretation: 'speakers',
+    });
     node.port.onmessage = (event: MessageEvent<{ type: string; reading: LoudnessReading }>) => {
       if (event.data.type !== 'reading') return;
       const reading = event.data.reading;

@@ -10,7 +10,8 @@ export interface SliceEvent {
 
 function steps(from: number, to: number, every: number, surface: Surface, intensity: number): SliceEvent[] {
   const out: SliceEvent[] = [];
-  for (let t = from; t < to - 1e-9; t += every) out.push({ at: Math.round(t * 1000) / 1000, recipe: 'footstep', params: { surface, intensity } });
+  for (let t = from; t < to - 1e-9; t += every)
+    out.push({ at: Math.round(t * 1000) / 1000, recipe: 'footstep', params: { surface, intensity } });
   return out;
 }
 

@@ -46,11 +46,30 @@ export const ENVELOPE_FLOOR = 0.0001;
 /** Extra time after a layer's envelope ends before its source stops (ramps finish cleanly). */
 export const STOP_MARGIN = 0.02;
 
-export function tone(type: WaveType, f0: number, f1: number, t: number, attack: number, decay: number, peak: number, pan?: number): ToneLayer {
+export function tone(
+  type: WaveType,
+  f0: number,
+  f1: number,
+  t: number,
+  attack: number,
+  decay: number,
+  peak: number,
+  pan?: number,
+): ToneLayer {
   return { kind: 'tone', type, f0, f1, t, attack, decay, peak, ...(pan !== undefined && { pan }) };
 }
 
-export function noise(filter: NoiseFilter, f0: number, f1: number, q: number, t: number, attack: number, decay: number, peak: number, pan?: number): NoiseLayer {
+export function noise(
+  filter: NoiseFilter,
+  f0: number,
+  f1: number,
+  q: number,
+  t: number,
+  attack: number,
+  decay: number,
+  peak: number,
+  pan?: number,
+): NoiseLayer {
   return { kind: 'noise', filter, f0, f1, q, t, attack, decay, peak, ...(pan !== undefined && { pan }) };
 }
 

@@ -41,7 +41,13 @@ export type LoudnessCase = { id: string; soundClass: SoundClass; nominal: boolea
   | { kind: 'scene'; scene: 'wind' | 'fire' | 'music'; level: number }
 );
 
-const recipeCase = (soundClass: SoundClass, nominal: boolean, recipe: RecipeName, params: Record<string, unknown>, label = ''): LoudnessCase => ({
+const recipeCase = (
+  soundClass: SoundClass,
+  nominal: boolean,
+  recipe: RecipeName,
+  params: Record<string, unknown>,
+  label = '',
+): LoudnessCase => ({
   id: `${recipe}${label}`,
   soundClass,
   nominal,
@@ -114,7 +120,10 @@ export interface LoudnessCaseResult {
 const SCENE_SECONDS = 4;
 
 /** Renders one case through the mix bus (offline, pre-rolled, seeded) and measures it. */
-export async function measureLoudnessCase(c: LoudnessCase, options: { sampleRate?: number; seed?: number } = {}): Promise<LoudnessCaseResult> {
+export async function measureLoudnessCase(
+  c: LoudnessCase,
+  options: { sampleRate?: number; seed?: number } = {},
+): Promise<LoudnessCaseResult> {
   const render = { mix: {}, sampleRate: options.sampleRate ?? 48000, channels: 2, seed: options.seed ?? TEST_SEED };
   let buffer: AudioBuffer;
   if (c.kind === 'recipe') buffer = await renderRecipe(c.recipe, c.params, render);
@@ -137,16 +146,28 @@ export async function measureLoudnessCase(c: LoudnessCase, options: { sampleRate
   const lufs = target.measure === 'momentaryMax' ? reading.momentaryMax : reading.integrated;
   const truePeakDb = toDb(reading.truePeak);
   const [min, max] = c.nominal ? target.nominal : target.range;
-  return { id: c.id, soundClass: c.soundClass, nominal: c.nominal, lufs, truePeakDb, shortTermMax: reading.shortTermMax, ok: lufs >= min && lufs <= max && truePeakDb <= target.truePeakDb };
+  return {
+    id: c.id,
+    soundClass: c.soundClass,
+    nominal: c.nominal,
+    lufs,
+    truePeakDb,
+    shortTermMax: reading.shortTermMax,
+    ok: lufs >= min && lufs <= max && truePeakDb <= target.truePeakDb,
+  };
 }
 
 /**
  * Measures many cases, rendering up to `concurrency` at once (offline contexts render on their own
  * threads, so a batch finishes sooner than one case after another). Results keep the cases' order.
  */
-export async function measureLoudnessCases(cases: readonly LoudnessCase[], options: { sampleRate?: number; seed?: number; concurrency?: number } = {}): Promise<LoudnessCaseResult[]> {
+export async function measureLoudnessCases(
+  cases: readonly LoudnessCase[],
+  options: { sampleRate?: number; seed?: number; concurrency?: number } = {},
+): Promise<LoudnessCaseResult[]> {
   const results: LoudnessCaseResult[] = [];
   const size = Math.max(1, options.concurrency ?? 8);
-  for (let i = 0; i < cases.length; i += size) results.push(...(await Promise.all(cases.slice(i, i + size).map((c) => measureLoudnessCase(c, options)))));
+  for (let i = 0; i < cases.length; i += size)
+    results.push(...(await Promise.all(cases.slice(i, i + size).map((c) => measureLoudnessCase(c, options)))));
   return results;
 }

@@ -117,7 +117,17 @@ export class MixBus {
   }
 
   dispose(): void {
-    for (const node of [...Object.values(this.inputs), this.highpass, this.compressor, this.lowpass, this.makeup, this.master, this.limiter, this.clipper]) node.disconnect();
+    for (const node of [
+      ...Object.values(this.inputs),
+      this.highpass,
+      this.compressor,
+      this.lowpass,
+      this.makeup,
+      this.master,
+      this.limiter,
+      this.clipper,
+    ])
+      node.disconnect();
   }
 
   private applyMaster(ramp: number): void {

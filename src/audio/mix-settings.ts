@@ -65,11 +65,17 @@ export const DEFAULT_MIX: MixSettings = {
 
 /** DEFAULT_MIX with some values replaced (volumes merged key by key). */
 export function mixSettings(overrides: Partial<MixSettings> = {}): MixSettings {
-  return { ...DEFAULT_MIX, ...overrides, trims: { ...DEFAULT_MIX.trims, ...overrides.trims }, volumes: { ...DEFAULT_MIX.volumes, ...overrides.volumes } };
+  return {
+    ...DEFAULT_MIX,
+    ...overrides,
+    trims: { ...DEFAULT_MIX.trims, ...overrides.trims },
+    volumes: { ...DEFAULT_MIX.volumes, ...overrides.volumes },
+  };
 }
 
 /** Clamps a volume to 0…2 and rejects non-numbers with a clear message. */
 export function checkVolume(bus: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new RangeError(`volume for ${bus} must be a finite number (got ${JSON.stringify(value)})`);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new RangeError(`volume for ${bus} must be a finite number (got ${JSON.stringify(value)})`);
   return Math.min(2, Math.max(0, value));
 }

@@ -92,7 +92,7 @@ export function chimeMidi(chord: Chord, streak: number, base = CHIME_BASE_MIDI, 
   const step = Math.min(Math.floor(streak), maxSteps);
   const classes = new Set(chord.tones.map((t) => ((t % 12) + 12) % 12));
   let midi = Math.ceil(base) - 1;
-  for (let found = -1; found < step; ) {
+  for (let found = -1; found < step;) {
     midi++;
     if (classes.has(midi % 12)) found++;
   }

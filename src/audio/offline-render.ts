@@ -42,7 +42,11 @@ export const TEST_SEED = 1234;
 
 function createContext(options: OfflineRenderOptions, duration: number): OfflineAudioContext {
   const sampleRate = options.sampleRate ?? 48000;
-  return new OfflineAudioContext({ numberOfChannels: options.channels ?? 2, length: Math.max(1, Math.ceil(duration * sampleRate)), sampleRate });
+  return new OfflineAudioContext({
+    numberOfChannels: options.channels ?? 2,
+    length: Math.max(1, Math.ceil(duration * sampleRate)),
+    sampleRate,
+  });
 }
 
 /**
@@ -50,7 +54,11 @@ function createContext(options: OfflineRenderOptions, duration: number): Offline
  * from audio time `start` (the end of the pre-roll; 0 for dry renders): `setup` schedules at
  * `start + t`. It may schedule anything the live engine can (recipes, layers, music, ambience).
  */
-export async function renderScene(duration: number, setup: (graph: AudioGraph, start: number) => void, options: OfflineRenderOptions = {}): Promise<AudioBuffer> {
+export async function renderScene(
+  duration: number,
+  setup: (graph: AudioGraph, start: number) => void,
+  options: OfflineRenderOptions = {},
+): Promise<AudioBuffer> {
   if (!(duration > 0 && duration <= 120)) throw new RangeError(`renderScene: duration must be in (0, 120] seconds (got ${duration})`);
   const mix = options.mix ?? null;
   const preRoll = options.preRoll ?? (mix ? MIX_PRE_ROLL_SECONDS : 0);

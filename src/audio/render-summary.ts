@@ -126,16 +126,19 @@ export function compareSummaries(actual: RenderSummary, golden: RenderSummary, t
   const relative = (a: number, b: number): number => Math.abs(a - b) / Math.max(Math.abs(b), 1e-9);
 
   if (actual.sampleRate !== golden.sampleRate) problems.push(`sample rate ${actual.sampleRate} ≠ golden ${golden.sampleRate}`);
-  if (actual.envelopeDb.length !== golden.envelopeDb.length) problems.push(`length ${actual.envelopeDb.length} frames ≠ golden ${golden.envelopeDb.length}`);
+  if (actual.envelopeDb.length !== golden.envelopeDb.length)
+    problems.push(`length ${actual.envelopeDb.length} frames ≠ golden ${golden.envelopeDb.length}`);
   if (relative(actual.peak, golden.peak) > levelTol) problems.push(`peak ${actual.peak.toFixed(4)} vs golden ${golden.peak.toFixed(4)}`);
   if (relative(actual.rms, golden.rms) > levelTol) problems.push(`rms ${actual.rms.toFixed(4)} vs golden ${golden.rms.toFixed(4)}`);
-  if (relative(actual.centroidHz, golden.centroidHz) > centroidTol) problems.push(`spectral centroid ${actual.centroidHz} Hz vs golden ${golden.centroidHz} Hz`);
+  if (relative(actual.centroidHz, golden.centroidHz) > centroidTol)
+    problems.push(`spectral centroid ${actual.centroidHz} Hz vs golden ${golden.centroidHz} Hz`);
 
   const frames = Math.min(actual.envelopeDb.length, golden.envelopeDb.length);
   for (let i = 0; i < frames; i++) {
     const a = actual.envelopeDb[i]!;
     const g = golden.envelopeDb[i]!;
-    if (Math.max(a, g) > floor && Math.abs(a - g) > envTol) problems.push(`envelope at ${i * actual.frameMs} ms: ${a} dB vs golden ${g} dB`);
+    if (Math.max(a, g) > floor && Math.abs(a - g) > envTol)
+      problems.push(`envelope at ${i * actual.frameMs} ms: ${a} dB vs golden ${g} dB`);
   }
   const bandFloor = Math.max(...golden.bandsDb) - 60;
   for (let i = 0; i < Math.min(actual.bandsDb.length, golden.bandsDb.length); i++) {

@@ -42,7 +42,17 @@ export class Synth {
   }
 
   /** An oscillator of `type` gliding f0 → f1 Hz, starting at audio time `t`. */
-  tone(type: WaveType, f0: number, f1: number, t: number, attack: number, decay: number, peak: number, destination: AudioNode = this.output, pan = 0): ScheduledSound {
+  tone(
+    type: WaveType,
+    f0: number,
+    f1: number,
+    t: number,
+    attack: number,
+    decay: number,
+    peak: number,
+    destination: AudioNode = this.output,
+    pan = 0,
+  ): ScheduledSound {
     const ctx = this.context;
     const osc = ctx.createOscillator();
     osc.type = type;
@@ -60,7 +70,18 @@ export class Synth {
   }
 
   /** The shared noise from a random offset at a random rate (0.8–1.2) through a filter swept f0 → f1 Hz. */
-  noiseHit(filter: NoiseFilter, f0: number, f1: number, q: number, t: number, attack: number, decay: number, peak: number, destination: AudioNode = this.output, pan = 0): ScheduledSound {
+  noiseHit(
+    filter: NoiseFilter,
+    f0: number,
+    f1: number,
+    q: number,
+    t: number,
+    attack: number,
+    decay: number,
+    peak: number,
+    destination: AudioNode = this.output,
+    pan = 0,
+  ): ScheduledSound {
     const ctx = this.context;
     const source = ctx.createBufferSource();
     source.buffer = this.noise;

@@ -111,13 +111,23 @@ export class VoiceLimiter {
 
     if (this.enabled && !options.ignoreSoundLimit) {
       const soundLimit = this.limitFor(candidate.sound);
-      const refused = this.makeRoom(this.list((v) => v.sound === candidate.sound && overlaps(v)), soundLimit, candidate, victims);
+      const refused = this.makeRoom(
+        this.list((v) => v.sound === candidate.sound && overlaps(v)),
+        soundLimit,
+        candidate,
+        victims,
+      );
       if (refused) return this.refuse(`${candidate.sound}: ${soundLimit.max} voices playing (steal: ${soundLimit.steal})`);
     }
 
     const busLimit = this.perBus[candidate.bus];
     if (busLimit) {
-      const refused = this.makeRoom(this.list((v) => v.bus === candidate.bus && overlaps(v) && !victims.includes(v)), busLimit, candidate, victims);
+      const refused = this.makeRoom(
+        this.list((v) => v.bus === candidate.bus && overlaps(v) && !victims.includes(v)),
+        busLimit,
+        candidate,
+        victims,
+      );
       if (refused) return this.refuse(`bus ${candidate.bus}: ${busLimit.max} voices playing (steal: ${busLimit.steal})`);
     }
     for (const victim of victims) this.voices.delete(victim.id);
@@ -134,7 +144,15 @@ export class VoiceLimiter {
     for (;;) {
       const crowd = busiestMoment(pool, candidate);
       if (crowd.length < limit.max) break;
-      const pick = this.chooseVictim(crowd, limit, candidate, Math.max(candidate.start, crowd.reduce((t, v) => Math.max(t, v.start), candidate.start)));
+      const pick = this.chooseVictim(
+        crowd,
+        limit,
+        candidate,
+        Math.max(
+          candidate.start,
+          crowd.reduce((t, v) => Math.max(t, v.start), candidate.start),
+        ),
+      );
       if (!pick) return true;
       chosen.push(pick);
       pool = pool.filter((v) => v !== pick);
@@ -169,12 +187,19 @@ export class VoiceLimiter {
   }
 
   count(filter: { sound?: string; bus?: string } = {}): number {
-    return this.list((v) => (filter.sound === undefined || v.sound === filter.sound) && (filter.bus === undefined || v.bus === filter.bus)).length;
+    return this.list((v) => (filter.sound === undefined || v.sound === filter.sound) && (filter.bus === undefined || v.bus === filter.bus))
+      .length;
   }
 
   /** Voices sounding at audio time `time` (started, not yet ended), optionally of one sound or bus. */
   soundingAt(time: number, filter: { sound?: string; bus?: string } = {}): number {
-    return this.list((v) => v.start <= time && v.end > time && (filter.sound === undefined || v.sound === filter.sound) && (filter.bus === undefined || v.bus === filter.bus)).length;
+    return this.list(
+      (v) =>
+        v.start <= time &&
+        v.end > time &&
+        (filter.sound === undefined || v.sound === filter.sound) &&
+        (filter.bus === undefined || v.bus === filter.bus),
+    ).length;
   }
 
   /** Voices stolen since construction. */

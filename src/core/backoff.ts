@@ -19,7 +19,8 @@ export type ResolvedBackoffOptions = Required<BackoffOptions>;
 /** The defaults, applied once. */
 export function resolveBackoffOptions(options: BackoffOptions = {}): ResolvedBackoffOptions {
   const resolved = { baseMs: options.baseMs ?? 500, maxMs: options.maxMs ?? 15_000, random: options.random ?? Math.random };
-  if (!(resolved.baseMs > 0 && resolved.maxMs >= resolved.baseMs)) throw new RangeError(`Backoff: need 0 < baseMs (${resolved.baseMs}) ≤ maxMs (${resolved.maxMs})`);
+  if (!(resolved.baseMs > 0 && resolved.maxMs >= resolved.baseMs))
+    throw new RangeError(`Backoff: need 0 < baseMs (${resolved.baseMs}) ≤ maxMs (${resolved.maxMs})`);
   return resolved;
 }
 

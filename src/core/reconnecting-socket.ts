@@ -306,7 +306,9 @@ export class ReconnectingSocket {
           }
         }
         this.socket = null;
-        const reason = wasClosed ? 'socket closed without a close event' : `no answer for ${Math.round((Date.now() - this.lastHeard) / 1000)} s (keep-alive timeout)`;
+        const reason = wasClosed
+          ? 'socket closed without a close event'
+          : `no answer for ${Math.round((Date.now() - this.lastHeard) / 1000)} s (keep-alive timeout)`;
         this.lose(reason, null, '', false);
         return;
       }

@@ -35,13 +35,15 @@ export interface BakedFrame {
 export function planBake(clips: ReadonlyArray<ClipTiming & { name: string }>, fps = 30, maxRows = 8192): BakePlan {
   if (!(fps > 0)) throw new RangeError(`planBake: fps must be positive, got ${fps}`);
   if (clips.length === 0) throw new RangeError('planBake: no clips to bake');
-  const framesAt = (rate: number): number[] => clips.map((clip) => (clip.duration > 0 ? Math.max(2, Math.round(clip.duration * rate) + 1) : 1));
+  const framesAt = (rate: number): number[] =>
+    clips.map((clip) => (clip.duration > 0 ? Math.max(2, Math.round(clip.duration * rate) + 1) : 1));
   let rate = fps;
   let frames = framesAt(rate);
   let total = frames.reduce((a, b) => a + b, 0);
   if (total > maxRows) {
     const minimum = clips.reduce((sum, clip) => sum + (clip.duration > 0 ? 2 : 1), 0);
-    if (minimum > maxRows) throw new RangeError(`planBake: ${clips.length} clips need at least ${minimum} rows, more than the ${maxRows} available`);
+    if (minimum > maxRows)
+      throw new RangeError(`planBake: ${clips.length} clips need at least ${minimum} rows, more than the ${maxRows} available`);
     // Shrink until it fits; each step is small so the rate stays as high as possible.
     while (total > maxRows) {
       rate *= Math.max(0.5, Math.min(0.98, maxRows / total));

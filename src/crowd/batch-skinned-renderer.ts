@@ -280,7 +280,8 @@ export class BatchSkinnedRenderer<Owner = unknown> {
    * last commit and the live slots written this frame (`dirtySlots`, sorted ascending).
    */
   commit(count: number, dirtySlots: ArrayLike<number>): CommitResult {
-    if (count > this.poseRecords.capacity) throw new RangeError(`commit: ${count} instances but capacity is ${this.poseRecords.capacity}; call reserveInstances first`);
+    if (count > this.poseRecords.capacity)
+      throw new RangeError(`commit: ${count} instances but capacity is ${this.poseRecords.capacity}; call reserveInstances first`);
     this.drawn = count;
     for (const mesh of this.meshes) {
       mesh.count = count;
@@ -326,10 +327,13 @@ export class BatchSkinnedRenderer<Owner = unknown> {
       depth: this.depth,
     });
     const anim = this.animRecords.buffer;
-    const tint = this.palette.length > 1 ? (vertexColors: boolean): TslNode => paletteColorNode(anim, this.paletteNode, vertexColors) : undefined;
+    const tint =
+      this.palette.length > 1 ? (vertexColors: boolean): TslNode => paletteColorNode(anim, this.paletteNode, vertexColors) : undefined;
     const old = this.materials;
     this.materials = this.template.pieces.map((piece) =>
-      (Array.isArray(piece.material) ? piece.material : [piece.material]).map((m: Material) => createCrowdMaterial(m, node, tint && this.paletteMaterials.test(m.name) ? tint : undefined)),
+      (Array.isArray(piece.material) ? piece.material : [piece.material]).map((m: Material) =>
+        createCrowdMaterial(m, node, tint && this.paletteMaterials.test(m.name) ? tint : undefined),
+      ),
     );
     this.meshes.forEach((mesh, i) => {
       const set = this.materials[i]!;

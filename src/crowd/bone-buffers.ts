@@ -7,7 +7,16 @@
  * upload only the slots written this frame: buffer update ranges on 'storage', the texture layers
  * holding them on 'texture' (three r187 uploads array-texture layers selectively, not rectangles).
  */
-import { DataArrayTexture, DataTexture, DataUtils, FloatType, HalfFloatType, NearestFilter, RGBAFormat, StorageBufferAttribute } from 'three/webgpu';
+import {
+  DataArrayTexture,
+  DataTexture,
+  DataUtils,
+  FloatType,
+  HalfFloatType,
+  NearestFilter,
+  RGBAFormat,
+  StorageBufferAttribute,
+} from 'three/webgpu';
 import type { BakePrecision } from './bake.ts';
 import { int, ivec2, storage, textureLoad } from 'three/tsl';
 import type { BonePath } from './bone-path.ts';
@@ -57,7 +66,8 @@ export class LiveBoneBuffer {
   /** Points the buffer at a (re)allocated array; the shader nodes must be rebuilt afterwards. */
   wrap(array: Float32Array, capacity: number): void {
     const texelsPerRow = this.boneCount * TEXELS_PER_BONE;
-    if (array.length !== capacity * texelsPerRow * 4) throw new RangeError(`LiveBoneBuffer: array of ${array.length} floats does not hold ${capacity} slots of ${this.boneCount} bones`);
+    if (array.length !== capacity * texelsPerRow * 4)
+      throw new RangeError(`LiveBoneBuffer: array of ${array.length} floats does not hold ${capacity} slots of ${this.boneCount} bones`);
     this.dispose();
     this.array = array;
     this.capacity = capacity;
@@ -69,7 +79,8 @@ export class LiveBoneBuffer {
       const node = storage(attribute, 'vec4', attribute.count).toReadOnly();
       this.fetch = (row, texel) => node.element(int(row).mul(texelsPerRow).add(texel));
     } else {
-      if (capacity % LIVE_ROWS_PER_LAYER !== 0) throw new RangeError(`LiveBoneBuffer: capacity ${capacity} is not a multiple of ${LIVE_ROWS_PER_LAYER}`);
+      if (capacity % LIVE_ROWS_PER_LAYER !== 0)
+        throw new RangeError(`LiveBoneBuffer: capacity ${capacity} is not a multiple of ${LIVE_ROWS_PER_LAYER}`);
       const texture = new DataArrayTexture(array, texelsPerRow, LIVE_ROWS_PER_LAYER, capacity / LIVE_ROWS_PER_LAYER);
       configureDataTexture(texture);
       texture.name = 'crowdLiveBones';
@@ -163,7 +174,8 @@ export class BakedBoneBuffer {
     this.path = path;
     this.precision = precision;
     const texelsPerRow = boneCount * TEXELS_PER_BONE;
-    if (data.length !== rows * texelsPerRow * 4) throw new RangeError(`BakedBoneBuffer: ${data.length} floats is not ${rows} rows of ${boneCount} bones`);
+    if (data.length !== rows * texelsPerRow * 4)
+      throw new RangeError(`BakedBoneBuffer: ${data.length} floats is not ${rows} rows of ${boneCount} bones`);
     if (path === 'storage' && precision === 'float') {
       this.bytes = data.byteLength;
       const attribute = new StorageBufferAttribute(data, 4);
@@ -222,7 +234,15 @@ export class BakedLocalTables {
   readonly links: (i: TslNode) => TslNode;
   private readonly textures: DataTexture[];
 
-  constructor(baked: { locals: Float32Array; nodes: number; plan: { rows: number }; parents: Int32Array; boneNodes: Int32Array; inverseBinds: Float32Array; precision: BakePrecision }) {
+  constructor(baked: {
+    locals: Float32Array;
+    nodes: number;
+    plan: { rows: number };
+    parents: Int32Array;
+    boneNodes: Int32Array;
+    inverseBinds: Float32Array;
+    precision: BakePrecision;
+  }) {
     const { nodes } = baked;
     const rows = baked.plan.rows;
     let localTexture: DataTexture;

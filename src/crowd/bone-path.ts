@@ -30,12 +30,21 @@ export const VERTEX_STORAGE_BUFFERS_NEEDED = 2;
 /** Picks the bone path; `requested` forces one where the device allows it. */
 export function chooseBonePath(device: BonePathDevice, requested: BonePath | 'auto' = 'auto'): BonePathChoice {
   if (device.backend === 'WebGL2') {
-    return { path: 'texture', reason: requested === 'storage' ? 'storage requested, but WebGL2 cannot read storage buffers in a vertex shader' : 'WebGL2: no storage buffers in the vertex stage' };
+    return {
+      path: 'texture',
+      reason:
+        requested === 'storage'
+          ? 'storage requested, but WebGL2 cannot read storage buffers in a vertex shader'
+          : 'WebGL2: no storage buffers in the vertex stage',
+    };
   }
   const available = device.maxVertexStorageBuffers ?? (device.compatibilityMode ? 0 : 8);
   if (requested === 'texture') return { path: 'texture', reason: 'texture path requested' };
   if (available < VERTEX_STORAGE_BUFFERS_NEEDED) {
-    return { path: 'texture', reason: `WebGPU device allows ${available} vertex-stage storage buffers (${VERTEX_STORAGE_BUFFERS_NEEDED} needed)` };
+    return {
+      path: 'texture',
+      reason: `WebGPU device allows ${available} vertex-stage storage buffers (${VERTEX_STORAGE_BUFFERS_NEEDED} needed)`,
+    };
   }
   return { path: 'storage', reason: requested === 'storage' ? 'storage path requested' : 'WebGPU with vertex-stage storage buffers' };
 }

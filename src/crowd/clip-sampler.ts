@@ -127,7 +127,11 @@ function flatten(track: KeyframeTrack, size: number): FlatTrack {
     for (let k = 0; k < times.length - 1; k++) {
       const i0 = valueOffset + k * valueStride;
       const i1 = i0 + valueStride;
-      const cos = values[i0]! * values[i1]! + values[i0 + 1]! * values[i1 + 1]! + values[i0 + 2]! * values[i1 + 2]! + values[i0 + 3]! * values[i1 + 3]!;
+      const cos =
+        values[i0]! * values[i1]! +
+        values[i0 + 1]! * values[i1 + 1]! +
+        values[i0 + 2]! * values[i1 + 2]! +
+        values[i0 + 3]! * values[i1 + 3]!;
       const dir = cos >= 0 ? 1 : -1;
       const sqrSin = 1 - cos * cos;
       if (sqrSin > Number.EPSILON) {
@@ -180,7 +184,11 @@ export class ClipSampler {
     this.quaternion = new Float64Array(n * 4);
     this.scale = new Float64Array(n * 3);
     this.world = new Float64Array(n * 12);
-    const set = (): { position: Float64Array; quaternion: Float64Array; scale: Float64Array } => ({ position: new Float64Array(n * 3), quaternion: new Float64Array(n * 4), scale: new Float64Array(n * 3) });
+    const set = (): { position: Float64Array; quaternion: Float64Array; scale: Float64Array } => ({
+      position: new Float64Array(n * 3),
+      quaternion: new Float64Array(n * 4),
+      scale: new Float64Array(n * 3),
+    });
     this.blendA = set();
     this.blendB = set();
     const tracks = Math.max(0, ...this.clips.clips.map((clip) => clip.list.length));
@@ -230,7 +238,14 @@ export class ClipSampler {
     for (let n = 0; n < this.quaternion.length; n += 4) slerp(b.quaternion, n, a.quaternion, n, w, this.quaternion, n);
   }
 
-  private sampleClip(clip: FlatClip, time: number, position: Float64Array, quaternion: Float64Array, scale: Float64Array, hints: Int32Array): void {
+  private sampleClip(
+    clip: FlatClip,
+    time: number,
+    position: Float64Array,
+    quaternion: Float64Array,
+    scale: Float64Array,
+    hints: Int32Array,
+  ): void {
     const list = clip.list;
     for (let k = 0; k < list.length; k++) {
       const entry = list[k]!;
@@ -411,8 +426,6 @@ function slerpKeys(track: FlatTrack, interval: number, i0: number, i1: number, t
   out[o + 2] = z;
   out[o + 3] = w;
 }
-
-
 
 /** Quaternion slerp along the shorter arc, as three's Quaternion.slerpFlat. */
 function slerp(src0: Float64Array, i0: number, src1: Float64Array, i1: number, t: number, out: Float64Array, o: number): void {

@@ -40,14 +40,25 @@ export function crowdHudRows(stats: CrowdPageStats | undefined): CrowdHudRow[] {
     { label: 'crowd draws/pass', value: String(stats.drawCallsPerPass) },
     { label: 'anim ms', value: stats.animMsAvg.toFixed(2) },
     { label: 'live poses this frame', value: String(stats.liveUpdates) },
-    { label: 'upload/frame', value: `${formatBytes(stats.uploadBytes)} (${stats.visible > 0 ? (stats.uploadBytes / stats.visible).toFixed(1) : '0'} B/avatar)` },
-    { label: 'baked clips', value: `${stats.clips} clips, ${stats.bakedRows} frames @ ${stats.bakedFps.toFixed(0)} fps, ${formatBytes(stats.bakedBytes)} (${stats.bakedPrecision})` },
+    {
+      label: 'upload/frame',
+      value: `${formatBytes(stats.uploadBytes)} (${stats.visible > 0 ? (stats.uploadBytes / stats.visible).toFixed(1) : '0'} B/avatar)`,
+    },
+    {
+      label: 'baked clips',
+      value: `${stats.clips} clips, ${stats.bakedRows} frames @ ${stats.bakedFps.toFixed(0)} fps, ${formatBytes(stats.bakedBytes)} (${stats.bakedPrecision})`,
+    },
   ];
   if (budget) {
     const tone = budget.state === 'pass' ? 'ok' : budget.state === 'over' ? 'bad' : 'warn';
     rows.push({ label: 'gpu budget', value: budget.message, tone });
   }
-  if (stats.sourceVertices !== undefined && stats.drawnVertices !== undefined) rows.push({ label: 'model vertices', value: `${stats.drawnVertices} of ${stats.sourceVertices} drawn`, tone: stats.drawnVertices < stats.sourceVertices ? 'warn' : 'ok' });
+  if (stats.sourceVertices !== undefined && stats.drawnVertices !== undefined)
+    rows.push({
+      label: 'model vertices',
+      value: `${stats.drawnVertices} of ${stats.sourceVertices} drawn`,
+      tone: stats.drawnVertices < stats.sourceVertices ? 'warn' : 'ok',
+    });
   if (stats.lastError) rows.push({ label: 'model', value: stats.lastError, tone: 'bad' });
   return rows;
 }

@@ -80,7 +80,8 @@ export interface CrowdSkinningInputs {
 }
 
 /** Quaternion product a × b. */
-const qmul = (a: TslNode, b: TslNode): TslNode => vec4(b.xyz.mul(a.w).add(a.xyz.mul(b.w)).add(cross(a.xyz, b.xyz)), a.w.mul(b.w).sub(dot(a.xyz, b.xyz)));
+const qmul = (a: TslNode, b: TslNode): TslNode =>
+  vec4(b.xyz.mul(a.w).add(a.xyz.mul(b.w)).add(cross(a.xyz, b.xyz)), a.w.mul(b.w).sub(dot(a.xyz, b.xyz)));
 /** v rotated by unit quaternion q. */
 const qrotate = (q: TslNode, v: TslNode): TslNode => v.add(cross(q.xyz, cross(q.xyz, v).add(v.mul(q.w))).mul(2));
 /** Normalised lerp along the shorter arc (slerp's midpoint, and within a hair of it at 30 fps). */
@@ -194,7 +195,12 @@ export function crowdSkinningNode(inputs: CrowdSkinningInputs): TslNode {
           const translation = [t.x, t.y, t.z];
           for (const [r, target] of rows.entries()) {
             const m = rotation[r]!;
-            const row = inv[0].mul(m[0]).add(inv[1].mul(m[1])).add(inv[2].mul(m[2])).mul(s).add(vec4(0, 0, 0, translation[r]!.mul(inputs.rootScale)));
+            const row = inv[0]
+              .mul(m[0])
+              .add(inv[1].mul(m[1]))
+              .add(inv[2].mul(m[2]))
+              .mul(s)
+              .add(vec4(0, 0, 0, translation[r]!.mul(inputs.rootScale)));
             target.addAssign(row.mul(w));
           }
         }
@@ -219,7 +225,9 @@ export function crowdSkinningNode(inputs: CrowdSkinningInputs): TslNode {
     const c = cos(place.w);
     const s = sin(place.w);
     const turned = vec3(skinned.x.mul(c).add(skinned.z.mul(s)), skinned.y, skinned.z.mul(c).sub(skinned.x.mul(s)));
-    normalLocal.assign(vec3(skinnedNormal.x.mul(c).add(skinnedNormal.z.mul(s)), skinnedNormal.y, skinnedNormal.z.mul(c).sub(skinnedNormal.x.mul(s))));
+    normalLocal.assign(
+      vec3(skinnedNormal.x.mul(c).add(skinnedNormal.z.mul(s)), skinnedNormal.y, skinnedNormal.z.mul(c).sub(skinnedNormal.x.mul(s))),
+    );
     return turned.add(place.xyz);
   })();
 }
@@ -251,7 +259,18 @@ const NODE_CLASSES: Record<string, new () => NodeMaterial> = {
 };
 
 /** Properties never copied from the file's material (identity, class flags, callbacks). */
-const SKIPPED = new Set(['uuid', 'id', 'type', 'version', 'userData', 'positionNode', 'isMaterial', 'onBeforeCompile', 'onBeforeRender', 'customProgramCacheKey']);
+const SKIPPED = new Set([
+  'uuid',
+  'id',
+  'type',
+  'version',
+  'userData',
+  'positionNode',
+  'isMaterial',
+  'onBeforeCompile',
+  'onBeforeRender',
+  'customProgramCacheKey',
+]);
 
 /** A node material that looks like the file's material and skins with `positionNode`. */
 export function createCrowdMaterial(source: Material, positionNode: TslNode, colorNode?: (vertexColors: boolean) => TslNode): NodeMaterial {

@@ -24,7 +24,15 @@ import { BatchSkinnedRenderer } from './batch-skinned-renderer.ts';
 import { chooseBonePath, type BonePath, type BonePathChoice, type BonePathDevice } from './bone-path.ts';
 import { ClipSampler } from './clip-sampler.ts';
 import { ANIM_FLOATS, POSE_FLOATS, writeAnimRecord } from './instance-layout.ts';
-import { liveUpdateInterval, planLive, resolveLod, updateDue, type LodCandidate, type LodOptions, type ResolvedLodOptions } from './lod-policy.ts';
+import {
+  liveUpdateInterval,
+  planLive,
+  resolveLod,
+  updateDue,
+  type LodCandidate,
+  type LodOptions,
+  type ResolvedLodOptions,
+} from './lod-policy.ts';
 import { SlotTable, type SlotRef } from './slot-table.ts';
 import { templateCullSphere, type CrowdTemplate } from './template.ts';
 
@@ -55,7 +63,8 @@ export interface CrowdOptions {
 }
 
 /** The defaults, resolved once (see {@link CrowdOptions}). */
-type ResolvedCrowdOptions = Required<Omit<CrowdOptions, 'lod' | 'palette' | 'paletteMaterials' | 'device'>> & Pick<CrowdOptions, 'palette' | 'paletteMaterials'> & { device: BonePathDevice; lod: ResolvedLodOptions };
+type ResolvedCrowdOptions = Required<Omit<CrowdOptions, 'lod' | 'palette' | 'paletteMaterials' | 'device'>> &
+  Pick<CrowdOptions, 'palette' | 'paletteMaterials'> & { device: BonePathDevice; lod: ResolvedLodOptions };
 
 function resolveCrowdOptions(options: CrowdOptions): ResolvedCrowdOptions {
   return {
@@ -339,7 +348,12 @@ export class Crowd {
     this.template = resolved.template;
     this.lod = resolved.lod;
     this.pathChoice = chooseBonePath(resolved.device, resolved.path);
-    this.baked = bakeClips(this.template, { fps: resolved.bakeFps, maxRows: resolved.maxBakedRows, precision: resolved.bakePrecision, maxBytes: resolved.maxBakedBytes });
+    this.baked = bakeClips(this.template, {
+      fps: resolved.bakeFps,
+      maxRows: resolved.maxBakedRows,
+      precision: resolved.bakePrecision,
+      maxBytes: resolved.maxBakedBytes,
+    });
     this.renderer = new BatchSkinnedRenderer<CrowdAgent>({
       template: this.template,
       baked: this.baked,

@@ -31,8 +31,15 @@ function influenceSets(geometry: BufferGeometry): InfluenceSet[] {
     const index = geometry.getAttribute(indexName);
     const weight = geometry.getAttribute(weightName);
     if (!index || !weight) return;
-    if (index.count !== weight.count || index.itemSize !== weight.itemSize) throw new RangeError(`${indexName}/${weightName} do not match (${index.count}×${index.itemSize} vs ${weight.count}×${weight.itemSize})`);
-    sets.push({ indices: readComponents(index as BufferAttribute), weights: readComponents(weight as BufferAttribute), itemSize: index.itemSize });
+    if (index.count !== weight.count || index.itemSize !== weight.itemSize)
+      throw new RangeError(
+        `${indexName}/${weightName} do not match (${index.count}×${index.itemSize} vs ${weight.count}×${weight.itemSize})`,
+      );
+    sets.push({
+      indices: readComponents(index as BufferAttribute),
+      weights: readComponents(weight as BufferAttribute),
+      itemSize: index.itemSize,
+    });
   };
   add('skinIndex', 'skinWeight');
   for (let set = 1; set < 8; set++) {
@@ -44,9 +51,11 @@ function influenceSets(geometry: BufferGeometry): InfluenceSet[] {
 
 /** Attribute components as plain numbers, de-normalising normalized integer weights. */
 function readComponents(attribute: BufferAttribute): ArrayLike<number> {
-  if (!attribute.normalized && !(attribute as { isInterleavedBufferAttribute?: boolean }).isInterleavedBufferAttribute) return attribute.array as ArrayLike<number>;
+  if (!attribute.normalized && !(attribute as { isInterleavedBufferAttribute?: boolean }).isInterleavedBufferAttribute)
+    return attribute.array as ArrayLike<number>;
   const out = new Float32Array(attribute.count * attribute.itemSize);
-  for (let i = 0; i < attribute.count; i++) for (let k = 0; k < attribute.itemSize; k++) out[i * attribute.itemSize + k] = attribute.getComponent(i, k);
+  for (let i = 0; i < attribute.count; i++)
+    for (let k = 0; k < attribute.itemSize; k++) out[i * attribute.itemSize + k] = attribute.getComponent(i, k);
   return out;
 }
 

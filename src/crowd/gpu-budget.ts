@@ -68,7 +68,14 @@ export class GpuBudget {
    */
   update(gpuMs: number | null | undefined, avatars: number): GpuBudgetReading {
     if (gpuMs === null || gpuMs === undefined || !Number.isFinite(gpuMs)) {
-      this.last = { state: 'unavailable', gpuMs: null, baselineMs: null, budgetMs: null, tracking: false, message: 'n/a: no GPU timestamp queries on this device' };
+      this.last = {
+        state: 'unavailable',
+        gpuMs: null,
+        baselineMs: null,
+        budgetMs: null,
+        tracking: false,
+        message: 'n/a: no GPU timestamp queries on this device',
+      };
       return this.last;
     }
     const tracking = avatars === 0;
@@ -77,7 +84,14 @@ export class GpuBudget {
       this.samples++;
     }
     if (Number.isNaN(this.baseline)) {
-      this.last = { state: 'uncalibrated', gpuMs, baselineMs: null, budgetMs: null, tracking: false, message: 'no idle baseline (set the crowd to 0 to calibrate)' };
+      this.last = {
+        state: 'uncalibrated',
+        gpuMs,
+        baselineMs: null,
+        budgetMs: null,
+        tracking: false,
+        message: 'no idle baseline (set the crowd to 0 to calibrate)',
+      };
       return this.last;
     }
     const budget = this.budgetFor(avatars);

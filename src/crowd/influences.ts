@@ -27,7 +27,12 @@ export interface LimitedInfluences {
  * @param remap maps a file bone index to the crowd's bone index (identity when omitted)
  * @param fallbackBone crowd bone for vertices whose weights are all zero
  */
-export function limitInfluences(sets: ReadonlyArray<InfluenceSet>, vertexCount: number, remap?: ArrayLike<number>, fallbackBone = 0): LimitedInfluences {
+export function limitInfluences(
+  sets: ReadonlyArray<InfluenceSet>,
+  vertexCount: number,
+  remap?: ArrayLike<number>,
+  fallbackBone = 0,
+): LimitedInfluences {
   const indices = new Uint16Array(vertexCount * 4);
   const weights = new Float32Array(vertexCount * 4);
   const bone: number[] = [];
@@ -43,7 +48,8 @@ export function limitInfluences(sets: ReadonlyArray<InfluenceSet>, vertexCount: 
         if (!(w > 0)) continue;
         const fileIndex = Number(set.indices[v * set.itemSize + k]);
         const b = remap ? remap[fileIndex] : fileIndex;
-        if (b === undefined || b < 0) throw new RangeError(`vertex ${v} is weighted to bone ${fileIndex}, which the skeleton does not have`);
+        if (b === undefined || b < 0)
+          throw new RangeError(`vertex ${v} is weighted to bone ${fileIndex}, which the skeleton does not have`);
         const existing = bone.indexOf(b);
         if (existing >= 0) weight[existing]! += w;
         else {

@@ -45,7 +45,15 @@ export const enum AnimField {
  * Writes an avatar's animation record for crowd clock `clock` (seconds since the crowd's epoch).
  * Phases are wrapped into the clip for looping clips, so precision does not decay with the clock.
  */
-export function writeAnimRecord(out: Float32Array, offset: number, anim: AnimState, clock: number, clips: ReadonlyArray<BakedClipLayout>, liveSlot: number, palette: number): void {
+export function writeAnimRecord(
+  out: Float32Array,
+  offset: number,
+  anim: AnimState,
+  clock: number,
+  clips: ReadonlyArray<BakedClipLayout>,
+  liveSlot: number,
+  palette: number,
+): void {
   const current = clips[anim.clip]!;
   out[offset + AnimField.Clip] = anim.clip;
   out[offset + AnimField.Phase] = phaseAt(anim.time, anim.speed, clock, current);
@@ -77,7 +85,13 @@ function phaseAt(time: number, speed: number, clock: number, clip: BakedClipLayo
 }
 
 /** The shader's clip time and baked rows for one clip of a record at clock `clock`. */
-export function recordClipFrame(clip: BakedClipLayout, phase: number, speed: number, clock: number, out: BakedFrame = { row0: 0, row1: 0, frac: 0 }): BakedFrame {
+export function recordClipFrame(
+  clip: BakedClipLayout,
+  phase: number,
+  speed: number,
+  clock: number,
+  out: BakedFrame = { row0: 0, row1: 0, frac: 0 },
+): BakedFrame {
   const duration = clip.duration;
   const t = phase + clock * speed;
   const time = duration > 0 ? (clip.loop ? t - Math.floor(t / duration) * duration : Math.min(Math.max(t, 0), duration)) : 0;

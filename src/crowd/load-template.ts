@@ -35,7 +35,9 @@ export async function loadCrowdTemplateFromUrl(url: string, options: LoadTemplat
     bytes = await fetchModelBytes(url, (f) => options.onProgress?.('download', f));
   } catch (error) {
     // Name the file the way the user knows it; the cause (CORS, 404, …) is in the message.
-    throw new CrowdTemplateError(error instanceof RigLoadError ? error.message.replace(error.source, name) : `${name}: ${(error as Error).message}`);
+    throw new CrowdTemplateError(
+      error instanceof RigLoadError ? error.message.replace(error.source, name) : `${name}: ${(error as Error).message}`,
+    );
   }
   return prepareTemplate(bytes, url, name, options);
 }
@@ -66,7 +68,10 @@ async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string,
   options.onProgress?.('parse', 1);
   options.onProgress?.('prepare', 0);
   const notes: string[] = [];
-  if (rig.report.skeletonOnly) throw new CrowdTemplateError(`${name}: has a skeleton but no mesh (mocap): nothing for a crowd to draw; use it as a clip source on the retarget page`);
+  if (rig.report.skeletonOnly)
+    throw new CrowdTemplateError(
+      `${name}: has a skeleton but no mesh (mocap): nothing for a crowd to draw; use it as a clip source on the retarget page`,
+    );
   const wanted = options.libraryClips ?? CROWD_LIBRARY_CLIPS;
   if (rig.clips.length === 0 && wanted.length > 0) {
     // A rig without clips gets Cairn's library, retargeted onto it, instead of standing in T-pose.
@@ -74,7 +79,11 @@ async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string,
     const { libraryForRig } = await import('../anim/retarget/library-for-rig.ts');
     const library = await libraryForRig(rig.object, rig.bones, name, { clips: wanted });
     rig.clips = library.clips;
-    notes.push(library.clips.length ? `no clips in the file: ${library.clips.length} library clips retargeted onto it (${library.clips.map((c) => c.name).join(', ')})` : 'no clips in the file, and the library could not be retargeted onto it: it stands in its bind pose');
+    notes.push(
+      library.clips.length
+        ? `no clips in the file: ${library.clips.length} library clips retargeted onto it (${library.clips.map((c) => c.name).join(', ')})`
+        : 'no clips in the file, and the library could not be retargeted onto it: it stands in its bind pose',
+    );
     notes.push(...library.problems);
   }
   const template = new CrowdTemplate(rig, { ...options, name: options.name ?? name });

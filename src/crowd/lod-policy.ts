@@ -48,8 +48,10 @@ export const DEFAULT_LOD: ResolvedLodOptions = {
 /** Fills defaults and checks the distances make sense. */
 export function resolveLod(options: LodOptions = {}): ResolvedLodOptions {
   const lod = { ...DEFAULT_LOD, ...options };
-  if (!(lod.liveExit > lod.liveEnter)) throw new RangeError(`LOD: liveExit (${lod.liveExit}) must be greater than liveEnter (${lod.liveEnter}) for hysteresis`);
-  if (!(lod.maxLive >= 0) || !Number.isInteger(lod.maxLive)) throw new RangeError(`LOD: maxLive must be a non-negative integer, got ${lod.maxLive}`);
+  if (!(lod.liveExit > lod.liveEnter))
+    throw new RangeError(`LOD: liveExit (${lod.liveExit}) must be greater than liveEnter (${lod.liveEnter}) for hysteresis`);
+  if (!(lod.maxLive >= 0) || !Number.isInteger(lod.maxLive))
+    throw new RangeError(`LOD: maxLive must be a non-negative integer, got ${lod.maxLive}`);
   if (!(lod.minDwell >= 0)) throw new RangeError(`LOD: minDwell must be >= 0, got ${lod.minDwell}`);
   return lod;
 }
@@ -81,7 +83,12 @@ export function wantsLive(c: LodCandidate, lod: ResolvedLodOptions): boolean {
  * count as 20 % nearer, so two avatars at nearly the same distance do not trade places every frame.
  * Returns how many are live.
  */
-export function planLive(candidates: ReadonlyArray<LodCandidate>, lod: ResolvedLodOptions, out: Uint8Array, count = candidates.length): number {
+export function planLive(
+  candidates: ReadonlyArray<LodCandidate>,
+  lod: ResolvedLodOptions,
+  out: Uint8Array,
+  count = candidates.length,
+): number {
   let wanting = 0;
   for (let i = 0; i < count; i++) {
     const want = wantsLive(candidates[i]!, lod) ? 1 : 0;

@@ -45,12 +45,14 @@ export class SlotTable<T> {
   constructor(options: SlotTableOptions) {
     this.strides = { ...options.channels };
     for (const [name, stride] of Object.entries(this.strides)) {
-      if (!Number.isInteger(stride) || stride <= 0) throw new RangeError(`SlotTable: channel "${name}" needs a positive integer stride, got ${stride}`);
+      if (!Number.isInteger(stride) || stride <= 0)
+        throw new RangeError(`SlotTable: channel "${name}" needs a positive integer stride, got ${stride}`);
     }
     this.step = Math.max(1, Math.floor(options.capacityStep ?? 1));
     this.maxCapacity = options.maxCapacity ?? Number.POSITIVE_INFINITY;
     this._capacity = this.round(Math.max(1, options.capacity ?? 16));
-    if (this._capacity > this.maxCapacity) throw new RangeError(`SlotTable: initial capacity ${this._capacity} exceeds maxCapacity ${this.maxCapacity}`);
+    if (this._capacity > this.maxCapacity)
+      throw new RangeError(`SlotTable: initial capacity ${this._capacity} exceeds maxCapacity ${this.maxCapacity}`);
     this.onGrow = options.onGrow;
     for (const [name, stride] of Object.entries(this.strides)) this.channels[name] = new Float32Array(this._capacity * stride);
   }

@@ -83,7 +83,9 @@ export class StageCrowd {
     const heightmap = options.heightmap;
     this.peers = new SyntheticPeers({
       ground: heightmap ? (x, z) => heightmap.sampleHeight(x, z) : undefined,
-      walkable: heightmap ? (x, z) => heightmap.sampleHeight(x, z) > heightmap.waterLevel + 0.4 && heightmap.sampleSlope(x, z) < 28 : undefined,
+      walkable: heightmap
+        ? (x, z) => heightmap.sampleHeight(x, z) > heightmap.waterLevel + 0.4 && heightmap.sampleSlope(x, z) < 28
+        : undefined,
       ...options.peers,
     });
     this.current = this.build(options.template ?? new CrowdTemplate(createHumanoid({ detail: 'low' }), { name: 'mannequin' }));
@@ -106,7 +108,9 @@ export class StageCrowd {
   private addHud(): void {
     if (this.hudAdded || !this.stage.hud) return;
     this.hudAdded = true;
-    this.removers.push(this.stage.hud.addSection('crowd', { title: 'Crowd', rows: (stats) => crowdHudRows(stats.crowd as CrowdPageStats | undefined) }));
+    this.removers.push(
+      this.stage.hud.addSection('crowd', { title: 'Crowd', rows: (stats) => crowdHudRows(stats.crowd as CrowdPageStats | undefined) }),
+    );
   }
 
   get crowd(): Crowd {
@@ -120,14 +124,24 @@ export class StageCrowd {
   /** Sets the number of synthetic peers (0–1000). */
   setCount(count: number): void {
     const n = Math.round(count);
-    if (!(n >= 0 && n <= MAX_SYNTHETIC_PEERS)) throw new RangeError(`crowd count must be between 0 and ${MAX_SYNTHETIC_PEERS}, got ${count}`);
+    if (!(n >= 0 && n <= MAX_SYNTHETIC_PEERS))
+      throw new RangeError(`crowd count must be between 0 and ${MAX_SYNTHETIC_PEERS}, got ${count}`);
     this.peers.resize(n);
     while (this.peerAgents.length > n) this.peerAgents.pop()!.remove();
     while (this.peerAgents.length < n) {
       const i = this.peerAgents.length;
       const peer = this.peers.peers[i]!;
       const palette = this.palette;
-      const agent = this.current.add({ x: peer.x, y: peer.y, z: peer.z, facing: peer.facing, clip: peer.clip, speed: peer.speed, time: peer.phase, palette: palette.length > 1 ? 1 + (i % (palette.length - 1)) : 0 });
+      const agent = this.current.add({
+        x: peer.x,
+        y: peer.y,
+        z: peer.z,
+        facing: peer.facing,
+        clip: peer.clip,
+        speed: peer.speed,
+        time: peer.phase,
+        palette: palette.length > 1 ? 1 + (i % (palette.length - 1)) : 0,
+      });
       // Every 1/share-th peer looks at the camera: the live path, where it earns its cost.
       const share = this.lookAtShare;
       if (share > 0 && this.lookAt && Math.floor(i * share) !== Math.floor((i + 1) * share)) agent.setControl(this.lookAt);
@@ -224,7 +238,13 @@ export class StageCrowd {
   private publish(): void {
     if (this.options.publish === false) return;
     const model = this.current.template.report;
-    const stats: CrowdPageStats = { ...this.current.stats, budget: this.budget.reading, lastError: this.lastError, sourceVertices: model.sourceVertices, drawnVertices: model.drawnVertices };
+    const stats: CrowdPageStats = {
+      ...this.current.stats,
+      budget: this.budget.reading,
+      lastError: this.lastError,
+      sourceVertices: model.sourceVertices,
+      drawnVertices: model.drawnVertices,
+    };
     this.stage.cairn.stats.crowd = stats;
   }
 }

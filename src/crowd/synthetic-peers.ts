@@ -117,7 +117,10 @@ export class SyntheticPeers {
       phase: this.rng.range(0, 4),
     };
     const roll = this.rng.next();
-    this.setActivity(peer, roll < this.options.walkShare ? 'walk' : roll < this.options.walkShare + this.options.danceShare ? 'dance' : 'idle');
+    this.setActivity(
+      peer,
+      roll < this.options.walkShare ? 'walk' : roll < this.options.walkShare + this.options.danceShare ? 'dance' : 'idle',
+    );
     return peer;
   }
 

@@ -6,7 +6,18 @@
  * anything is built, so a bad model fails with a clear message and touches nothing running.
  * Uses three's scene-graph and math classes; no renderer.
  */
-import { AnimationClip, Box3, Matrix4, PropertyBinding, Vector3, type Bone, type BufferGeometry, type Material, type Object3D, type SkinnedMesh } from 'three';
+import {
+  AnimationClip,
+  Box3,
+  Matrix4,
+  PropertyBinding,
+  Vector3,
+  type Bone,
+  type BufferGeometry,
+  type Material,
+  type Object3D,
+  type SkinnedMesh,
+} from 'three';
 import type { ClipTiming } from './anim-state.ts';
 import { prepareCrowdGeometry } from './geometry-prep.ts';
 
@@ -93,7 +104,8 @@ export class CrowdTemplate {
   constructor(source: CrowdTemplateSource, options: CrowdTemplateOptions = {}) {
     const maxBones = options.maxBones ?? 256;
     const root = source.object;
-    if (!root || typeof (root as Object3D).traverse !== 'function') throw new CrowdTemplateError('this is not a model: it has no scene graph');
+    if (!root || typeof (root as Object3D).traverse !== 'function')
+      throw new CrowdTemplateError('this is not a model: it has no scene graph');
     this.root = root;
     this.name = options.name ?? (root.name || 'character');
     root.updateMatrixWorld(true);
@@ -119,7 +131,8 @@ export class CrowdTemplate {
     const remaps: Int32Array[] = [];
     for (const mesh of skinned) {
       const skeleton = mesh.skeleton;
-      if (!skeleton || skeleton.bones.length === 0) throw new CrowdTemplateError(`"${this.name}": piece "${mesh.name || '(unnamed)'}" has an empty skeleton`);
+      if (!skeleton || skeleton.bones.length === 0)
+        throw new CrowdTemplateError(`"${this.name}": piece "${mesh.name || '(unnamed)'}" has an empty skeleton`);
       const remap = new Int32Array(skeleton.bones.length).fill(-1);
       skeleton.bones.forEach((bone, i) => {
         if (!bone) return;
@@ -144,7 +157,8 @@ export class CrowdTemplate {
       throw new CrowdTemplateError(`"${this.name}" has ${bones.length} bones; this crowd's bone buffers are sized for at most ${maxBones}`);
     }
     for (const bone of bones) {
-      if (!isDescendant(bone, root)) throw new CrowdTemplateError(`"${this.name}": bone "${bone.name}" is not inside the model's scene graph`);
+      if (!isDescendant(bone, root))
+        throw new CrowdTemplateError(`"${this.name}": bone "${bone.name}" is not inside the model's scene graph`);
     }
     this.bones = bones;
     this.boneInverses = inverses;
@@ -167,7 +181,13 @@ export class CrowdTemplate {
       const geometry = prepared.geometry;
       vertices += geometry.getAttribute('position').count;
       triangles += (geometry.index ? geometry.index.count : geometry.getAttribute('position').count) / 3;
-      return { name: mesh.name || `piece${i}`, geometry, material: mesh.material, castShadow: mesh.castShadow, receiveShadow: mesh.receiveShadow };
+      return {
+        name: mesh.name || `piece${i}`,
+        geometry,
+        material: mesh.material,
+        castShadow: mesh.castShadow,
+        receiveShadow: mesh.receiveShadow,
+      };
     });
 
     const bounds = new Box3();

@@ -203,7 +203,8 @@ export class NetSession {
       events.on('message', (bytes) => this.receive(bytes)),
       events.on('control', (control) => {
         if (control.type === 'welcome') this.table.selfId = this.transport.selfId;
-        if (control.type === 'dropped') this.stats.relayDropped[(control as { reason: DropReason }).reason] = (control as { count: number }).count;
+        if (control.type === 'dropped')
+          this.stats.relayDropped[(control as { reason: DropReason }).reason] = (control as { count: number }).count;
       }),
       events.on('state', () => this.refreshStats()),
       events.on('rejected', (reason) => {
@@ -309,11 +310,14 @@ export class NetSession {
     if (this.timer === null || due === this.dueTimerAt || !Number.isFinite(due)) return;
     if (this.dueTimer !== null) clearTimeout(this.dueTimer);
     this.dueTimerAt = due;
-    this.dueTimer = setTimeout(() => {
-      this.dueTimer = null;
-      this.dueTimerAt = Number.NaN;
-      this.pump();
-    }, Math.max(0, due - now));
+    this.dueTimer = setTimeout(
+      () => {
+        this.dueTimer = null;
+        this.dueTimerAt = Number.NaN;
+        this.pump();
+      },
+      Math.max(0, due - now),
+    );
   }
 
   /** The transport moved to another wire: everyone heard on the old one is gone (their ids were of that wire). */

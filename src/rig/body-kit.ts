@@ -5,7 +5,16 @@
  * its pieces into a skinned character. Each rig keeps only its layout (where tubes go, on which
  * bones): src/rig/humanoid-body.ts and src/anim/rigs/cc4-body.ts.
  */
-import { BufferGeometry, Float32BufferAttribute, Group, MeshStandardMaterial, SkinnedMesh, Uint16BufferAttribute, type Bone, type Skeleton } from 'three';
+import {
+  BufferGeometry,
+  Float32BufferAttribute,
+  Group,
+  MeshStandardMaterial,
+  SkinnedMesh,
+  Uint16BufferAttribute,
+  type Bone,
+  type Skeleton,
+} from 'three';
 import { buildSkeleton, type SkeletonDef } from './skeleton-def.ts';
 import type { MeshAccumulator, TubeBreakpoint, Vec3 } from './tube.ts';
 
@@ -149,7 +158,11 @@ export function createBody(def: SkeletonDef, pieces: readonly BodyPiece[], optio
   object.name = options.name;
   object.add(built.root);
   const meshes = pieces.map((piece) => {
-    const material = new MeshStandardMaterial({ vertexColors: true, roughness: piece.name === 'clothing' ? options.roughness.clothing : options.roughness.other, metalness: 0 });
+    const material = new MeshStandardMaterial({
+      vertexColors: true,
+      roughness: piece.name === 'clothing' ? options.roughness.clothing : options.roughness.other,
+      metalness: 0,
+    });
     material.name = `${options.materialPrefix}${piece.name}`;
     const mesh = new SkinnedMesh(piece.geometry, material);
     mesh.name = `${options.meshPrefix}${piece.name}`;

@@ -51,7 +51,12 @@ const idle: ProceduralClip = {
   },
 };
 
-function locomotion(name: string, duration: number, speed: number, g: { swing: number; kneeSwing: number; kneeStance: number; arm: number; elbow: number; lean: number; twist: number }): ProceduralClip {
+function locomotion(
+  name: string,
+  duration: number,
+  speed: number,
+  g: { swing: number; kneeSwing: number; kneeStance: number; arm: number; elbow: number; lean: number; twist: number },
+): ProceduralClip {
   return {
     name,
     duration,
@@ -84,7 +89,15 @@ function locomotion(name: string, duration: number, speed: number, g: { swing: n
   };
 }
 
-const walk = locomotion('walk', 1.1, 1.45, { swing: 0.36, kneeSwing: 0.75, kneeStance: 0.06, arm: 0.3, elbow: 0.25, lean: 0.04, twist: 0.08 });
+const walk = locomotion('walk', 1.1, 1.45, {
+  swing: 0.36,
+  kneeSwing: 0.75,
+  kneeStance: 0.06,
+  arm: 0.3,
+  elbow: 0.25,
+  lean: 0.04,
+  twist: 0.08,
+});
 const run = locomotion('run', 0.68, 4.6, { swing: 0.62, kneeSwing: 1.5, kneeStance: 0.22, arm: 0.55, elbow: 1.4, lean: 0.2, twist: 0.14 });
 
 const jump: ProceduralClip = {
@@ -97,7 +110,14 @@ const jump: ProceduralClip = {
     const pose = emptyPose();
     const p = time / this.duration;
     // crouch (0–0.25) → push (0.25–0.4) → tuck in the air (0.4–0.8) → land and recover (0.8–1).
-    const crouch = p < 0.25 ? Math.sin((p / 0.25) * Math.PI * 0.5) : p < 0.4 ? 1 - (p - 0.25) / 0.15 : p < 0.8 ? 0 : Math.sin(((p - 0.8) / 0.2) * Math.PI);
+    const crouch =
+      p < 0.25
+        ? Math.sin((p / 0.25) * Math.PI * 0.5)
+        : p < 0.4
+          ? 1 - (p - 0.25) / 0.15
+          : p < 0.8
+            ? 0
+            : Math.sin(((p - 0.8) / 0.2) * Math.PI);
     const tuck = p > 0.4 && p < 0.8 ? Math.sin(((p - 0.4) / 0.4) * Math.PI) : 0;
     const armsUp = p < 0.25 ? -0.4 * crouch : p < 0.8 ? Math.min(1, (p - 0.25) / 0.15) : 1 - (p - 0.8) / 0.2;
     for (const [side, s] of SIDES) {
@@ -197,7 +217,10 @@ export function bakeClip(clip: ProceduralClip, def: SkeletonDef = MANNEQUIN, fps
     const offset = pose.pelvisOffset.clone();
     if (probe && clip.grounded) offset.y += groundingLift(probe.byName, pose, pelvisBind.clone().add(offset), ankleBind);
     if (probe && clip.clearFloor) offset.y += Math.max(0, clearance - lowestJoint(probe.byName, pose, pelvisBind.clone().add(offset)));
-    pelvisBind.clone().add(offset).toArray(pelvis, f * 3);
+    pelvisBind
+      .clone()
+      .add(offset)
+      .toArray(pelvis, f * 3);
   }
   // Quaternion tracks must take the short way between keys.
   for (const track of rotations.values()) {
@@ -238,7 +261,8 @@ function lowestJoint(bones: Map<string, Bone>, pose: Pose, pelvisPosition: Vecto
   const rootY = root.matrixWorld.elements[13]!;
   const position = new Vector3();
   let lowest = Infinity;
-  for (const bone of bones.values()) if (bone !== root) lowest = Math.min(lowest, position.setFromMatrixPosition(bone.matrixWorld).y - rootY);
+  for (const bone of bones.values())
+    if (bone !== root) lowest = Math.min(lowest, position.setFromMatrixPosition(bone.matrixWorld).y - rootY);
   return lowest;
 }
 

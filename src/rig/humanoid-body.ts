@@ -1,5 +1,15 @@
 import type { BufferGeometry } from 'three';
-import { BODY_DETAIL, lerp3, profile, RigLookup as BodyLookup, toGeometry, type BodyDetail, type BodyPalette, type BodyPiece, type HumanoidDetail } from './body-kit.ts';
+import {
+  BODY_DETAIL,
+  lerp3,
+  profile,
+  RigLookup as BodyLookup,
+  toGeometry,
+  type BodyDetail,
+  type BodyPalette,
+  type BodyPiece,
+  type HumanoidDetail,
+} from './body-kit.ts';
 import { MANNEQUIN, FINGERTIP_LENGTH } from './mannequin.ts';
 import type { SkeletonDef } from './skeleton-def.ts';
 import { MeshAccumulator, addEllipsoid, addTube, type TubeBreakpoint, type Vec3 } from './tube.ts';
@@ -22,7 +32,11 @@ export const DEFAULT_PALETTE: HumanoidPalette = {
  * clothing (shirt, trousers, shoes) — skinned to the mannequin's bones with smooth weights
  * (≤ 4 influences, here ≤ 2, per vertex) and vertex colours from the palette.
  */
-export function buildHumanoidPieces(palette: HumanoidPalette = DEFAULT_PALETTE, detail: HumanoidDetail = 'high', def: SkeletonDef = MANNEQUIN): BodyPiece[] {
+export function buildHumanoidPieces(
+  palette: HumanoidPalette = DEFAULT_PALETTE,
+  detail: HumanoidDetail = 'high',
+  def: SkeletonDef = MANNEQUIN,
+): BodyPiece[] {
   const rig = new BodyLookup(def, 'humanoid body');
   const d = BODY_DETAIL[detail];
   return [
@@ -52,7 +66,15 @@ const TORSO_STOPS: Array<[number, number, number]> = [
 
 function torsoWeights(rig: RigLookup): TubeBreakpoint[] {
   const t = (bone: string, lift = 0): [string, number] => [bone, tOf(rig.head(bone)[1] + lift, TORSO_BOTTOM, TORSO_TOP)];
-  return rig.weights(t('pelvis'), t('spine_01', 0.03), t('spine_02', 0.04), t('spine_03', 0.04), t('spine_04', 0.04), t('spine_05', 0.03), t('neck_01', 0.03));
+  return rig.weights(
+    t('pelvis'),
+    t('spine_01', 0.03),
+    t('spine_02', 0.04),
+    t('spine_03', 0.04),
+    t('spine_04', 0.04),
+    t('spine_05', 0.03),
+    t('neck_01', 0.03),
+  );
 }
 
 function buildBody(rig: RigLookup, palette: HumanoidPalette, d: Detail): MeshAccumulator {
@@ -96,17 +118,20 @@ function addArm(out: MeshAccumulator, rig: RigLookup, side: 'l' | 'r', color: Ve
   const wrist = rig.head(`hand_${side}`);
   const upperEnd = sleeve < 1 ? lerp3(shoulder, elbow, sleeve) : elbow;
   const upperLength = elbow[0] - shoulder[0];
-  const tu = (x: number): number => (x - shoulder[0]) / ((upperEnd[0] - shoulder[0]) || upperLength);
+  const tu = (x: number): number => (x - shoulder[0]) / (upperEnd[0] - shoulder[0] || upperLength);
   addTube(out, {
     from: shoulder,
     to: upperEnd,
     radius: (t) => {
       const along = (t * (upperEnd[0] - shoulder[0])) / upperLength; // 0..1 over the whole upper arm
-      return profile([
-        [0, 0.058, 0.056],
-        [0.3, 0.05, 0.048],
-        [1, 0.04, 0.04],
-      ], inflate)(along);
+      return profile(
+        [
+          [0, 0.058, 0.056],
+          [0.3, 0.05, 0.048],
+          [1, 0.04, 0.04],
+        ],
+        inflate,
+      )(along);
     },
     rings: sleeve < 1 ? 2 : d.rings,
     sides: d.sides,
@@ -124,15 +149,23 @@ function addArm(out: MeshAccumulator, rig: RigLookup, side: 'l' | 'r', color: Ve
   addTube(out, {
     from: elbow,
     to: wrist,
-    radius: profile([
-      [0, 0.04, 0.04],
-      [0.35, 0.042, 0.038],
-      [1, 0.028, 0.032],
-    ], inflate),
+    radius: profile(
+      [
+        [0, 0.04, 0.04],
+        [0.35, 0.042, 0.038],
+        [1, 0.028, 0.032],
+      ],
+      inflate,
+    ),
     rings: d.rings,
     sides: d.sides,
     capStart: true,
-    weights: rig.weights([`upperarm_twist_01_${side}`, -0.35], [`lowerarm_${side}`, 0.3], [`lowerarm_twist_01_${side}`, 0.65], [`hand_${side}`, 1.1]),
+    weights: rig.weights(
+      [`upperarm_twist_01_${side}`, -0.35],
+      [`lowerarm_${side}`, 0.3],
+      [`lowerarm_twist_01_${side}`, 0.65],
+      [`hand_${side}`, 1.1],
+    ),
     color,
   });
 }
@@ -161,7 +194,11 @@ function addHand(out: MeshAccumulator, rig: RigLookup, side: 'l' | 'r', color: V
     const p3 = rig.head(`${finger}_03_${side}`);
     const dir: Vec3 = [p3[0] - p2[0], p3[1] - p2[1], p3[2] - p2[2]];
     const dirLength = Math.hypot(...dir);
-    const tip: Vec3 = [p3[0] + (dir[0] / dirLength) * FINGERTIP_LENGTH, p3[1] + (dir[1] / dirLength) * FINGERTIP_LENGTH, p3[2] + (dir[2] / dirLength) * FINGERTIP_LENGTH];
+    const tip: Vec3 = [
+      p3[0] + (dir[0] / dirLength) * FINGERTIP_LENGTH,
+      p3[1] + (dir[1] / dirLength) * FINGERTIP_LENGTH,
+      p3[2] + (dir[2] / dirLength) * FINGERTIP_LENGTH,
+    ];
     const total = Math.hypot(tip[0] - p1[0], tip[1] - p1[1], tip[2] - p1[2]);
     const t2 = Math.hypot(p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]) / total;
     const t3 = Math.hypot(p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2]) / total;
@@ -178,7 +215,11 @@ function addHand(out: MeshAccumulator, rig: RigLookup, side: 'l' | 'r', color: V
       sides: d.fingerSides,
       capStart: true,
       capEnd: true,
-      weights: rig.weights([`${finger}_01_${side}`, t2 * 0.5], [`${finger}_02_${side}`, (t2 + t3) / 2], [`${finger}_03_${side}`, (t3 + 1) / 2]),
+      weights: rig.weights(
+        [`${finger}_01_${side}`, t2 * 0.5],
+        [`${finger}_02_${side}`, (t2 + t3) / 2],
+        [`${finger}_03_${side}`, (t3 + 1) / 2],
+      ),
       color,
     });
   }
@@ -192,11 +233,14 @@ function addLeg(out: MeshAccumulator, rig: RigLookup, side: 'l' | 'r', color: Ve
   addTube(out, {
     from: top,
     to: knee,
-    radius: profile([
-      [0, 0.085, 0.088],
-      [0.5, 0.07, 0.072],
-      [1, 0.054, 0.056],
-    ], inflate),
+    radius: profile(
+      [
+        [0, 0.085, 0.088],
+        [0.5, 0.07, 0.072],
+        [1, 0.054, 0.056],
+      ],
+      inflate,
+    ),
     rings: d.rings,
     sides: d.sides,
     capStart: true,
@@ -207,11 +251,14 @@ function addLeg(out: MeshAccumulator, rig: RigLookup, side: 'l' | 'r', color: Ve
   addTube(out, {
     from: knee,
     to: end,
-    radius: profile([
-      [0, 0.054, 0.056],
-      [0.25, 0.058, 0.062],
-      [1, 0.036, 0.038],
-    ], inflate),
+    radius: profile(
+      [
+        [0, 0.054, 0.056],
+        [0.25, 0.058, 0.062],
+        [1, 0.036, 0.038],
+      ],
+      inflate,
+    ),
     rings: d.rings,
     sides: d.sides,
     capStart: true,
@@ -235,7 +282,10 @@ function buildClothing(rig: RigLookup, palette: HumanoidPalette, d: Detail): Mes
     sides: d.sides + 4,
     capStart: true,
     capEnd: true,
-    weights: torsoWeights(rig).map((w) => ({ bone: w.bone, t: tOf(TORSO_BOTTOM + w.t * (TORSO_TOP - TORSO_BOTTOM), shirtBottom, shirtTop) })),
+    weights: torsoWeights(rig).map((w) => ({
+      bone: w.bone,
+      t: tOf(TORSO_BOTTOM + w.t * (TORSO_TOP - TORSO_BOTTOM), shirtBottom, shirtTop),
+    })),
     color: palette.shirt,
   });
   for (const side of ['l', 'r'] as const) addArm(out, rig, side, palette.shirt, d, 0.016, 0.55);
@@ -295,12 +345,21 @@ function buildHead(rig: RigLookup, palette: HumanoidPalette, d: Detail): BufferG
     if (z > cz) out.positions[i * 3 + 2] = cz + (z - cz) * (1 + 0.08 * (1 - below));
   }
   // Hair: a slightly larger shell shifted up and back, so the face stays uncovered.
-  addEllipsoid(out, [cx, cy + 0.025, cz - 0.018], [HEAD_RADII[0] * 1.07, HEAD_RADII[1] * 0.93, HEAD_RADII[2] * 1.02], head, palette.hair, detail);
+  addEllipsoid(
+    out,
+    [cx, cy + 0.025, cz - 0.018],
+    [HEAD_RADII[0] * 1.07, HEAD_RADII[1] * 0.93, HEAD_RADII[2] * 1.02],
+    head,
+    palette.hair,
+    detail,
+  );
   // Nose and ears.
   addEllipsoid(out, [cx, cy - 0.005, cz + HEAD_RADII[2] * 1.02], [0.014, 0.024, 0.02], head, palette.skin, small);
-  for (const s of [1, -1]) addEllipsoid(out, [cx + s * HEAD_RADII[0] * 0.98, cy, cz - 0.005], [0.012, 0.026, 0.018], head, palette.skin, small);
+  for (const s of [1, -1])
+    addEllipsoid(out, [cx + s * HEAD_RADII[0] * 0.98, cy, cz - 0.005], [0.012, 0.026, 0.018], head, palette.skin, small);
   const eyesStart = out.vertexCount;
-  for (const s of [1, -1]) addEllipsoid(out, [cx + s * 0.034, cy + 0.018, cz + HEAD_RADII[2] * 0.9], [0.013, 0.011, 0.01], head, palette.eyes, small);
+  for (const s of [1, -1])
+    addEllipsoid(out, [cx + s * 0.034, cy + 0.018, cz + HEAD_RADII[2] * 0.9], [0.013, 0.011, 0.01], head, palette.eyes, small);
   const geometry = toGeometry(out);
   addFaceMorphs(geometry, { eyesStart, eyesEnd: out.vertexCount, skullStart, skullEnd });
   return geometry;

@@ -67,7 +67,8 @@ export function relaxedArms(pose: Pose, overrides: { down?: number; elbow?: numb
 /** Curls all five fingers of one hand by `amount` radians per joint. */
 export function curlHand(pose: Pose, side: string, s: number, amount: number): void {
   for (const finger of ['index', 'middle', 'ring', 'pinky']) {
-    for (const joint of ['01', '02', '03']) pose.rotations.set(`${finger}_${joint}_${side}`, fingerCurl(s, amount * (joint === '01' ? 0.8 : 1)));
+    for (const joint of ['01', '02', '03'])
+      pose.rotations.set(`${finger}_${joint}_${side}`, fingerCurl(s, amount * (joint === '01' ? 0.8 : 1)));
   }
   for (const joint of ['01', '02', '03']) pose.rotations.set(`thumb_${joint}_${side}`, thumbCurl(s, amount * 0.7));
 }

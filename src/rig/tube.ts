@@ -133,7 +133,7 @@ export function addTube(out: MeshAccumulator, spec: TubeSpec): void {
     const [ru, rv] = spec.radius(t);
     // Tapering leans the normal along the axis: n ∝ radial − axis·dr/ds.
     const dt = 0.5 / spec.rings;
-    const slope = (meanRadius(t + dt) - meanRadius(t - dt)) / (Math.max(1e-6, (Math.min(1, t + dt) - Math.max(0, t - dt))) * length);
+    const slope = (meanRadius(t + dt) - meanRadius(t - dt)) / (Math.max(1e-6, Math.min(1, t + dt) - Math.max(0, t - dt)) * length);
     rings.push({ offset: t * length, ru, rv, lean: -slope / Math.sqrt(1 + slope * slope), t });
   }
   if (spec.capEnd) {
@@ -170,7 +170,11 @@ export function addTube(out: MeshAccumulator, spec: TubeSpec): void {
           ]);
       const along = ring.lean;
       const across = Math.sqrt(Math.max(0, 1 - along * along));
-      const n = normalize([radial[0] * across + axis[0] * along, radial[1] * across + axis[1] * along, radial[2] * across + axis[2] * along]);
+      const n = normalize([
+        radial[0] * across + axis[0] * along,
+        radial[1] * across + axis[1] * along,
+        radial[2] * across + axis[2] * along,
+      ]);
       out.addVertex(p, n, spec.color, bones, weights);
     }
   }
@@ -201,7 +205,14 @@ export function addTube(out: MeshAccumulator, spec: TubeSpec): void {
  * Appends an ellipsoid (centre, radii along X/Y/Z) built as a vertical tube with pole caps, all
  * weighted to one bone.
  */
-export function addEllipsoid(out: MeshAccumulator, center: Vec3, radii: Vec3, bone: number, color: Vec3, detail: { rings: number; sides: number }): void {
+export function addEllipsoid(
+  out: MeshAccumulator,
+  center: Vec3,
+  radii: Vec3,
+  bone: number,
+  color: Vec3,
+  detail: { rings: number; sides: number },
+): void {
   const [rx, ry, rz] = radii;
   addTube(out, {
     from: [center[0], center[1] - ry * 0.999, center[2]],

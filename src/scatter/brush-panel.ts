@@ -93,9 +93,18 @@ export class BrushPanel {
     el.querySelector('[data-role="radius-value"]')!.textContent = `${this.brush.radius} m`;
     radius.addEventListener('input', () => this.setRadius(Number(radius.value)));
     el.querySelector<HTMLInputElement>('[data-role="seed"]')!.value = String(this.layer.session.seed);
-    el.querySelector<HTMLInputElement>('[data-role="preset-file"]')!.addEventListener('change', (event) => void this.loadPresetFile(event.target as HTMLInputElement));
-    el.querySelector<HTMLInputElement>('[data-role="prop-file"]')!.addEventListener('change', (event) => void this.addPropFile(event.target as HTMLInputElement));
-    el.querySelector<HTMLInputElement>('[data-role="recording-file"]')!.addEventListener('change', (event) => void this.loadRecordingFile(event.target as HTMLInputElement));
+    el.querySelector<HTMLInputElement>('[data-role="preset-file"]')!.addEventListener(
+      'change',
+      (event) => void this.loadPresetFile(event.target as HTMLInputElement),
+    );
+    el.querySelector<HTMLInputElement>('[data-role="prop-file"]')!.addEventListener(
+      'change',
+      (event) => void this.addPropFile(event.target as HTMLInputElement),
+    );
+    el.querySelector<HTMLInputElement>('[data-role="recording-file"]')!.addEventListener(
+      'change',
+      (event) => void this.loadRecordingFile(event.target as HTMLInputElement),
+    );
     void this.restore();
     this.unsubscribe.push(
       // Presets chosen elsewhere (console, replay, the world) still light the right button.
@@ -134,7 +143,8 @@ export class BrushPanel {
 
   setMode(mode: 'paint' | 'erase'): void {
     this.brush.mode = mode;
-    for (const button of this.element.querySelectorAll<HTMLButtonElement>('[data-mode]')) button.setAttribute('aria-pressed', String(button.dataset.mode === mode));
+    for (const button of this.element.querySelectorAll<HTMLButtonElement>('[data-mode]'))
+      button.setAttribute('aria-pressed', String(button.dataset.mode === mode));
   }
 
   dispose(): void {
@@ -211,7 +221,16 @@ export class BrushPanel {
 
   /** Brings back the presets and props this browser loaded before (see local-store.ts). */
   private async restore(): Promise<void> {
-    const presets = savedPresets().filter((p) => !(typeof p.data === 'object' && p.data !== null && 'id' in p.data && typeof p.data.id === 'string' && this.layer.presets.has(p.data.id)));
+    const presets = savedPresets().filter(
+      (p) =>
+        !(
+          typeof p.data === 'object' &&
+          p.data !== null &&
+          'id' in p.data &&
+          typeof p.data.id === 'string' &&
+          this.layer.presets.has(p.data.id)
+        ),
+    );
     if (presets.length > 0) {
       this.layer.addPresets(presets);
       this.renderPresets();

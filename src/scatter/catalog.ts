@@ -194,7 +194,10 @@ export class PropCatalog extends Emitter<CatalogEvents> {
    * Resolves several props one after another (each yields between pieces), reporting progress.
    * Never rejects: failures are returned (and were emitted as `failed`).
    */
-  async preload(ids: readonly string[], onProgress?: (done: number, total: number, id: string) => void): Promise<{ ready: string[]; failed: Array<{ id: string; error: Error }> }> {
+  async preload(
+    ids: readonly string[],
+    onProgress?: (done: number, total: number, id: string) => void,
+  ): Promise<{ ready: string[]; failed: Array<{ id: string; error: Error }> }> {
     const ready: string[] = [];
     const failed: Array<{ id: string; error: Error }> = [];
     let done = 0;

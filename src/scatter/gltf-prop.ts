@@ -22,7 +22,11 @@ export function piecesFromObject(root: Object3D, label = root.name || 'object'):
       for (const group of groups) {
         const material = mesh.material[group.materialIndex ?? 0];
         if (!material) continue;
-        pieces.push({ name: `${name}/${material.name || `material ${group.materialIndex}`}`, geometry: groupGeometry(geometry, group.start, group.count), material });
+        pieces.push({
+          name: `${name}/${material.name || `material ${group.materialIndex}`}`,
+          geometry: groupGeometry(geometry, group.start, group.count),
+          material,
+        });
       }
     } else {
       geometry.clearGroups();

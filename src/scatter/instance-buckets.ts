@@ -63,7 +63,16 @@ export class BucketSet {
 
   createBucket(capacity = this.initialCapacity): number {
     const id = this.buckets.length;
-    this.buckets.push({ id, matrices: new Float32Array(capacity * 16), owners: new Int32Array(capacity).fill(NONE), count: 0, capacity, version: 0, dirtyFrom: 0, dirtyTo: 0 });
+    this.buckets.push({
+      id,
+      matrices: new Float32Array(capacity * 16),
+      owners: new Int32Array(capacity).fill(NONE),
+      count: 0,
+      capacity,
+      version: 0,
+      dirtyFrom: 0,
+      dirtyTo: 0,
+    });
     this.allocations++;
     return id;
   }
@@ -158,10 +167,14 @@ export class BucketSet {
   validate(): void {
     let total = 0;
     for (const bucket of this.buckets) {
-      if (bucket.count > bucket.capacity || bucket.matrices.length !== bucket.capacity * 16) throw new Error(`bucket ${bucket.id}: count ${bucket.count} / capacity ${bucket.capacity} / ${bucket.matrices.length} floats`);
+      if (bucket.count > bucket.capacity || bucket.matrices.length !== bucket.capacity * 16)
+        throw new Error(`bucket ${bucket.id}: count ${bucket.count} / capacity ${bucket.capacity} / ${bucket.matrices.length} floats`);
       for (let slot = 0; slot < bucket.count; slot++) {
         const entry = bucket.owners[slot]!;
-        if (this.entryBucket[entry] !== bucket.id || this.entrySlot[entry] !== slot) throw new Error(`bucket ${bucket.id} slot ${slot}: owner ${entry} points at bucket ${this.entryBucket[entry]} slot ${this.entrySlot[entry]}`);
+        if (this.entryBucket[entry] !== bucket.id || this.entrySlot[entry] !== slot)
+          throw new Error(
+            `bucket ${bucket.id} slot ${slot}: owner ${entry} points at bucket ${this.entryBucket[entry]} slot ${this.entrySlot[entry]}`,
+          );
       }
       total += bucket.count;
     }

@@ -27,7 +27,10 @@ export interface SavedProp {
 
 export function savedPresets(): SavedPreset[] {
   try {
-    const parsed = v.safeParse(v.array(v.object({ source: v.string(), data: v.unknown() })), JSON.parse(localStorage.getItem(PRESETS_KEY) ?? '[]'));
+    const parsed = v.safeParse(
+      v.array(v.object({ source: v.string(), data: v.unknown() })),
+      JSON.parse(localStorage.getItem(PRESETS_KEY) ?? '[]'),
+    );
     return parsed.success ? parsed.output : [];
   } catch {
     return [];
@@ -89,8 +92,18 @@ export async function savedProps(): Promise<SavedProp[]> {
 const BrushEventSchema = v.variant('kind', [
   v.object({ kind: v.literal('preset'), presetId: v.string() }),
   v.object({ kind: v.literal('reseed'), seed: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffffffff)) }),
-  v.object({ kind: v.literal('paint'), x: v.pipe(v.number(), v.finite()), z: v.pipe(v.number(), v.finite()), radius: v.pipe(v.number(), v.finite(), v.minValue(0)) }),
-  v.object({ kind: v.literal('erase'), x: v.pipe(v.number(), v.finite()), z: v.pipe(v.number(), v.finite()), radius: v.pipe(v.number(), v.finite(), v.minValue(0)) }),
+  v.object({
+    kind: v.literal('paint'),
+    x: v.pipe(v.number(), v.finite()),
+    z: v.pipe(v.number(), v.finite()),
+    radius: v.pipe(v.number(), v.finite(), v.minValue(0)),
+  }),
+  v.object({
+    kind: v.literal('erase'),
+    x: v.pipe(v.number(), v.finite()),
+    z: v.pipe(v.number(), v.finite()),
+    radius: v.pipe(v.number(), v.finite(), v.minValue(0)),
+  }),
 ]);
 
 /** The schema of a saved recording (what "Save recording" writes). */

@@ -76,11 +76,14 @@ export function bakeLodLevelsSync(input: LodBakeInput, options: LodBakeOptions =
   const targetErrors = options.targetErrors ?? [0, 0.08, 0.35];
   const strict = options.strict ?? true;
   const { positions, indices } = input;
-  if (positions.length % 3 !== 0 || positions.length === 0) throw new LodBakeError(`positions must be xyz triples (got ${positions.length} floats)`, label);
-  if (indices.length % 3 !== 0 || indices.length === 0) throw new LodBakeError(`indices must be a non-empty triangle list (got ${indices.length})`, label);
+  if (positions.length % 3 !== 0 || positions.length === 0)
+    throw new LodBakeError(`positions must be xyz triples (got ${positions.length} floats)`, label);
+  if (indices.length % 3 !== 0 || indices.length === 0)
+    throw new LodBakeError(`indices must be a non-empty triangle list (got ${indices.length})`, label);
   const vertexCount = positions.length / 3;
   for (let i = 0; i < indices.length; i++) {
-    if (indices[i]! >= vertexCount) throw new LodBakeError(`index ${indices[i]} at ${i} is past the last vertex (${vertexCount - 1})`, label);
+    if (indices[i]! >= vertexCount)
+      throw new LodBakeError(`index ${indices[i]} at ${i} is past the last vertex (${vertexCount - 1})`, label);
   }
   if (ratios[0] !== 1) throw new LodBakeError('the first LOD ratio must be 1 (full detail)', label);
 
@@ -88,7 +91,14 @@ export function bakeLodLevelsSync(input: LodBakeInput, options: LodBakeOptions =
   const levels: LodLevels = { indices: [indices], triangles: [full], errors: [0] };
   for (let level = 1; level < ratios.length; level++) {
     const targetIndexCount = Math.max(3, Math.floor(full * ratios[level]!) * 3);
-    const [result, error] = MeshoptSimplifier.simplify(indices, positions, 3, targetIndexCount, targetErrors[level] ?? targetErrors[targetErrors.length - 1]!, flags);
+    const [result, error] = MeshoptSimplifier.simplify(
+      indices,
+      positions,
+      3,
+      targetIndexCount,
+      targetErrors[level] ?? targetErrors[targetErrors.length - 1]!,
+      flags,
+    );
     const triangles = result.length / 3;
     const previous = levels.triangles[level - 1]!;
     if (strict && triangles >= previous) {

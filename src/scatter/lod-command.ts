@@ -37,7 +37,17 @@ export interface CommandIO {
   err(line: string): void;
 }
 
-const KNOWN_FLAGS: SimplifierFlags[] = ['LockBorder', 'Sparse', 'ErrorAbsolute', 'Prune', 'Regularize', 'Permissive', 'RegularizeLight', 'PreserveFolds', 'ErrorClamped'];
+const KNOWN_FLAGS: SimplifierFlags[] = [
+  'LockBorder',
+  'Sparse',
+  'ErrorAbsolute',
+  'Prune',
+  'Regularize',
+  'Permissive',
+  'RegularizeLight',
+  'PreserveFolds',
+  'ErrorClamped',
+];
 
 class UsageError extends Error {}
 
@@ -83,11 +93,22 @@ export async function runLodCommand(args: string[], io: CommandIO = { out: conso
     const levels = bakeLodLevelsSync({ positions, indices, label }, { flags, ratios, strict: false });
     const ms = performance.now() - start;
     const shrank = levels.triangles.every((t, level) => level === 0 || t < levels.triangles[level - 1]!);
-    const report: LodPieceReport = { piece: label, material: piece.material.name || '(unnamed)', vertices: positions.length / 3, triangles: levels.triangles, errors: levels.errors, shrank, ms };
+    const report: LodPieceReport = {
+      piece: label,
+      material: piece.material.name || '(unnamed)',
+      vertices: positions.length / 3,
+      triangles: levels.triangles,
+      errors: levels.errors,
+      shrank,
+      ms,
+    };
     if (options.compare) {
       report.compare = {};
       for (const variant of [[], ['LockBorder'], ['Permissive'], ['Permissive', 'Prune']] as SimplifierFlags[][]) {
-        report.compare[variant.join('+') || 'none'] = bakeLodLevelsSync({ positions, indices, label }, { flags: variant, ratios, strict: false }).triangles;
+        report.compare[variant.join('+') || 'none'] = bakeLodLevelsSync(
+          { positions, indices, label },
+          { flags: variant, ratios, strict: false },
+        ).triangles;
       }
     }
     return report;
@@ -100,7 +121,9 @@ export async function runLodCommand(args: string[], io: CommandIO = { out: conso
     printTable(name, flags, ratios, reports, io);
   }
   if (failed.length > 0) {
-    io.err(`lod: ${failed.length} piece${failed.length === 1 ? '' : 's'} did not shrink at every level: ${failed.map((r) => `${r.piece} (${r.triangles.join(' → ')})`).join(', ')}. Try --flags Permissive, or look for tiny or fragmented pieces.`);
+    io.err(
+      `lod: ${failed.length} piece${failed.length === 1 ? '' : 's'} did not shrink at every level: ${failed.map((r) => `${r.piece} (${r.triangles.join(' → ')})`).join(', ')}. Try --flags Permissive, or look for tiny or fragmented pieces.`,
+    );
     return 1;
   }
   return 0;
@@ -128,19 +151,32 @@ function parseArgs(args: string[]): { file: string; flags: SimplifierFlags[]; ra
     else throw new UsageError(`one file at a time (got ${file} and ${arg})`);
   }
   if (!file) throw new UsageError('no file given');
-  if (ratios[0] !== 1 || ratios.some((r) => !(r > 0 && r <= 1))) throw new UsageError(`--ratios must start at 1 and stay in (0, 1] (got ${ratios.join(',')})`);
-  for (const flag of flags) if (!KNOWN_FLAGS.includes(flag)) throw new UsageError(`unknown simplifier flag "${flag}" (known: ${KNOWN_FLAGS.join(', ')})`);
+  if (ratios[0] !== 1 || ratios.some((r) => !(r > 0 && r <= 1)))
+    throw new UsageError(`--ratios must start at 1 and stay in (0, 1] (got ${ratios.join(',')})`);
+  for (const flag of flags)
+    if (!KNOWN_FLAGS.includes(flag)) throw new UsageError(`unknown simplifier flag "${flag}" (known: ${KNOWN_FLAGS.join(', ')})`);
   return { file, flags, ratios, compare, json };
 }
 
 function printTable(name: string, flags: SimplifierFlags[], ratios: number[], reports: LodPieceReport[], io: CommandIO): void {
   const total = ratios.map((_, level) => reports.reduce((sum, r) => sum + r.triangles[level]!, 0));
-  io.out(`${name}: ${reports.length} piece${reports.length === 1 ? '' : 's'}, flags [${flags.join(', ')}], levels ${ratios.map((r) => `${Math.round(r * 100)}%`).join(' / ')}`);
+  io.out(
+    `${name}: ${reports.length} piece${reports.length === 1 ? '' : 's'}, flags [${flags.join(', ')}], levels ${ratios.map((r) => `${Math.round(r * 100)}%`).join(' / ')}`,
+  );
   const width = Math.max(8, ...reports.map((r) => r.piece.length));
-  io.out(`${'piece'.padEnd(width)}  ${'vertices'.padStart(8)}  ${ratios.map((_, l) => `LOD${l}`.padStart(8)).join('')}  ${'error'.padStart(13)}  ${'ms'.padStart(7)}`);
+  io.out(
+    `${'piece'.padEnd(width)}  ${'vertices'.padStart(8)}  ${ratios.map((_, l) => `LOD${l}`.padStart(8)).join('')}  ${'error'.padStart(13)}  ${'ms'.padStart(7)}`,
+  );
   for (const r of reports) {
-    io.out(`${r.piece.padEnd(width)}  ${String(r.vertices).padStart(8)}  ${r.triangles.map((t) => String(t).padStart(8)).join('')}  ${r.errors.slice(1).map((e) => e.toFixed(3)).join(' / ').padStart(13)}  ${r.ms.toFixed(1).padStart(7)}${r.shrank ? '' : '  ← DID NOT SHRINK'}`);
-    if (r.compare) for (const [variant, t] of Object.entries(r.compare)) io.out(`${''.padEnd(width)}    ${variant.padEnd(18)} ${t.join(' → ')}`);
+    io.out(
+      `${r.piece.padEnd(width)}  ${String(r.vertices).padStart(8)}  ${r.triangles.map((t) => String(t).padStart(8)).join('')}  ${r.errors
+        .slice(1)
+        .map((e) => e.toFixed(3))
+        .join(' / ')
+        .padStart(13)}  ${r.ms.toFixed(1).padStart(7)}${r.shrank ? '' : '  ← DID NOT SHRINK'}`,
+    );
+    if (r.compare)
+      for (const [variant, t] of Object.entries(r.compare)) io.out(`${''.padEnd(width)}    ${variant.padEnd(18)} ${t.join(' → ')}`);
   }
   io.out(`${'total'.padEnd(width)}  ${''.padStart(8)}  ${total.map((t) => String(t).padStart(8)).join('')}`);
 }

@@ -16,9 +16,13 @@ export const MAX_DENSITY_PER_M2 = 50;
 /** A finite number in [min, max] (or (min, max] with `exclusiveMin`), messages in the preset's words. */
 function rangedNumber(min: number, max: number, options: { exclusiveMin?: boolean; unit?: string } = {}) {
   const unit = options.unit ?? '';
-  const low = (issue: v.BaseIssue<unknown>): string => `must be ${options.exclusiveMin ? 'greater than' : 'at least'} ${min}${unit}, got ${String(issue.input)}${unit}`;
+  const low = (issue: v.BaseIssue<unknown>): string =>
+    `must be ${options.exclusiveMin ? 'greater than' : 'at least'} ${min}${unit}, got ${String(issue.input)}${unit}`;
   return v.pipe(
-    v.custom<number>((value) => typeof value === 'number' && Number.isFinite(value), (issue) => `expected a number, got ${describe(issue.input)}`),
+    v.custom<number>(
+      (value) => typeof value === 'number' && Number.isFinite(value),
+      (issue) => `expected a number, got ${describe(issue.input)}`,
+    ),
     options.exclusiveMin ? v.gtValue(min, low) : v.minValue(min, low),
     v.maxValue(max, (issue) => `must be at most ${+max.toFixed(4)}${unit}, got ${String(issue.input)}${unit}`),
   );
@@ -27,7 +31,10 @@ function rangedNumber(min: number, max: number, options: { exclusiveMin?: boolea
 /** A string with something besides whitespace in it. */
 const nonEmptyString = v.pipe(
   v.string((issue) => `expected a non-empty string, got ${describe(issue.input)}`),
-  v.check((text) => text.trim() !== '', (issue) => `expected a non-empty string, got ${describe(issue.input)}`),
+  v.check(
+    (text) => text.trim() !== '',
+    (issue) => `expected a non-empty string, got ${describe(issue.input)}`,
+  ),
 );
 
 /**
@@ -113,9 +120,15 @@ export const PresetSchema = v.pipe(
     densityPerM2: rangedNumber(0, MAX_DENSITY_PER_M2, { exclusiveMin: true }),
     /** Uniform scale range [min, max] applied to every instance (min ≤ max, both > 0). */
     scaleJitter: v.pipe(
-      v.custom<[unknown, unknown]>((value) => Array.isArray(value) && value.length === 2, (issue) => `expected [min, max], got ${describe(issue.input)}`),
+      v.custom<[unknown, unknown]>(
+        (value) => Array.isArray(value) && value.length === 2,
+        (issue) => `expected [min, max], got ${describe(issue.input)}`,
+      ),
       v.tuple([rangedNumber(0, 100, { exclusiveMin: true }), rangedNumber(0, 100, { exclusiveMin: true })]),
-      v.check(([min, max]) => min <= max, (issue) => `min ${issue.input[0]} is greater than max ${issue.input[1]}`),
+      v.check(
+        ([min, max]) => min <= max,
+        (issue) => `min ${issue.input[0]} is greater than max ${issue.input[1]}`,
+      ),
     ),
     /** Random yaw in [-yawJitter, +yawJitter] radians (π = any heading). */
     yawJitter: rangedNumber(0, Math.PI + 1e-9),
@@ -163,8 +176,20 @@ export type PresetValidation = { ok: true; preset: ScatterPreset } | { ok: false
 export function validatePreset(input: unknown, source = 'preset'): PresetValidation {
   const result = v.safeParse(PresetSchema, input);
   if (result.success) return { ok: true, preset: result.output };
-  const label = !isRecord(input) ? source : typeof input.name === 'string' && input.name ? input.name : typeof input.id === 'string' && input.id ? input.id : source;
-  return { ok: false, error: new PresetError(label, result.issues.map((issue) => ({ path: issuePath(issue), message: issue.message }))) };
+  const label = !isRecord(input)
+    ? source
+    : typeof input.name === 'string' && input.name
+      ? input.name
+      : typeof input.id === 'string' && input.id
+        ? input.id
+        : source;
+  return {
+    ok: false,
+    error: new PresetError(
+      label,
+      result.issues.map((issue) => ({ path: issuePath(issue), message: issue.message })),
+    ),
+  };
 }
 
 /** Like {@link validatePreset} but throws the {@link PresetError}. */

@@ -77,7 +77,13 @@ export function bakePiece(piece: PropPiece, label: string, options: LodBakeOptio
     geometry.boundingBox = source.boundingBox!.clone();
     return geometry;
   });
-  const part: BakedPart = { name: piece.name ?? label, material: piece.material, levels: geometries, triangles: levels.triangles, castShadow: piece.castShadow ?? true };
+  const part: BakedPart = {
+    name: piece.name ?? label,
+    material: piece.material,
+    levels: geometries,
+    triangles: levels.triangles,
+    castShadow: piece.castShadow ?? true,
+  };
   if (!byOptions) baked.set(source, (byOptions = new Map()));
   byOptions.set(key, part);
   return part;

@@ -57,8 +57,10 @@ export const REGION_PLAN_DEFAULTS: Omit<RegionPlanOptions, 'seed' | 'worldSize'>
 /** The one defaults resolver for {@link RegionPlanOptions}. */
 export function resolveRegionPlan(options: Partial<RegionPlanOptions> & Pick<RegionPlanOptions, 'seed' | 'worldSize'>): RegionPlanOptions {
   const plan = { ...REGION_PLAN_DEFAULTS, ...options };
-  if (!(plan.regionSize > 0) || !(plan.dabSpacing > 0) || !(plan.dabRadius > 0)) throw new RangeError('regionSize, dabSpacing and dabRadius must be > 0');
-  if (regionsPerSide(plan) ** 2 * REGION_ID_SPAN > 2 ** 31 - 1 - REGION_ID_BASE) throw new RangeError(`too many regions: ${regionsPerSide(plan)} per side`);
+  if (!(plan.regionSize > 0) || !(plan.dabSpacing > 0) || !(plan.dabRadius > 0))
+    throw new RangeError('regionSize, dabSpacing and dabRadius must be > 0');
+  if (regionsPerSide(plan) ** 2 * REGION_ID_SPAN > 2 ** 31 - 1 - REGION_ID_BASE)
+    throw new RangeError(`too many regions: ${regionsPerSide(plan)} per side`);
   return plan;
 }
 
@@ -98,7 +100,12 @@ export function distanceToRegion(bounds: RegionBounds, x: number, z: number): nu
 }
 
 /** Regions whose nearest point is within `radius` of (x, z), nearest first (ties by index). */
-export function regionsWithin(plan: Pick<RegionPlanOptions, 'worldSize' | 'regionSize'>, x: number, z: number, radius: number): Array<RegionKey & { distance: number }> {
+export function regionsWithin(
+  plan: Pick<RegionPlanOptions, 'worldSize' | 'regionSize'>,
+  x: number,
+  z: number,
+  radius: number,
+): Array<RegionKey & { distance: number }> {
   const side = regionsPerSide(plan);
   const out: Array<RegionKey & { distance: number; index: number }> = [];
   for (let rz = 0; rz < side; rz++) {

@@ -179,7 +179,10 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
     const offResolved = this.catalog.on('resolved', (prop) => void this.bucketsFor(prop));
     const offFailed = this.catalog.on('failed', ({ id, error }) => {
       this.stats.failedProps[id] = error.message;
-      this.emit('problem', { title: `Prop "${id}" could not be used`, detail: `${error.message}\nIts instances are skipped; everything else still places.` });
+      this.emit('problem', {
+        title: `Prop "${id}" could not be used`,
+        detail: `${error.message}\nIts instances are skipped; everything else still places.`,
+      });
     });
     // A prop registered later (the asset browser hands one over) into a category the chosen
     // preset uses is baked right away, so the next stroke does not wait for it.
@@ -215,7 +218,10 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
     }
     for (const error of errors) {
       this.stats.invalidPresets[error.presetName] = error.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
-      this.emit('problem', { title: `Preset "${error.presetName}" is invalid and was skipped`, detail: error.errors.map((e) => `${e.path}: ${e.message}`).join('\n') });
+      this.emit('problem', {
+        title: `Preset "${error.presetName}" is invalid and was skipped`,
+        detail: error.errors.map((e) => `${e.path}: ${e.message}`).join('\n'),
+      });
     }
     return errors;
   }
@@ -336,7 +342,8 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
    */
   addPlacements(placements: readonly Placement[]): void {
     for (const placement of placements) {
-      if (this.external.has(placement.id) || this.session.instances.has(placement.id)) throw new RangeError(`ScatterLayer: placement id ${placement.id} is already drawn`);
+      if (this.external.has(placement.id) || this.session.instances.has(placement.id))
+        throw new RangeError(`ScatterLayer: placement id ${placement.id} is already drawn`);
       this.external.set(placement.id, placement);
       this.render(placement);
     }
@@ -382,7 +389,13 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
   }
 
   private createSession(seed: number): ScatterSession {
-    const session = new ScatterSession({ seed, ground: this.ground, propsIn: (category) => this.catalog.propsIn(category), presets: this.presets, maxInstances: this.maxInstances });
+    const session = new ScatterSession({
+      seed,
+      ground: this.ground,
+      propsIn: (category) => this.catalog.propsIn(category),
+      presets: this.presets,
+      maxInstances: this.maxInstances,
+    });
     this.unsubscribeSession = session.on('change', (change) => this.onSessionChange(change));
     this.stats.seed = session.seed;
     return session;
@@ -486,7 +499,12 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
       bucketIds.push(
         prop.parts.map((part) => {
           const id = this.buckets.createBucket();
-          this.meshes.attach(id, { geometry: part.levels[level]!, material: part.material, castShadow: this.shadows && level <= this.shadowLevels && part.castShadow, name: `${prop.id}/${part.name}/LOD${level}` });
+          this.meshes.attach(id, {
+            geometry: part.levels[level]!,
+            material: part.material,
+            castShadow: this.shadows && level <= this.shadowLevels && part.castShadow,
+            name: `${prop.id}/${part.name}/LOD${level}`,
+          });
           return id;
         }),
       );

@@ -60,7 +60,8 @@ export function createScatterTool(options: ScatterToolOptions): ScatterTool {
   panel.element.hidden = !brush.isActive;
   const offProblem = layer.on('problem', ({ title, detail }) => void showNotice({ level: 'error', title, detail }));
   // Problems found while the layer was built (invalid presets) were emitted before we listened.
-  for (const [name, detail] of Object.entries(layer.stats.invalidPresets)) showNotice({ level: 'error', title: `Preset "${name}" is invalid and was skipped`, detail: detail.replace(/; /g, '\n') });
+  for (const [name, detail] of Object.entries(layer.stats.invalidPresets))
+    showNotice({ level: 'error', title: `Preset "${name}" is invalid and was skipped`, detail: detail.replace(/; /g, '\n') });
 
   const stats = layer.stats as ScatterPageStats;
   stats.cursor = null;
@@ -112,10 +113,20 @@ function hudRows(all: CairnStats): HudRow[] {
   if (!s) return [];
   const r = s.rejections;
   const rows: HudRow[] = [
-    { label: 'preset', value: `${s.preset ?? 'none'}${s.bake.state === 'baking' ? ` (baking ${s.bake.done}/${s.bake.total})` : ''}`, tone: s.bake.state === 'baking' ? 'warn' : undefined },
-    { label: 'instances', value: `${s.rendered} drawn${s.pending ? ` · ${s.pending} pending` : ''}${s.skipped ? ` · ${s.skipped} skipped` : ''}` },
+    {
+      label: 'preset',
+      value: `${s.preset ?? 'none'}${s.bake.state === 'baking' ? ` (baking ${s.bake.done}/${s.bake.total})` : ''}`,
+      tone: s.bake.state === 'baking' ? 'warn' : undefined,
+    },
+    {
+      label: 'instances',
+      value: `${s.rendered} drawn${s.pending ? ` · ${s.pending} pending` : ''}${s.skipped ? ` · ${s.skipped} skipped` : ''}`,
+    },
     { label: 'candidates', value: `${s.candidates} → ${s.placed} placed` },
-    { label: 'rejected', value: `slope ${r.slope} · alt ${r.altitude} · spacing ${r.spacing} · water ${r.water}${r.outside ? ` · off-map ${r.outside}` : ''}${r.noProp ? ` · no prop ${r.noProp}` : ''}` },
+    {
+      label: 'rejected',
+      value: `slope ${r.slope} · alt ${r.altitude} · spacing ${r.spacing} · water ${r.water}${r.outside ? ` · off-map ${r.outside}` : ''}${r.noProp ? ` · no prop ${r.noProp}` : ''}`,
+    },
     { label: 'buckets', value: `${s.liveBuckets} live / ${s.buckets} (+${s.shadowBuckets} shadow)` },
     { label: 'LOD 0/1/2', value: `${s.perLevel.join(' / ')} · ${s.lod.lastMs.toFixed(2)} ms` },
   ];

@@ -116,7 +116,8 @@ export class ScatterSession extends Emitter<SessionEvents> {
         break;
       }
       case 'reseed': {
-        if (!Number.isInteger(event.seed) || event.seed < 0 || event.seed > 0xffffffff) throw new BrushEventError(`a reseed needs an unsigned 32-bit integer (got ${event.seed})`);
+        if (!Number.isInteger(event.seed) || event.seed < 0 || event.seed > 0xffffffff)
+          throw new BrushEventError(`a reseed needs an unsigned 32-bit integer (got ${event.seed})`);
         this.engine.rng.setState(event.seed);
         break;
       }
@@ -146,9 +147,7 @@ export class ScatterSession extends Emitter<SessionEvents> {
 
   /** A canonical, comparable list of the live instances (for replay checks and tests). */
   snapshot(): Array<[id: number, propId: string, x: number, y: number, z: number, scale: number, yaw: number]> {
-    return [...this.engine.instances.values()]
-      .sort((a, b) => a.id - b.id)
-      .map((p) => [p.id, p.propId, p.x, p.y, p.z, p.scale, p.yaw]);
+    return [...this.engine.instances.values()].sort((a, b) => a.id - b.id).map((p) => [p.id, p.propId, p.x, p.y, p.z, p.scale, p.yaw]);
   }
 
   /** Drops listeners and every instance. */

@@ -5,7 +5,11 @@ import type { Placement } from './placement.ts';
  * scale, then yaw about +Y, then the tilt that turns +Y to the instance's up vector, then the
  * translation. Pure arithmetic, no allocation, so the engine and the buckets share it in Node.
  */
-export function writePlacementMatrix(p: Pick<Placement, 'x' | 'y' | 'z' | 'scale' | 'yaw' | 'up'>, out: Float32Array | number[], offset = 0): void {
+export function writePlacementMatrix(
+  p: Pick<Placement, 'x' | 'y' | 'z' | 'scale' | 'yaw' | 'up'>,
+  out: Float32Array | number[],
+  offset = 0,
+): void {
   // Tilt quaternion: shortest arc from +Y to up = normalize(1 + up.y, cross(+Y, up)).
   const ux = p.up.x;
   const uy = p.up.y;
@@ -39,7 +43,18 @@ export function writePlacementMatrix(p: Pick<Placement, 'x' | 'y' | 'z' | 'scale
 }
 
 /** three.js's Matrix4.compose for a uniform scale, written out so it allocates nothing. */
-export function composeMatrix(qx: number, qy: number, qz: number, qw: number, s: number, tx: number, ty: number, tz: number, out: Float32Array | number[], o = 0): void {
+export function composeMatrix(
+  qx: number,
+  qy: number,
+  qz: number,
+  qw: number,
+  s: number,
+  tx: number,
+  ty: number,
+  tz: number,
+  out: Float32Array | number[],
+  o = 0,
+): void {
   const x2 = qx + qx;
   const y2 = qy + qy;
   const z2 = qz + qz;

@@ -101,7 +101,14 @@ export class CaptureChain {
     this.output = context.createGain();
     this.meter = new AnalyserNode(context, { fftSize: 2048 });
     this.meterBuffer = new Float32Array(this.meter.fftSize);
-    this.denoiser = { state: 'loading', error: null, vad: 0, frames: 0, latencyMs: ((RNNOISE_FRAME + RNNOISE_INTERNAL_DELAY) / RNNOISE_SAMPLE_RATE) * 1000, wet: DENOISE_WET };
+    this.denoiser = {
+      state: 'loading',
+      error: null,
+      vad: 0,
+      frames: 0,
+      latencyMs: ((RNNOISE_FRAME + RNNOISE_INTERNAL_DELAY) / RNNOISE_SAMPLE_RATE) * 1000,
+      wet: DENOISE_WET,
+    };
     this.compressor.connect(this.meter);
     this.compressor.connect(this.ptt.node).connect(this.delay.input);
     this.delay.output.connect(this.output);

@@ -55,7 +55,13 @@ export class HrtfProbe {
     const rng = new Mulberry32(0x4872_7466);
     for (let i = 0; i < length; i++) data[i] = (rng.next() * 2 - 1) * 0.25;
     this.source = new AudioBufferSourceNode(context, { buffer: noise, loop: true });
-    this.panner = new PannerNode(context, { panningModel: 'HRTF', distanceModel: 'linear', refDistance: 1, maxDistance: 10_000, rolloffFactor: 0 });
+    this.panner = new PannerNode(context, {
+      panningModel: 'HRTF',
+      distanceModel: 'linear',
+      refDistance: 1,
+      maxDistance: 10_000,
+      rolloffFactor: 0,
+    });
     this.splitter = context.createChannelSplitter(2);
     this.meters = [new AnalyserNode(context, { fftSize: 1024 }), new AnalyserNode(context, { fftSize: 1024 })];
     this.mute = new GainNode(context, { gain: 0 });

@@ -126,7 +126,17 @@ export class PeerMesh {
    * Connections created and closed since start (created − closed = open: the leak check); byes
    * sent and received, and offers held until their sender entered hearing range (gated mesh).
    */
-  readonly counters = { created: 0, closed: 0, staleMessages: 0, failures: 0, byesSent: 0, byesReceived: 0, held: 0, descriptionsSent: 0, candidatesSent: 0 };
+  readonly counters = {
+    created: 0,
+    closed: 0,
+    staleMessages: 0,
+    failures: 0,
+    byesSent: 0,
+    byesReceived: 0,
+    held: 0,
+    descriptionsSent: 0,
+    candidatesSent: 0,
+  };
   lastFailure: string | null = null;
   /** True when links follow {@link follow} (hearing range) rather than the whole room. */
   readonly gated: boolean;
@@ -208,7 +218,14 @@ export class PeerMesh {
   follow(roster: ReadonlyMap<number, number | null>, hearing: ReadonlySet<number>): void {
     if (!this.gated) throw new Error('PeerMesh.follow() needs a gated mesh (options.gated: true)');
     this.wanted = wantedPeers(this.localId, roster, hearing);
-    const plan = planLinks({ localId: this.localId, roster, hearing, linked: this.links.keys(), held: this.held.keys(), declined: this.declined });
+    const plan = planLinks({
+      localId: this.localId,
+      roster,
+      hearing,
+      linked: this.links.keys(),
+      held: this.held.keys(),
+      declined: this.declined,
+    });
     for (const id of plan.close) {
       const link = this.links.get(id);
       if (!link) continue;
@@ -262,7 +279,8 @@ export class PeerMesh {
     const link = this.links.get(from);
     if (link) this.close(link);
     // Still in our earshot: do not dial again until the peer has left it (link-plan.ts).
-    if (this.gated && this.localId !== null && from !== this.localId && this.wanted.has(from) && isOfferer(this.localId, from)) this.declined.add(from);
+    if (this.gated && this.localId !== null && from !== this.localId && this.wanted.has(from) && isOfferer(this.localId, from))
+      this.declined.add(from);
   }
 
   handleAnswer(from: number, sdp: string): void {
@@ -364,7 +382,9 @@ export class PeerMesh {
       this.options.send({
         type: 'ice',
         to: id,
-        candidate: c ? { candidate: c.candidate, sdpMid: c.sdpMid, sdpMLineIndex: c.sdpMLineIndex, usernameFragment: c.usernameFragment } : null,
+        candidate: c
+          ? { candidate: c.candidate, sdpMid: c.sdpMid, sdpMLineIndex: c.sdpMLineIndex, usernameFragment: c.usernameFragment }
+          : null,
       });
     };
     pc.ontrack = (event) => {
@@ -441,7 +461,9 @@ export class PeerMesh {
     const pending = link.pending;
     link.pending = [];
     for (const candidate of pending) {
-      await link.pc.addIceCandidate(candidate).catch((error: Error) => this.note(`queued ICE candidate from ${link.id} refused: ${error.message}`));
+      await link.pc
+        .addIceCandidate(candidate)
+        .catch((error: Error) => this.note(`queued ICE candidate from ${link.id} refused: ${error.message}`));
     }
   }
 

@@ -47,7 +47,11 @@ function num(value: unknown): number {
  * Summarises one report. `previous` is the last call's sample (null the first time); returns the
  * figures and the sample to pass next time.
  */
-export function summarizePeerStats(entries: Iterable<Entry>, previous: StatsSample | null, now: number): { figures: PeerFigures; sample: StatsSample } {
+export function summarizePeerStats(
+  entries: Iterable<Entry>,
+  previous: StatsSample | null,
+  now: number,
+): { figures: PeerFigures; sample: StatsSample } {
   const byId = new Map<string, Entry>();
   const list: Entry[] = [];
   for (const entry of entries) {
@@ -72,7 +76,9 @@ export function summarizePeerStats(entries: Iterable<Entry>, previous: StatsSamp
   // RTT: the transport's selected pair, else any nominated succeeded pair, else remote-inbound-rtp.
   let rttSeconds = Number.NaN;
   const transport = list.find((e) => e.type === 'transport' && typeof e.selectedCandidatePairId === 'string');
-  const pair = (transport ? byId.get(transport.selectedCandidatePairId as string) : undefined) ?? list.find((e) => e.type === 'candidate-pair' && e.nominated === true && e.state === 'succeeded');
+  const pair =
+    (transport ? byId.get(transport.selectedCandidatePairId as string) : undefined) ??
+    list.find((e) => e.type === 'candidate-pair' && e.nominated === true && e.state === 'succeeded');
   if (pair && typeof pair.currentRoundTripTime === 'number') rttSeconds = pair.currentRoundTripTime;
   else {
     const remote = list.find((e) => e.type === 'remote-inbound-rtp' && typeof e.roundTripTime === 'number');

@@ -135,7 +135,11 @@ export function parseFmtp(text: string): Record<string, string> {
 /** True when an fmtp parameter list carries all of Cairn's Opus parameters. */
 export function hasCairnOpus(fmtp: string | Record<string, string>, params: OpusParameters = CAIRN_OPUS): boolean {
   const parsed = typeof fmtp === 'string' ? parseFmtp(fmtp) : fmtp;
-  return parsed.maxaveragebitrate === String(params.maxaveragebitrate) && parsed.useinbandfec === String(params.useinbandfec) && parsed.usedtx === String(params.usedtx);
+  return (
+    parsed.maxaveragebitrate === String(params.maxaveragebitrate) &&
+    parsed.useinbandfec === String(params.useinbandfec) &&
+    parsed.usedtx === String(params.usedtx)
+  );
 }
 
 /**

@@ -59,7 +59,8 @@ export interface SignalingClientOptions {
 }
 
 /** {@link SignalingClientOptions} with every default filled in. */
-export type ResolvedSignalingClientOptions = Required<Omit<SignalingClientOptions, 'WebSocket'>> & Pick<SignalingClientOptions, 'WebSocket'>;
+export type ResolvedSignalingClientOptions = Required<Omit<SignalingClientOptions, 'WebSocket'>> &
+  Pick<SignalingClientOptions, 'WebSocket'>;
 
 /** The defaults, applied once. */
 export function resolveSignalingClientOptions(options: SignalingClientOptions): ResolvedSignalingClientOptions {

@@ -27,7 +27,10 @@ export const VOICE_PANNER = {
 export const VOICE_FADE_METRES = 10;
 
 /** Gain of the inverse distance model with {@link VOICE_PANNER}'s settings. */
-export function inverseDistanceGain(distance: number, p: { refDistance: number; rolloffFactor: number; maxDistance: number } = VOICE_PANNER): number {
+export function inverseDistanceGain(
+  distance: number,
+  p: { refDistance: number; rolloffFactor: number; maxDistance: number } = VOICE_PANNER,
+): number {
   const d = Math.min(Math.max(distance, p.refDistance), p.maxDistance);
   return p.refDistance / (p.refDistance + p.rolloffFactor * (d - p.refDistance));
 }

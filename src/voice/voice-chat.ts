@@ -150,7 +150,8 @@ export class VoiceChat {
     this.room = o.room;
     this.hearing = o.hearing;
     this.avatarId = o.avatarId;
-    if (this.avatarId !== null && !isAvatarId(this.avatarId)) throw new RangeError(`VoiceChat: avatarId must be an integer from 1 to 4294967295 or null, not ${String(this.avatarId)}`);
+    if (this.avatarId !== null && !isAvatarId(this.avatarId))
+      throw new RangeError(`VoiceChat: avatarId must be an integer from 1 to 4294967295 or null, not ${String(this.avatarId)}`);
     this.context = o.context ?? new AudioContext({ sampleRate: RNNOISE_SAMPLE_RATE, latencyHint: 'interactive' });
     this.stats = emptyVoiceStats(this.room, o.mode);
     // `ping` tells the room how often we ping (whole seconds on the wire), so it can drop us if we
@@ -211,7 +212,8 @@ export class VoiceChat {
    * when the id or the token changed.
    */
   setAvatarId(id: number | null): void {
-    if (id !== null && !isAvatarId(id)) throw new RangeError(`VoiceChat.setAvatarId: an avatar id is an integer from 1 to 4294967295 (or null), not ${String(id)}`);
+    if (id !== null && !isAvatarId(id))
+      throw new RangeError(`VoiceChat.setAvatarId: an avatar id is an integer from 1 to 4294967295 (or null), not ${String(id)}`);
     this.avatarId = id;
     this.stats.avatarId = id;
     this.claimAvatar();
@@ -273,7 +275,8 @@ export class VoiceChat {
     const mic = this.stats.mic;
     mic.state = 'asking';
     try {
-      if (!navigator.mediaDevices?.getUserMedia) throw Object.assign(new Error('this browser has no getUserMedia (an insecure http:// page?)'), { name: 'NotSupportedError' });
+      if (!navigator.mediaDevices?.getUserMedia)
+        throw Object.assign(new Error('this browser has no getUserMedia (an insecure http:// page?)'), { name: 'NotSupportedError' });
       this.microphone = await navigator.mediaDevices.getUserMedia({ audio: CAPTURE_CONSTRAINTS, video: false });
     } catch (error) {
       const name = (error as Error).name;
@@ -292,7 +295,11 @@ export class VoiceChat {
       workletUrl: this.options.workletUrl,
       mode: this.options.mode,
       onDenoiserFailed: (reason) =>
-        this.options.notify({ level: 'warn', title: 'Noise suppression is off', detail: `${reason}\nYour voice still goes out through a plain high-pass and compressor.` }),
+        this.options.notify({
+          level: 'warn',
+          title: 'Noise suppression is off',
+          detail: `${reason}\nYour voice still goes out through a plain high-pass and compressor.`,
+        }),
     });
     this.micSource = this.context.createMediaStreamSource(this.microphone);
     this.micSource.connect(this.capture.input);
@@ -308,7 +315,8 @@ export class VoiceChat {
   private setMic(state: MicState, message: string | null): void {
     this.stats.mic.state = state;
     this.stats.mic.message = message;
-    if (message) this.options.notify({ level: 'warn', title: state === 'denied' ? 'Voice: listening only' : 'Voice: no microphone', detail: message });
+    if (message)
+      this.options.notify({ level: 'warn', title: state === 'denied' ? 'Voice: listening only' : 'Voice: no microphone', detail: message });
   }
 
   private wireSignaling(): void {
@@ -429,7 +437,13 @@ export class VoiceChat {
       return { ...figures, levelDb: this.mixer.peerLevelDb(figures.id), distance: Number.isNaN(distance) ? null : distance };
     });
     const c = this.mesh.counters;
-    s.connections = { created: c.created, closed: c.closed, open: this.mesh.size, failures: c.failures, lastFailure: this.mesh.lastFailure };
+    s.connections = {
+      created: c.created,
+      closed: c.closed,
+      open: this.mesh.size,
+      failures: c.failures,
+      lastFailure: this.mesh.lastFailure,
+    };
     s.links = this.mesh.size;
     s.roomPeers = this.roster.size;
     s.heldOffers = this.mesh.heldIds().length;

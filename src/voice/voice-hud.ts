@@ -20,18 +20,24 @@ export function voiceHudRows(stats: VoiceStats | undefined): VoiceHudRow[] {
   if (!stats) return [{ label: 'voice', value: 'not joined' }];
   const rows: VoiceHudRow[] = [];
   const stateTone = stats.state === 'open' ? 'ok' : stats.state === 'closed' || stats.state === 'idle' ? undefined : 'warn';
-  rows.push({ label: 'room', value: `${stats.room} · ${stats.state === 'open' ? `connected as ${stats.id}` : stats.state}`, ...(stateTone ? { tone: stateTone } : {}) });
+  rows.push({
+    label: 'room',
+    value: `${stats.room} · ${stats.state === 'open' ? `connected as ${stats.id}` : stats.state}`,
+    ...(stateTone ? { tone: stateTone } : {}),
+  });
   if (stats.audio === 'suspended') rows.push({ label: 'sound', value: 'click or press a key to hear voices', tone: 'warn' });
   if (stats.reconnects > 0) rows.push({ label: 'reconnects', value: String(stats.reconnects), tone: 'warn' });
   if (stats.lastSignalingError) rows.push({ label: 'signaling', value: stats.lastSignalingError, tone: 'warn' });
 
   const mic = stats.mic;
   if (mic.state === 'live') rows.push({ label: 'mic', value: db(mic.levelDb), ...(mic.levelDb > -60 ? { tone: 'ok' as const } : {}) });
-  else if (mic.state === 'denied' || mic.state === 'unavailable') rows.push({ label: 'mic', value: `${mic.state} — listen only`, tone: 'bad' });
+  else if (mic.state === 'denied' || mic.state === 'unavailable')
+    rows.push({ label: 'mic', value: `${mic.state} — listen only`, tone: 'bad' });
   else rows.push({ label: 'mic', value: mic.state });
 
   const d = stats.denoiser;
-  if (d.state === 'failed') rows.push({ label: 'denoiser', value: `FAILED: ${d.error ?? 'unknown'} (high-pass + compressor)`, tone: 'bad' });
+  if (d.state === 'failed')
+    rows.push({ label: 'denoiser', value: `FAILED: ${d.error ?? 'unknown'} (high-pass + compressor)`, tone: 'bad' });
   else if (d.state === 'on') rows.push({ label: 'denoiser', value: `RNNoise on · voice ${(d.vad * 100).toFixed(0)}%`, tone: 'ok' });
   else rows.push({ label: 'denoiser', value: d.state });
 
@@ -63,15 +69,24 @@ export function voiceHudRows(stats: VoiceStats | undefined): VoiceHudRow[] {
   if (stats.follows === 'hearing') {
     const avatar = stats.avatarId === null ? 'no avatar yet' : `avatar ${stats.avatarId}`;
     if (!stats.hearingReady) rows.push({ label: 'hearing', value: `waiting for avatar sync (${avatar})`, tone: 'warn' });
-    else rows.push({ label: 'hearing', value: `${stats.hearing.length} in range · ${stats.links} link${stats.links === 1 ? '' : 's'} of ${stats.roomPeers} in the room · ${avatar}` });
+    else
+      rows.push({
+        label: 'hearing',
+        value: `${stats.hearing.length} in range · ${stats.links} link${stats.links === 1 ? '' : 's'} of ${stats.roomPeers} in the room · ${avatar}`,
+      });
   }
-  if (stats.peers.length === 0) rows.push({ label: 'peers', value: stats.follows === 'hearing' ? 'nobody within earshot' : 'nobody else here' });
+  if (stats.peers.length === 0)
+    rows.push({ label: 'peers', value: stats.follows === 'hearing' ? 'nobody within earshot' : 'nobody else here' });
   for (const p of stats.peers) {
     const tone = p.connection === 'connected' ? 'ok' : p.connection === 'failed' ? 'bad' : 'warn';
     rows.push({ label: `peer ${p.id}`, value: `${p.connection}${p.distance === null ? '' : ` · ${p.distance.toFixed(1)} m`}`, tone });
     const rtt = Number.isFinite(p.rttMs) ? `${p.rttMs.toFixed(0)} ms` : '–';
     rows.push({ label: '  in/out', value: `${p.kbpsIn.toFixed(0)} / ${p.kbpsOut.toFixed(0)} kbps` });
-    rows.push({ label: '  loss · rtt', value: `${p.lossPercent.toFixed(1)}% · ${rtt}`, ...(p.lossPercent > 5 ? { tone: 'warn' as const } : {}) });
+    rows.push({
+      label: '  loss · rtt',
+      value: `${p.lossPercent.toFixed(1)}% · ${rtt}`,
+      ...(p.lossPercent > 5 ? { tone: 'warn' as const } : {}),
+    });
     rows.push({ label: '  fec · level', value: `${p.fecPackets} pkts · ${db(p.levelDb)}` });
   }
   const c = stats.connections;

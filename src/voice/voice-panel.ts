@@ -72,7 +72,8 @@ export class VoicePanel {
       join: make('join', 'Join voice', () => void this.toggleJoin()),
     };
     this.buttons.talk.addEventListener('pointerdown', () => this.voice?.press());
-    for (const type of ['pointerup', 'pointerleave', 'pointercancel']) this.buttons.talk.addEventListener(type, () => this.voice?.release());
+    for (const type of ['pointerup', 'pointerleave', 'pointercancel'])
+      this.buttons.talk.addEventListener(type, () => this.voice?.release());
     this.options.parent.append(this.element);
     window.addEventListener('keydown', this.onKeyDown);
     window.addEventListener('keyup', this.onKeyUp);

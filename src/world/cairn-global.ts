@@ -20,7 +20,11 @@ import type { Player, World } from './world.ts';
  * The avatar-sync figures under `stats.net`: the session's own, which transport it fell back to and
  * why (null when none), and in the open world the cell client's figures and the directory's counts.
  */
-export type NetPageStats = Partial<NetStats> & { fallback?: string | null; world?: WorldStats; population?: { players: number; cells: number } };
+export type NetPageStats = Partial<NetStats> & {
+  fallback?: string | null;
+  world?: WorldStats;
+  population?: { players: number; cells: number };
+};
 
 /**
  * `window.cairn`: every page publishes its live figures (`stats`) and main objects here, for the

@@ -1,4 +1,17 @@
-import { Color, DirectionalLight, Fog, HemisphereLight, Mesh, MeshStandardMaterial, Path, PlaneGeometry, Shape, ShapeGeometry, Vector3, type Scene } from 'three';
+import {
+  Color,
+  DirectionalLight,
+  Fog,
+  HemisphereLight,
+  Mesh,
+  MeshStandardMaterial,
+  Path,
+  PlaneGeometry,
+  Shape,
+  ShapeGeometry,
+  Vector3,
+  type Scene,
+} from 'three';
 import { BIOME_COLORS } from './terrain/biome.ts';
 import { SkyMesh } from 'three/addons/objects/SkyMesh.js';
 
@@ -48,7 +61,13 @@ export function createEnvironment(scene: Scene, waterLevel: number, terrainSize 
   sun.shadow.normalBias = 0.03;
   scene.add(sun, sun.target);
 
-  const waterMaterial = new MeshStandardMaterial({ color: new Color(0.07, 0.24, 0.34), roughness: 0.12, metalness: 0.05, transparent: true, opacity: 0.82 });
+  const waterMaterial = new MeshStandardMaterial({
+    color: new Color(0.07, 0.24, 0.34),
+    roughness: 0.12,
+    metalness: 0.05,
+    transparent: true,
+    opacity: 0.82,
+  });
   waterMaterial.name = 'water';
   // The sea reaches past the camera's far plane, so its edge never shows at the horizon.
   const water = new Mesh(new PlaneGeometry(SEA_SIZE, SEA_SIZE), waterMaterial);
@@ -63,7 +82,11 @@ export function createEnvironment(scene: Scene, waterLevel: number, terrainSize 
   // sky's lower half through it — a hard grey band between sea and sky looking south.
   const seabedMaterial = new MeshStandardMaterial({ color: new Color(...BIOME_COLORS.seabed), roughness: 1, metalness: 0 });
   seabedMaterial.name = 'seabed';
-  const outline = new Shape().moveTo(-SEA_SIZE / 2, -SEA_SIZE / 2).lineTo(SEA_SIZE / 2, -SEA_SIZE / 2).lineTo(SEA_SIZE / 2, SEA_SIZE / 2).lineTo(-SEA_SIZE / 2, SEA_SIZE / 2);
+  const outline = new Shape()
+    .moveTo(-SEA_SIZE / 2, -SEA_SIZE / 2)
+    .lineTo(SEA_SIZE / 2, -SEA_SIZE / 2)
+    .lineTo(SEA_SIZE / 2, SEA_SIZE / 2)
+    .lineTo(-SEA_SIZE / 2, SEA_SIZE / 2);
   const half = terrainSize / 2;
   outline.holes.push(new Path().moveTo(-half, -half).lineTo(-half, half).lineTo(half, half).lineTo(half, -half));
   const seabed = new Mesh(new ShapeGeometry(outline), seabedMaterial);

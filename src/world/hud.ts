@@ -98,7 +98,9 @@ export class Hud {
       }
       parts.push(`<h2 data-section="${escape(id)}">${escape(section.title)}</h2>`);
       for (const row of rows) {
-        parts.push(`<div><span>${escape(row.label)}</span><span${row.tone ? ` data-tone="${row.tone}"` : ''}>${escape(row.value)}</span></div>`);
+        parts.push(
+          `<div><span>${escape(row.label)}</span><span${row.tone ? ` data-tone="${row.tone}"` : ''}>${escape(row.value)}</span></div>`,
+        );
       }
     }
     this.element.innerHTML = parts.join('');

@@ -58,7 +58,11 @@ export async function createRenderer(options: CreateRendererOptions = {}): Promi
 
 async function createWebGPU(options: CreateRendererOptions): Promise<CreatedRenderer> {
   if (typeof navigator === 'undefined' || !('gpu' in navigator) || !navigator.gpu) {
-    throw new Error(window.isSecureContext ? 'this browser has no WebGPU (navigator.gpu is missing)' : 'WebGPU needs a secure context (https or localhost)');
+    throw new Error(
+      window.isSecureContext
+        ? 'this browser has no WebGPU (navigator.gpu is missing)'
+        : 'WebGPU needs a secure context (https or localhost)',
+    );
   }
   const adapter = await navigator.gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) throw new Error('WebGPU is present but requestAdapter() returned no adapter (GPU blocklisted or unavailable)');
@@ -112,7 +116,14 @@ async function createWebGL2(options: CreateRendererOptions, reason: string): Pro
   return {
     renderer,
     canvas,
-    status: { backend: 'WebGL2', fallbackReason: reason, adapter: 'WebGL2', timestampQueries: false, flatSamplingShim: false, compatibilityMode: false },
+    status: {
+      backend: 'WebGL2',
+      fallbackReason: reason,
+      adapter: 'WebGL2',
+      timestampQueries: false,
+      flatSamplingShim: false,
+      compatibilityMode: false,
+    },
   };
 }
 

@@ -21,7 +21,11 @@ export interface ShaderError {
  * and errors reach `onError` with the real WGSL compiler text, instead of three's generic
  * "module is not valid" at pipeline creation. Optionally rewrites source first (dialect shims).
  */
-export function installShaderDiagnostics(device: GPUDevice, onError: (error: ShaderError) => void, rewrite?: (code: string) => string): void {
+export function installShaderDiagnostics(
+  device: GPUDevice,
+  onError: (error: ShaderError) => void,
+  rewrite?: (code: string) => string,
+): void {
   const original = device.createShaderModule.bind(device);
   device.createShaderModule = (descriptor: GPUShaderModuleDescriptor): GPUShaderModule => {
     const code = rewrite ? rewrite(descriptor.code) : descriptor.code;
@@ -32,7 +36,13 @@ export function installShaderDiagnostics(device: GPUDevice, onError: (error: Sha
       const lines = code.split('\n');
       onError({
         label: descriptor.label ?? '(unlabelled shader)',
-        messages: errors.map((m) => ({ type: m.type, message: m.message, lineNum: m.lineNum, linePos: m.linePos, line: lines[m.lineNum - 1] ?? '' })),
+        messages: errors.map((m) => ({
+          type: m.type,
+          message: m.message,
+          lineNum: m.lineNum,
+          linePos: m.linePos,
+          line: lines[m.lineNum - 1] ?? '',
+        })),
       });
     });
     return module;

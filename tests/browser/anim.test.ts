@@ -47,10 +47,12 @@ interface PageVerdict {
   parity: { ok: boolean } | null;
   error: string | null;
 }
-const verdict = (page: Page): Promise<PageVerdict> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.anim)) as PageVerdict);
+const verdict = (page: Page): Promise<PageVerdict> =>
+  page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.anim)) as PageVerdict);
 
 const animStats = (page: Page): Promise<AnimStats> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.anim)) as AnimStats);
-const frames = (page: Page, count = 2): Promise<void> => page.evaluate((n) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(n), count);
+const frames = (page: Page, count = 2): Promise<void> =>
+  page.evaluate((n) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(n), count);
 
 /**
  * In the page: plays `clip` paused at each time, and returns the world matrices (elements) of the
@@ -89,7 +91,10 @@ describe('the retarget page: the library on the CC4-style character', () => {
     errors = collectPageErrors(page);
     await page.goto(`${base}/retarget.html`);
     await waitForCairn(page, 120_000);
-    await page.waitForFunction(() => (window.cairn.stats.anim as { phase?: string } | undefined)?.phase === 'ready', undefined, { timeout: 150_000, polling: 250 });
+    await page.waitForFunction(() => (window.cairn.stats.anim as { phase?: string } | undefined)?.phase === 'ready', undefined, {
+      timeout: 150_000,
+      polling: 250,
+    });
   });
   afterAll(async () => browser?.close());
 
@@ -113,7 +118,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
   });
 
   it('names an unreadable dropped file and keeps the character it has', async () => {
-    await page.evaluate(() => (window.cairn.retarget!).loadTarget(new TextEncoder().encode('not a model').buffer as ArrayBuffer, 'junk.glb'));
+    await page.evaluate(() => window.cairn.retarget!.loadTarget(new TextEncoder().encode('not a model').buffer as ArrayBuffer, 'junk.glb'));
     const s = await animStats(page);
     expect((s as unknown as { error: string }).error).toMatch(/junk\.glb: could not be parsed as GLTF: it is not a glTF\/GLB model/);
     expect(s.targetBones).toBe(213);
@@ -143,7 +148,13 @@ describe('the retarget page: the library on the CC4-style character', () => {
           const a = m.CC_Base_R_Hand!;
           const b = m[joint]!;
           // Columns of the joint's basis dotted with the hand's: a rotation-only comparison.
-          return [0, 4, 8].flatMap((i) => [0, 4, 8].map((k) => (a[k]! * b[i]! + a[k + 1]! * b[i + 1]! + a[k + 2]! * b[i + 2]!) / (Math.hypot(a[k]!, a[k + 1]!, a[k + 2]!) * Math.hypot(b[i]!, b[i + 1]!, b[i + 2]!))));
+          return [0, 4, 8].flatMap((i) =>
+            [0, 4, 8].map(
+              (k) =>
+                (a[k]! * b[i]! + a[k + 1]! * b[i + 1]! + a[k + 2]! * b[i + 2]!) /
+                (Math.hypot(a[k]!, a[k + 1]!, a[k + 2]!) * Math.hypot(b[i]!, b[i + 1]!, b[i + 2]!)),
+            ),
+          );
         };
         const change = Math.max(...rel(frame).map((v, i) => Math.abs(v - rel(open!)[i]!)));
         expect(change, joint).toBeGreaterThan(0.15);
@@ -167,12 +178,14 @@ describe('the retarget page: the library on the CC4-style character', () => {
   });
 
   it('shows the source rig beside the character on backslash, playing the same clip', async () => {
-    await page.evaluate(() => (window.cairn.retarget!).play('wave'));
+    await page.evaluate(() => window.cairn.retarget!.play('wave'));
     await frames(page, 2);
     const before = decodePng(await page.screenshot());
     await page.locator('canvas').click({ position: { x: 200, y: 300 } });
     await page.keyboard.press('Backslash');
-    await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean }).reference === true, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean }).reference === true, undefined, {
+      timeout: 10_000,
+    });
     await frames(page, 3);
     const shot = await page.screenshot();
     // The picture in docs/anim.md: the CC4 character and, beside it, the source mannequin.
@@ -186,7 +199,9 @@ describe('the retarget page: the library on the CC4-style character', () => {
     expect(reference).toEqual({ clip: 'wave', visible: true, x: expect.closeTo(1.1, 6) as unknown as number });
     expect(await hudText(page)).toContain('source shown');
     await page.keyboard.press('Backslash');
-    await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean }).reference === false, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean }).reference === false, undefined, {
+      timeout: 10_000,
+    });
   });
 
   // The import corpus on the page (tests/fixtures/import; the same files run through the CLI in tests/unit/anim/import-cli.test.ts).
@@ -243,7 +258,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
 });
 
 describe('the reference view in the world', () => {
-  it('stays idle until backslash, then shows the source beside the player playing the player\'s clip', async () => {
+  it("stays idle until backslash, then shows the source beside the player playing the player's clip", async () => {
     const browser = await launchChromium();
     try {
       const page = await openPage(browser, { width: 640, height: 400 });
@@ -251,17 +266,36 @@ describe('the reference view in the world', () => {
       await page.goto(`${base}/`);
       await waitForCairn(page);
       // Nothing built before the key: no reference object in the scene.
-      expect(await page.evaluate(() => (window.cairn.scene as { getObjectByName(n: string): unknown }).getObjectByName('anim-reference') === undefined)).toBe(true);
+      expect(
+        await page.evaluate(
+          () => (window.cairn.scene as { getObjectByName(n: string): unknown }).getObjectByName('anim-reference') === undefined,
+        ),
+      ).toBe(true);
       const calls = await page.evaluate(() => window.cairn.stats.drawCalls);
       await page.locator('canvas').click({ position: { x: 320, y: 380 } });
       await page.keyboard.press('Backslash');
-      await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean; clip: string | null }).reference && (window.cairn.stats.anim as { clip: string | null }).clip !== null, undefined, { timeout: 60_000, polling: 100 });
+      await page.waitForFunction(
+        () =>
+          (window.cairn.stats.anim as { reference: boolean; clip: string | null }).reference &&
+          (window.cairn.stats.anim as { clip: string | null }).clip !== null,
+        undefined,
+        { timeout: 60_000, polling: 100 },
+      );
       await frames(page, 3);
       const state = await page.evaluate(() => {
-        const scene = window.cairn.scene as { getObjectByName(n: string): { visible: boolean; position: { x: number; z: number } } | undefined };
+        const scene = window.cairn.scene as {
+          getObjectByName(n: string): { visible: boolean; position: { x: number; z: number } } | undefined;
+        };
         const reference = scene.getObjectByName('anim-reference')!;
         const player = window.cairn.stats.player as { x: number; z: number; clip: string };
-        return { visible: reference.visible, dx: reference.position.x - player.x, dz: reference.position.z - player.z, clip: (window.cairn.stats.anim as { clip: string }).clip, playerClip: player.clip, drawCalls: window.cairn.stats.drawCalls };
+        return {
+          visible: reference.visible,
+          dx: reference.position.x - player.x,
+          dz: reference.position.z - player.z,
+          clip: (window.cairn.stats.anim as { clip: string }).clip,
+          playerClip: player.clip,
+          drawCalls: window.cairn.stats.drawCalls,
+        };
       });
       expect(state.visible).toBe(true);
       expect(Math.hypot(state.dx, state.dz)).toBeCloseTo(1.1, 2);

@@ -6,7 +6,8 @@ import { countDifferentPixels, decodePng } from '../harness/png.ts';
 import { startPolyHavenFixture, type PolyHavenFixture } from '../harness/polyhaven-fixture.ts';
 
 const base = inject('serverUrl');
-const frames = (page: Page, n = 3): Promise<void> => page.evaluate((count) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(count), n);
+const frames = (page: Page, n = 3): Promise<void> =>
+  page.evaluate((count) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(count), n);
 
 describe('assets in the world', () => {
   let fixture: PolyHavenFixture;
@@ -20,9 +21,15 @@ describe('assets in the world', () => {
     page = await openPage(browser, { width: 800, height: 480 });
     errors = collectPageErrors(page);
     // What the assets page's "Place in world" opens.
-    await page.goto(`${base}/?place=wooden_crate_01&res=1k&api=${encodeURIComponent(fixture.url)}`, { waitUntil: 'domcontentloaded', timeout: 120_000 });
+    await page.goto(`${base}/?place=wooden_crate_01&res=1k&api=${encodeURIComponent(fixture.url)}`, {
+      waitUntil: 'domcontentloaded',
+      timeout: 120_000,
+    });
     await waitForCairn(page);
-    await page.waitForFunction(() => (window.cairn.stats.assets as { placed?: number } | undefined)?.placed === 1, undefined, { timeout: 90_000, polling: 200 });
+    await page.waitForFunction(() => (window.cairn.stats.assets as { placed?: number } | undefined)?.placed === 1, undefined, {
+      timeout: 90_000,
+      polling: 200,
+    });
     await frames(page, 3);
   });
   afterAll(async () => {
@@ -47,7 +54,9 @@ describe('assets in the world', () => {
         const p = mesh.geometry.getAttribute('position');
         const e = mesh.matrixWorld.elements;
         for (let i = 0; i < p.count; i++) {
-          const x = p.getX(i), y = p.getY(i), z = p.getZ(i);
+          const x = p.getX(i),
+            y = p.getY(i),
+            z = p.getZ(i);
           minY = Math.min(minY, e[1]! * x + e[5]! * y + e[9]! * z + e[13]!);
           sumX += e[0]! * x + e[4]! * y + e[8]! * z + e[12]!;
           sumZ += e[2]! * x + e[6]! * y + e[10]! * z + e[14]!;
@@ -81,25 +90,46 @@ describe('assets in the world', () => {
     await page.keyboard.press('KeyB');
     await page.waitForFunction(() => !!(window.cairn.scatter as { layer?: unknown } | undefined)?.layer, undefined, { timeout: 60_000 });
     await page.locator('.cairn-assets-toggle').click();
-    await page.waitForFunction(() => (window.cairn.stats.assets as { catalog?: string }).catalog === 'ready', undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => (window.cairn.stats.assets as { catalog?: string }).catalog === 'ready', undefined, {
+      timeout: 60_000,
+    });
     await page.locator('.cairn-assets input[type=search]').fill('mossy');
     const card = page.locator('.cairn-asset-card[data-id="mossy_rock_01"]');
     await card.click();
-    await page.waitForFunction(() => (window.cairn.stats.assets as { model?: string }).model === 'mossy_rock_01', undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => (window.cairn.stats.assets as { model?: string }).model === 'mossy_rock_01', undefined, {
+      timeout: 60_000,
+    });
     const select = page.locator('.cairn-assets select[data-action="add-to-scatter"]');
     expect(await select.inputValue()).toBe('rock'); // guessed from "rocks" / "stone"
     await page.locator('.cairn-assets button[data-action="add-to-scatter"]').click();
-    await expect.poll(() => page.locator('.cairn-assets .status').innerText(), { timeout: 10_000 }).toMatch(/Added polyhaven-mossy_rock_01 to scatter category "rock"/);
+    await expect
+      .poll(() => page.locator('.cairn-assets .status').innerText(), { timeout: 10_000 })
+      .toMatch(/Added polyhaven-mossy_rock_01 to scatter category "rock"/);
 
     const result = await page.evaluate(async () => {
-      const layer = (window.cairn.scatter as { layer: { catalog: { propsIn(c: string): readonly string[]; resolve(id: string): Promise<{ parts: Array<{ triangles: number[] }> }> }; choosePreset(id: string): Promise<void>; paint(x: number, z: number, r: number): unknown; whenIdle(): Promise<void>; snapshot(): Array<{ propId: string }> } }).layer;
+      const layer = (
+        window.cairn.scatter as {
+          layer: {
+            catalog: { propsIn(c: string): readonly string[]; resolve(id: string): Promise<{ parts: Array<{ triangles: number[] }> }> };
+            choosePreset(id: string): Promise<void>;
+            paint(x: number, z: number, r: number): unknown;
+            whenIdle(): Promise<void>;
+            snapshot(): Array<{ propId: string }>;
+          };
+        }
+      ).layer;
       const inRock = [...layer.catalog.propsIn('rock')];
       const baked = await layer.catalog.resolve('polyhaven-mossy_rock_01');
       await layer.choosePreset('cliff-scree');
       for (const z of [-40, -20, 0, 20, 40]) layer.paint(140, z, 14);
       await layer.whenIdle();
       const snapshot = layer.snapshot();
-      return { inRock, near: baked.parts.reduce((n, p) => n + p.triangles[0]!, 0), ours: snapshot.filter((p) => p.propId === 'polyhaven-mossy_rock_01').length, total: snapshot.length };
+      return {
+        inRock,
+        near: baked.parts.reduce((n, p) => n + p.triangles[0]!, 0),
+        ours: snapshot.filter((p) => p.propId === 'polyhaven-mossy_rock_01').length,
+        total: snapshot.length,
+      };
     });
     expect(result.inRock).toContain('polyhaven-mossy_rock_01');
     expect(result.near).toBe(fixture.trianglesOf('mossy_rock_01'));

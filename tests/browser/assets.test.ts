@@ -28,15 +28,18 @@ interface AssetStats {
 }
 
 const assetStats = (page: Page): Promise<AssetStats> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.assets)));
-const frameStats = (page: Page): Promise<{ drawCalls: number; triangles: number }> => page.evaluate(() => ({ drawCalls: window.cairn.stats.drawCalls, triangles: window.cairn.stats.triangles }));
-const frames = (page: Page, n = 3): Promise<void> => page.evaluate((count) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(count), n);
+const frameStats = (page: Page): Promise<{ drawCalls: number; triangles: number }> =>
+  page.evaluate(() => ({ drawCalls: window.cairn.stats.drawCalls, triangles: window.cairn.stats.triangles }));
+const frames = (page: Page, n = 3): Promise<void> =>
+  page.evaluate((count) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(count), n);
 /** GPU memory straight from the renderer (not through the page's stats). */
 const gpuMemory = (page: Page): Promise<{ geometries: number; textures: number }> =>
   page.evaluate(() => {
     const memory = (window.cairn.renderer as { info: { memory: { geometries: number; textures: number } } }).info.memory;
     return { geometries: memory.geometries, textures: memory.textures };
   });
-const waitFor = (page: Page, predicate: string, timeout = 60_000): Promise<unknown> => page.waitForFunction(predicate, undefined, { timeout, polling: 100 });
+const waitFor = (page: Page, predicate: string, timeout = 60_000): Promise<unknown> =>
+  page.waitForFunction(predicate, undefined, { timeout, polling: 100 });
 const cardNames = (page: Page): Promise<string[]> => page.locator('.cairn-asset-card .name').allInnerTexts();
 
 describe('the assets page against the Poly Haven fixture', () => {
@@ -167,7 +170,9 @@ describe('the assets page against the Poly Haven fixture', () => {
     expect(s.triangles).toBeGreaterThan(original * 0.1);
     // The renderer draws exactly the triangles the slider took away fewer.
     expect(drawnBefore - (await frameStats(page)).triangles).toBe(original - s.triangles);
-    expect(await page.locator('.cairn-assets [data-role=triangles]').innerText()).toBe(`${original.toLocaleString('en-US')} → ${s.triangles.toLocaleString('en-US')} triangles`);
+    expect(await page.locator('.cairn-assets [data-role=triangles]').innerText()).toBe(
+      `${original.toLocaleString('en-US')} → ${s.triangles.toLocaleString('en-US')} triangles`,
+    );
     // Both material slots are still drawn.
     expect((await frameStats(page)).drawCalls).toBeGreaterThanOrEqual(4);
     const slots = await page.evaluate(() => {
@@ -223,7 +228,12 @@ describe('the assets page against the Poly Haven fixture', () => {
     expect(await missing.locator('.state').innerText()).toMatch(/no asset "missing_lamp" \(HTTP 404\)/);
 
     fixture.requests.length = 0;
-    const refused = await page.evaluate(() => (window.cairn.assets as { load(id: string): Promise<unknown> }).load('../../files/secret').then(() => 'loaded', (e: { kind: string }) => e.kind));
+    const refused = await page.evaluate(() =>
+      (window.cairn.assets as { load(id: string): Promise<unknown> }).load('../../files/secret').then(
+        () => 'loaded',
+        (e: { kind: string }) => e.kind,
+      ),
+    );
     expect(refused).toBe('invalid-id');
     expect(fixture.requests).toEqual([]);
 

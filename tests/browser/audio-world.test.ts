@@ -41,14 +41,18 @@ describe('sound in the world', () => {
     await page.keyboard.down('KeyW');
     await page.keyboard.down('ShiftLeft');
     await expect.poll(async () => (await audioStats(page)).state, { timeout: 15_000 }).toBe('running');
-    await expect.poll(async () => (await audioStats(page)).byRecipe.footstep ?? 0, { timeout: 60_000, interval: 250 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(async () => (await audioStats(page)).byRecipe.footstep ?? 0, { timeout: 60_000, interval: 250 })
+      .toBeGreaterThanOrEqual(2);
     let s = await audioStats(page);
     expect(s.surface).toBe('grass');
     expect(s.music).toBe(true);
 
     // Space: a push-off and a landing.
     await page.keyboard.press('Space');
-    await expect.poll(async () => (await audioStats(page)).byRecipe.land ?? 0, { timeout: 60_000, interval: 250 }).toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(async () => (await audioStats(page)).byRecipe.land ?? 0, { timeout: 60_000, interval: 250 })
+      .toBeGreaterThanOrEqual(1);
     s = await audioStats(page);
     expect(s.byRecipe.jump).toBeGreaterThanOrEqual(1);
 
@@ -57,12 +61,17 @@ describe('sound in the world', () => {
 
     // Carried to the beach (a walk north from the water's edge stays on sand for ~6 m), the steps sound on sand.
     await page.keyboard.up('ShiftLeft');
-    await page.evaluate(({ x, z }) => {
-      const { world } = (window as unknown as { cairn: WorldHandle }).cairn;
-      world.player.state = { ...world.player.state, x, z, y: world.heightmap.sampleHeight(x, z) };
-    }, { x: LANDMARKS.beach.x, z: LANDMARKS.beach.z + 2 });
+    await page.evaluate(
+      ({ x, z }) => {
+        const { world } = (window as unknown as { cairn: WorldHandle }).cairn;
+        world.player.state = { ...world.player.state, x, z, y: world.heightmap.sampleHeight(x, z) };
+      },
+      { x: LANDMARKS.beach.x, z: LANDMARKS.beach.z + 2 },
+    );
     await expect.poll(async () => (await audioStats(page)).surface, { timeout: 30_000 }).toBe('sand');
-    await expect.poll(async () => (await audioStats(page)).bySurface.sand ?? 0, { timeout: 60_000, interval: 250 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(async () => (await audioStats(page)).bySurface.sand ?? 0, { timeout: 60_000, interval: 250 })
+      .toBeGreaterThanOrEqual(2);
     await page.keyboard.up('KeyW');
 
     // Music and wind are audible after the soft clipper, in band; the HUD shows the same figures.
@@ -77,7 +86,11 @@ describe('sound in the world', () => {
 
   it('pauses with P (world muffled, player still) and mutes with M', async () => {
     await page.keyboard.press('KeyP');
-    await expect.poll(() => page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.graph!.bus!.lowpass.frequency.value), { timeout: 10_000 }).toBeLessThan(1000);
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.graph!.bus!.lowpass.frequency.value), {
+        timeout: 10_000,
+      })
+      .toBeLessThan(1000);
     expect(await page.evaluate(() => (window as unknown as { cairn: WorldHandle }).cairn.world.player.enabled)).toBe(false);
     expect((await audioStats(page)).paused).toBe(true);
     await page.keyboard.press('KeyP');

@@ -57,7 +57,13 @@ describe('the sound page (sfx.html)', () => {
       const curve = b.clipper.curve!;
       return {
         highpass: [b.highpass.type, b.highpass.frequency.value],
-        compressor: [b.compressor.threshold.value, b.compressor.ratio.value, b.compressor.knee.value, b.compressor.attack.value, b.compressor.release.value],
+        compressor: [
+          b.compressor.threshold.value,
+          b.compressor.ratio.value,
+          b.compressor.knee.value,
+          b.compressor.attack.value,
+          b.compressor.release.value,
+        ],
         lowpass: [b.lowpass.type, b.lowpass.frequency.value],
         makeup: b.makeup.gain.value,
         limiter: [b.limiter.threshold.value, b.limiter.ratio.value],
@@ -88,14 +94,18 @@ describe('the sound page (sfx.html)', () => {
     await expect.poll(async () => (await audioStats(page)).loudness.source, { timeout: 10_000 }).toBe('worklet');
     await expect.poll(async () => (await audioStats(page)).loudness.shortTerm, { timeout: 10_000 }).toBeGreaterThan(-40);
     // The meters redraw on their own beat, a moment behind the stats.
-    await expect.poll(async () => Number.parseFloat(await page.locator('#meter-rms-db').innerText()), { timeout: 10_000 }).toBeGreaterThan(-60);
+    await expect
+      .poll(async () => Number.parseFloat(await page.locator('#meter-rms-db').innerText()), { timeout: 10_000 })
+      .toBeGreaterThan(-60);
     expect(Number.parseFloat(await page.locator('#meter-rms-db').innerText())).toBeLessThan(0);
   });
 
   it('keeps a scripted slice of gameplay in band after the soft clipper', async () => {
     const before = await audioStats(page);
     const m = await measureOutput(page, 10, 'slice');
-    console.info(`gameplay slice after the soft clipper: median RMS ${m.median.toFixed(4)}, peak ${m.peak.toFixed(4)}, ${m.readings} readings, longest gap ${m.longestGap.toFixed(2)} s`);
+    console.info(
+      `gameplay slice after the soft clipper: median RMS ${m.median.toFixed(4)}, peak ${m.peak.toFixed(4)}, ${m.readings} readings, longest gap ${m.longestGap.toFixed(2)} s`,
+    );
     // Every sample was inside some reading, so the peak is the real peak.
     expect(m.longestGap).toBeLessThan(m.windowSeconds);
     expect(m.readings).toBeGreaterThan(30);
@@ -106,7 +116,8 @@ describe('the sound page (sfx.html)', () => {
     const s = await audioStats(page);
     const expected: Record<string, number> = {};
     for (const event of GAMEPLAY_SLICE.events) expected[event.recipe] = (expected[event.recipe] ?? 0) + 1;
-    for (const [recipe, count] of Object.entries(expected)) expect((s.byRecipe[recipe] ?? 0) - (before.byRecipe[recipe] ?? 0), recipe).toBe(count);
+    for (const [recipe, count] of Object.entries(expected))
+      expect((s.byRecipe[recipe] ?? 0) - (before.byRecipe[recipe] ?? 0), recipe).toBe(count);
     expect(s.refused).toBe(before.refused);
     expect(s.maxPeak).toBeLessThan(0.95);
   });
@@ -139,7 +150,9 @@ describe('the sound page (sfx.html)', () => {
       return { max, dryPeak: A.measureLevel(...A.channelsOf(dry)).peak };
     });
     // Twenty strikes dry would be far beyond full scale; the bus holds them under the ceiling.
-    console.info(`twenty strikes: live peak ${live.peak.toFixed(4)}, offline peak ${offline.max.toFixed(4)} (dry sum ${offline.dryPeak.toFixed(2)})`);
+    console.info(
+      `twenty strikes: live peak ${live.peak.toFixed(4)}, offline peak ${offline.max.toFixed(4)} (dry sum ${offline.dryPeak.toFixed(2)})`,
+    );
     expect(offline.dryPeak).toBeGreaterThan(3);
     expect(offline.max).toBeGreaterThan(0.85);
     expect(offline.max).toBeLessThan(0.94);
@@ -168,7 +181,14 @@ describe('the sound page (sfx.html)', () => {
       const t2 = now + 1.5;
       const guardsOff = Array.from({ length: 30 }, () => engine.play('strike', { intensity: 0.5 }, { at: t2, bypassGuards: true }));
       const busMost = graph.limiter.soundingAt(t2 + 0.01, { bus: 'effects' });
-      return { played: burst.filter(Boolean).length, most, limit: graph.limiter.limitFor('strike').max, cracks, guardsOffPlayed: guardsOff.filter(Boolean).length, busMost };
+      return {
+        played: burst.filter(Boolean).length,
+        most,
+        limit: graph.limiter.limitFor('strike').max,
+        cracks,
+        guardsOffPlayed: guardsOff.filter(Boolean).length,
+        busMost,
+      };
     });
     expect(result.played).toBe(1);
     expect(result.most).toBe(result.limit);
@@ -206,8 +226,15 @@ describe('the sound page (sfx.html)', () => {
       tap.read();
       const [left, right] = tap.samples;
       const indexOf = (time: number): number => Math.round(left.length - (readAt - time) * context.sampleRate);
-      const slice = (from: number, to: number): number => cairn.sfx.audio.measureLevel(left.subarray(indexOf(from), indexOf(to)), right.subarray(indexOf(from), indexOf(to))).peak;
-      const result = { before: slice(at - 0.15, at - 0.01), by120: slice(at + 0.1, at + 0.12), lateBy: readAt - at, window: left.length / context.sampleRate, muted: cairn.audio.muted };
+      const slice = (from: number, to: number): number =>
+        cairn.sfx.audio.measureLevel(left.subarray(indexOf(from), indexOf(to)), right.subarray(indexOf(from), indexOf(to))).peak;
+      const result = {
+        before: slice(at - 0.15, at - 0.01),
+        by120: slice(at + 0.1, at + 0.12),
+        lateBy: readAt - at,
+        window: left.length / context.sampleRate,
+        muted: cairn.audio.muted,
+      };
       tap.dispose();
       return result;
     });
@@ -237,7 +264,10 @@ describe('the sound page (sfx.html)', () => {
       const A = (window as unknown as AudioWindow).cairn.sfx.audio;
       /** Energy above 3 kHz, in dB, of a sound rendered through the bus (pre-rolled, so the bus is at rest). */
       const high = async (recipe: string, muffled: boolean): Promise<number> => {
-        const buffer = await A.renderScene(0.8, (graph, start) => graph.play(recipe, {}, { at: start, bypassGuards: true }), { mix: {}, muffled });
+        const buffer = await A.renderScene(0.8, (graph, start) => graph.play(recipe, {}, { at: start, bypassGuards: true }), {
+          mix: {},
+          muffled,
+        });
         const summary = A.summariseRender(A.channelsOf(buffer), buffer.sampleRate);
         const power = summary.bandsDb.reduce((sum, db, i) => (summary.bandEdgesHz[i]! >= 3000 ? sum + 10 ** (db / 10) : sum), 0);
         return 10 * Math.log10(power);
@@ -254,10 +284,18 @@ describe('the sound page (sfx.html)', () => {
 
     // Live: the checkbox pauses, the cutoff sweeps down, the HUD figure says so.
     await page.locator('#paused').check();
-    await expect.poll(() => page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.graph!.bus!.lowpass.frequency.value), { timeout: 5_000 }).toBeLessThan(1000);
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.graph!.bus!.lowpass.frequency.value), {
+        timeout: 5_000,
+      })
+      .toBeLessThan(1000);
     expect((await audioStats(page)).paused).toBe(true);
     await page.locator('#paused').uncheck();
-    await expect.poll(() => page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.graph!.bus!.lowpass.frequency.value), { timeout: 5_000 }).toBeGreaterThan(15000);
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.graph!.bus!.lowpass.frequency.value), {
+        timeout: 5_000,
+      })
+      .toBeGreaterThan(15000);
   });
 
   it('plays the crystal chime on the chord the music is playing, one chord tone higher per pickup', async () => {
@@ -300,7 +338,10 @@ describe('the sound page (sfx.html)', () => {
       for (const golden of A.GOLDEN_CASES) out[golden.id] = await A.renderGoldenCase(golden);
       // Negative control: the strike's own plan with every pitch 25 % higher.
       const random = new A.AudioRandom(1234);
-      const plan = A.RECIPES.strike.plan({ intensity: 1 }, { vary: (v, a) => random.vary(v, a), range: (a, b) => random.range(a, b), chord: A.CAIRN_PROGRESSION.chords[0]! });
+      const plan = A.RECIPES.strike.plan(
+        { intensity: 1 },
+        { vary: (v, a) => random.vary(v, a), range: (a, b) => random.range(a, b), chord: A.CAIRN_PROGRESSION.chords[0]! },
+      );
       const raised = plan.map((layer) => ({ ...layer, f0: layer.f0 * 1.25, f1: layer.f1 * 1.25 }));
       const buffer = await A.renderLayers(raised, { sampleRate: 48000, channels: 2 });
       out['strike-raised'] = A.summariseRender(A.channelsOf(buffer), buffer.sampleRate);
@@ -371,7 +412,12 @@ describe('the sound page (sfx.html)', () => {
       while (context.currentTime < at + 1.2) await sleep(50);
       await sleep(150);
       const s = engine.stats;
-      const live = { peakDb: A.toDb(s.maxPeak), truePeakDb: s.loudness.truePeakMaxDb, shortTerm: s.loudness.shortTermMax, momentary: s.loudness.momentaryMax };
+      const live = {
+        peakDb: A.toDb(s.maxPeak),
+        truePeakDb: s.loudness.truePeakMaxDb,
+        shortTerm: s.loudness.shortTermMax,
+        momentary: s.loudness.momentaryMax,
+      };
       const measure = async (preRoll?: number): Promise<typeof live> => {
         const buffer = await A.renderRecipe('strike', { intensity: 1 }, { mix: {}, sampleRate: context.sampleRate, preRoll });
         const m = A.measureLoudness(A.channelsOf(buffer), buffer.sampleRate);
@@ -383,7 +429,9 @@ describe('the sound page (sfx.html)', () => {
       engine.setAmbience({ wind: 0.5 });
       return { live, offline, cold };
     });
-    console.info(`strike live vs offline: peak ${result.live.peakDb.toFixed(2)} / ${result.offline.peakDb.toFixed(2)} dBFS (cold bus ${result.cold.peakDb.toFixed(2)}), short-term ${result.live.shortTerm.toFixed(2)} / ${result.offline.shortTerm.toFixed(2)} LUFS (cold ${result.cold.shortTerm.toFixed(2)})`);
+    console.info(
+      `strike live vs offline: peak ${result.live.peakDb.toFixed(2)} / ${result.offline.peakDb.toFixed(2)} dBFS (cold bus ${result.cold.peakDb.toFixed(2)}), short-term ${result.live.shortTerm.toFixed(2)} / ${result.offline.shortTerm.toFixed(2)} LUFS (cold ${result.cold.shortTerm.toFixed(2)})`,
+    );
     // The worklet saw the whole transient (a 46 ms analyser window read 20 times a second did not).
     expect(result.live.peakDb).toBeGreaterThan(-8);
     expect(result.live.truePeakDb).toBeGreaterThanOrEqual(result.live.peakDb - 0.01);
@@ -401,8 +449,17 @@ describe('the sound page (sfx.html)', () => {
       const A = (window as unknown as AudioWindow).cairn.sfx.audio;
       return A.measureLoudnessCases(A.LOUDNESS_CASES);
     });
-    console.info(results.map((r) => `${r.ok ? 'ok ' : 'BAD'} ${r.soundClass.padEnd(9)} ${r.id.padEnd(24)} ${r.lufs.toFixed(1).padStart(6)} LUFS ${r.truePeakDb.toFixed(1).padStart(6)} dBTP`).join('\n'));
-    const failures = results.filter((r) => !r.ok).map((r) => `${r.id} (${r.soundClass}${r.nominal ? ', nominal' : ''}): ${r.lufs.toFixed(1)} LUFS, ${r.truePeakDb.toFixed(1)} dBTP`);
+    console.info(
+      results
+        .map(
+          (r) =>
+            `${r.ok ? 'ok ' : 'BAD'} ${r.soundClass.padEnd(9)} ${r.id.padEnd(24)} ${r.lufs.toFixed(1).padStart(6)} LUFS ${r.truePeakDb.toFixed(1).padStart(6)} dBTP`,
+        )
+        .join('\n'),
+    );
+    const failures = results
+      .filter((r) => !r.ok)
+      .map((r) => `${r.id} (${r.soundClass}${r.nominal ? ', nominal' : ''}): ${r.lufs.toFixed(1)} LUFS, ${r.truePeakDb.toFixed(1)} dBTP`);
     expect(failures.join('\n')).toBe('');
     // Every recipe is checked, in one class.
     const recipes = new Set(results.map((r) => r.id.split(' ')[0]));

@@ -112,7 +112,8 @@ for (const { backend, path, query, motion } of VARIANTS) {
       expect(m.share).toBeLessThan(0.01);
       expect(m.mad).toBeLessThan(0.5);
       // The picture in docs/crowd.md: three | live | GPU, side by side.
-      if (backend === 'WebGPU' && path === 'storage') saveDocPicture('crowd-compare.png', triptych([images.three!, images.live!, images.gpu!]));
+      if (backend === 'WebGPU' && path === 'storage')
+        saveDocPicture('crowd-compare.png', triptych([images.three!, images.live!, images.gpu!]));
     });
 
     it('control: a different pose is caught', async () => {
@@ -130,7 +131,9 @@ for (const { backend, path, query, motion } of VARIANTS) {
         const gpu = mismatch(three, await shot(page, 'gpu'), images.none!);
         // The fade is really under way: the pose is far from the plain walk at the start.
         expect(mismatch(three, images.three!, images.none!).share).toBeGreaterThan(0.05);
-        console.log(`[crowd-compare ${backend}/${path}] walk → ${to} mid-crossfade vs three: live ${(live.share * 100).toFixed(2)} %, GPU ${(gpu.share * 100).toFixed(2)} %`);
+        console.log(
+          `[crowd-compare ${backend}/${path}] walk → ${to} mid-crossfade vs three: live ${(live.share * 100).toFixed(2)} %, GPU ${(gpu.share * 100).toFixed(2)} %`,
+        );
         expect(live.share).toBeLessThan(0.01);
         expect(gpu.share).toBeLessThan(GPU_FADE_TOLERANCE);
       });
@@ -143,7 +146,9 @@ for (const { backend, path, query, motion } of VARIANTS) {
         const gpuImage = await shot(page, 'gpu');
         const live = mismatch(three, await shot(page, 'live'), images.none!);
         const gpu = mismatch(three, gpuImage, images.none!);
-        console.log(`[crowd-compare ${backend}/${path}] speed change vs three: live ${(live.share * 100).toFixed(2)} %, GPU ${(gpu.share * 100).toFixed(2)} %`);
+        console.log(
+          `[crowd-compare ${backend}/${path}] speed change vs three: live ${(live.share * 100).toFixed(2)} %, GPU ${(gpu.share * 100).toFixed(2)} %`,
+        );
         expect(live.share).toBeLessThan(0.01);
         expect(gpu.share).toBeLessThan(0.01);
         // Control: ignoring the speed change (0.8 s at speed 1) is a visibly different pose.

@@ -27,7 +27,10 @@ describe('the world page with ?crowd=40', () => {
     errors = collectPageErrors(page);
     await page.goto(`${base}/?crowd=40`);
     await waitForCairn(page, 120_000);
-    await page.waitForFunction(() => (window.cairn.stats.crowd as { agents?: number } | undefined)?.agents === 40, undefined, { timeout: 120_000, polling: 200 });
+    await page.waitForFunction(() => (window.cairn.stats.crowd as { agents?: number } | undefined)?.agents === 40, undefined, {
+      timeout: 120_000,
+      polling: 200,
+    });
   });
   afterAll(async () => browser?.close());
 
@@ -50,7 +53,10 @@ describe('the world page with ?crowd=40', () => {
   it('takes remote players through cairn.crowdRemotes', async () => {
     const before = await page.evaluate(() => (window.cairn.stats.crowd as { agents: number }).agents);
     const player = await page.evaluate(() => window.cairn.stats.player as { x: number; y: number; z: number });
-    const accepted = await page.evaluate((p) => (window.cairn.crowdRemotes as Remotes).update(7, { x: p.x + 2, y: p.y, z: p.z - 3, facing: 0, clip: 'wave' }), player);
+    const accepted = await page.evaluate(
+      (p) => (window.cairn.crowdRemotes as Remotes).update(7, { x: p.x + 2, y: p.y, z: p.z - 3, facing: 0, clip: 'wave' }),
+      player,
+    );
     expect(accepted).toBe(true);
     await page.evaluate(() => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(1));
     const after = await page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.crowd)));

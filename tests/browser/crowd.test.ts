@@ -71,9 +71,16 @@ async function shot(page: Page): Promise<Image> {
 async function onScreen(page: Page): Promise<ScreenAgent[]> {
   const raw = await page.evaluate(() => {
     const crowd = window.cairn.crowd as { agentList(): Array<{ x: number; y: number; z: number; onScreen: boolean; mode: string }> };
-    const camera = window.cairn.camera as { position: { x: number; y: number; z: number }; projectionMatrix: { elements: number[] }; matrixWorldInverse: { elements: number[] } };
+    const camera = window.cairn.camera as {
+      position: { x: number; y: number; z: number };
+      projectionMatrix: { elements: number[] };
+      matrixWorldInverse: { elements: number[] };
+    };
     return {
-      agents: crowd.agentList().filter((a) => a.onScreen).map((a) => ({ x: a.x, y: a.y, z: a.z, mode: a.mode })),
+      agents: crowd
+        .agentList()
+        .filter((a) => a.onScreen)
+        .map((a) => ({ x: a.x, y: a.y, z: a.z, mode: a.mode })),
       projection: [...camera.projectionMatrix.elements],
       view: [...camera.matrixWorldInverse.elements],
       eye: [camera.position.x, camera.position.y, camera.position.z],
@@ -95,7 +102,12 @@ function changedNear(a: Image, b: Image, x: number, y: number, halfWidth: number
   for (let py = Math.max(0, Math.round(y - halfHeight)); py < Math.min(a.height, Math.round(y + halfHeight)); py++) {
     for (let px = Math.max(0, Math.round(x - halfWidth)); px < Math.min(a.width, Math.round(x + halfWidth)); px++) {
       const i = (py * a.width + px) * 4;
-      if (Math.abs(a.data[i]! - b.data[i]!) > 24 || Math.abs(a.data[i + 1]! - b.data[i + 1]!) > 24 || Math.abs(a.data[i + 2]! - b.data[i + 2]!) > 24) count++;
+      if (
+        Math.abs(a.data[i]! - b.data[i]!) > 24 ||
+        Math.abs(a.data[i + 1]! - b.data[i + 1]!) > 24 ||
+        Math.abs(a.data[i + 2]! - b.data[i + 2]!) > 24
+      )
+        count++;
     }
   }
   return count;
@@ -108,7 +120,12 @@ function changedAway(a: Image, b: Image, agents: ScreenAgent[]): { changed: numb
   for (let py = 0; py < a.height; py++) {
     for (let px = 0; px < a.width; px++) {
       const i = (py * a.width + px) * 4;
-      if (!(Math.abs(a.data[i]! - b.data[i]!) > 24 || Math.abs(a.data[i + 1]! - b.data[i + 1]!) > 24 || Math.abs(a.data[i + 2]! - b.data[i + 2]!) > 24)) continue;
+      if (!(
+        Math.abs(a.data[i]! - b.data[i]!) > 24 ||
+        Math.abs(a.data[i + 1]! - b.data[i + 1]!) > 24 ||
+        Math.abs(a.data[i + 2]! - b.data[i + 2]!) > 24
+      ))
+        continue;
       changed++;
       // A character 1.8 m tall at distance d spans about (focal × 1.8 / d) pixels; allow its shadow too.
       const near = agents.some((g) => {
@@ -140,7 +157,12 @@ describe('the crowd page on WebGPU', () => {
     await waitForCairn(page, 120_000);
     await page.waitForFunction(() => window.cairn.crowdReady === true, undefined, { timeout: 120_000, polling: 200 });
     // The player is animated too; hide it so every change on screen belongs to the crowd.
-    await page.evaluate(() => ((window.cairn.world as { player: { avatar: { humanoid: { object: { visible: boolean } } } } }).player.avatar.humanoid.object.visible = false));
+    await page.evaluate(
+      () =>
+        ((
+          window.cairn.world as { player: { avatar: { humanoid: { object: { visible: boolean } } } } }
+        ).player.avatar.humanoid.object.visible = false),
+    );
     // Overlays would show up as changed pixels; transparent, they still hold their text.
     await page.addStyleTag({ content: '.cairn-notices, .crowd-panel, .cairn-help, .cairn-hud { opacity: 0 !important; }' });
     await frames(page, 2);
@@ -155,7 +177,10 @@ describe('the crowd page on WebGPU', () => {
       expect((await stats(page)).crowd.budget.state).toBe('unavailable');
       return;
     }
-    await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).budget.state === 'pass', undefined, { timeout: 120_000, polling: 250 });
+    await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).budget.state === 'pass', undefined, {
+      timeout: 120_000,
+      polling: 250,
+    });
     expect(await hudText(page)).toMatch(/gpu budget\s+PASS/);
   });
 
@@ -221,7 +246,10 @@ describe('the crowd page on WebGPU', () => {
         expect(gpu.length).toBeGreaterThan(0);
         for (const agent of [...live, ...gpu]) {
           const size = (HEIGHT / (2 * Math.tan((55 * Math.PI) / 360))) * (0.5 / agent.distance);
-          expect(changedNear(withCrowd, withoutCrowd, agent.x, agent.y, size, size), `avatar at ${agent.x.toFixed(0)},${agent.y.toFixed(0)} (${agent.mode})`).toBeGreaterThan(0);
+          expect(
+            changedNear(withCrowd, withoutCrowd, agent.x, agent.y, size, size),
+            `avatar at ${agent.x.toFixed(0)},${agent.y.toFixed(0)} (${agent.mode})`,
+          ).toBeGreaterThan(0);
         }
         const { changed, away } = changedAway(withCrowd, withoutCrowd, agents);
         expect(changed).toBeGreaterThan(1000);
@@ -261,14 +289,19 @@ describe('the crowd page on WebGPU', () => {
     beforeAll(async () => {
       await setCount(page, 30);
       file = async (name, bytes) => {
-        await page.locator('.crowd-panel input[type=file]').setInputFiles({ name, mimeType: 'model/gltf-binary', buffer: Buffer.from(bytes) });
+        await page
+          .locator('.crowd-panel input[type=file]')
+          .setInputFiles({ name, mimeType: 'model/gltf-binary', buffer: Buffer.from(bytes) });
       };
     });
 
     it('fills the crowd with a dropped model: morph targets, 8 influences, 3 pieces, 23 bones', async () => {
       const fixture = buildFixtureCharacter({ bones: 23, pieces: 3, influences: 8, morphs: true, color: 0xd02090 });
       await file('totem.glb', await exportGlb(fixture.object, fixture.clips));
-      await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).template === 'totem.glb', undefined, { timeout: 120_000, polling: 250 });
+      await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).template === 'totem.glb', undefined, {
+        timeout: 120_000,
+        polling: 250,
+      });
       await frames(page, 2);
       const s = await stats(page);
       expect(s.crowd).toMatchObject({ bones: 23, pieces: 3, agents: 30, lastError: null });
@@ -281,12 +314,17 @@ describe('the crowd page on WebGPU', () => {
       // It is on screen: magenta pixels where the orange-shirted mannequins stood.
       const image = await shot(page);
       let magenta = 0;
-      for (let i = 0; i < image.data.length; i += 4) if (image.data[i]! > 120 && image.data[i + 2]! > 60 && image.data[i + 1]! < 80) magenta++;
+      for (let i = 0; i < image.data.length; i += 4)
+        if (image.data[i]! > 120 && image.data[i + 2]! > 60 && image.data[i + 1]! < 80) magenta++;
       expect(magenta).toBeGreaterThan(200);
     });
 
     const rejections: Array<[string, () => Promise<void>, RegExp]> = [
-      ['a model with no skeleton', async () => file('statue.glb', await exportGlb(buildStaticModel())), /statue\.glb:? .*has no skinned mesh.*needs a skeleton/],
+      [
+        'a model with no skeleton',
+        async () => file('statue.glb', await exportGlb(buildStaticModel())),
+        /statue\.glb:? .*has no skinned mesh.*needs a skeleton/,
+      ],
       [
         'more bones than the buffers were sized for',
         async () => {
@@ -295,8 +333,19 @@ describe('the crowd page on WebGPU', () => {
         },
         /has 300 bones; this crowd's bone buffers are sized for at most 256/,
       ],
-      ['a failed load (HTTP 404)', () => page.evaluate(() => (window.cairn.crowdPage as { loadModelUrl(u: string): Promise<void> }).loadModelUrl('/models/missing-hero.glb')), /missing-hero\.glb: HTTP 404/],
-      ['bytes that are not a model', () => file('broken.glb', new TextEncoder().encode('definitely not a glb').buffer as ArrayBuffer), /broken\.glb: could not be parsed as GLTF/],
+      [
+        'a failed load (HTTP 404)',
+        () =>
+          page.evaluate(() =>
+            (window.cairn.crowdPage as { loadModelUrl(u: string): Promise<void> }).loadModelUrl('/models/missing-hero.glb'),
+          ),
+        /missing-hero\.glb: HTTP 404/,
+      ],
+      [
+        'bytes that are not a model',
+        () => file('broken.glb', new TextEncoder().encode('definitely not a glb').buffer as ArrayBuffer),
+        /broken\.glb: could not be parsed as GLTF/,
+      ],
     ];
     for (const [what, load, message] of rejections) {
       it(`rejects ${what} with a clear message and leaves the crowd untouched`, async () => {
@@ -336,7 +385,10 @@ describe('the crowd page with ?model=', () => {
       const fixture = buildFixtureCharacter({ bones: 7, pieces: 2, color: 0x20a0d0 });
       const glb = Buffer.from(await exportGlb(fixture.object, fixture.clips));
       // The model is a test file, served at a URL on the page's own origin.
-      await page.route((url) => url.pathname === '/models/column.glb', (route) => route.fulfill({ status: 200, contentType: 'model/gltf-binary', body: glb }));
+      await page.route(
+        (url) => url.pathname === '/models/column.glb',
+        (route) => route.fulfill({ status: 200, contentType: 'model/gltf-binary', body: glb }),
+      );
       await page.goto(`${base}/crowd.html?count=20&model=/models/column.glb`);
       await waitForCairn(page, 120_000);
       await page.waitForFunction(() => window.cairn.crowdReady === true, undefined, { timeout: 120_000, polling: 200 });

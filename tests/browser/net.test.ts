@@ -19,14 +19,18 @@ interface NetFigures {
 }
 
 const net = (page: Page): Promise<NetFigures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.net)) as NetFigures);
-const player = (page: Page): Promise<{ x: number; z: number }> => page.evaluate(() => window.cairn.stats.player as { x: number; z: number });
+const player = (page: Page): Promise<{ x: number; z: number }> =>
+  page.evaluate(() => window.cairn.stats.player as { x: number; z: number });
 /**
  * Positions of the remote avatars this page draws: the crowd renderer's agents (the default, read
  * back from the crowd's own pose buffer), or the humanoid per peer (`?peers=humanoid`).
  */
 const remotes = (page: Page): Promise<Array<{ name: string; x: number; z: number }>> =>
   page.evaluate(() => {
-    const view = window.cairn.netView as { avatars?: Set<{ humanoid: { object: { name: string; position: { x: number; z: number } } } }>; ids?: () => number[] };
+    const view = window.cairn.netView as {
+      avatars?: Set<{ humanoid: { object: { name: string; position: { x: number; z: number } } } }>;
+      ids?: () => number[];
+    };
     if (view.ids) {
       const crowd = window.cairn.crowdRemotes as { agent(id: number): { x: number; z: number } | undefined };
       return view.ids().flatMap((id) => {
@@ -34,7 +38,11 @@ const remotes = (page: Page): Promise<Array<{ name: string; x: number; z: number
         return agent ? [{ name: `remote-peer-${id}`, x: agent.x, z: agent.z }] : [];
       });
     }
-    return [...view.avatars!].map((a) => ({ name: a.humanoid.object.name, x: a.humanoid.object.position.x, z: a.humanoid.object.position.z }));
+    return [...view.avatars!].map((a) => ({
+      name: a.humanoid.object.name,
+      x: a.humanoid.object.position.x,
+      z: a.humanoid.object.position.z,
+    }));
   });
 
 async function openWorld(context: BrowserContext, query: string): Promise<{ page: Page; errors: string[] }> {
@@ -78,15 +86,20 @@ async function expectMutualMovement(a: Page, b: Page): Promise<void> {
   const start = seen[0]!;
   await walk(a, 2);
   // Let A come to rest (it decelerates over a few frames), then read where it stands.
-  await expect.poll(async () => (await a.evaluate(() => (window.cairn.stats.player as { speed: number }).speed)), { timeout: 60_000 }).toBeLessThan(0.05);
+  await expect
+    .poll(async () => await a.evaluate(() => (window.cairn.stats.player as { speed: number }).speed), { timeout: 60_000 })
+    .toBeLessThan(0.05);
   const end = await player(a);
   expect(Math.hypot(end.x - start.x, end.z - start.z)).toBeGreaterThan(1.5);
   // B draws A where A now stands (once the ~100 ms interpolation delay has passed).
   await expect
-    .poll(async () => {
-      const [r] = await remotes(b);
-      return r ? Math.hypot(r.x - end.x, r.z - end.z) : Infinity;
-    }, { timeout: 60_000 })
+    .poll(
+      async () => {
+        const [r] = await remotes(b);
+        return r ? Math.hypot(r.x - end.x, r.z - end.z) : Infinity;
+      },
+      { timeout: 60_000 },
+    )
     .toBeLessThan(0.3);
 }
 
@@ -102,7 +115,10 @@ describe('avatar sync in the world page', () => {
     const contextA = await browser.newContext();
     const contextB = await browser.newContext();
     try {
-      const [{ page: a, errors: errorsA }, { page: b, errors: errorsB }] = await Promise.all([openWorld(contextA, `?room=${room}&peers=humanoid`), openWorld(contextB, `?room=${room}`)]);
+      const [{ page: a, errors: errorsA }, { page: b, errors: errorsB }] = await Promise.all([
+        openWorld(contextA, `?room=${room}&peers=humanoid`),
+        openWorld(contextB, `?room=${room}`),
+      ]);
       // B's remote players are crowd agents (the crowd renderer is built after the first frames);
       // A's are one humanoid each.
       expect(await b.evaluate(() => typeof (window.cairn.netView as { ids?: unknown }).ids)).toBe('function');
@@ -142,7 +158,10 @@ describe('avatar sync in the world page', () => {
     const context = await browser.newContext();
     try {
       const query = `?room=${room}&relay=ws://127.0.0.1:${cutter.port}`;
-      const [{ page: a, errors: errorsA }, { page: b, errors: errorsB }] = await Promise.all([openWorld(context, query), openWorld(context, query)]);
+      const [{ page: a, errors: errorsA }, { page: b, errors: errorsB }] = await Promise.all([
+        openWorld(context, query),
+        openWorld(context, query),
+      ]);
       await expect.poll(async () => (await net(b)).transport, { timeout: 30_000 }).toBe('broadcast');
       await expect.poll(async () => (await net(a)).transport, { timeout: 30_000 }).toBe('broadcast');
       const figures = await net(b);
@@ -170,7 +189,11 @@ describe('avatar sync in the world page', () => {
       expect(stats.received).toBeGreaterThan(10);
       expect(await hudText(b)).toMatch(/transport\s+relay/);
       // Nothing went wrong but the refused connections the browser itself logs.
-      expect(errorsA.concat(errorsB).filter((error) => !/WebSocket connection to 'ws:\/\/127\.0\.0\.1:\d+\/rooms\/avatar\/[^']+' failed/.test(error))).toEqual([]);
+      expect(
+        errorsA
+          .concat(errorsB)
+          .filter((error) => !/WebSocket connection to 'ws:\/\/127\.0\.0\.1:\d+\/rooms\/avatar\/[^']+' failed/.test(error)),
+      ).toEqual([]);
     } finally {
       await context.close();
       await cutter.stop();

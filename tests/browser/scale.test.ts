@@ -11,7 +11,18 @@ interface WorldFigures {
   selfId: number | null;
   peers: number;
   frames: number;
-  world: { cell: string | null; subscriptions: number; hops: number; reentries: number; sendPhase: number | null; clockOffsetMs: number | null; clockRttMs: number | null; timingCorrectionMs: number; timingNotes: number; clockProbes: number };
+  world: {
+    cell: string | null;
+    subscriptions: number;
+    hops: number;
+    reentries: number;
+    sendPhase: number | null;
+    clockOffsetMs: number | null;
+    clockRttMs: number | null;
+    timingCorrectionMs: number;
+    timingNotes: number;
+    clockProbes: number;
+  };
 }
 
 const net = (page: Page): Promise<WorldFigures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.net)) as WorldFigures);
@@ -21,7 +32,10 @@ const cellX = (figures: WorldFigures): number => Number(figures.world.cell!.spli
 async function place(page: Page, x: number, z: number): Promise<void> {
   await page.evaluate(
     ([x, z]) => {
-      const world = window.cairn.world as { player: { state: { x: number; y: number; z: number } }; heightmap: { sampleHeight(x: number, z: number): number } };
+      const world = window.cairn.world as {
+        player: { state: { x: number; y: number; z: number } };
+        heightmap: { sampleHeight(x: number, z: number): number };
+      };
       Object.assign(world.player.state, { x, z, y: world.heightmap.sampleHeight(x!, z!) });
     },
     [x, z],
@@ -88,7 +102,9 @@ describe('the open world: spatial cells in the world page', () => {
     expect(await residual()).toBeGreaterThanOrEqual(25);
     await expect.poll(residual, { timeout: 30_000 }).toBeLessThanOrEqual(15);
     expect((await net(pa)).world.timingNotes).toBeGreaterThan(before);
-    expect(await hudText(pa)).toMatch(/send moment\s+\d+ ms into each 100 ms \(clock ±\d+ ms after [1-9]\d* probes, [1-9]\d* timing notes\)/);
+    expect(await hudText(pa)).toMatch(
+      /send moment\s+\d+ ms into each 100 ms \(clock ±\d+ ms after [1-9]\d* probes, [1-9]\d* timing notes\)/,
+    );
 
     // Three cells apart: neither is in the other's 3×3. Nothing arrives, for several seconds.
     await pa.waitForTimeout(4000);

@@ -62,7 +62,10 @@ async function drag(page: Page, points: Array<[number, number]>, modifiers: { al
 }
 
 function line(from: [number, number], to: [number, number], n = 4): Array<[number, number]> {
-  return Array.from({ length: n + 1 }, (_, i) => [from[0] + ((to[0] - from[0]) * i) / n, from[1] + ((to[1] - from[1]) * i) / n] as [number, number]);
+  return Array.from(
+    { length: n + 1 },
+    (_, i) => [from[0] + ((to[0] - from[0]) * i) / n, from[1] + ((to[1] - from[1]) * i) / n] as [number, number],
+  );
 }
 
 async function instances(page: Page): Promise<Instance[]> {
@@ -71,12 +74,18 @@ async function instances(page: Page): Promise<Instance[]> {
       scatter: { layer: { snapshot(): Array<Omit<Instance, 'groundSlope' | 'groundHeight'>> } };
       heightmap: { sampleSlope(x: number, z: number): number; sampleHeight(x: number, z: number): number };
     };
-    return cairn.scatter.layer.snapshot().map((p) => ({ ...p, groundSlope: cairn.heightmap.sampleSlope(p.x, p.z), groundHeight: cairn.heightmap.sampleHeight(p.x, p.z) }));
+    return cairn.scatter.layer
+      .snapshot()
+      .map((p) => ({ ...p, groundSlope: cairn.heightmap.sampleSlope(p.x, p.z), groundHeight: cairn.heightmap.sampleHeight(p.x, p.z) }));
   });
 }
 
 async function lookAt(page: Page, x: number, z: number, distance: number, pitch: number): Promise<void> {
-  await page.evaluate(([x, z, distance, pitch]) => (window.cairn.view as { lookAt(x: number, z: number, v: object): void }).lookAt(x!, z!, { distance, pitch, yaw: Math.PI }), [x, z, distance, pitch]);
+  await page.evaluate(
+    ([x, z, distance, pitch]) =>
+      (window.cairn.view as { lookAt(x: number, z: number, v: object): void }).lookAt(x!, z!, { distance, pitch, yaw: Math.PI }),
+    [x, z, distance, pitch],
+  );
   await frames(page, 1);
 }
 
@@ -92,7 +101,11 @@ describe('the scatter page', () => {
     await page.goto(`${base}/scatter.html?seed=5`);
     await waitForCairn(page);
     // Choosing the preset (Mixed Forest by default) bakes its props in the background.
-    await page.waitForFunction(() => (window.cairn.stats.scatter as { bake: { state: string } } | undefined)?.bake.state === 'ready', undefined, { timeout: 120_000, polling: 250 });
+    await page.waitForFunction(
+      () => (window.cairn.stats.scatter as { bake: { state: string } } | undefined)?.bake.state === 'ready',
+      undefined,
+      { timeout: 120_000, polling: 250 },
+    );
   });
   afterAll(async () => browser?.close());
 
@@ -158,7 +171,11 @@ describe('the scatter page', () => {
     await drag(page, line([200, 200], [440, 200], 3), { alt: true });
     const after = await scatterStats(page);
     expect(after.instances).toBeLessThan(before.instances);
-    const recording = await page.evaluate(() => (window.cairn.scatter as { layer: { recording(): { events: Array<{ kind: string; x: number; z: number; radius: number }> } } }).layer.recording());
+    const recording = await page.evaluate(() =>
+      (
+        window.cairn.scatter as { layer: { recording(): { events: Array<{ kind: string; x: number; z: number; radius: number }> } } }
+      ).layer.recording(),
+    );
     const erases = recording.events.filter((e) => e.kind === 'erase');
     expect(erases.length).toBeGreaterThan(0);
     const left = await instances(page);
@@ -168,7 +185,8 @@ describe('the scatter page', () => {
   it('replays the recorded session exactly', async () => {
     const original = await instances(page);
     const replayed = await page.evaluate(async () => {
-      const layer = (window.cairn.scatter as { layer: { replay(r: unknown): Promise<void>; recording(): unknown; snapshot(): unknown[] } }).layer;
+      const layer = (window.cairn.scatter as { layer: { replay(r: unknown): Promise<void>; recording(): unknown; snapshot(): unknown[] } })
+        .layer;
       await layer.replay(layer.recording());
       return layer.snapshot().length;
     });
@@ -179,8 +197,17 @@ describe('the scatter page', () => {
   });
 
   it('reports an invalid preset file by name and field, and keeps working', async () => {
-    const bad = { id: 'swamp', name: 'Swamp', densityPerM2: 0.2, scaleJitter: [1, 1], yawJitter: 1, picks: [{ category: 'reed', weight: 1, slopeMin: 0, slopeMax: 'flat', altMin: 0, altMax: 2, minSpacing: 1, alignToSlope: false }] };
-    await page.locator('[data-role="preset-file"]').setInputFiles({ name: 'swamp.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });
+    const bad = {
+      id: 'swamp',
+      name: 'Swamp',
+      densityPerM2: 0.2,
+      scaleJitter: [1, 1],
+      yawJitter: 1,
+      picks: [{ category: 'reed', weight: 1, slopeMin: 0, slopeMax: 'flat', altMin: 0, altMax: 2, minSpacing: 1, alignToSlope: false }],
+    };
+    await page
+      .locator('[data-role="preset-file"]')
+      .setInputFiles({ name: 'swamp.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });
     const notice = page.locator('.cairn-notice[data-level="error"]', { hasText: 'Swamp' });
     await expect.poll(() => notice.count(), { timeout: 20_000 }).toBe(1);
     expect(await notice.innerText()).toContain('picks[0].slopeMax: expected a number, got "flat"');
@@ -197,7 +224,10 @@ describe('the scatter page', () => {
     await lookAt(page, -30, 20, 60, 1.25);
     // Low on the screen: the notices (the bad preset's, this prop's) cover the top of the canvas.
     await drag(page, line([170, 280], [470, 340]));
-    await page.waitForFunction(() => (window.cairn.stats.scatter as { pending: number }).pending === 0, undefined, { timeout: 60_000, polling: 200 });
+    await page.waitForFunction(() => (window.cairn.stats.scatter as { pending: number }).pending === 0, undefined, {
+      timeout: 60_000,
+      polling: 200,
+    });
     const after = await scatterStats(page);
     expect(after.failedProps['missing-fern']).toMatch(/missing-fern\.glb: HTTP 404/);
     expect(after.skipped).toBeGreaterThan(0);
@@ -226,7 +256,11 @@ describe('the scatter brush in the world', () => {
       // takes longer than its timeout when the loaded machine renders the world at 0.1 fps).
       expect(await page.locator('.cairn-scatter-toggle').getAttribute('aria-pressed')).toBe('false');
       await page.keyboard.press('KeyB');
-      await page.waitForFunction(() => (window.cairn.stats.scatter as { bake: { state: string }; active: boolean } | undefined)?.bake.state === 'ready', undefined, { timeout: 120_000, polling: 250 });
+      await page.waitForFunction(
+        () => (window.cairn.stats.scatter as { bake: { state: string }; active: boolean } | undefined)?.bake.state === 'ready',
+        undefined,
+        { timeout: 120_000, polling: 250 },
+      );
       expect(await page.evaluate(() => document.querySelector('canvas')!.dataset.tool)).toBe('scatter');
       expect(await page.locator('.cairn-scatter-toggle').getAttribute('aria-pressed')).toBe('true');
       const yaw = await page.evaluate(() => (window.cairn.world as { cameraRig: { yaw: number } }).cameraRig.yaw);

@@ -23,14 +23,19 @@ const A_X = -100;
 /** `cairn.stats.voice`, as JSON. */
 type VoiceFigures = VoiceStats;
 
-const voice = (page: Page): Promise<VoiceFigures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.voice)) as VoiceFigures);
-const netSelf = (page: Page): Promise<number | null> => page.evaluate(() => (window.cairn.stats.net as { selfId: number | null } | undefined)?.selfId ?? null);
+const voice = (page: Page): Promise<VoiceFigures> =>
+  page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.voice)) as VoiceFigures);
+const netSelf = (page: Page): Promise<number | null> =>
+  page.evaluate(() => (window.cairn.stats.net as { selfId: number | null } | undefined)?.selfId ?? null);
 
 /** Puts the player at (x, Z) on the ground and waits for rendered frames (as scale.test.ts walks). */
 async function place(page: Page, x: number): Promise<void> {
   await page.evaluate(
     ([x, z]) => {
-      const world = window.cairn.world as { player: { state: { x: number; y: number; z: number } }; heightmap: { sampleHeight(x: number, z: number): number } };
+      const world = window.cairn.world as {
+        player: { state: { x: number; y: number; z: number } };
+        heightmap: { sampleHeight(x: number, z: number): number };
+      };
       Object.assign(world.player.state, { x, z, y: world.heightmap.sampleHeight(x!, z!) });
     },
     [x, Z],
@@ -41,7 +46,7 @@ async function place(page: Page, x: number): Promise<void> {
 /** Walks B along the row in steps of at most 16 m (so its publication hops cell by cell). */
 async function walk(page: Page, from: number, to: number): Promise<void> {
   const step = Math.sign(to - from) * 16;
-  for (let x = from; x !== to; ) {
+  for (let x = from; x !== to;) {
     x = Math.abs(to - x) <= 16 ? to : x + step;
     await place(page, x);
     await page.waitForTimeout(250);
@@ -57,9 +62,12 @@ describe('voice follows hearing range in the open world', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cairn-voice-cells-'));
-    writeWav(join(dir, 'speech.wav'), speak('Is anybody out there? I can hear footsteps on the path, come a little closer and say hello.', { wordsPerMinute: 170 }));
+    writeWav(
+      join(dir, 'speech.wav'),
+      speak('Is anybody out there? I can hear footsteps on the path, come a little closer and say hello.', { wordsPerMinute: 170 }),
+    );
     browser = await launchChromium({ args: [...MEDIA_ARGS, `--use-file-for-fake-audio-capture=${join(dir, 'speech.wav')}`] });
-    [a, b] = await Promise.all(
+    [a, b] = (await Promise.all(
       [A_X, 100].map(async (x) => {
         const page = await (await browser.newContext()).newPage();
         await page.setViewportSize({ width: 320, height: 220 });
@@ -68,7 +76,7 @@ describe('voice follows hearing range in the open world', () => {
         await page.goto(`${base}/?world=1&at=${x},${Z}&voice=open`);
         return page;
       }),
-    ) as [Page, Page];
+    )) as [Page, Page];
     errors = [...collectPageErrors(a), ...collectPageErrors(b)];
     await Promise.all([waitForCairn(a, 180_000), waitForCairn(b, 180_000)]);
   });
@@ -82,10 +90,15 @@ describe('voice follows hearing range in the open world', () => {
     // Both in the world voice room, each announcing its avatar id (= its net id).
     for (const page of [a, b]) {
       await expect.poll(async () => (await voice(page)).roomPeers, { timeout: 90_000 }).toBe(1);
-      await expect.poll(async () => {
-        const v = await voice(page);
-        return v.avatarId !== null && v.avatarId === (await netSelf(page));
-      }, { timeout: 60_000 }).toBe(true);
+      await expect
+        .poll(
+          async () => {
+            const v = await voice(page);
+            return v.avatarId !== null && v.avatarId === (await netSelf(page));
+          },
+          { timeout: 60_000 },
+        )
+        .toBe(true);
     }
     const [va, vb] = [await voice(a), await voice(b)];
     expect(va.follows).toBe('hearing');
@@ -107,10 +120,14 @@ describe('voice follows hearing range in the open world', () => {
     await expect.poll(async () => (await voice(a)).hearing, { timeout: 60_000 }).toEqual([vb.avatarId]);
     await expect.poll(async () => (await voice(b)).hearing, { timeout: 60_000 }).toEqual([va.avatarId]);
     const connected = async (page: Page): Promise<VoiceFigures> => {
-      await page.waitForFunction(() => {
-        const v = window.cairn.stats.voice as { links: number; peers: Array<{ connection: string }> };
-        return v.links === 1 && v.peers.length === 1 && v.peers[0]!.connection === 'connected';
-      }, undefined, { timeout: 60_000, polling: 250 });
+      await page.waitForFunction(
+        () => {
+          const v = window.cairn.stats.voice as { links: number; peers: Array<{ connection: string }> };
+          return v.links === 1 && v.peers.length === 1 && v.peers[0]!.connection === 'connected';
+        },
+        undefined,
+        { timeout: 60_000, polling: 250 },
+      );
       return voice(page);
     };
     const [la, lb] = [await connected(a), await connected(b)];
@@ -130,12 +147,23 @@ describe('voice follows hearing range in the open world', () => {
     await expect.poll(async () => (await voice(a)).peers[0]!.packetsIn, { timeout: 20_000 }).toBeGreaterThan(50);
     await expect.poll(() => measurePeer(a, lb.id!, 1), { timeout: 20_000 }).toBeGreaterThan(-45);
     await expect.poll(() => measurePeer(b, la.id!, 1), { timeout: 20_000 }).toBeGreaterThan(-45);
-    const bStands = await b.evaluate(() => ({ ...(window.cairn.world as { player: { state: { x: number; y: number; z: number } } }).player.state }));
+    const bStands = await b.evaluate(() => ({
+      ...(window.cairn.world as { player: { state: { x: number; y: number; z: number } } }).player.state,
+    }));
     await expect
-      .poll(async () => {
-        const heard = await a.evaluate((id) => (window.cairn.voice as { mixer: { peerPosition(id: number): { x: number; y: number; z: number } | null } }).mixer.peerPosition(id), lb.id!);
-        return heard ? Math.hypot(heard.x - bStands.x, heard.y - bStands.y, heard.z - bStands.z) : Infinity;
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          const heard = await a.evaluate(
+            (id) =>
+              (
+                window.cairn.voice as { mixer: { peerPosition(id: number): { x: number; y: number; z: number } | null } }
+              ).mixer.peerPosition(id),
+            lb.id!,
+          );
+          return heard ? Math.hypot(heard.x - bStands.x, heard.y - bStands.y, heard.z - bStands.z) : Infinity;
+        },
+        { timeout: 10_000 },
+      )
       .toBeLessThan(0.5);
     expect(await hudText(a)).toMatch(/hearing\s+1 in range · 1 link of 1 in the room/);
 
@@ -155,7 +183,10 @@ describe('voice follows hearing range in the open world', () => {
     }
     const [ea, eb] = [await voice(a), await voice(b)];
     expect(ea.byes.sent + eb.byes.sent).toBeGreaterThanOrEqual(1);
-    for (const [page, v] of [[a, ea], [b, eb]] as const) {
+    for (const [page, v] of [
+      [a, ea],
+      [b, eb],
+    ] as const) {
       expect(v.connections.created).toBe(1);
       expect(v.connections.closed).toBe(1);
       expect(v.connections.failures, v.connections.lastFailure ?? '').toBe(0);

@@ -39,7 +39,10 @@ describe('voice capture graphs (Chromium Web Audio, OfflineAudioContext)', () =>
 
   beforeAll(async () => {
     signal = addClicksBetweenWords(
-      speak('The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs. How vexingly quick daft zebras jump.', { wordsPerMinute: 150, wordGapSeconds: 0.15 }),
+      speak('The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs. How vexingly quick daft zebras jump.', {
+        wordsPerMinute: 150,
+        wordGapSeconds: 0.15,
+      }),
     );
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 320, height: 240 } });
@@ -91,7 +94,9 @@ describe('voice capture graphs (Chromium Web Audio, OfflineAudioContext)', () =>
 
     const clickDrop = db(energyIn(output, signal.clicks, lag) / energyIn(signal.mixed, signal.clicks));
     const speechDrop = db(energyIn(output, signal.speech, lag) / energyIn(signal.mixed, signal.speech));
-    console.log(`[voice] RNNoise worklet: clicks ${clickDrop.toFixed(1)} dB over ${signal.clicks.length} clicks, speech ${speechDrop.toFixed(2)} dB over ${signal.speech.length} frames`);
+    console.log(
+      `[voice] RNNoise worklet: clicks ${clickDrop.toFixed(1)} dB over ${signal.clicks.length} clicks, speech ${speechDrop.toFixed(2)} dB over ${signal.speech.length} frames`,
+    );
     expect(clickDrop).toBeLessThanOrEqual(-10);
     expect(speechDrop).toBeGreaterThanOrEqual(-3);
   });

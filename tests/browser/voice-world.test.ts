@@ -31,7 +31,10 @@ describe('voice in the world page', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cairn-voice-world-'));
-    writeWav(join(dir, 'speech.wav'), speak('Can you hear me in the world? I am standing right next to you, a little to the east.', { wordsPerMinute: 170 }));
+    writeWav(
+      join(dir, 'speech.wav'),
+      speak('Can you hear me in the world? I am standing right next to you, a little to the east.', { wordsPerMinute: 170 }),
+    );
     browser = await launchChromium({ args: [...MEDIA_ARGS, `--use-file-for-fake-audio-capture=${join(dir, 'speech.wav')}`] });
     world = await browser.newPage({ viewport: { width: 480, height: 300 } });
     errors = collectPageErrors(world);
@@ -55,7 +58,10 @@ describe('voice in the world page', () => {
 
     // Stand the peer 3 m east of the player, at the player's height.
     const player = await world.evaluate(() => ({ ...(window.cairn.world as { player: { state: PlayerState } }).player.state }));
-    await peer.evaluate((p) => (window.cairn.voicePage as { place(x: number, y: number, z: number, f: number): void }).place(p.x + 3, p.y, p.z, 0), player);
+    await peer.evaluate(
+      (p) => (window.cairn.voicePage as { place(x: number, y: number, z: number, f: number): void }).place(p.x + 3, p.y, p.z, 0),
+      player,
+    );
     await expect.poll(async () => (await voiceStats(world)).peers[0]!.distance, { timeout: 10_000 }).toBeCloseTo(3, 0);
     expect(await measurePeer(world, sp.id!, 2)).toBeGreaterThan(-45);
 
@@ -63,7 +69,14 @@ describe('voice in the world page', () => {
     const listener = await world.evaluate(() => {
       const l = (window.cairn.voice as { context: AudioContext }).context.listener;
       const s = (window.cairn.world as { player: { state: PlayerState } }).player.state;
-      return { x: l.positionX.value, y: l.positionY.value, z: l.positionZ.value, fx: l.forwardX.value, fz: l.forwardZ.value, player: { ...s } };
+      return {
+        x: l.positionX.value,
+        y: l.positionY.value,
+        z: l.positionZ.value,
+        fx: l.forwardX.value,
+        fz: l.forwardZ.value,
+        player: { ...s },
+      };
     });
     expect(listener.x).toBeCloseTo(listener.player.x, 1);
     expect(listener.y).toBeCloseTo(listener.player.y, 1);
@@ -72,7 +85,10 @@ describe('voice in the world page', () => {
     expect(listener.fz).toBeCloseTo(Math.cos(listener.player.facing), 2);
 
     // The player's position reaches the other peer through the VoiceRoom (not through avatar sync).
-    const seen = await peer.evaluate((id) => (window.cairn.voice as { mixer: { peerPosition(id: number): PlayerState | null } }).mixer.peerPosition(id), sw.id!);
+    const seen = await peer.evaluate(
+      (id) => (window.cairn.voice as { mixer: { peerPosition(id: number): PlayerState | null } }).mixer.peerPosition(id),
+      sw.id!,
+    );
     expect(seen!.x).toBeCloseTo(player.x, 0);
     expect(seen!.z).toBeCloseTo(player.z, 0);
 
@@ -84,19 +100,31 @@ describe('voice in the world page', () => {
 
   it('walking moves the listener and the position the peer hears', async () => {
     const before = await world.evaluate(() => ({ ...(window.cairn.world as { player: { state: PlayerState } }).player.state }));
-    await world.locator('canvas').first().click({ position: { x: 240, y: 250 } });
+    await world
+      .locator('canvas')
+      .first()
+      .click({ position: { x: 240, y: 250 } });
     await world.keyboard.down('KeyW');
-    await world.waitForFunction((z0) => (window.cairn.world as { player: { state: PlayerState } }).player.state.z < z0 - 1.5, before.z, { timeout: 60_000, polling: 100 });
+    await world.waitForFunction((z0) => (window.cairn.world as { player: { state: PlayerState } }).player.state.z < z0 - 1.5, before.z, {
+      timeout: 60_000,
+      polling: 100,
+    });
     await world.keyboard.up('KeyW');
     const id = (await voiceStats(world)).id!;
     await expect
-      .poll(async () => {
-        const [now, seen] = await Promise.all([
-          world.evaluate(() => (window.cairn.world as { player: { state: PlayerState } }).player.state.z),
-          peer.evaluate((i) => (window.cairn.voice as { mixer: { peerPosition(id: number): PlayerState | null } }).mixer.peerPosition(i)?.z ?? NaN, id),
-        ]);
-        return Math.abs(now - seen);
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          const [now, seen] = await Promise.all([
+            world.evaluate(() => (window.cairn.world as { player: { state: PlayerState } }).player.state.z),
+            peer.evaluate(
+              (i) => (window.cairn.voice as { mixer: { peerPosition(id: number): PlayerState | null } }).mixer.peerPosition(i)?.z ?? NaN,
+              id,
+            ),
+          ]);
+          return Math.abs(now - seen);
+        },
+        { timeout: 10_000 },
+      )
       .toBeLessThan(0.2);
     const listenerZ = await world.evaluate(() => (window.cairn.voice as { context: AudioContext }).context.listener.positionZ.value);
     expect(listenerZ).toBeLessThan(before.z - 1.5);

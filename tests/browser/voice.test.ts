@@ -24,7 +24,10 @@ function fmtpOf(line: string): Record<string, string> {
 }
 
 /** getStats() straight from the page's RTCPeerConnection to a peer: codecs and outbound figures. */
-async function rawStats(page: Page, peerId: number): Promise<{ codecs: Array<{ mimeType: string; sdpFmtpLine: string }>; targetBitrate: number; maxBitrate: number | undefined }> {
+async function rawStats(
+  page: Page,
+  peerId: number,
+): Promise<{ codecs: Array<{ mimeType: string; sdpFmtpLine: string }>; targetBitrate: number; maxBitrate: number | undefined }> {
   return page.evaluate(async (id) => {
     const voice = window.cairn.voice as { mesh: { connection(id: number): RTCPeerConnection | null } };
     const pc = voice.mesh.connection(id)!;
@@ -55,18 +58,26 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cairn-voice-'));
     // Continuous speech for A (the one everybody measures), another voice for B.
-    const speechA = concat([
-      speak('One two three four five six seven eight nine ten. The rain in Spain stays mainly in the plain.', { wordsPerMinute: 175 }),
-      speak('She sells sea shells by the sea shore, and the shells she sells are sea shells for sure.', { wordsPerMinute: 175 }),
-    ], 0.1);
+    const speechA = concat(
+      [
+        speak('One two three four five six seven eight nine ten. The rain in Spain stays mainly in the plain.', { wordsPerMinute: 175 }),
+        speak('She sells sea shells by the sea shore, and the shells she sells are sea shells for sure.', { wordsPerMinute: 175 }),
+      ],
+      0.1,
+    );
     writeWav(join(dir, 'a.wav'), speechA);
-    writeWav(join(dir, 'b.wav'), speak('Hello from the other side. This is peer B, speaking clearly into a fake microphone.', { voice: 'en+f3', wordsPerMinute: 160 }));
+    writeWav(
+      join(dir, 'b.wav'),
+      speak('Hello from the other side. This is peer B, speaking clearly into a fake microphone.', { voice: 'en+f3', wordsPerMinute: 160 }),
+    );
     // C (the listener whose microphone permission is denied: Chromium's fake permission UI set to
     // deny) starts now too, while the machine is quiet; it loads its page in the listen-only test.
     [browserA, browserB, browserC] = await Promise.all([
       launchChromium({ args: [...MEDIA_ARGS, `--use-file-for-fake-audio-capture=${join(dir, 'a.wav')}`] }),
       launchChromium({ args: [...MEDIA_ARGS, `--use-file-for-fake-audio-capture=${join(dir, 'b.wav')}`] }),
-      launchChromium({ args: [...MEDIA_ARGS.filter((f) => !f.startsWith('--use-fake-ui-for-media-stream')), '--use-fake-ui-for-media-stream=deny'] }),
+      launchChromium({
+        args: [...MEDIA_ARGS.filter((f) => !f.startsWith('--use-fake-ui-for-media-stream')), '--use-fake-ui-for-media-stream=deny'],
+      }),
     ]);
     a = await browserA.newPage({ viewport: { width: 400, height: 280 } });
     b = await browserB.newPage({ viewport: { width: 560, height: 400 } });
@@ -97,13 +108,17 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     expect([sa.peers[0]!.role, sb.peers[0]!.role].sort()).toEqual(['answerer', 'offerer']);
     expect(sa.peers[0]!.role).toBe(String(idA) < String(idB) ? 'offerer' : 'answerer');
 
-    for (const [page, peer] of [[a, idB], [b, idA]] as const) {
+    for (const [page, peer] of [
+      [a, idB],
+      [b, idA],
+    ] as const) {
       // Codec entries appear once RTP flows; the encoder target once the first report lands.
       await expect.poll(async () => (await rawStats(page, peer)).targetBitrate, { timeout: 20_000 }).toBeGreaterThan(64_000);
       const raw = await rawStats(page, peer);
       const opus = raw.codecs.filter((c) => c.mimeType.toLowerCase() === 'audio/opus');
       expect(opus.length).toBeGreaterThanOrEqual(1);
-      for (const codec of opus) expect(fmtpOf(codec.sdpFmtpLine)).toMatchObject({ maxaveragebitrate: '128000', useinbandfec: '1', usedtx: '0' });
+      for (const codec of opus)
+        expect(fmtpOf(codec.sdpFmtpLine)).toMatchObject({ maxaveragebitrate: '128000', useinbandfec: '1', usedtx: '0' });
       expect(raw.maxBitrate).toBe(128_000);
     }
 
@@ -118,7 +133,13 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     expect((await voiceStats(a)).reconnects).toBe(0);
 
     // Chrome only pulls a remote track while a media element plays it: one hidden, muted <audio> per peer.
-    const elements = await b.evaluate(() => [...document.querySelectorAll('audio[data-voice-peer]')].map((e) => ({ muted: (e as HTMLAudioElement).muted, hidden: (e as HTMLAudioElement).hidden, paused: (e as HTMLAudioElement).paused })));
+    const elements = await b.evaluate(() =>
+      [...document.querySelectorAll('audio[data-voice-peer]')].map((e) => ({
+        muted: (e as HTMLAudioElement).muted,
+        hidden: (e as HTMLAudioElement).hidden,
+        paused: (e as HTMLAudioElement).paused,
+      })),
+    );
     expect(elements).toEqual([{ muted: true, hidden: true, paused: false }]);
 
     // The HUD shows what the stats say, including B's failed denoiser in red.
@@ -129,7 +150,9 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     const sbNow = await voiceStats(b);
     expect(sbNow.denoiser.state).toBe('failed');
     expect(sbNow.denoiser.error).toMatch(/no-such-worklet\.js/);
-    await expect.poll(() => b.locator('.cairn-hud [data-tone="bad"]').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/FAILED: .*no-such-worklet/)]));
+    await expect
+      .poll(() => b.locator('.cairn-hud [data-tone="bad"]').allInnerTexts())
+      .toEqual(expect.arrayContaining([expect.stringMatching(/FAILED: .*no-such-worklet/)]));
     expect((await voiceStats(a)).denoiser.state).toBe('on');
   });
 
@@ -143,7 +166,10 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     // …while the track is still enabled and sending (DTX off: silence is still packets).
     const track = await a.evaluate(() => {
       const voice = window.cairn.voice as { mesh: { connection(id: number): RTCPeerConnection | null; peerIds(): number[] } };
-      const sender = voice.mesh.connection(voice.mesh.peerIds()[0]!)!.getSenders().find((s) => s.track)!;
+      const sender = voice.mesh
+        .connection(voice.mesh.peerIds()[0]!)!
+        .getSenders()
+        .find((s) => s.track)!;
       return { enabled: sender.track!.enabled, readyState: sender.track!.readyState };
     });
     expect(track).toEqual({ enabled: true, readyState: 'live' });
@@ -164,10 +190,14 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     await a.evaluate(() => (window.cairn.voice as { signaling: { simulateDeadSocket(): void } }).signaling.simulateDeadSocket());
     // A's keep-alive gives up after 6 s of silence, reconnects, and resumes: the room drops the
     // old socket and B sees a leave for the old id and a fresh link to the new one.
-    await a.waitForFunction((old) => {
-      const v = window.cairn.stats.voice as { reconnects: number; id: number; state: string };
-      return v.reconnects === 1 && v.id !== old && v.state === 'open';
-    }, oldId, { timeout: 30_000, polling: 250 });
+    await a.waitForFunction(
+      (old) => {
+        const v = window.cairn.stats.voice as { reconnects: number; id: number; state: string };
+        return v.reconnects === 1 && v.id !== old && v.state === 'open';
+      },
+      oldId,
+      { timeout: 30_000, polling: 250 },
+    );
     const sa = await waitForPeers(a, 1);
     idA = sa.id!;
     const sb = await waitForPeers(b, 1);
@@ -180,17 +210,27 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     const offerer = String(idA) < String(idB) ? a : b;
     const other = offerer === a ? idB : idA;
     await offerer.evaluate((id) => (window.cairn.voice as { mesh: { restartIce(id: number): void } }).mesh.restartIce(id), other);
-    await offerer.waitForFunction(() => {
-      const p = (window.cairn.stats.voice as { peers: Array<{ iceRestarts: number; negotiations: number; connection: string; signaling: string }> }).peers[0];
-      return p && p.iceRestarts === 1 && p.negotiations === 2 && p.signaling === 'stable' && p.connection === 'connected';
-    }, undefined, { timeout: 20_000, polling: 250 });
+    await offerer.waitForFunction(
+      () => {
+        const p = (
+          window.cairn.stats.voice as { peers: Array<{ iceRestarts: number; negotiations: number; connection: string; signaling: string }> }
+        ).peers[0];
+        return p && p.iceRestarts === 1 && p.negotiations === 2 && p.signaling === 'stable' && p.connection === 'connected';
+      },
+      undefined,
+      { timeout: 20_000, polling: 250 },
+    );
     expect((await voiceStats(b)).connections.open).toBe(1);
     await expect.poll(() => measurePeer(b, idA, 1), { timeout: 15_000 }).toBeGreaterThan(-45);
   });
 
   it('pans a peer to where it stands: right louder on the right, quieter farther away', async () => {
     // A is 3 m to B's right.
-    const pannerAt = () => b.evaluate((id) => (window.cairn.voice as { mixer: { pannerPosition(id: number): { x: number } | null } }).mixer.pannerPosition(id), idA);
+    const pannerAt = () =>
+      b.evaluate(
+        (id) => (window.cairn.voice as { mixer: { pannerPosition(id: number): { x: number } | null } }).mixer.pannerPosition(id),
+        idA,
+      );
     await expect.poll(async () => (await voiceStats(b)).peers[0]!.distance, { timeout: 10_000 }).toBeCloseTo(3, 1);
     await expect.poll(async () => (await pannerAt())?.x, { timeout: 10_000 }).toBeCloseTo(3, 1);
     // Chrome loads its HRTF data on a background thread when the page makes its first HRTF
@@ -206,7 +246,10 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     for (const close of await b.locator('.cairn-notice button').all()) await close.click();
     // Taken while A is mid-word, so the HUD shows levels rather than a pause (the picture only).
     await b
-      .waitForFunction(() => (window.cairn.stats.voice as { output: { rightDb: number } }).output.rightDb > -45, undefined, { timeout: 5000, polling: 50 })
+      .waitForFunction(() => (window.cairn.stats.voice as { output: { rightDb: number } }).output.rightDb > -45, undefined, {
+        timeout: 5000,
+        polling: 50,
+      })
       .catch(() => undefined);
     saveDocPicture('voice.png', await b.screenshot());
 
@@ -238,7 +281,10 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
       await context.resume();
       const forwardZ = context.listener.forwardZ.value;
       const probe = new HrtfProbe(context, { intervalMs: 50 });
-      const outcome = await Promise.race([probe.ready.then(() => 'ready'), new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 20 s'), 20_000))]);
+      const outcome = await Promise.race([
+        probe.ready.then(() => 'ready'),
+        new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 20 s'), 20_000)),
+      ]);
       probe.dispose();
       await context.close();
       return { outcome, forwardZ };
@@ -255,7 +301,9 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     const sc = await waitForPeers(c, 2);
     expect(sc.mic.state).toBe('denied');
     expect(sc.mic.message).toMatch(/listening only/);
-    await expect.poll(() => c.locator('.cairn-notice').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/listening only[\s\S]*denied/)]));
+    await expect
+      .poll(() => c.locator('.cairn-notice').allInnerTexts())
+      .toEqual(expect.arrayContaining([expect.stringMatching(/listening only[\s\S]*denied/)]));
     expect(await hudText(c)).toMatch(/denied — listen only/);
     // C hears A (C sends nothing, but receives), and nobody reconnected meanwhile.
     const sa = await voiceStats(a);
@@ -317,7 +365,9 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     const c = await browserC.newPage({ viewport: { width: 400, height: 280 } });
     try {
       await c.goto(`${base}/voice.html?room=${full}`);
-      await expect.poll(() => c.locator('.cairn-notice').allInnerTexts(), { timeout: 30_000 }).toEqual(expect.arrayContaining([expect.stringMatching(/Voice room is full[\s\S]*4008 voice room is full \(16 peers\)/)]));
+      await expect
+        .poll(() => c.locator('.cairn-notice').allInnerTexts(), { timeout: 30_000 })
+        .toEqual(expect.arrayContaining([expect.stringMatching(/Voice room is full[\s\S]*4008 voice room is full \(16 peers\)/)]));
       const refused = await voiceStats(c);
       // Never welcomed here: 'connecting' while a try is under way, 'reconnecting' while it waits.
       expect(['connecting', 'reconnecting']).toContain(refused.state);
@@ -328,15 +378,23 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
       await c.evaluate(() => {
         const w = window as unknown as { refusals: number };
         w.refusals = 0;
-        (window.cairn.voice as { signaling: { events: { on(e: 'lost', f: (l: { code: number | null }) => void): void } } }).signaling.events.on('lost', ({ code }) => {
+        (
+          window.cairn.voice as { signaling: { events: { on(e: 'lost', f: (l: { code: number | null }) => void): void } } }
+        ).signaling.events.on('lost', ({ code }) => {
           if (code === 4008) w.refusals++;
         });
       });
-      await c.waitForFunction(() => (window as unknown as { refusals: number }).refusals >= 1, undefined, { timeout: 30_000, polling: 100 });
+      await c.waitForFunction(() => (window as unknown as { refusals: number }).refusals >= 1, undefined, {
+        timeout: 30_000,
+        polling: 100,
+      });
       expect((await c.locator('.cairn-notice').allInnerTexts()).filter((t) => /room is full/.test(t))).toHaveLength(1);
       // One leaves: the next retry gets in, with the 15 who stayed in the roster.
       await holders.pop()!.close();
-      await c.waitForFunction(() => (window.cairn.stats.voice as { state: string }).state === 'open', undefined, { timeout: 30_000, polling: 100 });
+      await c.waitForFunction(() => (window.cairn.stats.voice as { state: string }).state === 'open', undefined, {
+        timeout: 30_000,
+        polling: 100,
+      });
       await expect.poll(async () => (await voiceStats(c)).connections.created).toBe(15);
     } finally {
       await c.close();

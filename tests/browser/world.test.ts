@@ -62,13 +62,29 @@ describe('the world page on WebGPU', () => {
 
   it('meets a visitor with vegetation over the map and people who keep out of the way', async () => {
     // Built after the first frames, off the main thread; nothing here waits on a timer.
-    await page.waitForFunction(() => (window.cairn.ambient as { scatter: unknown; crowd: unknown } | undefined)?.scatter && (window.cairn.ambient as { crowd: unknown }).crowd, undefined, { timeout: 120_000 });
+    await page.waitForFunction(
+      () =>
+        (window.cairn.ambient as { scatter: unknown; crowd: unknown } | undefined)?.scatter &&
+        (window.cairn.ambient as { crowd: unknown }).crowd,
+      undefined,
+      { timeout: 120_000 },
+    );
     await page.evaluate(() => (window.cairn.ambient as { scatter: { ready(): Promise<void> } }).scatter.ready());
     await frames(page, 2);
     const ambient = await page.evaluate(() => {
-      const a = window.cairn.ambient as { scatter: { stats: { regions: { drawn: number; total: number }; instances: number; mode: string; lastError: string | null }; layer: { snapshot(): unknown[] } }; crowd: { count: number; peers: { peers: Array<{ x: number; z: number }> } } };
+      const a = window.cairn.ambient as {
+        scatter: {
+          stats: { regions: { drawn: number; total: number }; instances: number; mode: string; lastError: string | null };
+          layer: { snapshot(): unknown[] };
+        };
+        crowd: { count: number; peers: { peers: Array<{ x: number; z: number }> } };
+      };
       const player = window.cairn.stats.player as { x: number; z: number };
-      return { ...JSON.parse(JSON.stringify(window.cairn.stats.ambient)), people: a.crowd.count, nearest: Math.min(...a.crowd.peers.peers.map((p) => Math.hypot(p.x - player.x, p.z - player.z))) };
+      return {
+        ...JSON.parse(JSON.stringify(window.cairn.stats.ambient)),
+        people: a.crowd.count,
+        nearest: Math.min(...a.crowd.peers.peers.map((p) => Math.hypot(p.x - player.x, p.z - player.z))),
+      };
     });
     expect(ambient.lastError).toBeNull();
     expect(ambient.mode).toBe('worker');
@@ -95,10 +111,14 @@ describe('the world page on WebGPU', () => {
     expect(moved).toBeGreaterThanOrEqual(1.5);
     // The scatter draws: hiding its layer changes the picture.
     const withScatter = await shot(page);
-    await page.evaluate(() => ((window.cairn.ambient as { scatter: { layer: { group: { visible: boolean } } } }).scatter.layer.group.visible = false));
+    await page.evaluate(
+      () => ((window.cairn.ambient as { scatter: { layer: { group: { visible: boolean } } } }).scatter.layer.group.visible = false),
+    );
     await frames(page, 2);
     const bare = await shot(page);
-    await page.evaluate(() => ((window.cairn.ambient as { scatter: { layer: { group: { visible: boolean } } } }).scatter.layer.group.visible = true));
+    await page.evaluate(
+      () => ((window.cairn.ambient as { scatter: { layer: { group: { visible: boolean } } } }).scatter.layer.group.visible = true),
+    );
     await frames(page, 2);
     expect(countDifferentPixels(withScatter, bare)).toBeGreaterThan(withScatter.width * withScatter.height * 0.02);
   });
@@ -106,9 +126,19 @@ describe('the world page on WebGPU', () => {
   it('draws the terrain and the player (pixels change when each is hidden)', async () => {
     // The README's picture: people a few metres ahead among the trees, standing still.
     await page.evaluate(() => {
-      const a = window.cairn.ambient as { crowd: { paused: boolean; peers: { peers: Array<{ x: number; y: number; z: number; facing: number; activity: string; clip: string }> } } };
+      const a = window.cairn.ambient as {
+        crowd: {
+          paused: boolean;
+          peers: { peers: Array<{ x: number; y: number; z: number; facing: number; activity: string; clip: string }> };
+        };
+      };
       const world = window.cairn.world as { heightmap: { sampleHeight(x: number, z: number): number } };
-      const spots: Array<[number, number, number, string]> = [[-3.2, -7, 0.6, 'idle'], [2.6, -9.5, -2.4, 'walk'], [5.5, -14, 2.9, 'dance'], [-7, -16, 1.2, 'walk']];
+      const spots: Array<[number, number, number, string]> = [
+        [-3.2, -7, 0.6, 'idle'],
+        [2.6, -9.5, -2.4, 'walk'],
+        [5.5, -14, 2.9, 'dance'],
+        [-7, -16, 1.2, 'walk'],
+      ];
       spots.forEach(([x, z, facing, clip], i) => {
         const peer = a.crowd.peers.peers[i]!;
         Object.assign(peer, { x, z, y: world.heightmap.sampleHeight(x, z), facing, activity: clip, clip, timeLeft: 1e9 });
@@ -127,7 +157,12 @@ describe('the world page on WebGPU', () => {
     } else saveDocPicture('screenshot.png', await page.screenshot());
     const withPlayer = await stats(page);
 
-    await page.evaluate(() => ((window.cairn.world as { player: { avatar: { humanoid: { object: { visible: boolean } } } } }).player.avatar.humanoid.object.visible = false));
+    await page.evaluate(
+      () =>
+        ((
+          window.cairn.world as { player: { avatar: { humanoid: { object: { visible: boolean } } } } }
+        ).player.avatar.humanoid.object.visible = false),
+    );
     await frames(page, 2);
     const noPlayer = await shot(page);
     const withoutPlayer = await stats(page);
@@ -135,7 +170,12 @@ describe('the world page on WebGPU', () => {
     expect(withPlayer.drawCalls - withoutPlayer.drawCalls).toBeGreaterThanOrEqual(3);
     const playerPixels = countDifferentPixels(all, noPlayer);
     expect(playerPixels).toBeGreaterThan(800);
-    await page.evaluate(() => ((window.cairn.world as { player: { avatar: { humanoid: { object: { visible: boolean } } } } }).player.avatar.humanoid.object.visible = true));
+    await page.evaluate(
+      () =>
+        ((
+          window.cairn.world as { player: { avatar: { humanoid: { object: { visible: boolean } } } } }
+        ).player.avatar.humanoid.object.visible = true),
+    );
 
     await page.evaluate(() => ((window.cairn.world as { terrain: { visible: boolean } }).terrain.visible = false));
     await frames(page, 2);
@@ -144,7 +184,10 @@ describe('the world page on WebGPU', () => {
     expect(countDifferentPixels(all, noTerrain)).toBeGreaterThan(all.width * all.height * 0.3);
     // The rest of this file needs none of it: hidden, SwiftShader draws the frames it waits for faster.
     await page.evaluate(() => {
-      const a = window.cairn.ambient as { crowd: { paused: boolean; crowd: { object: { visible: boolean } } }; scatter: { layer: { group: { visible: boolean } } } };
+      const a = window.cairn.ambient as {
+        crowd: { paused: boolean; crowd: { object: { visible: boolean } } };
+        scatter: { layer: { group: { visible: boolean } } };
+      };
       a.crowd.paused = false;
       a.crowd.crowd.object.visible = false;
       a.scatter.layer.group.visible = false;
@@ -155,7 +198,10 @@ describe('the world page on WebGPU', () => {
     await page.locator('canvas').click({ position: { x: 400, y: 400 } });
     const before = (await stats(page)).player;
     await page.keyboard.down('KeyW');
-    await page.waitForFunction((z0) => window.cairn.stats.player && (window.cairn.stats.player as { z: number }).z < z0 - 1, before.z, { timeout: 60_000, polling: 100 });
+    await page.waitForFunction((z0) => window.cairn.stats.player && (window.cairn.stats.player as { z: number }).z < z0 - 1, before.z, {
+      timeout: 60_000,
+      polling: 100,
+    });
     await page.keyboard.up('KeyW');
     const after = (await stats(page)).player;
     // The camera starts looking north (−Z), so W walks north and the body faces that way.
@@ -164,7 +210,10 @@ describe('the world page on WebGPU', () => {
     expect(Math.abs(Math.abs(after.facing) - Math.PI)).toBeLessThan(0.2);
 
     await page.keyboard.down('KeyD');
-    await page.waitForFunction((x0) => (window.cairn.stats.player as { x: number }).x > x0 + 0.5, after.x, { timeout: 60_000, polling: 100 });
+    await page.waitForFunction((x0) => (window.cairn.stats.player as { x: number }).x > x0 + 0.5, after.x, {
+      timeout: 60_000,
+      polling: 100,
+    });
     await page.keyboard.up('KeyD');
     const strafed = (await stats(page)).player;
     // With the camera looking along −Z, screen-right (D) is +X.
@@ -184,7 +233,11 @@ describe('the world page on WebGPU', () => {
   });
 
   it('keeps the HUD compact and out of the way of the key hints, notices and tools, even at 640×400', async () => {
-    const rect = (selector: string) => page.locator(selector).first().evaluate((e) => JSON.parse(JSON.stringify(e.getBoundingClientRect())) as DOMRect);
+    const rect = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((e) => JSON.parse(JSON.stringify(e.getBoundingClientRect())) as DOMRect);
     const apart = (a: DOMRect, b: DOMRect) => a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
     await page.setViewportSize({ width: 640, height: 400 });
     await frames(page, 2);
@@ -193,7 +246,8 @@ describe('the world page on WebGPU', () => {
     expect(compact.height).toBeLessThanOrEqual(100);
     // Every figure is still in the HUD (clipped), so what tests read is what H shows.
     expect(await hudText(page)).toMatch(new RegExp(`World[\\s\\S]*regions\\s+\\d+ drawn / 64 \\(${QUALITY}\\)`, 'i'));
-    for (const other of ['.cairn-help', '.cairn-home', '.cairn-scatter-toggle', '.cairn-assets-toggle']) expect(apart(compact, await rect(other)), other).toBe(true);
+    for (const other of ['.cairn-help', '.cairn-home', '.cairn-scatter-toggle', '.cairn-assets-toggle'])
+      expect(apart(compact, await rect(other)), other).toBe(true);
     expect(apart(await rect('.cairn-help'), await rect('.cairn-home'))).toBe(true);
     expect(await page.locator('.cairn-home').getAttribute('href')).toBe('/gallery.html');
 
@@ -208,7 +262,11 @@ describe('the world page on WebGPU', () => {
     const under = await page.evaluate(() => {
       const n = document.querySelector('.cairn-notice')!.getBoundingClientRect();
       const hit = document.elementFromPoint(n.left + 30, n.top + n.height / 2);
-      return { hit: hit?.tagName, style: getComputedStyle(document.querySelector('.cairn-notice')!).pointerEvents, select: getComputedStyle(document.querySelector('.cairn-notice')!).userSelect };
+      return {
+        hit: hit?.tagName,
+        style: getComputedStyle(document.querySelector('.cairn-notice')!).pointerEvents,
+        select: getComputedStyle(document.querySelector('.cairn-notice')!).userSelect,
+      };
     });
     expect(under).toEqual({ hit: 'CANVAS', style: 'none', select: 'none' });
     await page.setViewportSize({ width: 800, height: 480 });
@@ -216,16 +274,26 @@ describe('the world page on WebGPU', () => {
   });
 
   it('shares scatter strokes live with another visitor in the same cell, and undoes its own', async () => {
-    await page.waitForFunction(() => ((window.cairn.stats.sharedScatter as { cells: number } | undefined)?.cells ?? 0) > 0, undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => ((window.cairn.stats.sharedScatter as { cells: number } | undefined)?.cells ?? 0) > 0, undefined, {
+      timeout: 60_000,
+    });
     // The other visitor is a plain WebSocket client in cell 0:0 of world seed 1, with a session of its own.
     const { token } = (await (await fetch(`${base}/api/session`, { method: 'POST' })).json()) as { token: string };
     const other = await openSocket(wsUrl(base, `/rooms/edits/${encodeURIComponent('world:edits:1:0:0')}?session=${token}`));
-    const received: Array<{ type: string; author?: string | null; stroke?: { id: string; author: string; events: Array<{ kind: string; x?: number }> }; id?: string }> = [];
+    const received: Array<{
+      type: string;
+      author?: string | null;
+      stroke?: { id: string; author: string; events: Array<{ kind: string; x?: number }> };
+      id?: string;
+    }> = [];
     other.on('message', (data) => received.push(JSON.parse(String(data))));
     await expect.poll(() => received.some((m) => m.type === 'snapshot')).toBe(true);
     const otherAuthor = received.find((m) => m.type === 'snapshot')!.author;
     expect(otherAuthor).toMatch(/^[0-9a-f]{16}$/);
-    type Tool = { layer: { paint(x: number, z: number, r: number): unknown; choosePreset(id: string): Promise<void>; stats: { instances: number } }; brush: { emit(type: string, payload: object): void } };
+    type Tool = {
+      layer: { paint(x: number, z: number, r: number): unknown; choosePreset(id: string): Promise<void>; stats: { instances: number } };
+      brush: { emit(type: string, payload: object): void };
+    };
     await page.evaluate(() => {
       const tool = window.cairn.scatter as Tool;
       void tool.layer.choosePreset('mixed-forest');
@@ -241,10 +309,23 @@ describe('the world page on WebGPU', () => {
     expect(painted.author, JSON.stringify(received)).toMatch(/^[0-9a-f]{16}$/);
     expect(painted.author).not.toBe(otherAuthor);
     expect(await page.evaluate(() => (window.cairn.stats.sharedScatter as { author: string | null }).author)).toBe(painted.author);
-    expect(painted.events.map((e) => e.kind), JSON.stringify(received)).toEqual(['preset', 'reseed', 'paint', 'paint']);
+    expect(
+      painted.events.map((e) => e.kind),
+      JSON.stringify(received),
+    ).toEqual(['preset', 'reseed', 'paint', 'paint']);
 
     const before = await page.evaluate(() => (window.cairn.scatter as Tool).layer.stats.instances);
-    other.send(JSON.stringify({ type: 'stroke', id: 'from-node-visitor', events: [{ kind: 'preset', presetId: 'meadow' }, { kind: 'reseed', seed: 42 }, { kind: 'paint', x: 40, z: 40, radius: 8 }] }));
+    other.send(
+      JSON.stringify({
+        type: 'stroke',
+        id: 'from-node-visitor',
+        events: [
+          { kind: 'preset', presetId: 'meadow' },
+          { kind: 'reseed', seed: 42 },
+          { kind: 'paint', x: 40, z: 40, radius: 8 },
+        ],
+      }),
+    );
     await page.waitForFunction((n) => (window.cairn.scatter as Tool).layer.stats.instances > n, before, { timeout: 30_000 });
     expect(await page.evaluate(() => (window.cairn.stats.sharedScatter as { received: number }).received)).toBeGreaterThanOrEqual(1);
 
@@ -260,13 +341,21 @@ describe('the gallery', () => {
     const examples = await fetch(`${base}/examples`);
     expect(examples.status).toBe(200);
     expect(await examples.text()).toContain('/gallery.html');
-    const browser = await launchChromium({ baseArgs: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+    const browser = await launchChromium({
+      baseArgs: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    });
     try {
       const page = await openPage(browser, { width: 960, height: 600 });
       const response = await page.goto(`${base}/gallery.html`);
       expect(response?.status()).toBe(200);
       await page.waitForFunction(() => [...document.images].every((img) => img.complete), undefined, { timeout: 30_000 });
-      const cards = await page.$$eval('.cairn-gallery a', (links) => links.map((a) => ({ href: a.getAttribute('href'), page: (a as HTMLElement).dataset.page, width: a.querySelector('img')!.naturalWidth })));
+      const cards = await page.$$eval('.cairn-gallery a', (links) =>
+        links.map((a) => ({
+          href: a.getAttribute('href'),
+          page: (a as HTMLElement).dataset.page,
+          width: a.querySelector('img')!.naturalWidth,
+        })),
+      );
       expect(cards.map((c) => c.page)).toEqual(['world', 'crowd', 'scatter', 'voice', 'retarget', 'assets', 'sfx']);
       for (const card of cards) expect(card.width, card.page).toBeGreaterThan(0);
       // Every page it links to exists and links back.
@@ -283,7 +372,9 @@ describe('the gallery', () => {
 describe('the world page without WebGPU', () => {
   it('falls back to WebGL2 with a visible message when there is no adapter', async () => {
     // Plain headless Chromium without the WebGPU flags: navigator.gpu exists, requestAdapter() is null.
-    const browser = await launchChromium({ baseArgs: ['--no-sandbox', '--use-angle=swiftshader', '--disable-background-networking', '--disable-component-update'] });
+    const browser = await launchChromium({
+      baseArgs: ['--no-sandbox', '--use-angle=swiftshader', '--disable-background-networking', '--disable-component-update'],
+    });
     try {
       const page = await openPage(browser, { width: 640, height: 400 });
       await page.goto(`${base}/`);
@@ -298,7 +389,9 @@ describe('the world page without WebGPU', () => {
   });
 
   it('shows a clear full-page message when neither WebGPU nor WebGL2 exists', async () => {
-    const browser = await launchChromium({ baseArgs: ['--no-sandbox', '--disable-gpu', '--disable-webgl', '--disable-background-networking', '--disable-component-update'] });
+    const browser = await launchChromium({
+      baseArgs: ['--no-sandbox', '--disable-gpu', '--disable-webgl', '--disable-background-networking', '--disable-component-update'],
+    });
     try {
       const page = await openPage(browser, { width: 640, height: 400 });
       const errors = collectPageErrors(page);

@@ -38,8 +38,17 @@ export async function relayProof(base: string, room: string, ip = freshIp()): Pr
 }
 
 /** Enters the world at (x, z), publishes in its cell, and returns the world id and the cell ack's avatar token. */
-export async function worldProof(base: string, x: number, z: number, ip = freshIp()): Promise<{ client: RelayClient; entry: WorldEntry; token: string }> {
-  const response = await fetch(`${base}/api/world/enter`, { method: 'POST', headers: { 'content-type': 'application/json', ...fromIp(ip) }, body: JSON.stringify({ x, z }) });
+export async function worldProof(
+  base: string,
+  x: number,
+  z: number,
+  ip = freshIp(),
+): Promise<{ client: RelayClient; entry: WorldEntry; token: string }> {
+  const response = await fetch(`${base}/api/world/enter`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...fromIp(ip) },
+    body: JSON.stringify({ x, z }),
+  });
   if (!response.ok) throw new Error(`enter: HTTP ${response.status} ${await response.text()}`);
   const entry = (await response.json()) as WorldEntry;
   const client = await RelayClient.join(cellUrl(base, entry.cell, entry.token, 'pub'), fromIp(ip));
@@ -52,7 +61,12 @@ export function cellUrl(base: string, cell: Cell, token: string, role: 'pub' | '
 }
 
 /** A voice socket from `ip` (with `?session=` when given). */
-export async function voiceFrom(base: string, room: string, ip: string, sessionToken?: string): Promise<VoiceSocket & { id: number; token: string }> {
+export async function voiceFrom(
+  base: string,
+  room: string,
+  ip: string,
+  sessionToken?: string,
+): Promise<VoiceSocket & { id: number; token: string }> {
   const query = sessionToken ? `?session=${sessionToken}` : '';
   return VoiceSocket.joinWith(base, room, query, fromIp(ip));
 }

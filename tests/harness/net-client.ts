@@ -36,7 +36,9 @@ export class RelayClient {
       void this.closed.then(resolve);
       socket.once('open', () => {
         // ws's Receiver emits 'conclude' with the close frame's code and reason (Buffer).
-        const receiver = (socket as unknown as { _receiver: { once(event: 'conclude', listener: (code: number, reason: Buffer) => void): void } | null })._receiver;
+        const receiver = (
+          socket as unknown as { _receiver: { once(event: 'conclude', listener: (code: number, reason: Buffer) => void): void } | null }
+        )._receiver;
         receiver?.once('conclude', (code, reason) => resolve({ code, reason: reason.toString() }));
       });
     });
@@ -93,14 +95,18 @@ export class RelayClient {
 
   /** Parsed control messages of one type. */
   controls<T = Record<string, unknown>>(type: string): T[] {
-    return this.texts.filter((t) => t.startsWith('{')).map((t) => JSON.parse(t) as { type: string }).filter((v) => v.type === type) as T[];
+    return this.texts
+      .filter((t) => t.startsWith('{'))
+      .map((t) => JSON.parse(t) as { type: string })
+      .filter((v) => v.type === type) as T[];
   }
 
   /** Every frame received so far, decoded (throws on a frame the codec rejects: the relay must never deliver one). */
   frames(): ReceivedFrame[] {
     const out: ReceivedFrame[] = [];
     this.binary.forEach((message, index) => {
-      if (message.length === 0 || message.length % FRAME_BYTES !== 0) throw new Error(`message ${index} is ${message.length} bytes, not whole frames`);
+      if (message.length === 0 || message.length % FRAME_BYTES !== 0)
+        throw new Error(`message ${index} is ${message.length} bytes, not whole frames`);
       for (let offset = 0; offset < message.length; offset += FRAME_BYTES) {
         const frame = createFrame();
         const problem = decodeFrame(message, offset, frame);
@@ -129,7 +135,11 @@ export class RelayClient {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; got ${this.binary.length} binary, texts: ${this.texts.join(' | ').slice(0, 500)}`));
+        reject(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for ${what}; got ${this.binary.length} binary, texts: ${this.texts.join(' | ').slice(0, 500)}`,
+          ),
+        );
       }, timeoutMs);
       const check = (): void => {
         if (!predicate()) return;
@@ -153,7 +163,22 @@ export const SETTLE_MS = 400;
 export const settle = (ms = SETTLE_MS): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** GET /api/rooms/avatar/:room. */
-export async function roomStats(base: string, room: string): Promise<Record<string, unknown> & { peers: number; wakes: number; mode: string; received: number; delivered: number; sends: number; leaves: number; refused: number; dropped: Record<string, number> }> {
+export async function roomStats(
+  base: string,
+  room: string,
+): Promise<
+  Record<string, unknown> & {
+    peers: number;
+    wakes: number;
+    mode: string;
+    received: number;
+    delivered: number;
+    sends: number;
+    leaves: number;
+    refused: number;
+    dropped: Record<string, number>;
+  }
+> {
   const response = await fetch(`${base}/api/rooms/avatar/${encodeURIComponent(room)}`);
   if (!response.ok) throw new Error(`stats for ${room}: HTTP ${response.status} ${await response.text()}`);
   return (await response.json()) as never;

@@ -21,7 +21,8 @@ export function countDifferentPixels(a: Image, b: Image, threshold = 24): number
       Math.abs(a.data[i]! - b.data[i]!) > threshold ||
       Math.abs(a.data[i + 1]! - b.data[i + 1]!) > threshold ||
       Math.abs(a.data[i + 2]! - b.data[i + 2]!) > threshold
-    ) count++;
+    )
+      count++;
   }
   return count;
 }

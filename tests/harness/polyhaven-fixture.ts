@@ -66,18 +66,30 @@ export async function startPolyHavenFixture(options: { port?: number } = {}): Pr
       const built = buildFixtureGltf(id, model.shape, res);
       triangles.set(`${id}@${res}`, built.triangles);
       const gltfPath = `/dl/Models/gltf/${res}/${id}/${id}_${res}.gltf`;
-      const gltfBody = model.fault === 'corrupt-gltf' ? Buffer.from('{"asset":{"version":"2.0"},"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"accessors":[{"bufferView":0,"compo') : Buffer.from(built.gltf);
+      const gltfBody =
+        model.fault === 'corrupt-gltf'
+          ? Buffer.from(
+              '{"asset":{"version":"2.0"},"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"accessors":[{"bufferView":0,"compo',
+            )
+          : Buffer.from(built.gltf);
       downloads.set(gltfPath, { body: gltfBody, type: 'model/gltf+json' });
       const include: Record<string, object> = {};
       for (const [relative, body] of built.files) {
-        const path = relative.endsWith('.bin') ? `/dl/Models/buffers/${res}/${id}/${relative}` : `/dl/Models/png/${res}/${id}/${relative.split('/').pop()}`;
+        const path = relative.endsWith('.bin')
+          ? `/dl/Models/buffers/${res}/${id}/${relative}`
+          : `/dl/Models/png/${res}/${id}/${relative.split('/').pop()}`;
         downloads.set(path, { body, type: relative.endsWith('.bin') ? 'application/octet-stream' : 'image/png' });
         include[relative] = { url: `${base}${path}`, md5: md5(body), size: body.length };
       }
       gltf[res] = { gltf: { url: `${base}${gltfPath}`, md5: md5(gltfBody), size: gltfBody.length, include } };
     }
     // Other formats exist on the real API; the client must pick glTF among them.
-    const blend = Object.fromEntries(FIXTURE_RESOLUTIONS.map((res) => [res, { blend: { url: `${base}/dl/Models/blend/${res}/${id}/${id}_${res}.blend`, md5: '0'.repeat(32), size: 1 } }]));
+    const blend = Object.fromEntries(
+      FIXTURE_RESOLUTIONS.map((res) => [
+        res,
+        { blend: { url: `${base}/dl/Models/blend/${res}/${id}/${id}_${res}.blend`, md5: '0'.repeat(32), size: 1 } },
+      ]),
+    );
     const json = { blend, gltf };
     filesJson.set(id, json);
     return json;
@@ -98,7 +110,14 @@ export async function startPolyHavenFixture(options: { port?: number } = {}): Pr
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 
-  const send = (req: IncomingMessage, res: ServerResponse, status: number, body: Buffer | string, type = 'text/plain; charset=utf-8', cache = 'no-store'): void => {
+  const send = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    body: Buffer | string,
+    type = 'text/plain; charset=utf-8',
+    cache = 'no-store',
+  ): void => {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     requests.push({ method: req.method ?? 'GET', path: req.url ?? '', status, referer: req.headers.referer ?? null });
     res.writeHead(status, {
@@ -114,7 +133,11 @@ export async function startPolyHavenFixture(options: { port?: number } = {}): Pr
     const url = new URL(req.url ?? '/', 'http://fixture');
     const path = url.pathname;
     if (req.method === 'OPTIONS') {
-      res.writeHead(204, { 'access-control-allow-origin': '*', 'access-control-allow-headers': '*', 'access-control-allow-methods': 'GET, HEAD' });
+      res.writeHead(204, {
+        'access-control-allow-origin': '*',
+        'access-control-allow-headers': '*',
+        'access-control-allow-methods': 'GET, HEAD',
+      });
       res.end();
       return;
     }
@@ -141,7 +164,8 @@ export async function startPolyHavenFixture(options: { port?: number } = {}): Pr
       const id = path.split('/')[5];
       if (id && ID.test(id)) filesFor(id);
       const served = downloads.get(path);
-      const answer = (): void => (served ? send(req, res, 200, served.body, served.type, 'public, max-age=3600') : send(req, res, 404, `not found: ${path}`));
+      const answer = (): void =>
+        served ? send(req, res, 200, served.body, served.type, 'public, max-age=3600') : send(req, res, 404, `not found: ${path}`);
       if (fixture.downloadDelayMs > 0) setTimeout(answer, fixture.downloadDelayMs);
       else answer();
       return;

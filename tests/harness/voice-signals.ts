@@ -69,14 +69,32 @@ export function readWav(path: string): { sampleRate: number; samples: Float32Arr
  * that −96 dB noise (the click reduction moved between −10.3 and −11.8 dB run to run); without it
  * the same text gives the same samples every time.
  */
-export function speak(text: string, options: { voice?: string; wordsPerMinute?: number; peak?: number; /** Extra pause between words, s (espeak -g). */ wordGapSeconds?: number } = {}): Float32Array {
+export function speak(
+  text: string,
+  options: {
+    voice?: string;
+    wordsPerMinute?: number;
+    peak?: number;
+    /** Extra pause between words, s (espeak -g). */ wordGapSeconds?: number;
+  } = {},
+): Float32Array {
   ensureDebianPackage('/usr/bin/espeak-ng', 'espeak-ng');
   ensureDebianPackage('/usr/bin/sox', 'sox');
   const dir = mkdtempSync(join(tmpdir(), 'cairn-speech-'));
   try {
     const raw = join(dir, 'raw.wav');
     const out = join(dir, 'out.wav');
-    execFileSync('/usr/bin/espeak-ng', ['-v', options.voice ?? 'en-us', '-s', String(options.wordsPerMinute ?? 150), '-g', String(Math.round((options.wordGapSeconds ?? 0) * 100)), '-w', raw, text]);
+    execFileSync('/usr/bin/espeak-ng', [
+      '-v',
+      options.voice ?? 'en-us',
+      '-s',
+      String(options.wordsPerMinute ?? 150),
+      '-g',
+      String(Math.round((options.wordGapSeconds ?? 0) * 100)),
+      '-w',
+      raw,
+      text,
+    ]);
     execFileSync('/usr/bin/sox', ['-D', '--ignore-length', raw, '-r', String(SAMPLE_RATE), '-c', '1', '-b', '16', out, 'rate', '-h']);
     const { samples } = readWav(out);
     let peak = 0;
@@ -182,7 +200,8 @@ export function addClicksBetweenWords(speech: Float32Array, seed = 7, sampleRate
 /** Total energy of `samples` over `ranges`, each shifted by `offset` samples. */
 export function energyIn(samples: Float32Array, ranges: Array<[number, number]>, offset = 0): number {
   let sum = 0;
-  for (const [start, end] of ranges) for (let i = start + offset; i < end + offset && i < samples.length; i++) sum += samples[i]! * samples[i]!;
+  for (const [start, end] of ranges)
+    for (let i = start + offset; i < end + offset && i < samples.length; i++) sum += samples[i]! * samples[i]!;
   return sum;
 }
 

@@ -33,7 +33,12 @@ export class VoiceSocket {
   }
 
   /** Like {@link join}, with request headers (the abuse suite plays addresses with them). */
-  static async joinWith(base: string, room: string, query: string, headers: Record<string, string>): Promise<VoiceSocket & { id: number; token: string; welcome: Received }> {
+  static async joinWith(
+    base: string,
+    room: string,
+    query: string,
+    headers: Record<string, string>,
+  ): Promise<VoiceSocket & { id: number; token: string; welcome: Received }> {
     const socket = new WebSocket(wsUrl(base, `/rooms/voice/${room}${query}`), { headers });
     const client = new VoiceSocket(socket);
     await new Promise<void>((resolve, reject) => {
@@ -70,7 +75,8 @@ export class VoiceSocket {
         }
       }
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching message within ${timeoutMs} ms; queued: ${JSON.stringify(this.received.slice(this.cursor))}`);
+      if (left <= 0)
+        throw new Error(`no matching message within ${timeoutMs} ms; queued: ${JSON.stringify(this.received.slice(this.cursor))}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -126,7 +132,8 @@ export class VoiceSocket {
 }
 
 /** A small but real-looking SDP (the server only checks it is a string that starts with v=0). */
-export const SAMPLE_SDP = 'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 opus/48000/2\r\n';
+export const SAMPLE_SDP =
+  'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 opus/48000/2\r\n';
 
 /**
  * A server test's voice rooms: a fresh room name per call (so tests never see each other's

@@ -8,7 +8,19 @@ import WsClient from 'ws';
 import type WebSocket from 'ws';
 import { FRAME_BYTES, createFrame, encodeFrame } from '../../src/net/protocol/frame.ts';
 import { cellRoom, type WorldEntry } from '../../src/net/protocol/world.ts';
-import { cellUrl, flood, freshIp, fromIp, invalidFrames, rawSocket, relayProof, session, sleep, voiceFrom, worldProof } from '../harness/griefer.ts';
+import {
+  cellUrl,
+  flood,
+  freshIp,
+  fromIp,
+  invalidFrames,
+  rawSocket,
+  relayProof,
+  session,
+  sleep,
+  voiceFrom,
+  worldProof,
+} from '../harness/griefer.ts';
 import { RelayClient, roomStats, settle } from '../harness/net-client.ts';
 import { SAMPLE_SDP, type Received } from '../harness/voice-socket.ts';
 import { wsUrl } from '../harness/ws-client.ts';
@@ -60,7 +72,8 @@ async function expectFullHonestDelivery(honest: RelayClient[], count: number): P
   const ids = honest.map((c) => c.id);
   for (const client of honest) {
     const want = (honest.length - 1) * count;
-    const fromHonest = (): number => client.frames().filter((f) => f.kind === 1 && ids.includes(f.senderId) && f.senderId !== client.id).length;
+    const fromHonest = (): number =>
+      client.frames().filter((f) => f.kind === 1 && ids.includes(f.senderId) && f.senderId !== client.id).length;
     await client.waitFor(() => fromHonest() >= want, `${want} honest frames`, 5000).catch(() => undefined);
     expect(fromHonest()).toBe(want);
   }
@@ -93,7 +106,9 @@ describe('abuse: invalid frames never blind a room or a cell', () => {
   }
 
   it('drops every invalid frame in a world cell; the cell’s players get all honest frames', async () => {
-    const honest = [await worldProof(base, -30 * 64 + 10, -30 * 64 + 10), await worldProof(base, -30 * 64 + 20, -30 * 64 + 20)].map((p) => track(p.client));
+    const honest = [await worldProof(base, -30 * 64 + 10, -30 * 64 + 10), await worldProof(base, -30 * 64 + 20, -30 * 64 + 20)].map((p) =>
+      track(p.client),
+    );
     const griefer = track((await worldProof(base, -30 * 64 + 30, -30 * 64 + 30)).client);
     const bad = invalidFrames();
     const traffic = honestTraffic(honest, 6);
@@ -159,7 +174,11 @@ describe('abuse: budgets per client, not per socket', () => {
     const ip = freshIp();
     const statuses: number[] = [];
     for (let i = 0; i < 14; i++) {
-      const response = await fetch(`${base}/api/world/enter`, { method: 'POST', headers: { 'content-type': 'application/json', ...fromIp(ip) }, body: JSON.stringify({ x: -26 * 64 + 5, z: -30 * 64 + 5 }) });
+      const response = await fetch(`${base}/api/world/enter`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...fromIp(ip) },
+        body: JSON.stringify({ x: -26 * 64 + 5, z: -30 * 64 + 5 }),
+      });
       statuses.push(response.status);
       await response.text();
     }
@@ -177,7 +196,11 @@ describe('abuse: budgets per client, not per socket', () => {
     const entries: WorldEntry[] = [];
     // 21 identities (entered from three addresses, under the enter throttle), all publishing from one.
     for (let i = 0; i < 21; i++) {
-      const response = await fetch(`${base}/api/world/enter`, { method: 'POST', headers: { 'content-type': 'application/json', ...fromIp(`198.18.0.${i % 3}`) }, body: JSON.stringify({ x, z }) });
+      const response = await fetch(`${base}/api/world/enter`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...fromIp(`198.18.0.${i % 3}`) },
+        body: JSON.stringify({ x, z }),
+      });
       entries.push((await response.json()) as WorldEntry);
     }
     const ip = freshIp();
@@ -201,7 +224,8 @@ describe('abuse: budgets per client, not per socket', () => {
     const griefer = await worldProof(base, cell.x * 64 + 20, cell.z * 64 + 20);
     track(griefer.client);
     const acksBefore = griefer.client.controls('cell').length;
-    for (let i = 0; i < 400; i++) griefer.client.send(i % 2 === 0 ? '{"type":"subscribe"}' : JSON.stringify({ type: 'publish', token: griefer.entry.token }));
+    for (let i = 0; i < 400; i++)
+      griefer.client.send(i % 2 === 0 ? '{"type":"subscribe"}' : JSON.stringify({ type: 'publish', token: griefer.entry.token }));
     await honestTraffic([a.client, b.client], 6);
     await settle();
     await expectFullHonestDelivery([a.client, b.client], 6);
@@ -214,7 +238,9 @@ describe('abuse: budgets per client, not per socket', () => {
 
 /** Opens a voice socket from `ip`: 'in' once welcomed, or the close code it was refused with. */
 async function voiceSeat(name: string, ip: string, sessionToken?: string): Promise<'in' | number> {
-  const socket = new WsClient(wsUrl(base, `/rooms/voice/${name}${sessionToken ? `?session=${sessionToken}` : ''}`), { headers: fromIp(ip) });
+  const socket = new WsClient(wsUrl(base, `/rooms/voice/${name}${sessionToken ? `?session=${sessionToken}` : ''}`), {
+    headers: fromIp(ip),
+  });
   track({ close: () => socket.terminate() });
   return new Promise((resolve) => {
     socket.on('message', (data) => {
@@ -239,7 +265,17 @@ async function voiceSeat(name: string, ip: string, sessionToken?: string): Promi
 
 describe('abuse: voice signaling', () => {
   const voiceRoom = (name: string): string => `${name}-${run}`;
-  const iceTo = (to: number, i: number) => JSON.stringify({ type: 'ice', to, candidate: { candidate: `candidate:${i} 1 udp 1 10.0.0.1 ${1000 + i} typ host`, sdpMid: '0', sdpMLineIndex: 0, usernameFragment: null } });
+  const iceTo = (to: number, i: number) =>
+    JSON.stringify({
+      type: 'ice',
+      to,
+      candidate: {
+        candidate: `candidate:${i} 1 udp 1 10.0.0.1 ${1000 + i} typ host`,
+        sdpMid: '0',
+        sdpMLineIndex: 0,
+        usernameFragment: null,
+      },
+    });
 
   it('a 2,000-candidate flood at one target delivers a few hundred at most; an honest sender’s all arrive', async () => {
     const name = voiceRoom('ice-flood');
@@ -283,7 +319,9 @@ describe('abuse: voice signaling', () => {
     const ip = freshIp();
     const griefer = track(await voiceFrom(base, name, ip, await session(base, ip)));
     await watcher.collect(200);
-    flood(griefer.socket, 1000, (i) => JSON.stringify(i % 2 === 0 ? { type: 'avatar', id: proof.id, token: proof.token } : { type: 'avatar', id: null }));
+    flood(griefer.socket, 1000, (i) =>
+      JSON.stringify(i % 2 === 0 ? { type: 'avatar', id: proof.id, token: proof.token } : { type: 'avatar', id: null }),
+    );
     const seen = await watcher.collect(1000, ofType('avatar'));
     expect(seen.length).toBeGreaterThanOrEqual(2);
     expect(seen.length).toBeLessThanOrEqual(6);
@@ -337,12 +375,20 @@ describe('abuse: world cells and routes', () => {
     track(mover.client);
     const stayer = await worldProof(base, from.x * 64 + 10, from.z * 64 + 10);
     track(stayer.client);
-    const hop = await fetch(`${base}/api/world/hop`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: mover.entry.token, cell: { x: from.x + 1, z: from.z } }) });
+    const hop = await fetch(`${base}/api/world/hop`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: mover.entry.token, cell: { x: from.x + 1, z: from.z } }),
+    });
     expect(hop.status).toBe(200);
     await hop.text();
     // Without any command from the mover, its old cell demotes it and the others see it leave.
     await mover.client.waitFor(() => mover.client.controls<{ role: string }>('cell').some((a) => a.role === 'sub'), 'demotion', 3000);
-    await stayer.client.waitFor(() => stayer.client.frames().some((f) => f.kind === 2 && f.senderId === mover.entry.id), 'leave frame', 3000);
+    await stayer.client.waitFor(
+      () => stayer.client.frames().some((f) => f.kind === 2 && f.senderId === mover.entry.id),
+      'leave frame',
+      3000,
+    );
     const before = stayer.client.frames().length;
     mover.client.sendFrame({ seq: 99, x: 1 });
     await settle();
@@ -375,9 +421,17 @@ describe('abuse: shared edits (scatter strokes in a world cell)', () => {
   const editsSeed = 1_000_000_000 + Math.floor(Math.random() * 1e9);
   interface EditsSocket {
     socket: WebSocket;
-    messages: Array<{ type: string; id?: string | null; reason?: string; author?: string | null; strokes?: Array<{ id: string }>; stroke?: { id: string; author: string; events: Array<{ kind: string; radius?: number; x?: number }> } }>;
+    messages: Array<{
+      type: string;
+      id?: string | null;
+      reason?: string;
+      author?: string | null;
+      strokes?: Array<{ id: string }>;
+      stroke?: { id: string; author: string; events: Array<{ kind: string; radius?: number; x?: number }> };
+    }>;
   }
-  const editsUrl = (cell: string, query = ''): string => wsUrl(base, `/rooms/edits/${encodeURIComponent(`world:edits:${editsSeed}:${cell}`)}${query}`);
+  const editsUrl = (cell: string, query = ''): string =>
+    wsUrl(base, `/rooms/edits/${encodeURIComponent(`world:edits:${editsSeed}:${cell}`)}${query}`);
   const editsSocket = async (url: string, ip: string): Promise<EditsSocket> => {
     const socket = track(await rawSocket(url, ip));
     const client: EditsSocket = { socket, messages: [] };
@@ -388,12 +442,22 @@ describe('abuse: shared edits (scatter strokes in a world cell)', () => {
   const editsAdmission = async (client: EditsSocket): Promise<'in' | { code: number; reason: string }> => {
     for (let waited = 0; waited < 10_000; waited += 20) {
       if (client.messages.some((m) => m.type === 'snapshot')) return 'in';
-      if (Reflect.get(client.socket, '_closeFrameReceived') === true) return { code: Number(Reflect.get(client.socket, '_closeCode')), reason: String(Reflect.get(client.socket, '_closeMessage')) };
+      if (Reflect.get(client.socket, '_closeFrameReceived') === true)
+        return { code: Number(Reflect.get(client.socket, '_closeCode')), reason: String(Reflect.get(client.socket, '_closeMessage')) };
       await sleep(20);
     }
     throw new Error('neither admitted nor refused within 10 s');
   };
-  const strokeAt = (id: string, x: number, radius = 4): string => JSON.stringify({ type: 'stroke', id, events: [{ kind: 'preset', presetId: 'meadow' }, { kind: 'reseed', seed: 3 }, { kind: 'paint', x, z: 10, radius }] });
+  const strokeAt = (id: string, x: number, radius = 4): string =>
+    JSON.stringify({
+      type: 'stroke',
+      id,
+      events: [
+        { kind: 'preset', presetId: 'meadow' },
+        { kind: 'reseed', seed: 3 },
+        { kind: 'paint', x, z: 10, radius },
+      ],
+    });
 
   it('holds a 40-socket session to one client’s seats and edit budget; its forged undos and bad strokes reach no one; an honest painter’s strokes all arrive and stay', async () => {
     const honestIp = freshIp();
@@ -439,14 +503,24 @@ describe('abuse: shared edits (scatter strokes in a world cell)', () => {
       for (let i = 0; i < 100; i++) {
         const kind = i % 4;
         const id = `grief-${g}-${i}`;
-        griefer.socket.send(kind === 0 ? strokeAt(id, 30) : kind === 1 ? strokeAt(id, 30, 1000) : kind === 2 ? strokeAt(id, 300) : JSON.stringify({ type: 'undo', id: honestIds[i % 8] }));
+        griefer.socket.send(
+          kind === 0
+            ? strokeAt(id, 30)
+            : kind === 1
+              ? strokeAt(id, 30, 1000)
+              : kind === 2
+                ? strokeAt(id, 300)
+                : JSON.stringify({ type: 'undo', id: honestIds[i % 8] }),
+        );
       }
     });
     await expect.poll(ownArrived, { timeout: 10_000 }).toBe(8);
     await sleep(600);
     const griefStrokes = honest.messages.filter((m) => m.type === 'stroke' && !honestIds.includes(m.stroke!.id));
     const griefRefusals = griefers.flatMap((g) => g.messages.filter((m) => m.type === 'refused'));
-    console.log(`shared edits, 40-socket session: ${griefStrokes.length} of its strokes reached the honest painter, ${griefRefusals.length} refusals for 406 messages`);
+    console.log(
+      `shared edits, 40-socket session: ${griefStrokes.length} of its strokes reached the honest painter, ${griefRefusals.length} refusals for 406 messages`,
+    );
     // What is left of one client's burst of 8 plus a second of refill at most, not 4 sockets' worth.
     expect(griefStrokes.length).toBeLessThanOrEqual(8 + 2);
     for (const m of griefStrokes) {

@@ -157,7 +157,12 @@ describe('RelayRoom relay (real workerd via wrangler dev)', () => {
     await settle();
     for (const [i, client] of clients.entries()) {
       const frames = client.frames();
-      expect(frames.map((f) => f.senderId).sort()).toEqual(clients.filter((c) => c !== client).map((c) => c.id).sort());
+      expect(frames.map((f) => f.senderId).sort()).toEqual(
+        clients
+          .filter((c) => c !== client)
+          .map((c) => c.id)
+          .sort(),
+      );
       expect(frames.some((f) => f.x === i)).toBe(false);
       // Five frames sent at once arrive in one or two ticks, not four separate sends.
       expect(client.binary.length).toBeLessThanOrEqual(2);

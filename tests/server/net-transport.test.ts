@@ -81,16 +81,26 @@ describe('WebSocketTransport against the real relay', () => {
   });
 
   it('measures the keep-alive round trip, and reports a failed first attempt (so a page can fall back)', async () => {
-    const transport = new WebSocketTransport({ url: wsUrl(base, `/rooms/avatar/${room}-ping`), WebSocket: WebSocket as unknown as WebSocketConstructor, pingMs: 300 });
+    const transport = new WebSocketTransport({
+      url: wsUrl(base, `/rooms/avatar/${room}-ping`),
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      pingMs: 300,
+    });
     cleanup.push(() => transport.dispose());
     expect(await transport.opened()).toBe(true);
     await until(() => transport.stats.pingMs !== null, 'a pong');
     expect(transport.stats.pingMs).toBeGreaterThanOrEqual(0);
     // A 400 (bad parameter) fails the handshake: the first attempt fails and opened() says so.
-    const bad = new WebSocketTransport({ url: wsUrl(base, `/rooms/avatar/${room}?mode=warp`), WebSocket: WebSocket as unknown as WebSocketConstructor, backoff: { baseMs: 5000 } });
+    const bad = new WebSocketTransport({
+      url: wsUrl(base, `/rooms/avatar/${room}?mode=warp`),
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      backoff: { baseMs: 5000 },
+    });
     cleanup.push(() => bad.dispose());
     expect(await bad.opened()).toBe(false);
     expect(bad.state).toBe('reconnecting');
-    expect(() => new WebSocketTransport({ url: 'http://nope' , WebSocket: WebSocket as unknown as WebSocketConstructor })).toThrow(/not a ws:\/\/ or wss:\/\/ URL/);
+    expect(() => new WebSocketTransport({ url: 'http://nope', WebSocket: WebSocket as unknown as WebSocketConstructor })).toThrow(
+      /not a ws:\/\/ or wss:\/\/ URL/,
+    );
   });
 });

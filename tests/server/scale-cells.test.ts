@@ -1,6 +1,15 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { FrameFlag, FrameKind } from '../../src/net/protocol/frame.ts';
-import { cellRoom, cellSendPhase, phaseOf, SEND_PERIOD_MS, type Cell, type WorldDirectory, type WorldEntry, type WorldHop } from '../../src/net/protocol/world.ts';
+import {
+  cellRoom,
+  cellSendPhase,
+  phaseOf,
+  SEND_PERIOD_MS,
+  type Cell,
+  type WorldDirectory,
+  type WorldEntry,
+  type WorldHop,
+} from '../../src/net/protocol/world.ts';
 import WebSocket from 'ws';
 import type { WebSocketConstructor } from '../../src/net/transport/websocket-transport.ts';
 import { WorldTransport } from '../../src/net/world/world-transport.ts';
@@ -14,7 +23,11 @@ afterAll(async () => {
 });
 
 async function post<T>(path: string, body: unknown): Promise<{ status: number; value: T; text: string }> {
-  const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, value: (response.ok ? JSON.parse(text) : null) as T, text };
 }
@@ -25,7 +38,8 @@ async function enter(x: number, z: number): Promise<WorldEntry> {
   return value;
 }
 
-const cellUrl = (cell: Cell, token: string, role: 'pub' | 'sub'): string => wsUrl(base, `/rooms/avatar/${encodeURIComponent(cellRoom(cell))}?role=${role}&token=${token}`);
+const cellUrl = (cell: Cell, token: string, role: 'pub' | 'sub'): string =>
+  wsUrl(base, `/rooms/avatar/${encodeURIComponent(cellRoom(cell))}?role=${role}&token=${token}`);
 
 async function join(cell: Cell, token: string, role: 'pub' | 'sub'): Promise<RelayClient> {
   const client = await RelayClient.join(cellUrl(cell, token, role));
@@ -41,7 +55,11 @@ async function refused(cell: Cell, token: string, role: 'pub' | 'sub'): Promise<
 }
 
 /** A player: an identity, a publishing socket where it stands and subscriptions around. */
-async function player(x: number, z: number, watch: Cell[] = []): Promise<{ entry: WorldEntry; pub: RelayClient; subs: Map<string, RelayClient> }> {
+async function player(
+  x: number,
+  z: number,
+  watch: Cell[] = [],
+): Promise<{ entry: WorldEntry; pub: RelayClient; subs: Map<string, RelayClient> }> {
   const entry = await enter(x, z);
   const pub = await join(entry.cell, entry.token, 'pub');
   const subs = new Map<string, RelayClient>();
@@ -61,7 +79,10 @@ describe('world cells (real workerd)', () => {
     expect(pub.id).toBe(entry.id); // the world id, not a per-cell counter
     expect(pub.controls('cell')[0]).toMatchObject({ cell: { x: 1, z: -1 }, role: 'pub' });
     await join({ x: 2, z: 0 }, entry.token, 'sub');
-    expect(await refused({ x: 2, z: 0 }, entry.token, 'pub')).toEqual({ code: 4004, reason: 'token is for cell 1:-1; publish only where you stand' });
+    expect(await refused({ x: 2, z: 0 }, entry.token, 'pub')).toEqual({
+      code: 4004,
+      reason: 'token is for cell 1:-1; publish only where you stand',
+    });
     expect((await refused({ x: 3, z: -1 }, entry.token, 'sub')).code).toBe(4004);
     expect((await refused(entry.cell, '', 'sub')).reason).toMatch(/need \?token=/);
     expect((await refused(entry.cell, 'not-a-token-at-all-xxxx', 'sub')).code).toBe(4003);
@@ -76,7 +97,11 @@ describe('world cells (real workerd)', () => {
   it('delivers across a border through subscriptions, each frame once, and near-only frames only inside the cell', async () => {
     // A stands in cell (10, 10); B next door in (11, 10) watches A's cell; C stands in A's cell.
     const a = await player(10 * 64 + 60, 10 * 64 + 5, [{ x: 11, z: 10 }]);
-    const b = await player(11 * 64 + 4, 10 * 64 + 5, [{ x: 10, z: 10 }, { x: 10, z: 11 }, { x: 12, z: 10 }]);
+    const b = await player(11 * 64 + 4, 10 * 64 + 5, [
+      { x: 10, z: 10 },
+      { x: 10, z: 11 },
+      { x: 12, z: 10 },
+    ]);
     const c = await player(10 * 64 + 30, 10 * 64 + 30);
     expect(a.entry.cell).toEqual({ x: 10, z: 10 });
     expect(b.entry.cell).toEqual({ x: 11, z: 10 });
@@ -91,7 +116,12 @@ describe('world cells (real workerd)', () => {
     // Across every socket B holds, A's frames arrive once each, and only the ones A sent to far cells.
     const seenByB = [b.pub, ...b.subs.values()].flatMap((client) => client.frames()).filter((f) => f.senderId === a.entry.id);
     expect(seenByB.map((f) => f.seq)).toEqual([1, 3, 5]);
-    expect(c.pub.frames().filter((f) => f.senderId === a.entry.id).map((f) => f.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(
+      c.pub
+        .frames()
+        .filter((f) => f.senderId === a.entry.id)
+        .map((f) => f.seq),
+    ).toEqual([1, 2, 3, 4, 5, 6]);
     expect(aWatchesB.frames()[0]).toMatchObject({ senderId: b.entry.id, x: 100 });
     // Coalesced: the six frames reached C in few messages, not six.
     expect(c.pub.binary.length).toBeLessThan(6);
@@ -112,7 +142,11 @@ describe('world cells (real workerd)', () => {
       sender.pub.sendFrame({ seq, x: seq });
       await settle(25);
     }
-    const fromSender = (client: RelayClient): number[] => client.frames().filter((f) => f.senderId === sender.entry.id).map((f) => f.seq);
+    const fromSender = (client: RelayClient): number[] =>
+      client
+        .frames()
+        .filter((f) => f.senderId === sender.entry.id)
+        .map((f) => f.seq);
     await watching.waitFor(() => fromSender(watching).length === 20, 'the watcher gets all 20 frames');
     await resident.pub.waitFor(() => fromSender(resident.pub).length === 20, 'the resident gets all 20 frames');
     await settle();
@@ -136,7 +170,11 @@ describe('world cells (real workerd)', () => {
       sender.pub.sendFrame({ seq, x: seq });
       await settle(100);
     }
-    const fromSender = (): number[] => watching.frames().filter((f) => f.senderId === sender.entry.id).map((f) => f.seq);
+    const fromSender = (): number[] =>
+      watching
+        .frames()
+        .filter((f) => f.senderId === sender.entry.id)
+        .map((f) => f.seq);
     await watching.waitFor(() => fromSender().length === 8, 'the watcher gets all 8 frames');
     expect(fromSender()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     // Paced by tick count (every 4th tick) it would get them 4 to a message, 400 ms late; paced
@@ -207,7 +245,11 @@ describe('world cells (real workerd)', () => {
   });
 
   it('a WorldTransport probes its cell’s clock and ends up within half a round trip of it (one machine: offset 0)', async () => {
-    const world = new WorldTransport({ origin: base, start: { x: -56 * 64 + 10, z: 50 * 64 + 10 }, WebSocket: WebSocket as unknown as WebSocketConstructor });
+    const world = new WorldTransport({
+      origin: base,
+      start: { x: -56 * 64 + 10, z: 50 * 64 + 10 },
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+    });
     try {
       expect(await world.start()).toBe(true);
       const deadline = Date.now() + 20_000;

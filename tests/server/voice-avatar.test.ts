@@ -92,7 +92,10 @@ describe('VoiceRoom avatar ids (real workerd)', () => {
     await honest.collect(100, ofType('join'));
     const attempts: Array<[string, unknown]> = [
       ['another id', { type: 'avatar', id: victim.id + 50, token: victim.token }],
-      ['a forged token', { type: 'avatar', id: victim.id, token: victim.token.slice(0, -4) + (victim.token.endsWith('AAAA') ? 'BBBB' : 'AAAA') }],
+      [
+        'a forged token',
+        { type: 'avatar', id: victim.id, token: victim.token.slice(0, -4) + (victim.token.endsWith('AAAA') ? 'BBBB' : 'AAAA') },
+      ],
       ['garbage', { type: 'avatar', id: victim.id, token: 'x'.repeat(34) }],
       ['another room', { type: 'avatar', id: elsewhere.id, token: elsewhere.token }],
     ];

@@ -108,8 +108,16 @@ describe('SignalingClient against the real VoiceRoom', () => {
     expect(again.peers.map((p) => p.id).sort()).toEqual([oldId, watcher.id].sort()); // the old socket was still there…
     expect(a.reconnects).toBe(1);
     // …until the resume: the room announces the old id's leave right away and the new id's join.
-    const seen = [await watcher.next((m) => m.type === 'join' || m.type === 'leave'), await watcher.next((m) => m.type === 'join' || m.type === 'leave')];
-    expect(seen).toEqual(expect.arrayContaining([{ type: 'join', id: again.id }, { type: 'leave', id: oldId }]));
+    const seen = [
+      await watcher.next((m) => m.type === 'join' || m.type === 'leave'),
+      await watcher.next((m) => m.type === 'join' || m.type === 'leave'),
+    ];
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        { type: 'join', id: again.id },
+        { type: 'leave', id: oldId },
+      ]),
+    );
   });
 
   it('reconnects after the server closes the socket, with backoff', async () => {

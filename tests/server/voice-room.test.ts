@@ -49,7 +49,12 @@ describe('VoiceRoom signaling relay (real workerd)', () => {
     expect(await b.next(ofType('offer'))).toEqual({ type: 'offer', from: a.id, sdp: SAMPLE_SDP });
     b.send({ type: 'answer', to: a.id, sdp: SAMPLE_SDP });
     expect(await a.next(ofType('answer'))).toEqual({ type: 'answer', from: b.id, sdp: SAMPLE_SDP });
-    const candidate = { candidate: 'candidate:1 1 udp 2122260223 127.0.0.1 50000 typ host', sdpMid: '0', sdpMLineIndex: 0, usernameFragment: 'abcd' };
+    const candidate = {
+      candidate: 'candidate:1 1 udp 2122260223 127.0.0.1 50000 typ host',
+      sdpMid: '0',
+      sdpMLineIndex: 0,
+      usernameFragment: 'abcd',
+    };
     a.send({ type: 'ice', to: b.id, candidate });
     expect(await b.next(ofType('ice'))).toEqual({ type: 'ice', from: a.id, candidate });
     a.send({ type: 'ice', to: b.id, candidate: null });
@@ -185,7 +190,9 @@ describe('VoiceRoom signaling relay (real workerd)', () => {
       expect(await watcher.next((m) => m.type === 'leave', 12_000)).toEqual({ type: 'leave', id: silent.id });
       // 3 missed pings + 2 s slack = 5 s, plus the alarm's granularity.
       expect(Date.now() - started).toBeGreaterThan(2_500);
-      await expect.poll(() => silent.closeFrame(), { timeout: 5000 }).toMatchObject({ code: 4002, reason: expect.stringMatching(/no keep-alive for \d+ s/) });
+      await expect
+        .poll(() => silent.closeFrame(), { timeout: 5000 })
+        .toMatchObject({ code: 4002, reason: expect.stringMatching(/no keep-alive for \d+ s/) });
       // The one that pings is still there, and still served.
       expect(await watcher.collect(1500, (m) => m.type === 'leave')).toEqual([]);
       pinger.send({ type: 'offer', to: watcher.id, sdp: SAMPLE_SDP });

@@ -15,7 +15,11 @@ afterAll(async () => {
 });
 
 async function post<T>(path: string, body: unknown): Promise<T> {
-  const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`${path}: ${response.status} ${text}`);
   return JSON.parse(text) as T;
@@ -28,7 +32,11 @@ async function join(cell: Cell, token: string, role: 'pub' | 'sub'): Promise<Rel
   return client;
 }
 
-async function player(x: number, z: number, watch: Cell[] = []): Promise<{ entry: WorldEntry; pub: RelayClient; subs: Map<string, RelayClient> }> {
+async function player(
+  x: number,
+  z: number,
+  watch: Cell[] = [],
+): Promise<{ entry: WorldEntry; pub: RelayClient; subs: Map<string, RelayClient> }> {
   const entry = await post<WorldEntry>('/api/world/enter', { x, z });
   const pub = await join(entry.cell, entry.token, 'pub');
   const subs = new Map<string, RelayClient>();
@@ -36,7 +44,11 @@ async function player(x: number, z: number, watch: Cell[] = []): Promise<{ entry
   return { entry, pub, subs };
 }
 
-const seqsFrom = (client: RelayClient, id: number): number[] => client.frames().filter((f) => f.senderId === id && f.kind === 1).map((f) => f.seq);
+const seqsFrom = (client: RelayClient, id: number): number[] =>
+  client
+    .frames()
+    .filter((f) => f.senderId === id && f.kind === 1)
+    .map((f) => f.seq);
 
 describe('world cells: pacing and role changes (real workerd)', () => {
   it('a close watcher gets a neighbouring cell’s frames every tick, like its own players; a paced one in fewer messages', async () => {
@@ -54,7 +66,8 @@ describe('world cells: pacing and role changes (real workerd)', () => {
       await settle(25);
     }
     const all = Array.from({ length: 20 }, (_, i) => i + 1);
-    for (const client of [resident.pub, closeSocket, pacedSocket]) await client.waitFor(() => seqsFrom(client, sender.entry.id).length >= 20, 'all 20 frames');
+    for (const client of [resident.pub, closeSocket, pacedSocket])
+      await client.waitFor(() => seqsFrom(client, sender.entry.id).length >= 20, 'all 20 frames');
     await settle();
     for (const client of [resident.pub, closeSocket, pacedSocket]) expect(seqsFrom(client, sender.entry.id)).toEqual(all);
     // The close watcher is served from the same flushes as the cell's own players.

@@ -34,7 +34,8 @@ export function serverPathArg(argv: readonly string[], fallback: ServerPath): Se
   const at = argv.indexOf('--server');
   if (at < 0) return fallback;
   const value = argv[at + 1];
-  if (!SERVER_PATHS.includes(value as ServerPath)) throw new Error(`--server must be one of ${SERVER_PATHS.join(', ')}; got ${value === undefined ? 'nothing' : `"${value}"`}`);
+  if (!SERVER_PATHS.includes(value as ServerPath))
+    throw new Error(`--server must be one of ${SERVER_PATHS.join(', ')}; got ${value === undefined ? 'nothing' : `"${value}"`}`);
   return value as ServerPath;
 }
 

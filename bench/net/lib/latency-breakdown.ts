@@ -69,7 +69,15 @@ export class LatencyBreakdown {
         max = ms;
         if (ms > p99) over += histogram[ms]!;
       }
-      rows.push({ label, count, share: this.total ? count / this.total : 0, p50: histogramQuantile(histogram, count, 0.5), p99: histogramQuantile(histogram, count, 0.99), max, overP99: over });
+      rows.push({
+        label,
+        count,
+        share: this.total ? count / this.total : 0,
+        p50: histogramQuantile(histogram, count, 0.5),
+        p99: histogramQuantile(histogram, count, 0.99),
+        max,
+        overP99: over,
+      });
     }
     return rows.sort((a, b) => a.label.localeCompare(b.label));
   }
@@ -81,7 +89,9 @@ export class LatencyBreakdown {
     let overall = 0;
     for (let ms = p99 + 1; ms < this.all.length; ms++) overall += this.all[ms]!;
     for (const r of this.rows()) {
-      lines.push(`| ${r.label} | ${r.count} | ${(r.share * 100).toFixed(1)}% | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${overall ? ((r.overP99 / overall) * 100).toFixed(0) : 0}% |`);
+      lines.push(
+        `| ${r.label} | ${r.count} | ${(r.share * 100).toFixed(1)}% | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${overall ? ((r.overP99 / overall) * 100).toFixed(0) : 0}% |`,
+      );
     }
     return lines.join('\n');
   }

@@ -76,7 +76,11 @@ export function groupCpuByRole(pgid: number, proxyPort?: number): Record<'worker
     } catch {
       continue; // gone
     }
-    const role = !args[0]?.endsWith('workerd') ? 'node' : proxyPort !== undefined && args.some((a) => a.includes(`entry=127.0.0.1:${proxyPort}`)) ? 'proxy' : 'workerd';
+    const role = !args[0]?.endsWith('workerd')
+      ? 'node'
+      : proxyPort !== undefined && args.some((a) => a.includes(`entry=127.0.0.1:${proxyPort}`))
+        ? 'proxy'
+        : 'workerd';
     out[role] += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
   }
   return out;

@@ -136,7 +136,12 @@ const SEQ_RING = 256;
 /** Frames per sender the duplicate check remembers (25 s at 10 Hz, far longer than any window's reordering). */
 const SEEN_RING = 256;
 /** The breakdown's keys, built once (see LatencyBreakdown.add). */
-const PATH_KEY = { 'one room': 'path: one room', unknown: 'path: unknown', 'same cell': 'path: same cell', 'neighbour cell': 'path: neighbour cell' } as const;
+const PATH_KEY = {
+  'one room': 'path: one room',
+  unknown: 'path: unknown',
+  'same cell': 'path: same cell',
+  'neighbour cell': 'path: neighbour cell',
+} as const;
 const FRAME_KEY = { nearOnly: 'frame: near-only', both: 'frame: also to neighbours' } as const;
 const HOP_KEY = { sender: 'hop: sender hopped ≤ 1 s before', receiver: 'hop: receiver hopped ≤ 1 s before', none: 'hop: no hop' } as const;
 /** The simulation loop's period (ms): positions move and due frames go out every tick. */
@@ -223,7 +228,8 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
       const from = sender.sentCell[seq % SEQ_RING];
       const mine = cellOf.get(receiver);
       const wallSent = now - ms;
-      const path = options.mode !== 'cells' ? 'one room' : !from || !mine ? 'unknown' : sameCell(from, mine) ? 'same cell' : 'neighbour cell';
+      const path =
+        options.mode !== 'cells' ? 'one room' : !from || !mine ? 'unknown' : sameCell(from, mine) ? 'same cell' : 'neighbour cell';
       const nearOnly = (bytes[o + FRAME_OFFSET.flags]! & FrameFlag.nearOnly) !== 0;
       const senderHop = hoppedWithin(sender, wallSent - HOP_WINDOW_MS, now);
       const receiverHop = hoppedWithin(receiver, wallSent - HOP_WINDOW_MS, now);
@@ -232,7 +238,10 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
       keys[2] = senderHop ? HOP_KEY.sender : receiverHop ? HOP_KEY.receiver : HOP_KEY.none;
       keys[3] = now - stallEnd < 10 ? STALL_KEY.stalled : STALL_KEY.fine;
       breakdown.add(ms, keys);
-      if (options.record) rows.push(`${wallSent - windowStart},${ms},${path},${nearOnly ? 1 : 0},${sender.index},${receiver.index},${senderHop ? 1 : 0},${receiverHop ? 1 : 0}`);
+      if (options.record)
+        rows.push(
+          `${wallSent - windowStart},${ms},${path},${nearOnly ? 1 : 0},${sender.index},${receiver.index},${senderHop ? 1 : 0},${receiverHop ? 1 : 0}`,
+        );
     }
   };
 
@@ -246,8 +255,17 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
         const mover = createMover(rng, options.region);
         const transport =
           options.mode === 'cells'
-            ? new WorldTransport({ origin: options.origin, start: { x: mover.x, z: mover.z }, WebSocket: Impl, closeWatch: options.closeWatch ?? true, backoff: { baseMs: 500, maxMs: 4000 } })
-            : new WebSocketTransport({ url: `${options.origin.replace(/^http/, 'ws')}/rooms/avatar/${options.mode.room}?mode=coalesce`, WebSocket: Impl });
+            ? new WorldTransport({
+                origin: options.origin,
+                start: { x: mover.x, z: mover.z },
+                WebSocket: Impl,
+                closeWatch: options.closeWatch ?? true,
+                backoff: { baseMs: 500, maxMs: 4000 },
+              })
+            : new WebSocketTransport({
+                url: `${options.origin.replace(/^http/, 'ws')}/rooms/avatar/${options.mode.room}?mode=coalesce`,
+                WebSocket: Impl,
+              });
         // Lined up on its cell's moments, as NetSession does by default.
         const lined = transport instanceof WorldTransport && options.aligned !== false ? transport : null;
         const walker: Walker = {
@@ -278,7 +296,8 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
   }
   // Wait until every walker knows its id (and, in cells, publishes).
   const settleBy = Date.now() + 60_000;
-  while (Date.now() < settleBy && walkers.some((w) => w.transport.selfId === null || w.transport.state !== 'open')) await new Promise((r) => setTimeout(r, 100));
+  while (Date.now() < settleBy && walkers.some((w) => w.transport.selfId === null || w.transport.state !== 'open'))
+    await new Promise((r) => setTimeout(r, 100));
   for (const w of walkers) if (w.transport.selfId !== null) byId.set(w.transport.selfId, w);
 
   const started = wallMs();
@@ -296,58 +315,61 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
   const edges: Array<void | Promise<void>> = [];
   let lag = 0;
   await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      const now = wallMs();
-      const dt = (now - last) / 1000;
-      if (now >= windowStart) lag = Math.max(lag, now - last);
-      last = now;
-      if (!counting && now >= windowStart - COUNTER_LEAD_MS) {
-        counting = true;
-        counterStart = now;
-        edges.push(options.onWindow?.('start'));
-      }
-      if (!opened && now >= windowStart) {
-        opened = true;
-        unsentAtStart = walkers.reduce((n, w) => n + w.transport.stats.unsent, 0);
-        hopsAtStart = walkers.reduce((n, w) => n + (w.transport instanceof WorldTransport ? w.transport.world.hops : 0), 0);
-        sockets = walkers.reduce((n, w) => n + (w.transport instanceof WorldTransport ? w.transport.world.subscriptions : 1), 0);
-        loopDelay.enable();
-      }
-      if (now >= windowEnd) {
-        clearInterval(timer);
-        resolve();
-        return;
-      }
-      for (const w of walkers) {
-        stepMover(w, mobility, rng, options.region, dt, now);
-        if (w.transport instanceof WorldTransport) {
-          w.transport.setPosition(w.x, w.z);
-          const cell = w.transport.cell;
-          const before = cellOf.get(w);
-          if (cell && before && !sameCell(before, cell)) w.hopTimes.push(now);
-          if (cell) cellOf.set(w, cell);
+    const timer = setInterval(
+      () => {
+        const now = wallMs();
+        const dt = (now - last) / 1000;
+        if (now >= windowStart) lag = Math.max(lag, now - last);
+        last = now;
+        if (!counting && now >= windowStart - COUNTER_LEAD_MS) {
+          counting = true;
+          counterStart = now;
+          edges.push(options.onWindow?.('start'));
         }
-      }
-      for (const w of walkers) {
-        if (now - started < w.phaseMs) continue;
-        const frame = w.publisher.poll({ x: w.x, y: 0, z: w.z, facing: Math.atan2(w.hx, w.hz), speed: w.speed, state: 'walk' }, now);
-        if (!frame) continue;
-        w.sentCell[w.publisher.seq % SEQ_RING] = cellOf.get(w) ?? null;
-        if (!w.transport.send(frame)) continue;
-        if (now < windowStart) continue;
-        sent++;
-        const nearOnly = (frame[FRAME_OFFSET.flags]! & FrameFlag.nearOnly) !== 0;
-        const cell = cellOf.get(w);
-        for (const other of walkers) {
-          if (other === w || Math.hypot(other.x - w.x, other.z - w.z) >= near) continue;
-          if (nearOnly && w.transport instanceof WorldTransport) {
-            const theirs = cellOf.get(other);
-            if (!cell || !theirs || !sameCell(cell, theirs)) continue;
+        if (!opened && now >= windowStart) {
+          opened = true;
+          unsentAtStart = walkers.reduce((n, w) => n + w.transport.stats.unsent, 0);
+          hopsAtStart = walkers.reduce((n, w) => n + (w.transport instanceof WorldTransport ? w.transport.world.hops : 0), 0);
+          sockets = walkers.reduce((n, w) => n + (w.transport instanceof WorldTransport ? w.transport.world.subscriptions : 1), 0);
+          loopDelay.enable();
+        }
+        if (now >= windowEnd) {
+          clearInterval(timer);
+          resolve();
+          return;
+        }
+        for (const w of walkers) {
+          stepMover(w, mobility, rng, options.region, dt, now);
+          if (w.transport instanceof WorldTransport) {
+            w.transport.setPosition(w.x, w.z);
+            const cell = w.transport.cell;
+            const before = cellOf.get(w);
+            if (cell && before && !sameCell(before, cell)) w.hopTimes.push(now);
+            if (cell) cellOf.set(w, cell);
           }
-          expected++;
         }
-      }
-    }, options.lockstep ? LOCKSTEP_LOOP_MS : LOOP_MS);
+        for (const w of walkers) {
+          if (now - started < w.phaseMs) continue;
+          const frame = w.publisher.poll({ x: w.x, y: 0, z: w.z, facing: Math.atan2(w.hx, w.hz), speed: w.speed, state: 'walk' }, now);
+          if (!frame) continue;
+          w.sentCell[w.publisher.seq % SEQ_RING] = cellOf.get(w) ?? null;
+          if (!w.transport.send(frame)) continue;
+          if (now < windowStart) continue;
+          sent++;
+          const nearOnly = (frame[FRAME_OFFSET.flags]! & FrameFlag.nearOnly) !== 0;
+          const cell = cellOf.get(w);
+          for (const other of walkers) {
+            if (other === w || Math.hypot(other.x - w.x, other.z - w.z) >= near) continue;
+            if (nearOnly && w.transport instanceof WorldTransport) {
+              const theirs = cellOf.get(other);
+              if (!cell || !theirs || !sameCell(cell, theirs)) continue;
+            }
+            expected++;
+          }
+        }
+      },
+      options.lockstep ? LOCKSTEP_LOOP_MS : LOOP_MS,
+    );
   });
   await new Promise((r) => setTimeout(r, drainMs));
   loopDelay.disable();

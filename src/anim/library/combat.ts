@@ -54,7 +54,15 @@ const swordIdle: LibraryClipDef = {
 };
 
 /** A slash from (raise0, across0) to (raise1, across1) with a twist of the torso, over `duration`. */
-function slash(name: string, description: string, duration: number, from: [number, number], to: [number, number], twist: number, stepForward = 0): LibraryClipDef {
+function slash(
+  name: string,
+  description: string,
+  duration: number,
+  from: [number, number],
+  to: [number, number],
+  twist: number,
+  stepForward = 0,
+): LibraryClipDef {
   return {
     name,
     description,
@@ -108,7 +116,11 @@ const swordBlock: LibraryClipDef = {
 
 /** Three slashes chained, stepping in on the last. */
 function swordCombo(): LibraryClipDef {
-  const parts = [slash('a', '', 0.8, [0.9, -0.2], [0.1, 1.0], 0.6), slash('b', '', 0.8, [0.6, 1.1], [0.3, -0.3], -0.7), slash('c', '', 1.0, [1.1, 0.3], [0.05, 0.4], 0.2)];
+  const parts = [
+    slash('a', '', 0.8, [0.9, -0.2], [0.1, 1.0], 0.6),
+    slash('b', '', 0.8, [0.6, 1.1], [0.3, -0.3], -0.7),
+    slash('c', '', 1.0, [1.1, 0.3], [0.05, 0.4], 0.2),
+  ];
   const duration = 2.6;
   return {
     name: 'sword_combo',

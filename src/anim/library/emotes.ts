@@ -1,5 +1,19 @@
 import { PROCEDURAL_CLIPS } from '../../rig/clips.ts';
-import { ankle, bend, compose, curlHand, elbow, emptyPose, forearmRaise, hip, knee, qx, relaxedArms, SIDES, upperArm } from '../../rig/pose.ts';
+import {
+  ankle,
+  bend,
+  compose,
+  curlHand,
+  elbow,
+  emptyPose,
+  forearmRaise,
+  hip,
+  knee,
+  qx,
+  relaxedArms,
+  SIDES,
+  upperArm,
+} from '../../rig/pose.ts';
 import type { LibraryClipDef } from './library-clip.ts';
 import { armForward, armUp, bump, envelope, openHand, pointingHand, ramp, TAU } from './pose-kit.ts';
 

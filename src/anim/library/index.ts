@@ -12,7 +12,17 @@ export * from './library-clip.ts';
  * jumps, swimming, climbing, dodges, hit reactions, a sword set, a bow set and emotes. Clips that
  * travel carry it as root motion on the root bone, as exported libraries do.
  */
-export const ANIMATION_LIBRARY: readonly LibraryClipDef[] = [...LOCOMOTION_CLIPS, ...JUMP_CLIPS, ...SWIM_CLIPS, ...CLIMB_CLIPS, ...DODGE_CLIPS, ...HIT_CLIPS, ...SWORD_CLIPS, ...BOW_CLIPS, ...EMOTE_CLIPS];
+export const ANIMATION_LIBRARY: readonly LibraryClipDef[] = [
+  ...LOCOMOTION_CLIPS,
+  ...JUMP_CLIPS,
+  ...SWIM_CLIPS,
+  ...CLIMB_CLIPS,
+  ...DODGE_CLIPS,
+  ...HIT_CLIPS,
+  ...SWORD_CLIPS,
+  ...BOW_CLIPS,
+  ...EMOTE_CLIPS,
+];
 
 /**
  * Generic state → library clip, for `AnimationStateMachine`/`MixerAnimationDriver` aliases. The
@@ -63,7 +73,10 @@ export function createAnimationLibrary(options: Omit<BakeLibraryOptions, 'def'> 
   let clips = cache.get(key);
   if (!clips) {
     // The in-place set is the root-motion set without its root tracks: no second bake.
-    clips = options.rootMotion === false ? createAnimationLibrary({ fps }).map(withoutRootMotion) : ANIMATION_LIBRARY.map((def) => libraryClip(def.name, { fps }));
+    clips =
+      options.rootMotion === false
+        ? createAnimationLibrary({ fps }).map(withoutRootMotion)
+        : ANIMATION_LIBRARY.map((def) => libraryClip(def.name, { fps }));
     cache.set(key, clips);
   }
   return clips;
@@ -71,7 +84,11 @@ export function createAnimationLibrary(options: Omit<BakeLibraryOptions, 'def'> 
 
 /** A copy of a library clip with its root bone's tracks left out (motion in place). */
 export function withoutRootMotion(clip: AnimationClip): AnimationClip {
-  const copy = new AnimationClip(clip.name, clip.duration, clip.tracks.filter((t) => !t.name.startsWith(`${ROOT_BONE}.`)));
+  const copy = new AnimationClip(
+    clip.name,
+    clip.duration,
+    clip.tracks.filter((t) => !t.name.startsWith(`${ROOT_BONE}.`)),
+  );
   copy.userData = { ...(clip.userData as Record<string, unknown>), rootMotion: false };
   return copy;
 }

@@ -63,7 +63,13 @@ export function bakeLibraryClip(def: LibraryClipDef, options: BakeLibraryOptions
   const fps = options.fps ?? 30;
   const rig = options.def ?? MANNEQUIN;
   const clip = bakeClip(def, rig, fps);
-  const data: LibraryClipData = { loop: def.loop, speed: def.speed, category: def.category, description: def.description, rootMotion: false };
+  const data: LibraryClipData = {
+    loop: def.loop,
+    speed: def.speed,
+    category: def.category,
+    description: def.description,
+    rootMotion: false,
+  };
   if (def.rigOffset !== undefined) data.rigOffset = def.rigOffset;
   if (def.root && options.rootMotion !== false) {
     const rootName = rig.bones[0]!.name;

@@ -64,10 +64,29 @@ function sideGait(p: number, g: Gait, direction: 1 | -1): Pose {
 
 const still = (): RootSample => ({ x: 0, y: 0, z: 0, yaw: 0 });
 /** Constant-velocity root motion along model axes (m/s). */
-const travel = (vx: number, vz: number) => (t: number): RootSample => ({ x: vx * t, y: 0, z: vz * t, yaw: 0 });
+const travel =
+  (vx: number, vz: number) =>
+  (t: number): RootSample => ({ x: vx * t, y: 0, z: vz * t, yaw: 0 });
 
-function gaitClip(name: string, description: string, duration: number, speed: number, root: (t: number) => RootSample, pose: (p: number) => Pose): LibraryClipDef {
-  return { name, description, category: 'locomotion', duration, loop: true, speed, grounded: true, root, pose: (time) => pose(time / duration) };
+function gaitClip(
+  name: string,
+  description: string,
+  duration: number,
+  speed: number,
+  root: (t: number) => RootSample,
+  pose: (p: number) => Pose,
+): LibraryClipDef {
+  return {
+    name,
+    description,
+    category: 'locomotion',
+    duration,
+    loop: true,
+    speed,
+    grounded: true,
+    root,
+    pose: (time) => pose(time / duration),
+  };
 }
 
 const JOG: Gait = { swing: 0.5, kneeSwing: 1.15, kneeStance: 0.14, arm: 0.42, elbow: 1.1, lean: 0.12, twist: 0.11 };
@@ -125,12 +144,26 @@ export const LOCOMOTION_CLIPS: LibraryClipDef[] = [
       return pose;
     },
   },
-  gaitClip('walk_fwd', 'walk forward, 1.45 m/s', PROCEDURAL_CLIPS.walk.duration, PROCEDURAL_CLIPS.walk.speed, travel(0, PROCEDURAL_CLIPS.walk.speed), (p) => PROCEDURAL_CLIPS.walk.pose(p * PROCEDURAL_CLIPS.walk.duration)),
+  gaitClip(
+    'walk_fwd',
+    'walk forward, 1.45 m/s',
+    PROCEDURAL_CLIPS.walk.duration,
+    PROCEDURAL_CLIPS.walk.speed,
+    travel(0, PROCEDURAL_CLIPS.walk.speed),
+    (p) => PROCEDURAL_CLIPS.walk.pose(p * PROCEDURAL_CLIPS.walk.duration),
+  ),
   gaitClip('walk_back', 'walk backwards, 1.1 m/s', 1.2, 1.1, travel(0, -1.1), (p) => forwardGait(1 - p, WALK_BACK)),
   gaitClip('walk_left', 'side-step to the left, 1.0 m/s', 1.2, 1.0, travel(1.0, 0), (p) => sideGait(p, STRAFE_WALK, 1)),
   gaitClip('walk_right', 'side-step to the right, 1.0 m/s', 1.2, 1.0, travel(-1.0, 0), (p) => sideGait(p, STRAFE_WALK, -1)),
   gaitClip('jog_fwd', 'jog forward, 2.8 m/s', 0.8, 2.8, travel(0, 2.8), (p) => forwardGait(p, JOG)),
-  gaitClip('run_fwd', 'run forward, 4.6 m/s', PROCEDURAL_CLIPS.run.duration, PROCEDURAL_CLIPS.run.speed, travel(0, PROCEDURAL_CLIPS.run.speed), (p) => PROCEDURAL_CLIPS.run.pose(p * PROCEDURAL_CLIPS.run.duration)),
+  gaitClip(
+    'run_fwd',
+    'run forward, 4.6 m/s',
+    PROCEDURAL_CLIPS.run.duration,
+    PROCEDURAL_CLIPS.run.speed,
+    travel(0, PROCEDURAL_CLIPS.run.speed),
+    (p) => PROCEDURAL_CLIPS.run.pose(p * PROCEDURAL_CLIPS.run.duration),
+  ),
   gaitClip('run_back', 'run backwards, 2.6 m/s', 0.75, 2.6, travel(0, -2.6), (p) => forwardGait(1 - p, RUN_BACK)),
   gaitClip('run_left', 'strafe run to the left, 3 m/s', 0.7, 3.0, travel(3.0, 0), (p) => sideGait(p, STRAFE_RUN, 1)),
   gaitClip('run_right', 'strafe run to the right, 3 m/s', 0.7, 3.0, travel(-3.0, 0), (p) => sideGait(p, STRAFE_RUN, -1)),

@@ -1,5 +1,21 @@
 import { PROCEDURAL_CLIPS } from '../../rig/clips.ts';
-import { ankle, bend, compose, curlHand, elbow, emptyPose, forearmRaise, hip, knee, qx, qy, relaxedArms, SIDES, upperArm, type Pose } from '../../rig/pose.ts';
+import {
+  ankle,
+  bend,
+  compose,
+  curlHand,
+  elbow,
+  emptyPose,
+  forearmRaise,
+  hip,
+  knee,
+  qx,
+  qy,
+  relaxedArms,
+  SIDES,
+  upperArm,
+  type Pose,
+} from '../../rig/pose.ts';
 import type { LibraryClipDef } from './library-clip.ts';
 import { addRotation, armUp, bump, envelope, grip, ramp, TAU } from './pose-kit.ts';
 
@@ -327,7 +343,14 @@ const rollForward: LibraryClipDef = {
 };
 
 // ---------------------------------------------------------------- hit reactions
-function hit(name: string, description: string, forward: number, side: number, twist: number, push: { x: number; z: number }): LibraryClipDef {
+function hit(
+  name: string,
+  description: string,
+  forward: number,
+  side: number,
+  twist: number,
+  push: { x: number; z: number },
+): LibraryClipDef {
   return {
     name,
     description,

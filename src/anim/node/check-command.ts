@@ -54,7 +54,11 @@ export async function checkCommand(argv: readonly string[], io: CommandIO = cons
 }
 
 async function run(argv: readonly string[], io: CommandIO): Promise<number> {
-  const args = parseArgs(expandShortOptions(argv, { o: 'out', h: 'help' }), ['source', 'target', 'baseline', 'report', 'out', 'clip', 'sample-rate', 'source-map', 'target-map', 'map'], ['write-baseline', 'in-place', 'help']);
+  const args = parseArgs(
+    expandShortOptions(argv, { o: 'out', h: 'help' }),
+    ['source', 'target', 'baseline', 'report', 'out', 'clip', 'sample-rate', 'source-map', 'target-map', 'map'],
+    ['write-baseline', 'in-place', 'help'],
+  );
   if (args.flags.has('help')) {
     io.out(HELP);
     return 0;
@@ -80,7 +84,9 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
     targetMap,
     rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips',
   });
-  io.out(`source ${sourceLabel} (${context.mapping.source.mapName} map) → target ${targetLabel} (${context.mapping.target.mapName} map): ${context.mapping.pairs.length} bones mapped`);
+  io.out(
+    `source ${sourceLabel} (${context.mapping.source.mapName} map) → target ${targetLabel} (${context.mapping.target.mapName} map): ${context.mapping.pairs.length} bones mapped`,
+  );
   for (const note of [...(source.report?.notes ?? []), ...(target.report?.notes ?? [])]) io.out(`  ${note}`);
   io.out('bone map (canonical: source → target):');
   for (const line of formatBoneMap(context.mapping, source.description, target.description)) io.out(line);
@@ -97,7 +103,9 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
   const report = checkLibraryParity(clips, retargeted.clips, context, { sampleRate, onProgress: parityProgress });
   parityProgress.done();
   io.out(formatParityReport(report));
-  io.out(`retarget ${retargeted.ms.toFixed(0)} ms (${(retargeted.ms / clips.length).toFixed(1)} ms/clip), parity ${report.ms.toFixed(0)} ms (${(report.ms / clips.length).toFixed(1)} ms/clip)`);
+  io.out(
+    `retarget ${retargeted.ms.toFixed(0)} ms (${(retargeted.ms / clips.length).toFixed(1)} ms/clip), parity ${report.ms.toFixed(0)} ms (${(report.ms / clips.length).toFixed(1)} ms/clip)`,
+  );
 
   const builtinPair = sourceLabel === 'builtin:mannequin' && targetLabel === 'builtin:cc4' && !only && !args.flags.has('in-place');
   const baselinePath = args.values.get('baseline')?.[0] ?? (builtinPair ? BUILTIN_BASELINE : undefined);
@@ -116,7 +124,11 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
     }
     const comparison = compareWithBaseline(report, baseline);
     regressions = comparison.regressions;
-    io.out(comparison.ok ? `baseline ${baselinePath}: no regressions${comparison.added.length ? ` (${comparison.added.length} new clips: ${comparison.added.join(', ')})` : ''}` : `baseline ${baselinePath}: ${regressions.length} regression(s)`);
+    io.out(
+      comparison.ok
+        ? `baseline ${baselinePath}: no regressions${comparison.added.length ? ` (${comparison.added.length} new clips: ${comparison.added.join(', ')})` : ''}`
+        : `baseline ${baselinePath}: ${regressions.length} regression(s)`,
+    );
     for (const line of regressions) io.out(`✗ ${line}`);
   }
   const reportPath = args.values.get('report')?.[0];
@@ -130,8 +142,11 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
     io.out(`wrote ${out} (${retargeted.clips.length} clips, ${(bytes / 1024).toFixed(0)} KiB)`);
   }
   const ok = report.ok && regressions.length === 0 && gaps.length === 0;
-  io.out(ok ? 'PASS' : `FAIL: ${report.failures.length} bound failure(s), ${regressions.length} regression(s), ${gaps.length} rig(s) with unmapped core bones`);
+  io.out(
+    ok
+      ? 'PASS'
+      : `FAIL: ${report.failures.length} bound failure(s), ${regressions.length} regression(s), ${gaps.length} rig(s) with unmapped core bones`,
+  );
   for (const failure of [...gaps, ...report.failures]) io.out(`✗ ${failure}`);
   return ok ? 0 : 1;
 }
-

@@ -81,7 +81,12 @@ export function expandShortOptions(argv: readonly string[], short: Readonly<Reco
   return argv.map((arg) => {
     const match = /^-([a-zA-Z])$/.exec(arg);
     const long = match ? short[match[1]!] : undefined;
-    if (match && !long) throw new Error(`unknown option ${arg} (short options: ${Object.keys(short).map((k) => `-${k}`).join(', ')})`);
+    if (match && !long)
+      throw new Error(
+        `unknown option ${arg} (short options: ${Object.keys(short)
+          .map((k) => `-${k}`)
+          .join(', ')})`,
+      );
     return long ? `--${long}` : arg;
   });
 }

@@ -49,7 +49,11 @@ export async function retargetCommand(argv: readonly string[], io: CommandIO = c
 }
 
 async function run(argv: readonly string[], io: CommandIO): Promise<number> {
-  const args = parseArgs(expandShortOptions(argv, { o: 'out', h: 'help' }), ['source', 'clips', 'target', 'out', 'report', 'clip', 'source-map', 'target-map', 'map', 'write-map', 'export-builtin'], ['in-place', 'help']);
+  const args = parseArgs(
+    expandShortOptions(argv, { o: 'out', h: 'help' }),
+    ['source', 'clips', 'target', 'out', 'report', 'clip', 'source-map', 'target-map', 'map', 'write-map', 'export-builtin'],
+    ['in-place', 'help'],
+  );
   if (args.flags.has('help')) {
     io.out(HELP);
     return 0;
@@ -57,14 +61,20 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
   const exportDir = args.values.get('export-builtin')?.[0];
   if (exportDir) {
     await mkdir(exportDir, { recursive: true });
-    for (const [label, file] of [['builtin:mannequin', 'mannequin-library.glb'], ['builtin:cc4', 'cc4.glb']] as const) {
+    for (const [label, file] of [
+      ['builtin:mannequin', 'mannequin-library.glb'],
+      ['builtin:cc4', 'cc4.glb'],
+    ] as const) {
       const rig = await loadRigSource(label);
       const bytes = await writeGlb(join(exportDir, file), rig, rig.clips);
-      io.out(`wrote ${join(exportDir, file)} (${rig.description.bones.length} bones, ${rig.clips.length} clips, ${(bytes / 1024).toFixed(0)} KiB)`);
+      io.out(
+        `wrote ${join(exportDir, file)} (${rig.description.bones.length} bones, ${rig.clips.length} clips, ${(bytes / 1024).toFixed(0)} KiB)`,
+      );
     }
     return 0;
   }
-  if (args.positional.length > 2) throw new Error(`expected at most two paths (SOURCE TARGET), got ${args.positional.length}: ${args.positional.join(' ')}`);
+  if (args.positional.length > 2)
+    throw new Error(`expected at most two paths (SOURCE TARGET), got ${args.positional.length}: ${args.positional.join(' ')}`);
   if (args.positional[0] && args.values.has('source')) throw new Error('the source is given twice (a path and --source)');
   if (args.positional[1] && args.values.has('target')) throw new Error('the target is given twice (a path and --target)');
   const sourceLabel = args.positional[0] ?? args.values.get('source')?.[0] ?? 'builtin:mannequin';
@@ -74,7 +84,8 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
 
   const source = await loadRigSource(sourceLabel);
   const target = await loadRigSource(targetLabel);
-  if (target.report?.skeletonOnly) io.out(`! target ${targetLabel} has no mesh (skeleton only): the output carries bones and clips, nothing to see`);
+  if (target.report?.skeletonOnly)
+    io.out(`! target ${targetLabel} has no mesh (skeleton only): the output carries bones and clips, nothing to see`);
   const clips: AnimationClip[] = [...source.clips];
   const fileProblems: string[] = [];
   for (const file of args.values.get('clips') ?? []) {
@@ -89,14 +100,19 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
   }
   const only = args.values.get('clip');
   const selected = only ? clips.filter((c) => only.includes(c.name)) : clips;
-  if (only) for (const name of only) if (!clips.some((c) => c.name === name)) fileProblems.push(`clip "${name}" is not in the source library`);
+  if (only)
+    for (const name of only) if (!clips.some((c) => c.name === name)) fileProblems.push(`clip "${name}" is not in the source library`);
   for (const problem of fileProblems) io.err(`✗ ${problem}`);
   if (selected.length === 0) {
     io.err(`nothing to retarget: ${source.label} carries no clips${args.values.has('clips') ? ' and no --clips file gave any' : ''}`);
     return 2;
   }
 
-  const context = createRetargetContext(source.description, target.description, { sourceMap, targetMap, rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips' });
+  const context = createRetargetContext(source.description, target.description, {
+    sourceMap,
+    targetMap,
+    rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips',
+  });
   describeContext(source, target, context, io);
   const gaps = coreBoneGaps(context.mapping, source.description.name, target.description.name);
   for (const gap of gaps) io.err(`✗ ${gap}`);
@@ -110,35 +126,71 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
   progress.done();
   io.out(formatClipReports(result.reports));
   const failed = result.reports.filter((r) => !r.ok).length;
-  io.out(`\n${result.clips.length}/${selected.length} clips retargeted in ${result.ms.toFixed(0)} ms (${(result.ms / selected.length).toFixed(1)} ms per clip)`);
+  io.out(
+    `\n${result.clips.length}/${selected.length} clips retargeted in ${result.ms.toFixed(0)} ms (${(result.ms / selected.length).toFixed(1)} ms per clip)`,
+  );
 
   const out = args.values.get('out')?.[0];
   if (out && result.clips.length) {
     const bytes = await writeGlb(out, target, result.clips);
-    io.out(`wrote ${out} (${target.description.name} with ${result.clips.length} clips, ${(bytes / 1024).toFixed(0)} KiB${target.document ? ', textures and materials from the file' : ''})`);
+    io.out(
+      `wrote ${out} (${target.description.name} with ${result.clips.length} clips, ${(bytes / 1024).toFixed(0)} KiB${target.document ? ', textures and materials from the file' : ''})`,
+    );
   } else if (!out) {
     io.out('nothing written (give -o OUT.glb to write the result)');
   }
   const reportPath = args.values.get('report')?.[0];
   if (reportPath) {
-    const map = Object.fromEntries(context.mapping.pairs.map((p) => [p.canonical, { source: source.description.bones[p.source]!.name, target: target.description.bones[p.target]!.name }]));
-    await writeFile(reportPath, JSON.stringify({ source: source.label, target: target.label, ratios: context.ratios, map, gaps, problems: context.mapping.problems, files: fileProblems, clips: result.reports }, null, 2));
+    const map = Object.fromEntries(
+      context.mapping.pairs.map((p) => [
+        p.canonical,
+        { source: source.description.bones[p.source]!.name, target: target.description.bones[p.target]!.name },
+      ]),
+    );
+    await writeFile(
+      reportPath,
+      JSON.stringify(
+        {
+          source: source.label,
+          target: target.label,
+          ratios: context.ratios,
+          map,
+          gaps,
+          problems: context.mapping.problems,
+          files: fileProblems,
+          clips: result.reports,
+        },
+        null,
+        2,
+      ),
+    );
     io.out(`wrote ${reportPath}`);
   }
   const ok = failed === 0 && fileProblems.length === 0 && gaps.length === 0;
-  io.out(ok ? 'OK' : `FAIL: ${failed} clip(s) failed, ${gaps.length} rig(s) with unmapped core bones, ${fileProblems.length} file problem(s)`);
+  io.out(
+    ok ? 'OK' : `FAIL: ${failed} clip(s) failed, ${gaps.length} rig(s) with unmapped core bones, ${fileProblems.length} file problem(s)`,
+  );
   return ok ? 0 : 1;
 }
 
 function describeContext(source: RigSource, target: RigSource, context: ReturnType<typeof createRetargetContext>, io: CommandIO): void {
   const { mapping, ratios } = context;
-  for (const [label, rig] of [['source', source], ['target', target]] as const) {
-    io.out(`${label} ${rig.label}: ${rig.description.bones.length} bones (${label === 'source' ? mapping.source.mapName : mapping.target.mapName} map)${label === 'source' ? `, ${rig.clips.length} clips` : ''}`);
+  for (const [label, rig] of [
+    ['source', source],
+    ['target', target],
+  ] as const) {
+    io.out(
+      `${label} ${rig.label}: ${rig.description.bones.length} bones (${label === 'source' ? mapping.source.mapName : mapping.target.mapName} map)${label === 'source' ? `, ${rig.clips.length} clips` : ''}`,
+    );
     for (const note of rig.report?.notes ?? []) io.out(`  ${note}`);
   }
   io.out('bone map (canonical: source → target):');
   for (const line of formatBoneMap(mapping, source.description, target.description)) io.out(line);
-  io.out(`${mapping.pairs.length} bones mapped; ${mapping.droppedSource.length} source bones dropped; ${mapping.unmappedTarget.length} target bones follow their parents`);
-  io.out(`ratios: horizontal ${ratios.horizontal.toFixed(4)} (legs ${ratios.sourceLegLength.toFixed(3)} → ${ratios.targetLegLength.toFixed(3)} m), vertical ${ratios.vertical.toFixed(4)} (hips ${ratios.sourceHipHeight.toFixed(3)} → ${ratios.targetHipHeight.toFixed(3)} m)`);
+  io.out(
+    `${mapping.pairs.length} bones mapped; ${mapping.droppedSource.length} source bones dropped; ${mapping.unmappedTarget.length} target bones follow their parents`,
+  );
+  io.out(
+    `ratios: horizontal ${ratios.horizontal.toFixed(4)} (legs ${ratios.sourceLegLength.toFixed(3)} → ${ratios.targetLegLength.toFixed(3)} m), vertical ${ratios.vertical.toFixed(4)} (hips ${ratios.sourceHipHeight.toFixed(3)} → ${ratios.targetHipHeight.toFixed(3)} m)`,
+  );
   for (const problem of mapping.problems) io.out(`${problem.severity === 'error' ? '✗' : '!'} ${problem.message}`);
 }

@@ -31,11 +31,25 @@ export function builtinRig(label: string): RigSource {
   if (label === 'builtin:mannequin') {
     const humanoid = createHumanoid({ detail: 'low' });
     humanoid.object.name = 'cairn-mannequin';
-    return { label, description: rigFromObject(humanoid.object, 'cairn-mannequin', humanoid.bones), clips: createAnimationLibrary(), object: humanoid.object, document: null, report: null };
+    return {
+      label,
+      description: rigFromObject(humanoid.object, 'cairn-mannequin', humanoid.bones),
+      clips: createAnimationLibrary(),
+      object: humanoid.object,
+      document: null,
+      report: null,
+    };
   }
   if (label === 'builtin:cc4') {
     const character = createCc4Character({ detail: 'low' });
-    return { label, description: rigFromObject(character.object, 'cairn-cc4', character.bones), clips: [], object: character.object, document: null, report: null };
+    return {
+      label,
+      description: rigFromObject(character.object, 'cairn-cc4', character.bones),
+      clips: [],
+      object: character.object,
+      document: null,
+      report: null,
+    };
   }
   throw new RigLoadError(`unknown built-in rig (built-ins: ${BUILTIN_RIGS.join(', ')})`, label);
 }
@@ -48,7 +62,14 @@ export function builtinRig(label: string): RigSource {
 export async function loadRigSource(label: string): Promise<RigSource> {
   if (label.startsWith('builtin:')) return builtinRig(label);
   const loaded = await loadModelFile(label);
-  return { label, description: rigFromObject(loaded.object, loaded.object.name, loaded.bones), clips: loaded.clips, object: loaded.object, document: loaded.document, report: loaded.report };
+  return {
+    label,
+    description: rigFromObject(loaded.object, loaded.object.name, loaded.bones),
+    clips: loaded.clips,
+    object: loaded.object,
+    document: loaded.document,
+    report: loaded.report,
+  };
 }
 
 /** Reads and imports a model file; {@link RigLoadError} names the file and what is wrong with it. */

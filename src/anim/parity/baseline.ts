@@ -34,7 +34,14 @@ export function makeBaseline(report: ParityReport): ParityBaseline {
     target: report.target,
     sampleRate: report.sampleRate,
     clips: Object.fromEntries(
-      report.clips.map((c) => [c.clip, { positionDrift: round(c.positionDrift.value, 7), rotationDriftDeg: round(c.rotationDriftDeg.value, 4), pelvisVerticalDrift: round(c.pelvisVerticalDrift, 7) }]),
+      report.clips.map((c) => [
+        c.clip,
+        {
+          positionDrift: round(c.positionDrift.value, 7),
+          rotationDriftDeg: round(c.rotationDriftDeg.value, 4),
+          pelvisVerticalDrift: round(c.pelvisVerticalDrift, 7),
+        },
+      ]),
     ),
   };
 }
@@ -50,11 +57,17 @@ export interface BaselineComparison {
 }
 
 /** Compares a run against a baseline. Rigs or sample rate that differ make every clip a regression. */
-export function compareWithBaseline(report: ParityReport, baseline: ParityBaseline, tolerance: BaselineTolerance = DEFAULT_BASELINE_TOLERANCE): BaselineComparison {
+export function compareWithBaseline(
+  report: ParityReport,
+  baseline: ParityBaseline,
+  tolerance: BaselineTolerance = DEFAULT_BASELINE_TOLERANCE,
+): BaselineComparison {
   const regressions: string[] = [];
   if (baseline.version !== 1) regressions.push(`baseline version ${String(baseline.version)} is not understood (expected 1)`);
-  if (baseline.source !== report.source || baseline.target !== report.target) regressions.push(`baseline is for ${baseline.source} → ${baseline.target}, this run is ${report.source} → ${report.target}`);
-  if (baseline.sampleRate !== report.sampleRate) regressions.push(`baseline sampled at ${baseline.sampleRate} Hz, this run at ${report.sampleRate} Hz`);
+  if (baseline.source !== report.source || baseline.target !== report.target)
+    regressions.push(`baseline is for ${baseline.source} → ${baseline.target}, this run is ${report.source} → ${report.target}`);
+  if (baseline.sampleRate !== report.sampleRate)
+    regressions.push(`baseline sampled at ${baseline.sampleRate} Hz, this run at ${report.sampleRate} Hz`);
   const checked = new Set<string>();
   const added: string[] = [];
   for (const clip of report.clips) {
@@ -66,13 +79,19 @@ export function compareWithBaseline(report: ParityReport, baseline: ParityBaseli
     }
     const limit = (value: number, floor: number): number => value * tolerance.factor + floor;
     if (clip.positionDrift.value > limit(base.positionDrift, tolerance.positionFloor)) {
-      regressions.push(`${clip.clip}: position drift ${(clip.positionDrift.value * 1000).toFixed(3)} mm on ${clip.positionDrift.bone} (baseline ${(base.positionDrift * 1000).toFixed(3)} mm)`);
+      regressions.push(
+        `${clip.clip}: position drift ${(clip.positionDrift.value * 1000).toFixed(3)} mm on ${clip.positionDrift.bone} (baseline ${(base.positionDrift * 1000).toFixed(3)} mm)`,
+      );
     }
     if (clip.rotationDriftDeg.value > limit(base.rotationDriftDeg, tolerance.rotationFloorDeg)) {
-      regressions.push(`${clip.clip}: rotation drift ${clip.rotationDriftDeg.value.toFixed(4)}° on ${clip.rotationDriftDeg.bone} (baseline ${base.rotationDriftDeg.toFixed(4)}°)`);
+      regressions.push(
+        `${clip.clip}: rotation drift ${clip.rotationDriftDeg.value.toFixed(4)}° on ${clip.rotationDriftDeg.bone} (baseline ${base.rotationDriftDeg.toFixed(4)}°)`,
+      );
     }
     if (clip.pelvisVerticalDrift > limit(base.pelvisVerticalDrift, tolerance.positionFloor)) {
-      regressions.push(`${clip.clip}: pelvis vertical drift ${(clip.pelvisVerticalDrift * 1000).toFixed(3)} mm (baseline ${(base.pelvisVerticalDrift * 1000).toFixed(3)} mm)`);
+      regressions.push(
+        `${clip.clip}: pelvis vertical drift ${(clip.pelvisVerticalDrift * 1000).toFixed(3)} mm (baseline ${(base.pelvisVerticalDrift * 1000).toFixed(3)} mm)`,
+      );
     }
   }
   const missing = Object.keys(baseline.clips).filter((name) => !checked.has(name));

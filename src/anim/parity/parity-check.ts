@@ -321,12 +321,28 @@ export class ParityChecker {
     });
 
     const b = this.bounds;
-    if (result.sourceFloorPenetration.value > b.sourceFloorPenetration) result.failures.push(`the source clip itself puts ${result.sourceFloorPenetration.bone} ${mm(result.sourceFloorPenetration.value)} below its bind-pose floor (bound ${mm(b.sourceFloorPenetration)})`);
-    if (result.floorPenetration.value > b.floorPenetration) result.failures.push(`${result.floorPenetration.bone} goes ${mm(result.floorPenetration.value)} further below the floor than the scaled source (bound ${mm(b.floorPenetration)})`);
-    if (result.footSlide.value > b.footSlide) result.failures.push(`${result.footSlide.bone} slides ${mm(result.footSlide.value)} more than the scaled source while planted (bound ${mm(b.footSlide)})`);
-    if (result.positionDrift.value > b.positionDrift) result.failures.push(`position drift ${mm(result.positionDrift.value)} on ${result.positionDrift.bone} exceeds ${mm(b.positionDrift)}`);
-    if (result.rotationDriftDeg.value > b.rotationDriftDeg) result.failures.push(`rotation drift ${result.rotationDriftDeg.value.toFixed(3)}° on ${result.rotationDriftDeg.bone} exceeds ${b.rotationDriftDeg}°`);
-    if (category === 'locomotion' && result.pelvisVerticalDrift > b.pelvisVerticalDrift) result.failures.push(`pelvis vertical drift ${mm(result.pelvisVerticalDrift)} exceeds ${mm(b.pelvisVerticalDrift)}`);
+    if (result.sourceFloorPenetration.value > b.sourceFloorPenetration)
+      result.failures.push(
+        `the source clip itself puts ${result.sourceFloorPenetration.bone} ${mm(result.sourceFloorPenetration.value)} below its bind-pose floor (bound ${mm(b.sourceFloorPenetration)})`,
+      );
+    if (result.floorPenetration.value > b.floorPenetration)
+      result.failures.push(
+        `${result.floorPenetration.bone} goes ${mm(result.floorPenetration.value)} further below the floor than the scaled source (bound ${mm(b.floorPenetration)})`,
+      );
+    if (result.footSlide.value > b.footSlide)
+      result.failures.push(
+        `${result.footSlide.bone} slides ${mm(result.footSlide.value)} more than the scaled source while planted (bound ${mm(b.footSlide)})`,
+      );
+    if (result.positionDrift.value > b.positionDrift)
+      result.failures.push(
+        `position drift ${mm(result.positionDrift.value)} on ${result.positionDrift.bone} exceeds ${mm(b.positionDrift)}`,
+      );
+    if (result.rotationDriftDeg.value > b.rotationDriftDeg)
+      result.failures.push(
+        `rotation drift ${result.rotationDriftDeg.value.toFixed(3)}° on ${result.rotationDriftDeg.bone} exceeds ${b.rotationDriftDeg}°`,
+      );
+    if (category === 'locomotion' && result.pelvisVerticalDrift > b.pelvisVerticalDrift)
+      result.failures.push(`pelvis vertical drift ${mm(result.pelvisVerticalDrift)} exceeds ${mm(b.pelvisVerticalDrift)}`);
     result.ok = result.failures.length === 0;
     return result;
   }
@@ -363,7 +379,12 @@ export interface ParityReport {
  * Checks every source clip against the retargeted clip of the same name. Clips that did not
  * retarget fail; the others are checked one by one (`onProgress` after each).
  */
-export function checkLibraryParity(sourceClips: readonly AnimationClip[], targetClips: readonly AnimationClip[], context: RetargetContext, options: ParityOptions & { onProgress?: (done: number, total: number, clip: string) => void } = {}): ParityReport {
+export function checkLibraryParity(
+  sourceClips: readonly AnimationClip[],
+  targetClips: readonly AnimationClip[],
+  context: RetargetContext,
+  options: ParityOptions & { onProgress?: (done: number, total: number, clip: string) => void } = {},
+): ParityReport {
   const start = performance.now();
   const checker = new ParityChecker(context, options);
   const byName = new Map(targetClips.map((c) => [c.name, c]));
@@ -379,7 +400,8 @@ export function checkLibraryParity(sourceClips: readonly AnimationClip[], target
   }
   const failures = clips.flatMap((c) => c.failures.map((f) => `${c.clip}: ${f}`));
   failures.push(...plausibilityFailures(context));
-  if (residual.value > checker.bounds.alignmentResidualDeg) failures.push(`bind alignment left ${residual.value.toFixed(2)}° on ${residual.bone} (bound ${checker.bounds.alignmentResidualDeg}°)`);
+  if (residual.value > checker.bounds.alignmentResidualDeg)
+    failures.push(`bind alignment left ${residual.value.toFixed(2)}° on ${residual.bone} (bound ${checker.bounds.alignmentResidualDeg}°)`);
   return {
     source: context.source.name,
     target: context.target.name,
@@ -398,12 +420,24 @@ export function plausibilityFailures(context: RetargetContext): string[] {
   const out: string[] = [];
   const { ratios } = context;
   const [low, high] = PLAUSIBLE.ratio;
-  for (const [name, value] of [['horizontal', ratios.horizontal], ['vertical', ratios.vertical]] as const) {
-    if (!(value >= low && value <= high)) out.push(`implausible ${name} ratio ${value.toPrecision(3)} (a humanoid pair lies within ${low}–${high}): check the units and the map`);
+  for (const [name, value] of [
+    ['horizontal', ratios.horizontal],
+    ['vertical', ratios.vertical],
+  ] as const) {
+    if (!(value >= low && value <= high))
+      out.push(
+        `implausible ${name} ratio ${value.toPrecision(3)} (a humanoid pair lies within ${low}–${high}): check the units and the map`,
+      );
   }
   const [hipLow, hipHigh] = PLAUSIBLE.hipHeight;
-  for (const [label, height] of [['source', ratios.sourceHipHeight], ['target', ratios.targetHipHeight]] as const) {
-    if (!(height >= hipLow && height <= hipHigh)) out.push(`implausible ${label} hip height ${height.toPrecision(3)} m (expected ${hipLow}–${hipHigh} m): the file's units are not metres, or the hips are mapped wrongly`);
+  for (const [label, height] of [
+    ['source', ratios.sourceHipHeight],
+    ['target', ratios.targetHipHeight],
+  ] as const) {
+    if (!(height >= hipLow && height <= hipHigh))
+      out.push(
+        `implausible ${label} hip height ${height.toPrecision(3)} m (expected ${hipLow}–${hipHigh} m): the file's units are not metres, or the hips are mapped wrongly`,
+      );
   }
   return out;
 }

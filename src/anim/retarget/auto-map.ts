@@ -52,12 +52,71 @@ interface Classified {
 }
 
 /** Words that only say which rig a bone belongs to. */
-const PREFIX_WORDS = new Set(['cc', 'base', 'mixamorig', 'bip', 'def', 'org', 'jnt', 'bn', 'b', 'j', 'bone', 'armature', 'rig', 'skeleton', 'jbip', 'c']);
+const PREFIX_WORDS = new Set([
+  'cc',
+  'base',
+  'mixamorig',
+  'bip',
+  'def',
+  'org',
+  'jnt',
+  'bn',
+  'b',
+  'j',
+  'bone',
+  'armature',
+  'rig',
+  'skeleton',
+  'jbip',
+  'c',
+]);
 /** Words that mark helper bones the retargeter leaves alone. */
 const HELPER_WORDS = new Set([
-  'share', 'sharebone', 'end', 'nub', 'tip', 'ik', 'fk', 'pole', 'target', 'ctrl', 'control', 'helper', 'null', 'socket', 'attach', 'weapon',
-  'prop', 'corrective', 'breast', 'ribs', 'pectoral', 'eyelid', 'lid', 'brow', 'lip', 'cheek', 'nose', 'tongue', 'teeth', 'ear', 'mch',
-  'upperlid', 'lowerlid', 'hair', 'skirt', 'cloth', 'tail', 'wing', 'pelvisshare', 'mouth', 'jawline', 'temple', 'chin', 'squint', 'dimple',
+  'share',
+  'sharebone',
+  'end',
+  'nub',
+  'tip',
+  'ik',
+  'fk',
+  'pole',
+  'target',
+  'ctrl',
+  'control',
+  'helper',
+  'null',
+  'socket',
+  'attach',
+  'weapon',
+  'prop',
+  'corrective',
+  'breast',
+  'ribs',
+  'pectoral',
+  'eyelid',
+  'lid',
+  'brow',
+  'lip',
+  'cheek',
+  'nose',
+  'tongue',
+  'teeth',
+  'ear',
+  'mch',
+  'upperlid',
+  'lowerlid',
+  'hair',
+  'skirt',
+  'cloth',
+  'tail',
+  'wing',
+  'pelvisshare',
+  'mouth',
+  'jawline',
+  'temple',
+  'chin',
+  'squint',
+  'dimple',
 ]);
 
 /** Splits a bone name into lower-case words: case changes, digits and separators all split. */
@@ -82,7 +141,9 @@ function sideOfTokens(tokens: readonly string[]): Side | null {
 export function classifyBoneName(name: string): { part: Part; side: Side | null; key: string } {
   const tokens = tokenizeBoneName(name);
   const side = sideOfTokens(tokens);
-  const words = tokens.filter((t) => !/^\d+$/.test(t) && !PREFIX_WORDS.has(t) && !['l', 'r', 'left', 'right', 'lft', 'rgt', 'rt'].includes(t));
+  const words = tokens.filter(
+    (t) => !/^\d+$/.test(t) && !PREFIX_WORDS.has(t) && !['l', 'r', 'left', 'right', 'lft', 'rgt', 'rt'].includes(t),
+  );
   const digits = tokens.filter((t) => /^\d+$/.test(t));
   const key = words.join('');
   const result = (part: Part): { part: Part; side: Side | null; key: string } => ({ part, side, key });
@@ -150,8 +211,11 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
     for (let p = parentOf(descendant); p >= 0 && p !== ancestor; p = parentOf(p)) path.unshift(p);
     return path;
   };
-  const classified: Classified[] = bones.map((bone, index) => ({ index, ...classifyBoneName(bone.originalName || bone.name) })).filter((c) => isAddressable(rig, c.index));
-  const byPart = (part: Part, side: Side | null = null): Classified[] => classified.filter((c) => c.part === part && (side === null || c.side === side)).sort((a, b) => depth(a.index) - depth(b.index));
+  const classified: Classified[] = bones
+    .map((bone, index) => ({ index, ...classifyBoneName(bone.originalName || bone.name) }))
+    .filter((c) => isAddressable(rig, c.index));
+  const byPart = (part: Part, side: Side | null = null): Classified[] =>
+    classified.filter((c) => c.part === part && (side === null || c.side === side)).sort((a, b) => depth(a.index) - depth(b.index));
 
   // Hips: the top-most hips-like bone; failing that, where the legs and the head meet.
   let hips = byPart('hips')[0]?.index;
@@ -218,7 +282,9 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
 
   /** The first non-helper, non-twist child of a bone: the next link of a chain whose names ran out. */
   const chainChild = (index: number): number | undefined => {
-    const child = bones.findIndex((bone, i) => bone.parent === index && classified.some((c) => c.index === i && c.part !== 'helper' && !c.part.endsWith('Twist')));
+    const child = bones.findIndex(
+      (bone, i) => bone.parent === index && classified.some((c) => c.index === i && c.part !== 'helper' && !c.part.endsWith('Twist')),
+    );
     return child < 0 ? undefined : child;
   };
   const pick = (part: Part, side: Side, under: number | undefined): number | undefined => {
@@ -247,7 +313,10 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
     if (hand === undefined && lowerArm !== undefined) {
       const outside = byPart('Hand', side)[0];
       hand = chainChild(lowerArm);
-      if (outside) notes.push(`${side} hand "${bones[outside.index]!.name}" sits outside the arm chain (an IK or control bone); ${hand === undefined ? 'the forearm has no child to stand in for it' : `the chain's hand is "${bones[hand].name}"`}`);
+      if (outside)
+        notes.push(
+          `${side} hand "${bones[outside.index]!.name}" sits outside the arm chain (an IK or control bone); ${hand === undefined ? 'the forearm has no child to stand in for it' : `the chain's hand is "${bones[hand].name}"`}`,
+        );
     }
     if (lowerArm !== undefined && hand !== undefined && !isAncestor(lowerArm, hand)) lowerArm = undefined;
     if (upperArm === undefined && lowerArm !== undefined) upperArm = between(shoulder ?? spineTop, lowerArm);
@@ -298,7 +367,10 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
     if (foot === undefined && lowerLeg !== undefined) {
       const outside = byPart('Foot', side)[0];
       foot = chainChild(lowerLeg);
-      if (outside) notes.push(`${side} foot "${bones[outside.index]!.name}" sits outside the leg chain (an IK or control bone); ${foot === undefined ? 'the shin has no child to stand in for it' : `the chain's foot is "${bones[foot].name}"`}`);
+      if (outside)
+        notes.push(
+          `${side} foot "${bones[outside.index]!.name}" sits outside the leg chain (an IK or control bone); ${foot === undefined ? 'the shin has no child to stand in for it' : `the chain's foot is "${bones[foot].name}"`}`,
+        );
     }
     set('UpperLeg', upperLeg);
     set('LowerLeg', lowerLeg);
@@ -351,7 +423,9 @@ export function applySpineRule(rig: RigDescription, map: Map<CanonicalBone, numb
   for (const bone of ['spine', 'chest', 'upperChest']) map.delete(bone);
   for (const [bone, index] of splitSpine(spine)) map.set(bone, index);
   const after = ['spine', 'chest', 'upperChest'].map((b) => map.get(b));
-  return before.some((v, i) => v !== after[i]) ? [`spine split by the one spine rule over ${spine.length} bone(s): ${spine.map((i) => rig.bones[i]!.name).join(', ')}`] : [];
+  return before.some((v, i) => v !== after[i])
+    ? [`spine split by the one spine rule over ${spine.length} bone(s): ${spine.map((i) => rig.bones[i]!.name).join(', ')}`]
+    : [];
 }
 
 function rootOf(rig: RigDescription, index: number): number {

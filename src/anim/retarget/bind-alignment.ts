@@ -70,7 +70,8 @@ export function alignBindPose(source: RigDescription, target: RigDescription, ma
     if (!primary) return;
     head.setFromMatrixPosition(world[i]!);
     // Where a bind-relative descendant sits now: the bones in between are still at bind.
-    const now = (t: number, out: Vector3): Vector3 => out.copy(target.bones[t]!.worldPosition).applyMatrix4(target.bones[i]!.worldMatrix.clone().invert()).applyMatrix4(world[i]!);
+    const now = (t: number, out: Vector3): Vector3 =>
+      out.copy(target.bones[t]!.worldPosition).applyMatrix4(target.bones[i]!.worldMatrix.clone().invert()).applyMatrix4(world[i]!);
     const sourceHead = source.bones[pair.source]!.worldPosition;
     const wantPrimary = source.bones[primary.s]!.worldPosition.clone().sub(sourceHead);
     const havePrimary = now(primary.t, scratch).clone().sub(head);
@@ -95,7 +96,10 @@ export function alignBindPose(source: RigDescription, target: RigDescription, ma
       }
     }
     // Turn the bone about its head: world' = T(head) · R(turn) · T(−head) · world.
-    const pivot = new Matrix4().makeTranslation(head.x, head.y, head.z).multiply(new Matrix4().makeRotationFromQuaternion(turn)).multiply(new Matrix4().makeTranslation(-head.x, -head.y, -head.z));
+    const pivot = new Matrix4()
+      .makeTranslation(head.x, head.y, head.z)
+      .multiply(new Matrix4().makeRotationFromQuaternion(turn))
+      .multiply(new Matrix4().makeTranslation(-head.x, -head.y, -head.z));
     world[i]!.premultiply(pivot);
     localMatrix.copy(parentWorld).invert().multiply(world[i]!);
     localMatrix.decompose(scratch, local.rotation[i]!, scale);

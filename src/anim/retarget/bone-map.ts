@@ -31,7 +31,8 @@ export function mapRigBones(rig: RigDescription, choice: BoneMapChoice = 'detect
       const index = rig.index.get(name);
       if (!CANONICAL_BONES.includes(bone)) notes.push(`"${bone}" is not a canonical bone name; ignored`);
       else if (index === undefined) notes.push(`custom map: the rig has no bone "${name}" (for ${bone})`);
-      else if (!isAddressable(rig, index)) notes.push(`custom map: bone "${name}" (for ${bone}) cannot be addressed (duplicate or reserved characters)`);
+      else if (!isAddressable(rig, index))
+        notes.push(`custom map: bone "${name}" (for ${bone}) cannot be addressed (duplicate or reserved characters)`);
       else canonical.set(bone, index);
     }
     return { mapName: 'custom', canonical, notes };
@@ -100,13 +101,24 @@ export interface BoneMappingOptions {
 export function buildBoneMapping(source: RigDescription, target: RigDescription, options: BoneMappingOptions = {}): BoneMapping {
   const sourceMap = mapRigBones(source, options.sourceMap);
   const targetMap = mapRigBones(target, options.targetMap);
-  const problems: RigProblem[] = [...source.problems.map((p) => ({ ...p, message: `source rig "${source.name}": ${p.message}` })), ...target.problems.map((p) => ({ ...p, message: `target rig "${target.name}": ${p.message}` }))];
-  for (const [label, rig, map] of [['source', source, sourceMap], ['target', target, targetMap]] as const) {
+  const problems: RigProblem[] = [
+    ...source.problems.map((p) => ({ ...p, message: `source rig "${source.name}": ${p.message}` })),
+    ...target.problems.map((p) => ({ ...p, message: `target rig "${target.name}": ${p.message}` })),
+  ];
+  for (const [label, rig, map] of [
+    ['source', source, sourceMap],
+    ['target', target, targetMap],
+  ] as const) {
     for (const note of map.notes) problems.push({ severity: 'warning', message: `${label} rig "${rig.name}": ${note}` });
     const missingRequired = REQUIRED_BONES.filter((b) => !map.canonical.has(b));
-    if (missingRequired.length) problems.push({ severity: 'error', message: `${label} rig "${rig.name}" has no ${missingRequired.join(', ')} bone (${map.mapName} map); nothing can be retargeted` });
+    if (missingRequired.length)
+      problems.push({
+        severity: 'error',
+        message: `${label} rig "${rig.name}" has no ${missingRequired.join(', ')} bone (${map.mapName} map); nothing can be retargeted`,
+      });
     const missingCore = CORE_BONES.filter((b) => !map.canonical.has(b) && !REQUIRED_BONES.includes(b));
-    if (missingCore.length) problems.push({ severity: 'warning', message: `${label} rig "${rig.name}" (${map.mapName} map) lacks ${missingCore.join(', ')}` });
+    if (missingCore.length)
+      problems.push({ severity: 'warning', message: `${label} rig "${rig.name}" (${map.mapName} map) lacks ${missingCore.join(', ')}` });
   }
   const pairs: BonePair[] = [];
   for (const [canonical, targetIndex] of targetMap.canonical) {
@@ -131,14 +143,24 @@ export function buildBoneMapping(source: RigDescription, target: RigDescription,
  * The bones a retarget must map in both rigs to be trusted: hips, spine and both arm and leg chains.
  * A mapping that lacks one fails the commands and turns the page red, however the clips look.
  */
-export const JUDGED_BONES: readonly CanonicalBone[] = ['hips', 'spine', ...(['left', 'right'] as const).flatMap((s) => [`${s}UpperArm`, `${s}LowerArm`, `${s}Hand`, `${s}UpperLeg`, `${s}LowerLeg`, `${s}Foot`])];
+export const JUDGED_BONES: readonly CanonicalBone[] = [
+  'hips',
+  'spine',
+  ...(['left', 'right'] as const).flatMap((s) => [`${s}UpperArm`, `${s}LowerArm`, `${s}Hand`, `${s}UpperLeg`, `${s}LowerLeg`, `${s}Foot`]),
+];
 
 /** Core bones ({@link JUDGED_BONES}) left unmapped, one sentence each naming the rig; empty when none. */
 export function coreBoneGaps(mapping: BoneMapping, sourceName: string, targetName: string): string[] {
   const gaps: string[] = [];
-  for (const [label, name, map] of [['source', sourceName, mapping.source], ['target', targetName, mapping.target]] as const) {
+  for (const [label, name, map] of [
+    ['source', sourceName, mapping.source],
+    ['target', targetName, mapping.target],
+  ] as const) {
     const missing = JUDGED_BONES.filter((b) => !map.canonical.has(b));
-    if (missing.length) gaps.push(`${label} rig "${name}" (${map.mapName} map) has no ${missing.join(', ')}: the core body (hips, spine, both arm and leg chains) must map; pass --${label}-map FILE.json to name them`);
+    if (missing.length)
+      gaps.push(
+        `${label} rig "${name}" (${map.mapName} map) has no ${missing.join(', ')}: the core body (hips, spine, both arm and leg chains) must map; pass --${label}-map FILE.json to name them`,
+      );
   }
   return gaps;
 }

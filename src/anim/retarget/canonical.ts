@@ -10,7 +10,21 @@ export const FINGERS = ['Thumb', 'Index', 'Middle', 'Ring', 'Little'] as const;
 export type Finger = (typeof FINGERS)[number];
 
 const CENTRE = ['root', 'hips', 'spine', 'chest', 'upperChest', 'neck', 'neck2', 'head', 'jaw'] as const;
-const LIMB = ['Shoulder', 'UpperArm', 'UpperArmTwist', 'LowerArm', 'LowerArmTwist', 'Hand', 'UpperLeg', 'UpperLegTwist', 'LowerLeg', 'LowerLegTwist', 'Foot', 'Toes', 'Eye'] as const;
+const LIMB = [
+  'Shoulder',
+  'UpperArm',
+  'UpperArmTwist',
+  'LowerArm',
+  'LowerArmTwist',
+  'Hand',
+  'UpperLeg',
+  'UpperLegTwist',
+  'LowerLeg',
+  'LowerLegTwist',
+  'Foot',
+  'Toes',
+  'Eye',
+] as const;
 
 /** Every canonical bone name, parents before children. */
 export const CANONICAL_BONES: readonly string[] = [

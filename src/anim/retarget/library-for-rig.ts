@@ -30,18 +30,28 @@ export interface LibraryForRig {
  * mannequin's clips carried onto `bones` under `object`. Never throws for a rig that cannot be
  * mapped; `problems` says why and `clips` is empty.
  */
-export async function libraryForRig(object: Object3D, bones: readonly Bone[], name: string, options: LibraryForRigOptions = {}): Promise<LibraryForRig> {
+export async function libraryForRig(
+  object: Object3D,
+  bones: readonly Bone[],
+  name: string,
+  options: LibraryForRigOptions = {},
+): Promise<LibraryForRig> {
   // Bake only the clips asked for (the whole library takes a while in a page).
   const inPlace = (clip: AnimationClip): AnimationClip => (options.rootMotion ? clip : withoutRootMotion(clip));
-  const wanted = options.clips ? options.clips.filter((n) => ANIMATION_LIBRARY.some((d) => d.name === n)).map((n) => inPlace(libraryClip(n))) : createAnimationLibrary({ rootMotion: options.rootMotion ?? false });
+  const wanted = options.clips
+    ? options.clips.filter((n) => ANIMATION_LIBRARY.some((d) => d.name === n)).map((n) => inPlace(libraryClip(n)))
+    : createAnimationLibrary({ rootMotion: options.rootMotion ?? false });
   let context: RetargetContext;
   try {
-    context = createRetargetContext(rigFromDef(MANNEQUIN), rigFromObject(object, name, bones), { rootMotion: options.rootMotion ? 'hips' : 'in-place' });
+    context = createRetargetContext(rigFromDef(MANNEQUIN), rigFromObject(object, name, bones), {
+      rootMotion: options.rootMotion ? 'hips' : 'in-place',
+    });
   } catch (error) {
     return { clips: [], context: null, problems: [error instanceof RetargetError ? error.message : (error as Error).message] };
   }
   const problems = coreBoneGaps(context.mapping, 'cairn-mannequin', name).filter((gap) => gap.startsWith('target'));
   const result = await retargetLibraryAsync(wanted, context, { onProgress: options.onProgress });
-  for (const report of result.reports) if (!report.ok) problems.push(`clip ${report.clip} did not retarget: ${report.error ?? 'unknown reason'}`);
+  for (const report of result.reports)
+    if (!report.ok) problems.push(`clip ${report.clip} did not retarget: ${report.error ?? 'unknown reason'}`);
   return { clips: result.clips, context, problems };
 }

@@ -53,7 +53,12 @@ export function hipHeight(positions: readonly Vector3[], canonical: ReadonlyMap<
 }
 
 /** The two ratios for a mapping (target reference pose against source bind pose). */
-export function computeScaleRatios(source: RigDescription, target: RigDescription, mapping: BoneMapping, reference: ReferencePose): ScaleRatios {
+export function computeScaleRatios(
+  source: RigDescription,
+  target: RigDescription,
+  mapping: BoneMapping,
+  reference: ReferencePose,
+): ScaleRatios {
   const notes: string[] = [];
   const sourcePositions = source.bones.map((b) => b.worldPosition);
   const sourceHip = hipHeight(sourcePositions, mapping.source.canonical);
@@ -65,7 +70,15 @@ export function computeScaleRatios(source: RigDescription, target: RigDescriptio
   let horizontal = vertical;
   if (sourceLeg && targetLeg) horizontal = targetLeg / sourceLeg;
   else notes.push('legs not mapped on both rigs; horizontal motion uses the hip height ratio');
-  return { horizontal, vertical, sourceLegLength: sourceLeg ?? 0, targetLegLength: targetLeg ?? 0, sourceHipHeight: sourceHip, targetHipHeight: targetHip, notes };
+  return {
+    horizontal,
+    vertical,
+    sourceLegLength: sourceLeg ?? 0,
+    targetLegLength: targetLeg ?? 0,
+    sourceHipHeight: sourceHip,
+    targetHipHeight: targetHip,
+    notes,
+  };
 }
 
 /**
@@ -73,7 +86,13 @@ export function computeScaleRatios(source: RigDescription, target: RigDescriptio
  * from its bind, x/z scaled by the horizontal ratio and y by the vertical one, added to the
  * target's reference hips position.
  */
-export function scaleHipsPosition(sourceHips: Vector3, sourceBind: Vector3, targetBind: Vector3, ratios: Pick<ScaleRatios, 'horizontal' | 'vertical'>, out = new Vector3()): Vector3 {
+export function scaleHipsPosition(
+  sourceHips: Vector3,
+  sourceBind: Vector3,
+  targetBind: Vector3,
+  ratios: Pick<ScaleRatios, 'horizontal' | 'vertical'>,
+  out = new Vector3(),
+): Vector3 {
   return out.set(
     targetBind.x + (sourceHips.x - sourceBind.x) * ratios.horizontal,
     targetBind.y + (sourceHips.y - sourceBind.y) * ratios.vertical,

@@ -40,7 +40,12 @@ export interface RetargetContext {
 /** Thrown when two rigs cannot be retargeted at all; `problems` lists every reason. */
 export class RetargetError extends Error {
   constructor(readonly problems: RigProblem[]) {
-    super(`cannot retarget:\n- ${problems.filter((p) => p.severity === 'error').map((p) => p.message).join('\n- ')}`);
+    super(
+      `cannot retarget:\n- ${problems
+        .filter((p) => p.severity === 'error')
+        .map((p) => p.message)
+        .join('\n- ')}`,
+    );
     this.name = 'RetargetError';
   }
 }
@@ -105,7 +110,17 @@ function uniformTimes(duration: number, fps: number): number[] {
  */
 export function retargetClip(clip: AnimationClip, context: RetargetContext): RetargetResult {
   const { source, target, mapping, reference, ratios, hips } = context;
-  const report: ClipReport = { clip: clip.name, ok: false, warnings: [], tracksIn: clip.tracks.length, tracksUsed: 0, ignoredTracks: [], droppedTracks: [], keys: 0, tracksOut: 0 };
+  const report: ClipReport = {
+    clip: clip.name,
+    ok: false,
+    warnings: [],
+    tracksIn: clip.tracks.length,
+    tracksUsed: 0,
+    ignoredTracks: [],
+    droppedTracks: [],
+    keys: 0,
+    tracksOut: 0,
+  };
   try {
     const sampler = new ClipSampler(source, clip);
     report.ignoredTracks = sampler.ignored;
@@ -118,11 +133,17 @@ export function retargetClip(clip: AnimationClip, context: RetargetContext): Ret
     report.tracksUsed = used.length;
     if (clip.tracks.length === 0) throw new Error('the clip has no tracks');
     if (sampler.bound.length === 0) {
-      throw new Error(`no track animates a bone of the source rig "${source.name}" (tracks: ${sampler.ignored.slice(0, 4).join(', ')}${sampler.ignored.length > 4 ? ', …' : ''})`);
+      throw new Error(
+        `no track animates a bone of the source rig "${source.name}" (tracks: ${sampler.ignored.slice(0, 4).join(', ')}${sampler.ignored.length > 4 ? ', …' : ''})`,
+      );
     }
-    if (used.length === 0) throw new Error(`its tracks animate only bones the target has no counterpart for (${report.droppedTracks.slice(0, 4).join(', ')}${report.droppedTracks.length > 4 ? ', …' : ''})`);
+    if (used.length === 0)
+      throw new Error(
+        `its tracks animate only bones the target has no counterpart for (${report.droppedTracks.slice(0, 4).join(', ')}${report.droppedTracks.length > 4 ? ', …' : ''})`,
+      );
     if (!(clip.duration > 0)) report.warnings.push('zero duration: one key');
-    if (report.ignoredTracks.length) report.warnings.push(`${report.ignoredTracks.length} track(s) address no bone of the source rig and were ignored`);
+    if (report.ignoredTracks.length)
+      report.warnings.push(`${report.ignoredTracks.length} track(s) address no bone of the source rig and were ignored`);
 
     let times = sampler.keyTimes().filter((t) => t >= 0 && t <= clip.duration + 1e-6);
     const duration = Math.max(0, clip.duration);
@@ -200,7 +221,10 @@ export function retargetClip(clip: AnimationClip, context: RetargetContext): Ret
       for (let f = 1; f < times.length; f++) {
         const a = (f - 1) * 4;
         const b = f * 4;
-        if (values[a]! * values[b]! + values[a + 1]! * values[b + 1]! + values[a + 2]! * values[b + 2]! + values[a + 3]! * values[b + 3]! < 0) {
+        if (
+          values[a]! * values[b]! + values[a + 1]! * values[b + 1]! + values[a + 2]! * values[b + 2]! + values[a + 3]! * values[b + 3]! <
+          0
+        ) {
           for (let c = 0; c < 4; c++) values[b + c] = -values[b + c]!;
         }
       }

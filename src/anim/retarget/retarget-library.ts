@@ -36,7 +36,11 @@ export function retargetLibrary(clips: readonly AnimationClip[], context: Retarg
  * The same, yielding to the event loop between clips so a page stays responsive and can draw a
  * progress bar. Stops early (with what it has) when `signal` aborts.
  */
-export async function retargetLibraryAsync(clips: readonly AnimationClip[], context: RetargetContext, options: { onProgress?: RetargetProgress; signal?: AbortSignal; budgetMs?: number } = {}): Promise<LibraryResult> {
+export async function retargetLibraryAsync(
+  clips: readonly AnimationClip[],
+  context: RetargetContext,
+  options: { onProgress?: RetargetProgress; signal?: AbortSignal; budgetMs?: number } = {},
+): Promise<LibraryResult> {
   const start = performance.now();
   const out: AnimationClip[] = [];
   const reports: ClipReport[] = [];

@@ -63,12 +63,20 @@ function finish(name: string, bones: RigBone[], problems: RigProblem[], extra: P
     } else if (originals.has(bone.originalName)) {
       duplicateNames.add(bone.name);
       duplicateNames.add(bone.originalName);
-      problems.push({ severity: 'warning', message: `duplicate bone name "${bone.originalName}" (bones #${originals.get(bone.originalName)} and #${i}); neither is mapped`, bone: bone.originalName });
+      problems.push({
+        severity: 'warning',
+        message: `duplicate bone name "${bone.originalName}" (bones #${originals.get(bone.originalName)} and #${i}); neither is mapped`,
+        bone: bone.originalName,
+      });
     } else {
       originals.set(bone.originalName, i);
     }
     if (bone.name && RESERVED.test(bone.name)) {
-      problems.push({ severity: 'warning', message: `bone name "${bone.name}" contains a character three.js track names cannot address ([ ] . : /); it is not mapped`, bone: bone.name });
+      problems.push({
+        severity: 'warning',
+        message: `bone name "${bone.name}" contains a character three.js track names cannot address ([ ] . : /); it is not mapped`,
+        bone: bone.name,
+      });
     }
     if (!index.has(bone.name)) index.set(bone.name, i);
   });
@@ -79,7 +87,13 @@ function finish(name: string, bones: RigBone[], problems: RigProblem[], extra: P
 /** True when the bone can be addressed by name (named, unique, no reserved characters). */
 export function isAddressable(rig: RigDescription, boneIndex: number): boolean {
   const bone = rig.bones[boneIndex]!;
-  return bone.originalName !== '' && bone.name !== '' && !rig.duplicateNames.has(bone.name) && !rig.duplicateNames.has(bone.originalName) && !RESERVED.test(bone.name);
+  return (
+    bone.originalName !== '' &&
+    bone.name !== '' &&
+    !rig.duplicateNames.has(bone.name) &&
+    !rig.duplicateNames.has(bone.originalName) &&
+    !RESERVED.test(bone.name)
+  );
 }
 
 /**
@@ -92,7 +106,12 @@ export function rigFromDef(def: SkeletonDef): RigDescription {
   let roots = 0;
   for (const bone of def.bones) {
     if (bone.parent === null) roots++;
-    else if (!known.has(bone.parent)) problems.push({ severity: 'error', message: `bone "${bone.name}" lists parent "${bone.parent}" that is not defined before it`, bone: bone.name });
+    else if (!known.has(bone.parent))
+      problems.push({
+        severity: 'error',
+        message: `bone "${bone.name}" lists parent "${bone.parent}" that is not defined before it`,
+        bone: bone.name,
+      });
     known.add(bone.name);
   }
   if (roots !== 1) problems.push({ severity: 'error', message: `expected exactly one root bone, found ${roots}` });
@@ -112,7 +131,10 @@ export function rigFromDef(def: SkeletonDef): RigDescription {
     const q = boneDef.rotation ? new Quaternion(...boneDef.rotation) : new Quaternion();
     const worldPosition = new Vector3(...boneDef.head);
     const worldRotation = parent >= 0 ? bones[parent]!.worldRotation.clone().multiply(q) : q.clone();
-    const localPosition = parent >= 0 ? worldPosition.clone().sub(bones[parent]!.worldPosition).applyQuaternion(bones[parent]!.worldRotation.clone().invert()) : worldPosition.clone();
+    const localPosition =
+      parent >= 0
+        ? worldPosition.clone().sub(bones[parent]!.worldPosition).applyQuaternion(bones[parent]!.worldRotation.clone().invert())
+        : worldPosition.clone();
     bones.push({
       name: boneDef.name,
       originalName: boneDef.name,

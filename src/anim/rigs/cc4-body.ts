@@ -1,5 +1,19 @@
 import type { BufferGeometry } from 'three';
-import { add, along, BODY_DETAIL, length, profile, RigLookup, sub, toGeometry, unit, type BodyDetail, type BodyPalette, type BodyPiece, type HumanoidDetail } from '../../rig/body-kit.ts';
+import {
+  add,
+  along,
+  BODY_DETAIL,
+  length,
+  profile,
+  RigLookup,
+  sub,
+  toGeometry,
+  unit,
+  type BodyDetail,
+  type BodyPalette,
+  type BodyPiece,
+  type HumanoidDetail,
+} from '../../rig/body-kit.ts';
 import { addEllipsoid, addTube, MeshAccumulator, type TubeBreakpoint, type Vec3 } from '../../rig/tube.ts';
 import { CC4_RIG } from './cc4.ts';
 
@@ -33,7 +47,14 @@ const TORSO: Array<[number, number, number]> = [
 
 function torsoWeights(rig: Lookup): TubeBreakpoint[] {
   const t = (bone: string, lift: number): [string, number] => [bone, tOf(rig.head(bone)[1] + lift)];
-  return rig.weights(t('CC_Base_Pelvis', -0.02), t('CC_Base_Hip', 0.02), t('CC_Base_Waist', 0.04), t('CC_Base_Spine01', 0.05), t('CC_Base_Spine02', 0.06), t('CC_Base_NeckTwist01', 0.02));
+  return rig.weights(
+    t('CC_Base_Pelvis', -0.02),
+    t('CC_Base_Hip', 0.02),
+    t('CC_Base_Waist', 0.04),
+    t('CC_Base_Spine01', 0.05),
+    t('CC_Base_Spine02', 0.06),
+    t('CC_Base_NeckTwist01', 0.02),
+  );
 }
 
 /**
@@ -53,7 +74,16 @@ export function buildCc4Pieces(palette: Cc4Palette = CC4_PALETTE, detail: Humano
 
 function buildBody(rig: Lookup, palette: Cc4Palette, d: Detail): MeshAccumulator {
   const out = new MeshAccumulator();
-  addTube(out, { from: [0, TORSO_BOTTOM, -0.008], to: [0, TORSO_TOP, 0], radius: profile(TORSO), rings: d.rings + 4, sides: d.sides + 4, capStart: true, weights: torsoWeights(rig), color: palette.skin });
+  addTube(out, {
+    from: [0, TORSO_BOTTOM, -0.008],
+    to: [0, TORSO_TOP, 0],
+    radius: profile(TORSO),
+    rings: d.rings + 4,
+    sides: d.sides + 4,
+    capStart: true,
+    weights: torsoWeights(rig),
+    color: palette.skin,
+  });
   addTube(out, {
     from: [0, 1.53, 0],
     to: [0, 1.72, 0.02],
@@ -88,11 +118,14 @@ function addArm(out: MeshAccumulator, rig: Lookup, side: 'L' | 'R', color: Vec3,
     to: end,
     radius: (t) => {
       const whole = (t * length(sub(end, start))) / length(sub(elbow, start));
-      return profile([
-        [0, 0.06, 0.058],
-        [0.3, 0.052, 0.05],
-        [1, 0.041, 0.041],
-      ], inflate)(whole);
+      return profile(
+        [
+          [0, 0.06, 0.058],
+          [0.3, 0.052, 0.05],
+          [1, 0.041, 0.041],
+        ],
+        inflate,
+      )(whole);
     },
     rings: sleeve < 1 ? 2 : d.rings,
     sides: d.sides,
@@ -112,15 +145,24 @@ function addArm(out: MeshAccumulator, rig: Lookup, side: 'L' | 'R', color: Vec3,
   addTube(out, {
     from: elbow,
     to: wrist,
-    radius: profile([
-      [0, 0.041, 0.041],
-      [0.35, 0.043, 0.039],
-      [1, 0.029, 0.033],
-    ], inflate),
+    radius: profile(
+      [
+        [0, 0.041, 0.041],
+        [0.35, 0.043, 0.039],
+        [1, 0.029, 0.033],
+      ],
+      inflate,
+    ),
     rings: d.rings,
     sides: d.sides,
     capStart: true,
-    weights: rig.weights([b('UpperarmTwist02'), -0.3], [b('Forearm'), 0.2], [b('ForearmTwist01'), tFore(rig.head(b('ForearmTwist01')))], [b('ForearmTwist02'), tFore(rig.head(b('ForearmTwist02')))], [b('Hand'), 1.1]),
+    weights: rig.weights(
+      [b('UpperarmTwist02'), -0.3],
+      [b('Forearm'), 0.2],
+      [b('ForearmTwist01'), tFore(rig.head(b('ForearmTwist01')))],
+      [b('ForearmTwist02'), tFore(rig.head(b('ForearmTwist02')))],
+      [b('Hand'), 1.1],
+    ),
     color,
   });
 }
@@ -182,15 +224,24 @@ function addLeg(out: MeshAccumulator, rig: Lookup, side: 'L' | 'R', color: Vec3,
   addTube(out, {
     from: top,
     to: knee,
-    radius: profile([
-      [0, 0.088, 0.09],
-      [0.5, 0.072, 0.074],
-      [1, 0.055, 0.057],
-    ], inflate),
+    radius: profile(
+      [
+        [0, 0.088, 0.09],
+        [0.5, 0.072, 0.074],
+        [1, 0.055, 0.057],
+      ],
+      inflate,
+    ),
     rings: d.rings,
     sides: d.sides,
     capStart: true,
-    weights: rig.weights(['CC_Base_Pelvis', -0.05], [b('Thigh'), 0.2], [b('ThighTwist01'), tThigh(rig.head(b('ThighTwist01')))], [b('ThighTwist02'), tThigh(rig.head(b('ThighTwist02')))], [b('Calf'), 1.15]),
+    weights: rig.weights(
+      ['CC_Base_Pelvis', -0.05],
+      [b('Thigh'), 0.2],
+      [b('ThighTwist01'), tThigh(rig.head(b('ThighTwist01')))],
+      [b('ThighTwist02'), tThigh(rig.head(b('ThighTwist02')))],
+      [b('Calf'), 1.15],
+    ),
     color,
   });
   const end = reach < 1 ? add(knee, sub(ankle, knee), reach) : ankle;
@@ -198,16 +249,25 @@ function addLeg(out: MeshAccumulator, rig: Lookup, side: 'L' | 'R', color: Vec3,
   addTube(out, {
     from: knee,
     to: end,
-    radius: profile([
-      [0, 0.055, 0.057],
-      [0.25, 0.06, 0.064],
-      [1, 0.037, 0.039],
-    ], inflate),
+    radius: profile(
+      [
+        [0, 0.055, 0.057],
+        [0.25, 0.06, 0.064],
+        [1, 0.037, 0.039],
+      ],
+      inflate,
+    ),
     rings: d.rings,
     sides: d.sides,
     capStart: true,
     capEnd: true,
-    weights: rig.weights([b('ThighTwist02'), -0.3], [b('Calf'), 0.25], [b('CalfTwist01'), tCalf(rig.head(b('CalfTwist01')))], [b('CalfTwist02'), tCalf(rig.head(b('CalfTwist02')))], [b('Foot'), 1.12]),
+    weights: rig.weights(
+      [b('ThighTwist02'), -0.3],
+      [b('Calf'), 0.25],
+      [b('CalfTwist01'), tCalf(rig.head(b('CalfTwist01')))],
+      [b('CalfTwist02'), tCalf(rig.head(b('CalfTwist02')))],
+      [b('Foot'), 1.12],
+    ),
     color,
   });
 }
@@ -225,7 +285,10 @@ function buildClothing(rig: Lookup, palette: Cc4Palette, d: Detail): MeshAccumul
     sides: d.sides + 4,
     capStart: true,
     capEnd: true,
-    weights: torsoWeights(rig).map((w) => ({ bone: w.bone, t: (TORSO_BOTTOM + w.t * (TORSO_TOP - TORSO_BOTTOM) - shirtBottom) / (shirtTop - shirtBottom) })),
+    weights: torsoWeights(rig).map((w) => ({
+      bone: w.bone,
+      t: (TORSO_BOTTOM + w.t * (TORSO_TOP - TORSO_BOTTOM) - shirtBottom) / (shirtTop - shirtBottom),
+    })),
     color: palette.shirt,
   });
   for (const side of ['L', 'R'] as const) addArm(out, rig, side, palette.shirt, d, 0.01, 0.45);
@@ -293,7 +356,14 @@ function buildHead(rig: Lookup, palette: Cc4Palette, d: Detail): BufferGeometry 
   addEllipsoid(out, center, radii, head, palette.skin, detail);
   // Lower face on the jaw bone: an open mouth drops it.
   addEllipsoid(out, [0, 1.715, 0.06], [0.062, 0.045, 0.07], jaw, palette.skin, detail);
-  addEllipsoid(out, [0, center[1] + 0.03, center[2] - 0.015], [radii[0] * 1.06, radii[1] * 0.9, radii[2] * 1.03], head, palette.hair, detail);
+  addEllipsoid(
+    out,
+    [0, center[1] + 0.03, center[2] - 0.015],
+    [radii[0] * 1.06, radii[1] * 0.9, radii[2] * 1.03],
+    head,
+    palette.hair,
+    detail,
+  );
   addEllipsoid(out, rig.head('CC_Base_NoseTip'), [0.015, 0.026, 0.022], rig.bone('CC_Base_NoseTip'), palette.skin, small);
   for (const side of ['L', 'R'] as const) {
     addEllipsoid(out, rig.head(`CC_Base_${side}_Ear`), [0.012, 0.028, 0.019], rig.bone(`CC_Base_${side}_Ear`), palette.skin, small);

@@ -275,7 +275,13 @@ const bones: BoneDef[] = drafts.map((draft) => {
 export const CC4_RIG: SkeletonDef = { name: 'cairn-cc4', bones };
 
 /** Bones of the face rig (everything under `CC_Base_FacialBone`, the bone itself, and the throat). */
-export const CC4_FACE_BONES: readonly string[] = ['CC_Base_FacialBone', 'CC_Base_Throat', ...subtree('CC_Base_FacialBone').slice(1).map((d) => d.name)];
+export const CC4_FACE_BONES: readonly string[] = [
+  'CC_Base_FacialBone',
+  'CC_Base_Throat',
+  ...subtree('CC_Base_FacialBone')
+    .slice(1)
+    .map((d) => d.name),
+];
 
 /** Skull centre of the CC4-style head (model space), used by its mesh builder. */
 export const CC4_HEAD_CENTER: readonly [number, number, number] = FACE_CENTER;

@@ -70,7 +70,11 @@ export class ReferenceView {
     const sin = Math.sin(follow.facing);
     const cos = Math.cos(follow.facing);
     // Facing frame: forward = (sin, cos), left = (cos, −sin) for a character facing +Z with left +X.
-    this.source.position.set(follow.x + this.offset.x * cos + this.offset.z * sin, groundY, follow.z - this.offset.x * sin + this.offset.z * cos);
+    this.source.position.set(
+      follow.x + this.offset.x * cos + this.offset.z * sin,
+      groundY,
+      follow.z - this.offset.x * sin + this.offset.z * cos,
+    );
     this.source.rotation.set(0, follow.facing, 0);
     if (follow.clip !== this.clip) this.play(follow.clip);
     if (this.action) {

@@ -151,7 +151,9 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
       }
       button.onclick = () => {
         if (!this.shown) return;
-        void Promise.resolve(action.run(this.shown, select?.value)).catch((error: Error) => this.setStatus(`${action.label} failed: ${error.message}`, 'bad'));
+        void Promise.resolve(action.run(this.shown, select?.value)).catch((error: Error) =>
+          this.setStatus(`${action.label} failed: ${error.message}`, 'bad'),
+        );
       };
       actions.append(button);
       this.actionButtons.set(action.id, { action, button, select });
@@ -187,7 +189,10 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
       this.browser.on('catalog', (state) => this.onCatalog(state)),
       this.browser.on('results', (result) => this.renderResults(result)),
       this.browser.on('load', (event) => this.onLoad(event)),
-      this.browser.on('simplify', (report) => (this.triangles.textContent = `${number(report.trianglesBefore)} → ${number(report.trianglesAfter)} triangles`)),
+      this.browser.on(
+        'simplify',
+        (report) => (this.triangles.textContent = `${number(report.trianglesBefore)} → ${number(report.trianglesAfter)} triangles`),
+      ),
     );
     this.onCatalog(this.browser.catalog.state);
     if (this.browser.results) this.renderResults(this.browser.results);
@@ -247,13 +252,23 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
         this.setStatus('');
         break;
       case 'loading':
-        this.setStatus(state.progress?.total ? `Loading the catalog… ${Math.round((100 * state.progress.loaded) / state.progress.total)}%` : state.entries.length ? `Refreshing the catalog (${number(state.entries.length)} models cached)…` : 'Loading the catalog…');
+        this.setStatus(
+          state.progress?.total
+            ? `Loading the catalog… ${Math.round((100 * state.progress.loaded) / state.progress.total)}%`
+            : state.entries.length
+              ? `Refreshing the catalog (${number(state.entries.length)} models cached)…`
+              : 'Loading the catalog…',
+        );
         break;
       case 'ready':
         this.setStatus(`${number(state.entries.length)} models${state.source === 'cache' ? ` (cached ${saved})` : ''}`);
         break;
       case 'stale':
-        this.setStatus(`Poly Haven is unreachable: ${state.error?.message ?? 'unknown error'}. Showing the catalog cached ${saved}.`, 'warn', true);
+        this.setStatus(
+          `Poly Haven is unreachable: ${state.error?.message ?? 'unknown error'}. Showing the catalog cached ${saved}.`,
+          'warn',
+          true,
+        );
         break;
       case 'error':
         this.setStatus(`Cannot load the catalog: ${state.error?.message ?? 'unknown error'}.`, 'bad', true);
@@ -299,7 +314,9 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
     const query = result.query.trim();
     this.count.textContent = query
       ? `${number(result.total)} match${result.total === 1 ? '' : 'es'} for "${query}"${result.total > result.hits.length ? ` · top ${result.hits.length} shown` : ''}`
-      : result.total > result.hits.length ? `Most downloaded ${result.hits.length} of ${number(result.total)}` : '';
+      : result.total > result.hits.length
+        ? `Most downloaded ${result.hits.length} of ${number(result.total)}`
+        : '';
     this.grid.scrollTop = 0;
     if (this.browser.catalog.state.entries.length > 0 && result.hits.length === 0) {
       const empty = document.createElement('p');
@@ -316,7 +333,8 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
   private setCard(id: string, state: CardState): void {
     if (state.state === 'loaded') {
       for (const [other, s] of this.cardStates) if (s.state === 'loaded' && other !== id) this.cardStates.delete(other);
-      for (const card of this.cards.values()) if (card.dataset.state === 'loaded' && card.dataset.id !== id) this.applyCardState(card, undefined);
+      for (const card of this.cards.values())
+        if (card.dataset.state === 'loaded' && card.dataset.id !== id) this.applyCardState(card, undefined);
     }
     this.cardStates.set(id, state);
     const card = this.cards.get(id);
@@ -326,7 +344,12 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
   private onLoad(event: ModelLoadEvent): void {
     switch (event.state) {
       case 'loading':
-        this.setCard(event.id, { state: 'loading', text: event.progress ? `Loading ${event.resolution}… ${event.progress.loaded}/${event.progress.total} files` : `Loading ${event.resolution}…` });
+        this.setCard(event.id, {
+          state: 'loading',
+          text: event.progress
+            ? `Loading ${event.resolution}… ${event.progress.loaded}/${event.progress.total} files`
+            : `Loading ${event.resolution}…`,
+        });
         break;
       case 'error':
         this.setCard(event.id, { state: 'error', text: event.error?.message ?? 'failed' });
@@ -342,7 +365,8 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
         this.element.querySelector('[data-role=ratio]')!.textContent = '100%';
         this.resolution.value = model.resolution;
         this.refreshActions();
-        if (model.failedFiles.length) this.setStatus(`${model.id} loaded, but ${model.failedFiles.length} file(s) failed: ${model.failedFiles.join(', ')}`, 'warn');
+        if (model.failedFiles.length)
+          this.setStatus(`${model.id} loaded, but ${model.failedFiles.length} file(s) failed: ${model.failedFiles.join(', ')}`, 'warn');
         break;
       }
     }

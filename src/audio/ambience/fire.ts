@@ -77,8 +77,22 @@ export class FireAmbience {
     let count = 0;
     while (this.nextCrackle < time) {
       const at = this.nextCrackle;
-      const layers: Layer[] = [noise('highpass', this.random.range(1800, 5200), this.random.range(1200, 3000), 0.9, 0, 0.001, this.random.range(0.006, 0.03), this.random.range(0.03, 0.12) * this.level)];
-      if (this.random.next() < 0.25) layers.push(noise('bandpass', this.random.range(2500, 6000), 2000, 2, this.random.range(0.01, 0.03), 0.001, 0.012, 0.05 * this.level));
+      const layers: Layer[] = [
+        noise(
+          'highpass',
+          this.random.range(1800, 5200),
+          this.random.range(1200, 3000),
+          0.9,
+          0,
+          0.001,
+          this.random.range(0.006, 0.03),
+          this.random.range(0.03, 0.12) * this.level,
+        ),
+      ];
+      if (this.random.next() < 0.25)
+        layers.push(
+          noise('bandpass', this.random.range(2500, 6000), 2000, 2, this.random.range(0.01, 0.03), 0.001, 0.012, 0.05 * this.level),
+        );
       this.host.playLayers('fire-crackle', 'ambience', layers, at);
       count++;
       // Exponential gaps: a Poisson process at the level's rate.

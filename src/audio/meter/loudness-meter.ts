@@ -49,10 +49,22 @@ export interface LoudnessReading {
 
 /** BS.1770-4 Annex 2: the 4 phases × 12 taps of the true-peak interpolator. */
 export const TRUE_PEAK_PHASES: readonly (readonly number[])[] = [
-  [0.001708984375, 0.010986328125, -0.0196533203125, 0.033203125, -0.0594482421875, 0.1373291015625, 0.97216796875, -0.102294921875, 0.047607421875, -0.026611328125, 0.014892578125, -0.00830078125],
-  [-0.0291748046875, 0.029296875, -0.0517578125, 0.089111328125, -0.166503906250, 0.465087890625, 0.77978515625, -0.2003173828125, 0.1015625, -0.0582275390625, 0.0330810546875, -0.0189208984375],
-  [-0.0189208984375, 0.0330810546875, -0.0582275390625, 0.1015625, -0.2003173828125, 0.77978515625, 0.465087890625, -0.166503906250, 0.089111328125, -0.0517578125, 0.029296875, -0.0291748046875],
-  [-0.00830078125, 0.014892578125, -0.026611328125, 0.047607421875, -0.102294921875, 0.97216796875, 0.1373291015625, -0.0594482421875, 0.033203125, -0.0196533203125, 0.010986328125, 0.001708984375],
+  [
+    0.001708984375, 0.010986328125, -0.0196533203125, 0.033203125, -0.0594482421875, 0.1373291015625, 0.97216796875, -0.102294921875,
+    0.047607421875, -0.026611328125, 0.014892578125, -0.00830078125,
+  ],
+  [
+    -0.0291748046875, 0.029296875, -0.0517578125, 0.089111328125, -0.16650390625, 0.465087890625, 0.77978515625, -0.2003173828125,
+    0.1015625, -0.0582275390625, 0.0330810546875, -0.0189208984375,
+  ],
+  [
+    -0.0189208984375, 0.0330810546875, -0.0582275390625, 0.1015625, -0.2003173828125, 0.77978515625, 0.465087890625, -0.16650390625,
+    0.089111328125, -0.0517578125, 0.029296875, -0.0291748046875,
+  ],
+  [
+    -0.00830078125, 0.014892578125, -0.026611328125, 0.047607421875, -0.102294921875, 0.97216796875, 0.1373291015625, -0.0594482421875,
+    0.033203125, -0.0196533203125, 0.010986328125, 0.001708984375,
+  ],
 ];
 
 /** Biquad coefficients, a0 normalised to 1. */
@@ -143,9 +155,11 @@ export class LoudnessMeter {
     readonly sampleRate: number,
     options: LoudnessMeterOptions = {},
   ) {
-    if (!(sampleRate >= 8000 && sampleRate <= 384000)) throw new RangeError(`LoudnessMeter: sampleRate must be in [8000, 384000] (got ${sampleRate})`);
+    if (!(sampleRate >= 8000 && sampleRate <= 384000))
+      throw new RangeError(`LoudnessMeter: sampleRate must be in [8000, 384000] (got ${sampleRate})`);
     this.channels = options.channels ?? 2;
-    if (!(Number.isInteger(this.channels) && this.channels >= 1 && this.channels <= 8)) throw new RangeError(`LoudnessMeter: channels must be 1…8 (got ${this.channels})`);
+    if (!(Number.isInteger(this.channels) && this.channels >= 1 && this.channels <= 8))
+      throw new RangeError(`LoudnessMeter: channels must be 1…8 (got ${this.channels})`);
     [this.stage1, this.stage2] = kWeighting(sampleRate);
     this.filterState = new Float64Array(4 * this.channels);
     this.history = new Float64Array(2 * TAPS * this.channels);

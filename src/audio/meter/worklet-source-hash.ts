@@ -12,7 +12,11 @@ const here = import.meta.dirname;
 /** The generated, self-contained worklet (committed; loaded by URL at run time). */
 export const METER_WORKLET_FILE = resolve(here, 'meter-worklet.js');
 /** The files the worklet is built from. */
-export const METER_WORKLET_SOURCES = [resolve(here, 'meter-processor.ts'), resolve(here, 'loudness-meter.ts'), resolve(here, 'build-worklet.ts')];
+export const METER_WORKLET_SOURCES = [
+  resolve(here, 'meter-processor.ts'),
+  resolve(here, 'loudness-meter.ts'),
+  resolve(here, 'build-worklet.ts'),
+];
 export const METER_REGENERATE_COMMAND = 'npx tsx src/audio/meter/build-worklet.ts';
 
 export function meterWorkletSourceHash(): string {

@@ -8,7 +8,17 @@ import { defineRecipe, requireNumber, type RecipeContext } from './recipe.ts';
  * wave, f0, f1, q, start, attack, decay, peak); the code varies and scales them.
  */
 
-type Row = readonly [kind: 'noise' | 'tone', shape: string, f0: number, f1: number, q: number, t: number, attack: number, decay: number, peak: number];
+type Row = readonly [
+  kind: 'noise' | 'tone',
+  shape: string,
+  f0: number,
+  f1: number,
+  q: number,
+  t: number,
+  attack: number,
+  decay: number,
+  peak: number,
+];
 
 export const FOOTSTEP_LAYERS: Record<Surface, readonly Row[]> = {
   // Soft: low-passed brush, a faint high swish, a small thump.

@@ -12,7 +12,10 @@ export const uiClick = defineRecipe<Record<string, never>>({
   defaults: {},
   plan(_params, { vary }) {
     // A click is over in 30 ms, so it needs a high peak to read as loud as the other menu sounds.
-    return [tone('sine', vary(1850, 0.03), vary(1350, 0.03), 0, 0.001, vary(0.03), 0.5), tone('triangle', vary(3700, 0.03), vary(3100, 0.03), 0, 0.001, 0.012, 0.125)];
+    return [
+      tone('sine', vary(1850, 0.03), vary(1350, 0.03), 0, 0.001, vary(0.03), 0.5),
+      tone('triangle', vary(3700, 0.03), vary(3100, 0.03), 0, 0.001, 0.012, 0.125),
+    ];
   },
 });
 
@@ -24,6 +27,10 @@ export const uiConfirm = defineRecipe<Record<string, never>>({
   limit: { max: 2, steal: 'oldest' },
   defaults: {},
   plan() {
-    return [tone('sine', 880, 880, 0, 0.004, 0.12, 0.26), tone('sine', 1320, 1320, 0.06, 0.004, 0.16, 0.22), tone('triangle', 2640, 2640, 0.06, 0.002, 0.08, 0.05)];
+    return [
+      tone('sine', 880, 880, 0, 0.004, 0.12, 0.26),
+      tone('sine', 1320, 1320, 0.06, 0.004, 0.16, 0.22),
+      tone('triangle', 2640, 2640, 0.06, 0.002, 0.08, 0.05),
+    ];
   },
 });

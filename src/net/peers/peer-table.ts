@@ -140,4 +140,3 @@ export class PeerTable {
     return now - peer.delayFor(this.delayMs);
   }
 }
-

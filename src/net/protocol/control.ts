@@ -79,14 +79,22 @@ export const DroppedSchema = v.object({
 export type DroppedMessage = v.InferOutput<typeof DroppedSchema>;
 
 /** Every text message a relay room or world cell sends, as one discriminated union on `type`. */
-export const ServerControlSchema = v.variant('type', [WelcomeSchema, DroppedSchema, CellAckSchema, CellRefusalSchema, CellClockSchema, CellTimingSchema]);
+export const ServerControlSchema = v.variant('type', [
+  WelcomeSchema,
+  DroppedSchema,
+  CellAckSchema,
+  CellRefusalSchema,
+  CellClockSchema,
+  CellTimingSchema,
+]);
 export type ServerControl = v.InferOutput<typeof ServerControlSchema>;
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 /** Parses and validates a text message from the relay; unknown types are refused (counted by the caller, never thrown). */
 export function parseServerControl(text: string): Parsed<ServerControl> {
-  if (text.length > MAX_CONTROL_CHARS) return { ok: false, problem: `control text of ${text.length} characters (at most ${MAX_CONTROL_CHARS})` };
+  if (text.length > MAX_CONTROL_CHARS)
+    return { ok: false, problem: `control text of ${text.length} characters (at most ${MAX_CONTROL_CHARS})` };
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -99,7 +99,21 @@ export interface AvatarFrame {
 
 /** A zeroed frame to decode into or fill for encoding. */
 export function createFrame(): AvatarFrame {
-  return { version: FRAME_VERSION, kind: FrameKind.state, animState: 0, flags: 0, senderId: 0, seq: 0, x: 0, y: 0, z: 0, facing: 0, speed: 0, animTime: 0, timestamp: 0 };
+  return {
+    version: FRAME_VERSION,
+    kind: FrameKind.state,
+    animState: 0,
+    flags: 0,
+    senderId: 0,
+    seq: 0,
+    x: 0,
+    y: 0,
+    z: 0,
+    facing: 0,
+    speed: 0,
+    animTime: 0,
+    timestamp: 0,
+  };
 }
 
 /** Wire code of a generic animation state, or -1 when version 1 has no code for it. */
@@ -131,13 +145,16 @@ function quantize(value: number, scale: number, max: number): number {
  * state, non-finite or out-of-range numbers, or a target too small.
  */
 export function encodeFrame(frame: AvatarFrame, target: Uint8Array, offset = 0): void {
-  if (offset < 0 || offset + FRAME_BYTES > target.length) throw new RangeError(`encodeFrame: no room for ${FRAME_BYTES} bytes at offset ${offset} in ${target.length}`);
+  if (offset < 0 || offset + FRAME_BYTES > target.length)
+    throw new RangeError(`encodeFrame: no room for ${FRAME_BYTES} bytes at offset ${offset} in ${target.length}`);
   if (frame.kind !== FrameKind.state && frame.kind !== FrameKind.leave) throw new RangeError(`encodeFrame: unknown kind ${frame.kind}`);
-  if (!(frame.animState >= 0 && frame.animState < ANIMATION_STATES.length) || !Number.isInteger(frame.animState)) throw new RangeError(`encodeFrame: unknown animation state ${frame.animState}`);
+  if (!(frame.animState >= 0 && frame.animState < ANIMATION_STATES.length) || !Number.isInteger(frame.animState))
+    throw new RangeError(`encodeFrame: unknown animation state ${frame.animState}`);
   if (!(Math.abs(frame.x) <= MAX_HORIZONTAL && Math.abs(frame.z) <= MAX_HORIZONTAL && Math.abs(frame.y) <= MAX_VERTICAL)) {
     throw new RangeError(`encodeFrame: position (${frame.x}, ${frame.y}, ${frame.z}) is not finite or outside ±${MAX_HORIZONTAL} m`);
   }
-  if (!Number.isFinite(frame.facing) || !Number.isFinite(frame.speed) || !Number.isFinite(frame.animTime)) throw new RangeError('encodeFrame: facing, speed and animTime must be finite');
+  if (!Number.isFinite(frame.facing) || !Number.isFinite(frame.speed) || !Number.isFinite(frame.animTime))
+    throw new RangeError('encodeFrame: facing, speed and animTime must be finite');
   const v = scratchView;
   v.setUint8(FRAME_OFFSET.version, FRAME_VERSION);
   v.setUint8(FRAME_OFFSET.kind, frame.kind);

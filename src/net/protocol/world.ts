@@ -183,7 +183,10 @@ export const CellCommandSchema = v.variant(
     v.object({ type: v.literal('renew'), token: token('renew without a well-formed token') }, 'renew without a well-formed token'),
     v.object({ type: v.literal('subscribe') }),
     v.object({ type: v.literal('pace'), close: v.boolean('pace without close: true or false') }, 'pace without close: true or false'),
-    v.object({ type: v.literal('clock'), t: v.pipe(v.number('clock without a numeric t'), v.finite('clock without a numeric t')) }, 'clock without a numeric t'),
+    v.object(
+      { type: v.literal('clock'), t: v.pipe(v.number('clock without a numeric t'), v.finite('clock without a numeric t')) },
+      'clock without a numeric t',
+    ),
   ],
   'unknown command',
 );

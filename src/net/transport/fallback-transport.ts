@@ -1,6 +1,13 @@
 import { Backoff, type BackoffOptions } from '../../core/backoff.ts';
 import { Emitter } from '../../core/emitter.ts';
-import { emptyTransportStats, type FrameTransport, type TransportEvents, type TransportKind, type TransportState, type TransportStats } from './transport.ts';
+import {
+  emptyTransportStats,
+  type FrameTransport,
+  type TransportEvents,
+  type TransportKind,
+  type TransportState,
+  type TransportStats,
+} from './transport.ts';
 import { WebSocketTransport, type WebSocketTransportOptions } from './websocket-transport.ts';
 
 /** One try at the preferred transport: it, open; or why not (the attempt disposed what it made). */
@@ -168,7 +175,10 @@ export function relayAttempt(url: string, options: Omit<WebSocketTransportOption
   return async () => {
     const relay = new WebSocketTransport({ ...options, url });
     let timer: ReturnType<typeof setTimeout> | null = null;
-    const opened = await Promise.race([relay.opened(), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)))]);
+    const opened = await Promise.race([
+      relay.opened(),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
+    ]);
     if (timer !== null) clearTimeout(timer);
     if (opened) return relay;
     const reason = `no relay answered at ${relay.target} (${relay.stats.lastError ?? 'timed out'})`;

@@ -24,7 +24,8 @@ export function openTransport(target: string, options: OpenTransportOptions = {}
 export function relayUrl(target: string): string {
   if (/^wss?:\/\//.test(target)) return target;
   if (target.startsWith('/')) {
-    if (typeof location === 'undefined') throw new Error(`openTransport: "${target}" is a path, but there is no page origin here; pass a ws:// URL`);
+    if (typeof location === 'undefined')
+      throw new Error(`openTransport: "${target}" is a path, but there is no page origin here; pass a ws:// URL`);
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
     return `${scheme}//${location.host}${target}`;
   }

@@ -33,7 +33,11 @@ class HumanoidAvatar implements RemoteAvatar {
     private readonly onRemove: (avatar: HumanoidAvatar) => void,
   ) {
     // The mannequin has no swim clip: treading water plays idle (as for the local player).
-    this.animation = new MixerAnimationDriver(humanoid.object, humanoid.clips, { aliases: { swim: 'idle' }, fades: { jump: 0.1, default: 0.25 }, initial: 'idle' });
+    this.animation = new MixerAnimationDriver(humanoid.object, humanoid.clips, {
+      aliases: { swim: 'idle' },
+      fades: { jump: 0.1, default: 0.25 },
+      initial: 'idle',
+    });
   }
 
   setTransform(x: number, y: number, z: number, facing: number): void {

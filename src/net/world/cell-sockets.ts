@@ -76,7 +76,11 @@ export class CellSockets {
   open(cell: Cell, role: CellRole, token: string | null): void {
     const key = cellRoom(cell);
     if (this.sockets.has(key)) return;
-    const transport = new WebSocketTransport({ url: this.url(cell, role, token), backoff: this.options.backoff, WebSocket: this.options.WebSocket });
+    const transport = new WebSocketTransport({
+      url: this.url(cell, role, token),
+      backoff: this.options.backoff,
+      WebSocket: this.options.WebSocket,
+    });
     const socket: CellSocket & { offs: Array<() => void> } = { cell, key, transport, role: null, close: false, offs: [] };
     this.sockets.set(key, socket);
     socket.offs.push(

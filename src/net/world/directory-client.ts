@@ -74,9 +74,15 @@ export class DirectoryClient {
     let response: Response;
     const sentAt = Date.now();
     try {
-      response = await fetchImpl(`${origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(requestTimeoutMs) });
+      response = await fetchImpl(`${origin}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(requestTimeoutMs),
+      });
     } catch (error) {
-      if ((error as Error).name === 'TimeoutError') throw new DirectoryError(`${path}: no answer within ${requestTimeoutMs} ms`, null, { cause: error });
+      if ((error as Error).name === 'TimeoutError')
+        throw new DirectoryError(`${path}: no answer within ${requestTimeoutMs} ms`, null, { cause: error });
       throw error;
     }
     const text = await response.text();

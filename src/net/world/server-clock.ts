@@ -54,7 +54,8 @@ export class ServerClock {
    * correcting the old estimate's error, which is gone.
    */
   observe(serverTime: unknown, sentAt: number, readAt: number): boolean {
-    if (typeof serverTime !== 'number' || !Number.isFinite(serverTime) || !Number.isFinite(sentAt) || !Number.isFinite(readAt)) return false;
+    if (typeof serverTime !== 'number' || !Number.isFinite(serverTime) || !Number.isFinite(sentAt) || !Number.isFinite(readAt))
+      return false;
     const rtt = Math.max(0, readAt - sentAt);
     const stale = readAt - this.observedAt > CLOCK_STALE_MS;
     if (this.rttMs !== null && rtt > this.rttMs && !stale) return false;

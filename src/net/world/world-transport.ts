@@ -1,8 +1,25 @@
 import { Backoff, type BackoffOptions } from '../../core/backoff.ts';
 import { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
-import { cellDistance, cellRoom, cellSendPhase, neighbourhood, sameCell, sendMomentNumber, type Cell, type CellAck, type WorldEntry, type WorldHop } from '../protocol/world.ts';
-import { emptyTransportStats, type FrameTransport, type TransportEvents, type TransportState, type TransportStats } from '../transport/transport.ts';
+import {
+  cellDistance,
+  cellRoom,
+  cellSendPhase,
+  neighbourhood,
+  sameCell,
+  sendMomentNumber,
+  type Cell,
+  type CellAck,
+  type WorldEntry,
+  type WorldHop,
+} from '../protocol/world.ts';
+import {
+  emptyTransportStats,
+  type FrameTransport,
+  type TransportEvents,
+  type TransportState,
+  type TransportStats,
+} from '../transport/transport.ts';
 import type { TransportAttempt } from '../transport/fallback-transport.ts';
 import type { WebSocketConstructor } from '../transport/websocket-transport.ts';
 import { CellSockets, type CellSocket } from './cell-sockets.ts';
@@ -132,7 +149,22 @@ export class WorldTransport implements FrameTransport {
   readonly target: string;
   readonly stats: TransportStats = emptyTransportStats();
   readonly events = new Emitter<TransportEvents>();
-  readonly world: WorldStats = { cell: null, subscriptions: 0, hops: 0, reentries: 0, hopErrors: 0, lastHopError: null, renewals: 0, closeWatches: 0, clockOffsetMs: null, clockRttMs: null, sendPhase: null, timingCorrectionMs: 0, timingNotes: 0, clockProbes: 0 };
+  readonly world: WorldStats = {
+    cell: null,
+    subscriptions: 0,
+    hops: 0,
+    reentries: 0,
+    hopErrors: 0,
+    lastHopError: null,
+    renewals: 0,
+    closeWatches: 0,
+    clockOffsetMs: null,
+    clockRttMs: null,
+    sendPhase: null,
+    timingCorrectionMs: 0,
+    timingNotes: 0,
+    clockProbes: 0,
+  };
   readonly options: ResolvedWorldTransportOptions;
   state: TransportState = 'connecting';
   selfId: number | null = null;
@@ -161,7 +193,11 @@ export class WorldTransport implements FrameTransport {
     const o = (this.options = resolveWorldTransportOptions(options));
     this.directory = new DirectoryClient({ origin: o.origin, fetch: o.fetch, requestTimeoutMs: o.requestTimeoutMs });
     this.target = this.directory.url;
-    this.cells = new CellSockets({ wsOrigin: this.directory.options.origin.replace(/^http/, 'ws'), backoff: o.backoff, WebSocket: o.WebSocket });
+    this.cells = new CellSockets({
+      wsOrigin: this.directory.options.origin.replace(/^http/, 'ws'),
+      backoff: o.backoff,
+      WebSocket: o.WebSocket,
+    });
     this.tracker = new CellTracker(undefined, o.margin);
     this.position = { ...o.start };
     const events = this.cells.events;
@@ -177,7 +213,8 @@ export class WorldTransport implements FrameTransport {
     events.on('ack', ({ socket, ack }) => this.onAck(socket, ack));
     events.on('control', ({ socket, control }) => this.onControl(socket, control));
     events.on('state', ({ socket, state }) => {
-      if (state === 'closed' && socket.transport.stats.lastError) this.stats.lastError = `${socket.key}: ${socket.transport.stats.lastError}`;
+      if (state === 'closed' && socket.transport.stats.lastError)
+        this.stats.lastError = `${socket.key}: ${socket.transport.stats.lastError}`;
       this.refreshState();
     });
   }
@@ -460,7 +497,8 @@ export class WorldTransport implements FrameTransport {
   private refreshState(): void {
     if (this.disposed) return;
     const pub = this.cell ? this.cells.get(this.cell) : undefined;
-    const state: TransportState = pub?.role === 'pub' && pub.transport.state === 'open' ? 'open' : this.cell ? 'reconnecting' : 'connecting';
+    const state: TransportState =
+      pub?.role === 'pub' && pub.transport.state === 'open' ? 'open' : this.cell ? 'reconnecting' : 'connecting';
     this.stats.pingMs = pub?.transport.stats.pingMs ?? null;
     this.stats.reconnects = this.cells.reconnects;
     this.setState(state);

@@ -5,7 +5,24 @@
  * frame is metres, +Y up, with the file's scene under it; the bones; the clips; and a report of what
  * the file held and what was changed, so a partial import is visible.
  */
-import { AnimationClip, Bone, Box3, Group, LoadingManager, Matrix4, Mesh, Object3D, PropertyBinding, Skeleton, SkinnedMesh, Uint16BufferAttribute, Float32BufferAttribute, Vector3, type BufferGeometry, type Material } from 'three';
+import {
+  AnimationClip,
+  Bone,
+  Box3,
+  Group,
+  LoadingManager,
+  Matrix4,
+  Mesh,
+  Object3D,
+  PropertyBinding,
+  Skeleton,
+  SkinnedMesh,
+  Uint16BufferAttribute,
+  Float32BufferAttribute,
+  Vector3,
+  type BufferGeometry,
+  type Material,
+} from 'three';
 import { BVHLoader } from 'three/addons/loaders/BVHLoader.js';
 import { FBXLoader } from 'three/addons/loaders/FBXLoader.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
@@ -92,7 +109,8 @@ export function rigFormatOf(name: string): RigFormat {
   if (clean.endsWith('.glb') || clean.endsWith('.gltf')) return 'gltf';
   if (clean.endsWith('.fbx')) return 'fbx';
   if (clean.endsWith('.bvh')) return 'bvh';
-  if (clean.startsWith('data:')) throw new RigLoadError('a data: URL has no file type; name a .glb, .gltf, .fbx or .bvh file', name.slice(0, 40), 'unsupported');
+  if (clean.startsWith('data:'))
+    throw new RigLoadError('a data: URL has no file type; name a .glb, .gltf, .fbx or .bvh file', name.slice(0, 40), 'unsupported');
   throw new RigLoadError('unsupported file type; expected .glb, .gltf, .fbx or .bvh', name, 'unsupported');
 }
 
@@ -119,7 +137,11 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
   const sniffed = sniffFormat(data);
   if (sniffed === null || sniffed !== format) {
     const what = describeBytes(data);
-    throw new RigLoadError(`could not be parsed as ${format === 'gltf' ? 'GLTF' : format.toUpperCase()}: it is not a ${format === 'gltf' ? 'glTF/GLB' : format.toUpperCase()} model (${what})`, name, 'not-a-model');
+    throw new RigLoadError(
+      `could not be parsed as ${format === 'gltf' ? 'GLTF' : format.toUpperCase()}: it is not a ${format === 'gltf' ? 'glTF/GLB' : format.toUpperCase()} model (${what})`,
+      name,
+      'not-a-model',
+    );
   }
   let scene: Object3D;
   let clips: AnimationClip[];
@@ -145,8 +167,18 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
     }
   } catch (error) {
     const message = (error as Error).message;
-    if (/DRACOLoader|KTX2Loader/.test(message)) throw new RigLoadError(`could not be parsed as GLTF: it uses ${/DRACO/.test(message) ? 'Draco mesh' : 'KTX2 texture'} compression, which Cairn's import does not decode; export it without (meshopt works)`, name, 'not-a-model');
-    if (/fetch|Failed to load|404|ENOENT/i.test(message)) throw new RigLoadError(`a file it refers to cannot be loaded (${message}); use a .glb or keep the .bin and images beside the .gltf`, name, 'missing-resource');
+    if (/DRACOLoader|KTX2Loader/.test(message))
+      throw new RigLoadError(
+        `could not be parsed as GLTF: it uses ${/DRACO/.test(message) ? 'Draco mesh' : 'KTX2 texture'} compression, which Cairn's import does not decode; export it without (meshopt works)`,
+        name,
+        'not-a-model',
+      );
+    if (/fetch|Failed to load|404|ENOENT/i.test(message))
+      throw new RigLoadError(
+        `a file it refers to cannot be loaded (${message}); use a .glb or keep the .bin and images beside the .gltf`,
+        name,
+        'missing-resource',
+      );
     throw new RigLoadError(`could not be parsed as ${format === 'gltf' ? 'GLTF' : format.toUpperCase()} (${message})`, name, 'not-a-model');
   }
   return finishImport(scene, clips, format, name, resolved);
@@ -221,7 +253,13 @@ function baseName(name: string): string {
 }
 
 /** Wraps, measures and completes a parsed scene; shared by every format. */
-function finishImport(scene: Object3D, clips: AnimationClip[], format: RigFormat, source: string, options: ResolvedImportOptions): LoadedRig {
+function finishImport(
+  scene: Object3D,
+  clips: AnimationClip[],
+  format: RigFormat,
+  source: string,
+  options: ResolvedImportOptions,
+): LoadedRig {
   const notes: string[] = [];
   const units = new Group();
   units.name = 'units';
@@ -259,7 +297,9 @@ function finishImport(scene: Object3D, clips: AnimationClip[], format: RigFormat
   }
   if (metresPerUnit !== 1) {
     units.scale.setScalar(metresPerUnit);
-    notes.push(`authored in ${unitName === 'given' ? `units of ${metresPerUnit} m` : unitName === 'cm' ? 'centimetres' : 'millimetres'} (${rawHeight.toFixed(0)} units tall): scaled by ${metresPerUnit}`);
+    notes.push(
+      `authored in ${unitName === 'given' ? `units of ${metresPerUnit} m` : unitName === 'cm' ? 'centimetres' : 'millimetres'} (${rawHeight.toFixed(0)} units tall): scaled by ${metresPerUnit}`,
+    );
   }
   if (metresPerUnit !== 1 || upAxis !== 'y') rebind(object, units);
   object.updateMatrixWorld(true);
@@ -295,12 +335,17 @@ function finishImport(scene: Object3D, clips: AnimationClip[], format: RigFormat
     }
   }
   const rigidMeshes = skinRigidParts(object, rigid, bones);
-  if (rigidPieces.length) notes.push(`${rigidPieces.length} rigid part(s) under bones became ${rigidMeshes} skinned piece(s) with rigid weights: ${rigidPieces.join(', ')}`);
-  if (unattachedMeshes.length) notes.push(`${unattachedMeshes.length} mesh(es) are under no bone and do not move with the skeleton: ${unattachedMeshes.join(', ')}`);
+  if (rigidPieces.length)
+    notes.push(
+      `${rigidPieces.length} rigid part(s) under bones became ${rigidMeshes} skinned piece(s) with rigid weights: ${rigidPieces.join(', ')}`,
+    );
+  if (unattachedMeshes.length)
+    notes.push(`${unattachedMeshes.length} mesh(es) are under no bone and do not move with the skeleton: ${unattachedMeshes.join(', ')}`);
   skinnedMeshes = collect<SkinnedMesh>(object, (n) => (n as SkinnedMesh).isSkinnedMesh === true);
   const skinnedVertices = skinnedMeshes.reduce((sum, mesh) => sum + vertexCount(mesh.geometry), 0);
   const morphTargets = [...new Set(meshes.flatMap((mesh) => Object.keys(mesh.morphTargetDictionary ?? {})))];
-  if (morphTargets.length) notes.push(`${morphTargets.length} morph target(s): ${morphTargets.slice(0, 12).join(', ')}${morphTargets.length > 12 ? ', …' : ''}`);
+  if (morphTargets.length)
+    notes.push(`${morphTargets.length} morph target(s): ${morphTargets.slice(0, 12).join(', ')}${morphTargets.length > 12 ? ', …' : ''}`);
   const skeletonOnly = meshes.length === 0;
   if (skeletonOnly) notes.push(`skeleton only (${bones.length} bones, ${clips.length} clip(s)): a clip source, not a character to draw`);
   const height = measure(object).getSize(new Vector3()).y;
@@ -310,7 +355,19 @@ function finishImport(scene: Object3D, clips: AnimationClip[], format: RigFormat
     bones,
     clips,
     format,
-    report: { metresPerUnit, units: unitName, upAxis, skeletonOnly, rigidPieces, unattachedMeshes, morphTargets, sourceVertices, skinnedVertices, height, notes },
+    report: {
+      metresPerUnit,
+      units: unitName,
+      upAxis,
+      skeletonOnly,
+      rigidPieces,
+      unattachedMeshes,
+      morphTargets,
+      sourceVertices,
+      skinnedVertices,
+      height,
+      notes,
+    },
   };
 }
 
@@ -357,7 +414,9 @@ function measure(object: Object3D): Box3 {
       mesh.geometry.computeBoundingBox();
       const local = mesh.geometry.boundingBox!.clone();
       // Skinned geometry sits in bind space (bindMatrix); plain meshes where they hang.
-      const matrix = (mesh as SkinnedMesh).isSkinnedMesh ? (mesh as SkinnedMesh).bindMatrix.clone().premultiply(inverse) : mesh.matrixWorld.clone().premultiply(inverse);
+      const matrix = (mesh as SkinnedMesh).isSkinnedMesh
+        ? (mesh as SkinnedMesh).bindMatrix.clone().premultiply(inverse)
+        : mesh.matrixWorld.clone().premultiply(inverse);
       box.union(local.applyMatrix4(matrix));
     } else if ((node as Bone).isBone) {
       box.expandByPoint(point.setFromMatrixPosition(node.matrixWorld).applyMatrix4(inverse));
@@ -421,8 +480,12 @@ function skinRigidParts(object: Object3D, parts: readonly RigidPart[], bones: re
   for (const part of parts) {
     const { geometry, source } = part;
     const alone = Array.isArray(source.material) || Object.keys(geometry.morphAttributes).length > 0;
-    const layout = Object.entries(geometry.attributes).map(([name, a]) => `${name}:${a.itemSize}:${(a.array as { constructor: { name: string } }).constructor.name}:${a.normalized}`).sort();
-    const key = alone ? `alone:${source.uuid}` : `${(source.material as Material).uuid}|${geometry.index ? 'indexed' : 'plain'}|${layout.join(',')}`;
+    const layout = Object.entries(geometry.attributes)
+      .map(([name, a]) => `${name}:${a.itemSize}:${(a.array as { constructor: { name: string } }).constructor.name}:${a.normalized}`)
+      .sort();
+    const key = alone
+      ? `alone:${source.uuid}`
+      : `${(source.material as Material).uuid}|${geometry.index ? 'indexed' : 'plain'}|${layout.join(',')}`;
     groups.set(key, [...(groups.get(key) ?? []), part]);
   }
   const skeleton = new Skeleton([...bones]);
@@ -430,7 +493,10 @@ function skinRigidParts(object: Object3D, parts: readonly RigidPart[], bones: re
   const addPiece = (geometry: BufferGeometry, group: readonly RigidPart[]): void => {
     const first = group[0]!.source;
     const skinned = new SkinnedMesh(geometry, first.material);
-    skinned.name = group.length === 1 ? first.name || `${group[0]!.bone.name}_part` : `rigid parts (${group.map((p) => p.source.name || p.bone.name).join(', ')})`;
+    skinned.name =
+      group.length === 1
+        ? first.name || `${group[0]!.bone.name}_part`
+        : `rigid parts (${group.map((p) => p.source.name || p.bone.name).join(', ')})`;
     skinned.castShadow = first.castShadow;
     skinned.receiveShadow = first.receiveShadow;
     if (group.length === 1) {
@@ -444,7 +510,13 @@ function skinRigidParts(object: Object3D, parts: readonly RigidPart[], bones: re
     pieces++;
   };
   for (const group of groups.values()) {
-    const merged = group.length > 1 ? mergeGeometries(group.map((p) => p.geometry), false) : null;
+    const merged =
+      group.length > 1
+        ? mergeGeometries(
+            group.map((p) => p.geometry),
+            false,
+          )
+        : null;
     if (merged) {
       addPiece(merged, group);
       for (const part of group) part.geometry.dispose();

@@ -18,7 +18,11 @@ export function installFileReaderPolyfill(): void {
     }
 
     readAsDataURL(blob: Blob): void {
-      this.finish(blob.arrayBuffer().then((buffer) => `data:${blob.type || 'application/octet-stream'};base64,${Buffer.from(buffer).toString('base64')}`));
+      this.finish(
+        blob
+          .arrayBuffer()
+          .then((buffer) => `data:${blob.type || 'application/octet-stream'};base64,${Buffer.from(buffer).toString('base64')}`),
+      );
     }
 
     private finish(work: Promise<ArrayBuffer | string>): void {

@@ -28,7 +28,9 @@ let io: Promise<NodeIO> | null = null;
 
 /** One NodeIO for the process, with every extension glTF Transform knows and the meshopt decoder. */
 function gltfIO(): Promise<NodeIO> {
-  io ??= MeshoptDecoder.ready.then(() => new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({ 'meshopt.decoder': MeshoptDecoder }));
+  io ??= MeshoptDecoder.ready.then(() =>
+    new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({ 'meshopt.decoder': MeshoptDecoder }),
+  );
   return io;
 }
 
@@ -45,11 +47,21 @@ export async function readGltfDocument(path: string): Promise<Document> {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
       const missing = (error as NodeJS.ErrnoException).path ?? '';
-      if (missing && !missing.endsWith(path.replace(/^.*[\\/]/, ''))) throw new RigLoadError(`a file it refers to is missing (${missing}); keep the .bin and images beside the .gltf`, path, 'missing-resource');
+      if (missing && !missing.endsWith(path.replace(/^.*[\\/]/, '')))
+        throw new RigLoadError(
+          `a file it refers to is missing (${missing}); keep the .bin and images beside the .gltf`,
+          path,
+          'missing-resource',
+        );
       throw new RigLoadError('no such file', path, 'not-found');
     }
     if (code === 'EISDIR' || code === 'EACCES') throw new RigLoadError(`cannot be read (${message})`, path, 'unreadable');
-    if (/draco/i.test(message)) throw new RigLoadError(`uses Draco compression, which the command-line tools cannot decode (${message}); export without Draco`, path, 'not-a-model');
+    if (/draco/i.test(message))
+      throw new RigLoadError(
+        `uses Draco compression, which the command-line tools cannot decode (${message}); export without Draco`,
+        path,
+        'not-a-model',
+      );
     throw new RigLoadError(`could not be parsed as GLTF (${message})`, path, 'not-a-model');
   }
 }
@@ -82,7 +94,11 @@ export async function readModelFile(path: string, options: ImportOptions = {}): 
     bytes = await readFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new RigLoadError(code === 'ENOENT' ? 'no such file' : `cannot be read (${(error as Error).message})`, path, code === 'ENOENT' ? 'not-found' : 'unreadable');
+    throw new RigLoadError(
+      code === 'ENOENT' ? 'no such file' : `cannot be read (${(error as Error).message})`,
+      path,
+      code === 'ENOENT' ? 'not-found' : 'unreadable',
+    );
   }
   const loaded = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, path, options);
   return { ...loaded, path, document: null };
@@ -144,7 +160,9 @@ async function glbFromDocument(source: Document, clips: readonly AnimationClip[]
         .setInput(input)
         .setOutput(output)
         .setInterpolation(track.getInterpolation() === InterpolateDiscrete ? 'STEP' : 'LINEAR');
-      animation.addSampler(sampler).addChannel(document.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
+      animation
+        .addSampler(sampler)
+        .addChannel(document.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
     }
   }
   return gltf.writeBinary(document);

@@ -19,7 +19,11 @@ export interface Placement3 {
 export function place(geometry: BufferGeometry, p: Placement3): BufferGeometry {
   const s = p.scale ?? 1;
   const scale = typeof s === 'number' ? new Vector3(s, s, s) : new Vector3(...s);
-  const matrix = new Matrix4().compose(new Vector3(...(p.position ?? [0, 0, 0])), new Quaternion().setFromEuler(new Euler(...(p.rotation ?? [0, 0, 0]))), scale);
+  const matrix = new Matrix4().compose(
+    new Vector3(...(p.position ?? [0, 0, 0])),
+    new Quaternion().setFromEuler(new Euler(...(p.rotation ?? [0, 0, 0]))),
+    scale,
+  );
   geometry.applyMatrix4(matrix);
   return geometry;
 }
@@ -33,7 +37,13 @@ export function positionNoise(rng: Mulberry32, frequency: number, waves = 5): (x
     const theta = rng.range(0, Math.PI * 2);
     const phi = Math.acos(rng.range(-1, 1));
     const f = frequency * (1 + i * 0.7);
-    return { x: Math.sin(phi) * Math.cos(theta) * f, y: Math.cos(phi) * f, z: Math.sin(phi) * Math.sin(theta) * f, phase: rng.range(0, Math.PI * 2), amplitude: 1 / (1 + i * 0.8) };
+    return {
+      x: Math.sin(phi) * Math.cos(theta) * f,
+      y: Math.cos(phi) * f,
+      z: Math.sin(phi) * Math.sin(theta) * f,
+      phase: rng.range(0, Math.PI * 2),
+      amplitude: 1 / (1 + i * 0.8),
+    };
   });
   const norm = terms.reduce((sum, t) => sum + t.amplitude, 0);
   return (x, y, z) => {
@@ -44,7 +54,12 @@ export function positionNoise(rng: Mulberry32, frequency: number, waves = 5): (x
 }
 
 /** Moves every vertex radially from `center` by `amount × noise(position)`. */
-export function displaceRadially(geometry: BufferGeometry, noise: (x: number, y: number, z: number) => number, amount: number, center: [number, number, number] = [0, 0, 0]): BufferGeometry {
+export function displaceRadially(
+  geometry: BufferGeometry,
+  noise: (x: number, y: number, z: number) => number,
+  amount: number,
+  center: [number, number, number] = [0, 0, 0],
+): BufferGeometry {
   const position = geometry.getAttribute('position') as BufferAttribute;
   const v = new Vector3();
   const c = new Vector3(...center);
@@ -99,7 +114,12 @@ export function finishFlat(geometry: BufferGeometry, color: Rgb, jitter: number,
     for (let corner = 0; corner < 3; corner++) colors.set([color[0] * k, color[1] * k, color[2] * k], (face * 3 + corner) * 3);
   }
   g.setAttribute('color', new Float32BufferAttribute(colors, 3));
-  g.setIndex(new BufferAttribute(Uint32Array.from({ length: count }, (_, i) => i), 1));
+  g.setIndex(
+    new BufferAttribute(
+      Uint32Array.from({ length: count }, (_, i) => i),
+      1,
+    ),
+  );
   g.computeBoundingBox();
   g.computeBoundingSphere();
   return g;

@@ -20,7 +20,12 @@ export function createPropMaterials(): PropMaterials {
     material.name = `scatter-${name}`;
     return material;
   };
-  const materials = { bark: make('bark', 0.95), foliage: make('foliage', 0.8), stone: make('stone', 0.9), blade: make('blade', 0.75, true) };
+  const materials = {
+    bark: make('bark', 0.95),
+    foliage: make('foliage', 0.8),
+    stone: make('stone', 0.9),
+    blade: make('blade', 0.75, true),
+  };
   return {
     ...materials,
     dispose() {

@@ -111,7 +111,10 @@ export const PROCEDURAL_PROPS: readonly ProceduralPropDefinition[] = [
     build(m, rng) {
       const height = rng.range(8, 10);
       const crowns = [0, 1, 2].map((i) =>
-        place(new SphereGeometry(1.6 - i * 0.35, 12, 8), { position: [rng.range(-0.3, 0.3), height * 0.62 + i * 1.3, rng.range(-0.3, 0.3)], scale: [1, 0.55, 1] }),
+        place(new SphereGeometry(1.6 - i * 0.35, 12, 8), {
+          position: [rng.range(-0.3, 0.3), height * 0.62 + i * 1.3, rng.range(-0.3, 0.3)],
+          scale: [1, 0.55, 1],
+        }),
       );
       return [
         { name: 'trunk', geometry: finishSmooth(trunk(rng, height * 0.85, 0.26, 10), BARK, 0.1), material: m.bark },
@@ -148,7 +151,10 @@ export const PROCEDURAL_PROPS: readonly ProceduralPropDefinition[] = [
     shading: 'smooth',
     build(m, rng) {
       const blobs = Array.from({ length: 3 }, (_, i) =>
-        place(new SphereGeometry(rng.range(1.6, 2.1), 14, 10), { position: [rng.range(-0.7, 0.7), 4.2 + i * 0.9, rng.range(-0.7, 0.7)], scale: [1, 0.85, 1] }),
+        place(new SphereGeometry(rng.range(1.6, 2.1), 14, 10), {
+          position: [rng.range(-0.7, 0.7), 4.2 + i * 0.9, rng.range(-0.7, 0.7)],
+          scale: [1, 0.85, 1],
+        }),
       );
       return [
         { name: 'trunk', geometry: finishSmooth(trunk(rng, 4.6, 0.32, 10), BARK, 0.1), material: m.bark },
@@ -179,7 +185,9 @@ export const PROCEDURAL_PROPS: readonly ProceduralPropDefinition[] = [
         displaceRadially(blob, positionNoise(rng, 3), 0.08);
         return place(blob, { position: [rng.range(-0.5, 0.5), rng.range(0.35, 0.7), rng.range(-0.5, 0.5)] });
       });
-      const berries = Array.from({ length: 7 }, () => place(new IcosahedronGeometry(0.07, 0), { position: [rng.range(-0.7, 0.7), rng.range(0.4, 1), rng.range(-0.7, 0.7)] }));
+      const berries = Array.from({ length: 7 }, () =>
+        place(new IcosahedronGeometry(0.07, 0), { position: [rng.range(-0.7, 0.7), rng.range(0.4, 1), rng.range(-0.7, 0.7)] }),
+      );
       return [
         { name: 'leaves', geometry: finishFlat(merge(leaves), [0.2, 0.4, 0.14], 0.18, rng), material: m.foliage },
         { name: 'berries', geometry: finishFlat(merge(berries), [0.6, 0.1, 0.12], 0.1, rng), material: m.foliage, castShadow: false },
@@ -191,8 +199,15 @@ export const PROCEDURAL_PROPS: readonly ProceduralPropDefinition[] = [
     category: 'bush',
     shading: 'smooth',
     build(m, rng) {
-      const outer = Array.from({ length: 3 }, () => place(new SphereGeometry(rng.range(0.5, 0.75), 12, 9), { position: [rng.range(-0.4, 0.4), rng.range(0.4, 0.6), rng.range(-0.4, 0.4)], scale: [1, 0.8, 1] }));
-      const stems = Array.from({ length: 3 }, (_, i) => place(new CylinderGeometry(0.03, 0.05, 0.6, 6, 2, true), { position: [0, 0.3, 0], rotation: [0.4, (i * Math.PI * 2) / 3, 0] }));
+      const outer = Array.from({ length: 3 }, () =>
+        place(new SphereGeometry(rng.range(0.5, 0.75), 12, 9), {
+          position: [rng.range(-0.4, 0.4), rng.range(0.4, 0.6), rng.range(-0.4, 0.4)],
+          scale: [1, 0.8, 1],
+        }),
+      );
+      const stems = Array.from({ length: 3 }, (_, i) =>
+        place(new CylinderGeometry(0.03, 0.05, 0.6, 6, 2, true), { position: [0, 0.3, 0], rotation: [0.4, (i * Math.PI * 2) / 3, 0] }),
+      );
       return [
         { name: 'leaves', geometry: finishSmooth(merge(outer), [0.24, 0.45, 0.17], 0.12), material: m.foliage },
         { name: 'stems', geometry: finishSmooth(merge(stems), BARK, 0.1), material: m.bark, castShadow: false },
@@ -219,7 +234,10 @@ export const PROCEDURAL_PROPS: readonly ProceduralPropDefinition[] = [
     build(m, rng) {
       const body = place(new SphereGeometry(0.9, 16, 12), { position: [0, 0.35, 0], scale: [1.2, 0.7, 1] });
       displaceRadially(body, positionNoise(rng, 2), 0.18, [0, 0.35, 0]);
-      const moss = place(new SphereGeometry(0.75, 14, 6, 0, Math.PI * 2, 0, Math.PI * 0.32), { position: [0, 0.5, 0], scale: [1.25, 0.7, 1.05] });
+      const moss = place(new SphereGeometry(0.75, 14, 6, 0, Math.PI * 2, 0, Math.PI * 0.32), {
+        position: [0, 0.5, 0],
+        scale: [1.25, 0.7, 1.05],
+      });
       return [
         { name: 'rock', geometry: finishSmooth(body, SAND_STONE, 0.08), material: m.stone },
         { name: 'moss', geometry: finishSmooth(moss, [0.25, 0.38, 0.14], 0.15), material: m.foliage, castShadow: false },
@@ -232,9 +250,14 @@ export const PROCEDURAL_PROPS: readonly ProceduralPropDefinition[] = [
     shading: 'flat',
     build(m, rng) {
       const stones = Array.from({ length: 5 }, () =>
-        place(boulder(rng, rng.range(0.18, 0.32), 1, 0.55, 0.3), { position: [rng.range(-0.6, 0.6), 0.05, rng.range(-0.6, 0.6)], rotation: [0, rng.range(0, 3), 0] }),
+        place(boulder(rng, rng.range(0.18, 0.32), 1, 0.55, 0.3), {
+          position: [rng.range(-0.6, 0.6), 0.05, rng.range(-0.6, 0.6)],
+          rotation: [0, rng.range(0, 3), 0],
+        }),
       );
-      const chips = Array.from({ length: 4 }, () => place(boulder(rng, rng.range(0.1, 0.16), 1, 0.5, 0.3), { position: [rng.range(-0.8, 0.8), 0.02, rng.range(-0.8, 0.8)] }));
+      const chips = Array.from({ length: 4 }, () =>
+        place(boulder(rng, rng.range(0.1, 0.16), 1, 0.5, 0.3), { position: [rng.range(-0.8, 0.8), 0.02, rng.range(-0.8, 0.8)] }),
+      );
       return [
         { name: 'stones', geometry: finishFlat(merge(stones), STONE, 0.14, rng), material: m.stone },
         { name: 'chips', geometry: finishFlat(merge(chips), DARK_STONE, 0.12, rng), material: m.stone, castShadow: false },
@@ -246,8 +269,18 @@ export const PROCEDURAL_PROPS: readonly ProceduralPropDefinition[] = [
     category: 'pebble',
     shading: 'smooth',
     build(m, rng) {
-      const light = Array.from({ length: 5 }, () => place(new SphereGeometry(rng.range(0.07, 0.13), 10, 7), { position: [rng.range(-0.35, 0.35), 0.03, rng.range(-0.35, 0.35)], scale: [1.3, 0.55, 1] }));
-      const dark = Array.from({ length: 3 }, () => place(new SphereGeometry(rng.range(0.06, 0.1), 10, 7), { position: [rng.range(-0.35, 0.35), 0.025, rng.range(-0.35, 0.35)], scale: [1.2, 0.5, 1] }));
+      const light = Array.from({ length: 5 }, () =>
+        place(new SphereGeometry(rng.range(0.07, 0.13), 10, 7), {
+          position: [rng.range(-0.35, 0.35), 0.03, rng.range(-0.35, 0.35)],
+          scale: [1.3, 0.55, 1],
+        }),
+      );
+      const dark = Array.from({ length: 3 }, () =>
+        place(new SphereGeometry(rng.range(0.06, 0.1), 10, 7), {
+          position: [rng.range(-0.35, 0.35), 0.025, rng.range(-0.35, 0.35)],
+          scale: [1.2, 0.5, 1],
+        }),
+      );
       return [
         { name: 'light', geometry: finishSmooth(merge(light), [0.72, 0.68, 0.6], 0.1), material: m.stone, castShadow: false },
         { name: 'dark', geometry: finishSmooth(merge(dark), [0.3, 0.3, 0.32], 0.1), material: m.stone, castShadow: false },
@@ -260,8 +293,18 @@ export const PROCEDURAL_PROPS: readonly ProceduralPropDefinition[] = [
     shading: 'flat',
     build(m, rng) {
       return [
-        { name: 'blades', geometry: finishFlat(blades(rng, 14, [0.35, 0.6], 0.035, 0.5), GRASS, 0.15, rng), material: m.blade, castShadow: false },
-        { name: 'dry blades', geometry: finishFlat(blades(rng, 6, [0.3, 0.5], 0.03, 0.6), DRY_GRASS, 0.12, rng), material: m.blade, castShadow: false },
+        {
+          name: 'blades',
+          geometry: finishFlat(blades(rng, 14, [0.35, 0.6], 0.035, 0.5), GRASS, 0.15, rng),
+          material: m.blade,
+          castShadow: false,
+        },
+        {
+          name: 'dry blades',
+          geometry: finishFlat(blades(rng, 6, [0.3, 0.5], 0.03, 0.6), DRY_GRASS, 0.12, rng),
+          material: m.blade,
+          castShadow: false,
+        },
       ];
     },
   },
@@ -272,7 +315,10 @@ export const PROCEDURAL_PROPS: readonly ProceduralPropDefinition[] = [
     build(m, rng) {
       const heads = Array.from({ length: 5 }, (_, i) => {
         const a = (i / 5) * Math.PI * 2;
-        return place(new IcosahedronGeometry(0.06, 0), { position: [Math.cos(a) * 0.15, rng.range(0.35, 0.5), Math.sin(a) * 0.15], scale: [1, 0.6, 1] });
+        return place(new IcosahedronGeometry(0.06, 0), {
+          position: [Math.cos(a) * 0.15, rng.range(0.35, 0.5), Math.sin(a) * 0.15],
+          scale: [1, 0.6, 1],
+        });
       });
       const palette: Rgb[] = [
         [0.9, 0.85, 0.3],
@@ -280,8 +326,18 @@ export const PROCEDURAL_PROPS: readonly ProceduralPropDefinition[] = [
         [0.95, 0.95, 0.92],
       ];
       return [
-        { name: 'stems', geometry: finishFlat(blades(rng, 8, [0.3, 0.45], 0.015, 0.4), GRASS, 0.1, rng), material: m.blade, castShadow: false },
-        { name: 'heads', geometry: finishFlat(merge(heads), palette[rng.int(palette.length)]!, 0.1, rng), material: m.foliage, castShadow: false },
+        {
+          name: 'stems',
+          geometry: finishFlat(blades(rng, 8, [0.3, 0.45], 0.015, 0.4), GRASS, 0.1, rng),
+          material: m.blade,
+          castShadow: false,
+        },
+        {
+          name: 'heads',
+          geometry: finishFlat(merge(heads), palette[rng.int(palette.length)]!, 0.1, rng),
+          material: m.foliage,
+          castShadow: false,
+        },
       ];
     },
   },
@@ -290,9 +346,18 @@ export const PROCEDURAL_PROPS: readonly ProceduralPropDefinition[] = [
     category: 'reed',
     shading: 'flat',
     build(m, rng) {
-      const heads = Array.from({ length: 4 }, () => place(new CylinderGeometry(0.035, 0.035, 0.22, 6, 2), { position: [rng.range(-0.12, 0.12), rng.range(1.1, 1.4), rng.range(-0.12, 0.12)] }));
+      const heads = Array.from({ length: 4 }, () =>
+        place(new CylinderGeometry(0.035, 0.035, 0.22, 6, 2), {
+          position: [rng.range(-0.12, 0.12), rng.range(1.1, 1.4), rng.range(-0.12, 0.12)],
+        }),
+      );
       return [
-        { name: 'blades', geometry: finishFlat(blades(rng, 12, [1, 1.5], 0.025, 0.25), REED, 0.12, rng), material: m.blade, castShadow: false },
+        {
+          name: 'blades',
+          geometry: finishFlat(blades(rng, 12, [1, 1.5], 0.025, 0.25), REED, 0.12, rng),
+          material: m.blade,
+          castShadow: false,
+        },
         { name: 'cattails', geometry: finishFlat(merge(heads), CATTAIL, 0.1, rng), material: m.bark, castShadow: false },
       ];
     },

@@ -9,7 +9,11 @@ import { buildProceduralProp, PROCEDURAL_PROPS } from './procedural.ts';
  */
 export function registerProceduralProps(catalog: PropCatalog, materials: PropMaterials = createPropMaterials()): PropMaterials {
   for (const definition of PROCEDURAL_PROPS) {
-    catalog.register({ id: `proc:${definition.id}`, category: definition.category, pieces: () => buildProceduralProp(definition, materials) });
+    catalog.register({
+      id: `proc:${definition.id}`,
+      category: definition.category,
+      pieces: () => buildProceduralProp(definition, materials),
+    });
   }
   return materials;
 }

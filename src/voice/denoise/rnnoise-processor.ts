@@ -33,7 +33,10 @@ class RnnoiseProcessor extends AudioWorkletProcessor {
   constructor() {
     super();
     if (sampleRate !== RNNOISE_SAMPLE_RATE) {
-      this.port.postMessage({ type: 'error', message: `RNNoise needs a ${RNNOISE_SAMPLE_RATE} Hz context; this one runs at ${sampleRate} Hz` });
+      this.port.postMessage({
+        type: 'error',
+        message: `RNNoise needs a ${RNNOISE_SAMPLE_RATE} Hz context; this one runs at ${sampleRate} Hz`,
+      });
       return;
     }
     try {

@@ -126,7 +126,8 @@ export interface ByeMessage {
   to: number;
 }
 
-export type ClientMessage = OfferMessage | AnswerMessage | IceMessage | PositionMessage | ResumeMessage | PingMessage | AvatarMessage | ByeMessage;
+export type ClientMessage =
+  OfferMessage | AnswerMessage | IceMessage | PositionMessage | ResumeMessage | PingMessage | AvatarMessage | ByeMessage;
 
 /** The exact ping text the server's auto-response matches; clients must send it byte for byte. */
 export const PING_TEXT = '{"type":"ping"}';
@@ -197,7 +198,20 @@ export interface RelayedBye {
   from: number;
 }
 
-export const ERROR_CODES = ['bad-json', 'binary', 'too-large', 'unknown-type', 'bad-field', 'no-such-peer', 'rate-limited', 'bad-resume', 'avatar-taken', 'bad-avatar-token', 'target-busy', 'no-positions'] as const;
+export const ERROR_CODES = [
+  'bad-json',
+  'binary',
+  'too-large',
+  'unknown-type',
+  'bad-field',
+  'no-such-peer',
+  'rate-limited',
+  'bad-resume',
+  'avatar-taken',
+  'bad-avatar-token',
+  'target-busy',
+  'no-positions',
+] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Sent to the offending sender only; nothing is forwarded for a message that earns one. */
@@ -264,9 +278,15 @@ const INDEX_PROBLEM = 'candidate.sdpMLineIndex must be a small non-negative inte
 const CandidateInput = v.nullable(
   v.object(
     {
-      candidate: v.pipe(v.string('candidate.candidate must be a string'), v.maxLength(MAX_CANDIDATE_CHARS, `candidate.candidate is longer than ${MAX_CANDIDATE_CHARS} characters`)),
+      candidate: v.pipe(
+        v.string('candidate.candidate must be a string'),
+        v.maxLength(MAX_CANDIDATE_CHARS, `candidate.candidate is longer than ${MAX_CANDIDATE_CHARS} characters`),
+      ),
       sdpMid: shortText(64, 'candidate.sdpMid must be a short string or null'),
-      sdpMLineIndex: v.optional(v.nullable(v.pipe(v.number(INDEX_PROBLEM), v.integer(INDEX_PROBLEM), v.minValue(0, INDEX_PROBLEM), v.maxValue(63, INDEX_PROBLEM))), null),
+      sdpMLineIndex: v.optional(
+        v.nullable(v.pipe(v.number(INDEX_PROBLEM), v.integer(INDEX_PROBLEM), v.minValue(0, INDEX_PROBLEM), v.maxValue(63, INDEX_PROBLEM))),
+        null,
+      ),
       usernameFragment: shortText(256, 'candidate.usernameFragment must be a short string or null'),
     },
     'candidate must be an object or null',
@@ -285,13 +305,34 @@ export const ClientMessageSchema = v.variant(
   [
     v.object({ type: v.literal('offer'), to, sdp }, `${TO_PROBLEM}; "sdp" a session description`),
     v.object({ type: v.literal('answer'), to, sdp }, `${TO_PROBLEM}; "sdp" a session description`),
-    v.object({ type: v.literal('ice'), to, candidate: CandidateInput }, `${TO_PROBLEM}; "candidate" is missing (send null for end-of-candidates)`),
-    v.object({ type: v.literal('pos'), x: coordinateField('x'), y: coordinateField('y'), z: coordinateField('z'), facing: coordinateField('facing') }, `"x", "y", "z" and "facing" must be finite numbers within ±${MAX_COORDINATE}`),
+    v.object(
+      { type: v.literal('ice'), to, candidate: CandidateInput },
+      `${TO_PROBLEM}; "candidate" is missing (send null for end-of-candidates)`,
+    ),
+    v.object(
+      {
+        type: v.literal('pos'),
+        x: coordinateField('x'),
+        y: coordinateField('y'),
+        z: coordinateField('z'),
+        facing: coordinateField('facing'),
+      },
+      `"x", "y", "z" and "facing" must be finite numbers within ±${MAX_COORDINATE}`,
+    ),
     v.object(
       {
         type: v.literal('resume'),
-        id: v.pipe(v.number('"id" must be a peer id'), v.integer('"id" must be a peer id'), v.minValue(1, '"id" must be a peer id'), v.maxValue(0x7fffffff, '"id" must be a peer id')),
-        token: v.pipe(v.string('"token" must be a short string'), v.minLength(1, '"token" must be a short string'), v.maxLength(MAX_TOKEN_CHARS, '"token" must be a short string')),
+        id: v.pipe(
+          v.number('"id" must be a peer id'),
+          v.integer('"id" must be a peer id'),
+          v.minValue(1, '"id" must be a peer id'),
+          v.maxValue(0x7fffffff, '"id" must be a peer id'),
+        ),
+        token: v.pipe(
+          v.string('"token" must be a short string'),
+          v.minLength(1, '"token" must be a short string'),
+          v.maxLength(MAX_TOKEN_CHARS, '"token" must be a short string'),
+        ),
       },
       '"id" must be a peer id; "token" a short string',
     ),
@@ -299,8 +340,17 @@ export const ClientMessageSchema = v.variant(
     v.object(
       {
         type: v.literal('avatar'),
-        id: v.nullable(v.pipe(v.number(AVATAR_ID_PROBLEM), v.integer(AVATAR_ID_PROBLEM), v.minValue(1, AVATAR_ID_PROBLEM), v.maxValue(MAX_AVATAR_ID, AVATAR_ID_PROBLEM))),
-        token: v.optional(v.pipe(v.string(AVATAR_TOKEN_PROBLEM), v.minLength(1, AVATAR_TOKEN_PROBLEM), v.maxLength(MAX_TOKEN_CHARS, AVATAR_TOKEN_PROBLEM))),
+        id: v.nullable(
+          v.pipe(
+            v.number(AVATAR_ID_PROBLEM),
+            v.integer(AVATAR_ID_PROBLEM),
+            v.minValue(1, AVATAR_ID_PROBLEM),
+            v.maxValue(MAX_AVATAR_ID, AVATAR_ID_PROBLEM),
+          ),
+        ),
+        token: v.optional(
+          v.pipe(v.string(AVATAR_TOKEN_PROBLEM), v.minLength(1, AVATAR_TOKEN_PROBLEM), v.maxLength(MAX_TOKEN_CHARS, AVATAR_TOKEN_PROBLEM)),
+        ),
       },
       '"id" is missing (send null for no avatar)',
     ),
@@ -331,7 +381,8 @@ export function parseClientMessage(raw: string | ArrayBuffer): Validated<ClientM
   const parsed = v.safeParse(ClientMessageSchema, data);
   if (!parsed.success) {
     const issue = parsed.issues[0];
-    if (issue.kind === 'schema' && issue.type === 'variant') return fail('unknown-type', `unknown message type "${ref}"; expected offer, answer, ice, pos, resume, ping, avatar or bye`, ref);
+    if (issue.kind === 'schema' && issue.type === 'variant')
+      return fail('unknown-type', `unknown message type "${ref}"; expected offer, answer, ice, pos, resume, ping, avatar or bye`, ref);
     // An SDP over the cap is refused as too large, like a message over the byte cap.
     return fail(issue.type === 'max_length' && issue.path?.[0]?.key === 'sdp' ? 'too-large' : 'bad-field', issue.message, ref);
   }
@@ -363,7 +414,9 @@ export const ServerMessageSchema = v.variant('type', [
     token: v.string(),
     room: v.string(),
     // Roster entries from an older room have no `avatar`: read that as null; a malformed position as none.
-    peers: v.array(v.object({ id: peerId, pos: v.fallback(v.nullable(PositionSchema), null), avatar: v.optional(v.nullable(avatarId), null) })),
+    peers: v.array(
+      v.object({ id: peerId, pos: v.fallback(v.nullable(PositionSchema), null), avatar: v.optional(v.nullable(avatarId), null) }),
+    ),
     positionRate: v.optional(v.number(), 0),
   }),
   v.object({ type: v.literal('join'), id: peerId }),

@@ -19,7 +19,8 @@ export class KeyboardInput {
 
   /** The movement request for this frame; a Space press is delivered once. */
   read(): PlayerInput {
-    const axis = (plus: string[], minus: string[]): number => (plus.some((c) => this.down.has(c)) ? 1 : 0) - (minus.some((c) => this.down.has(c)) ? 1 : 0);
+    const axis = (plus: string[], minus: string[]): number =>
+      (plus.some((c) => this.down.has(c)) ? 1 : 0) - (minus.some((c) => this.down.has(c)) ? 1 : 0);
     const input: PlayerInput = {
       forward: axis(['KeyW', 'ArrowUp'], ['KeyS', 'ArrowDown']),
       right: axis(['KeyD', 'ArrowRight'], ['KeyA', 'ArrowLeft']),

@@ -66,7 +66,14 @@ export function createPlayerState(x: number, z: number, ground: Ground): PlayerS
  * towards the motion, jumps under gravity, floats in deep water and stays inside the map.
  * Pure (no three.js): the same code runs in the page and in Node tests.
  */
-export function stepPlayer(state: PlayerState, input: PlayerInput, cameraYaw: number, ground: Ground, dt: number, tuning: PlayerTuning = DEFAULT_TUNING): PlayerState {
+export function stepPlayer(
+  state: PlayerState,
+  input: PlayerInput,
+  cameraYaw: number,
+  ground: Ground,
+  dt: number,
+  tuning: PlayerTuning = DEFAULT_TUNING,
+): PlayerState {
   // Camera-relative wish direction: forward = (sin yaw, cos yaw), right = forward × up = (−cos yaw, sin yaw).
   const fx = Math.sin(cameraYaw);
   const fz = Math.cos(cameraYaw);
@@ -114,6 +121,14 @@ export function stepPlayer(state: PlayerState, input: PlayerInput, cameraYaw: nu
     vy = 0;
   }
   const inWater = ground.waterLevel - supportY >= tuning.swimDepth - 1e-6;
-  const state2: LocomotionState = !grounded ? 'jump' : inWater ? 'swim' : speed < 0.2 ? 'idle' : speed > (tuning.walkSpeed + tuning.runSpeed) / 2 ? 'run' : 'walk';
+  const state2: LocomotionState = !grounded
+    ? 'jump'
+    : inWater
+      ? 'swim'
+      : speed < 0.2
+        ? 'idle'
+        : speed > (tuning.walkSpeed + tuning.runSpeed) / 2
+          ? 'run'
+          : 'walk';
   return { x, y, z, facing, vx, vy, vz, speed, grounded, state: state2 };
 }

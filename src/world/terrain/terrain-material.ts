@@ -98,9 +98,7 @@ export function createTerrainMaterial(detail: DataTexture = createDetailTexture(
   // Fine grain nudges the edge so rock and grass interlock instead of meeting on a contour.
   const rockAmount = smoothstep(float(cosStart), float(cosFull), n.y.add(fine.r.sub(0.5).mul(0.12)));
   const ground = vertexColor().rgb.mul(fine.g.mul(0.34).add(0.83)).mul(broad.r.mul(0.3).add(0.85));
-  const rock = vec3(0.37, 0.35, 0.32)
-    .mul(strata.mul(0.7).add(0.62))
-    .mul(fine.r.mul(0.45).add(0.78));
+  const rock = vec3(0.37, 0.35, 0.32).mul(strata.mul(0.7).add(0.62)).mul(fine.r.mul(0.45).add(0.78));
   material.colorNode = mix(ground, rock, rockAmount);
   material.roughnessNode = mix(float(0.96), float(0.82), rockAmount);
   return material;

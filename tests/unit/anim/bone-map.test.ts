@@ -8,7 +8,8 @@ import { CC4_RIG } from '../../../src/anim/rigs/cc4.ts';
 import { MANNEQUIN } from '../../../src/rig/mannequin.ts';
 import { BIPED_HELPERS, bipedName, deriveRig, mixamoName } from './rig-fixtures.ts';
 
-const names = (rig: ReturnType<typeof rigFromDef>, map: Map<string, number>): Record<string, string> => Object.fromEntries([...map].map(([c, i]) => [c, rig.bones[i]!.name]));
+const names = (rig: ReturnType<typeof rigFromDef>, map: Map<string, number>): Record<string, string> =>
+  Object.fromEntries([...map].map(([c, i]) => [c, rig.bones[i]!.name]));
 
 describe('step 1: bone-name maps', () => {
   it('recognises the mannequin and the CC4-style rig by their built-in maps', () => {
@@ -18,8 +19,20 @@ describe('step 1: bone-name maps', () => {
     const c = mapRigBones(cc4);
     expect(m.mapName).toBe('mannequin');
     expect(c.mapName).toBe('cc4');
-    expect(names(mannequin, m.canonical)).toMatchObject({ hips: 'pelvis', chest: 'spine_03', leftLowerArm: 'lowerarm_l', rightLittle3: 'pinky_03_r', leftToes: 'ball_l' });
-    expect(names(cc4, c.canonical)).toMatchObject({ hips: 'CC_Base_Hip', spine: 'CC_Base_Waist', leftLowerArm: 'CC_Base_L_Forearm', rightLittle3: 'CC_Base_R_Pinky3', leftMiddle1: 'CC_Base_L_Mid1' });
+    expect(names(mannequin, m.canonical)).toMatchObject({
+      hips: 'pelvis',
+      chest: 'spine_03',
+      leftLowerArm: 'lowerarm_l',
+      rightLittle3: 'pinky_03_r',
+      leftToes: 'ball_l',
+    });
+    expect(names(cc4, c.canonical)).toMatchObject({
+      hips: 'CC_Base_Hip',
+      spine: 'CC_Base_Waist',
+      leftLowerArm: 'CC_Base_L_Forearm',
+      rightLittle3: 'CC_Base_R_Pinky3',
+      leftMiddle1: 'CC_Base_L_Mid1',
+    });
   });
 
   it('recognises Mixamo rigs however the loader spelled the prefix', () => {
@@ -27,7 +40,12 @@ describe('step 1: bone-name maps', () => {
       const rig = rigFromDef(deriveRig('mixamo', (b) => mixamoName(b, prefix)));
       const map = mapRigBones(rig);
       expect(map.mapName, prefix).toBe('mixamo');
-      expect(names(rig, map.canonical)).toMatchObject({ hips: `${prefix}Hips`, leftUpperArm: `${prefix}LeftArm`, leftLowerLeg: `${prefix}LeftLeg`, rightThumb2: `${prefix}RightHandThumb2` });
+      expect(names(rig, map.canonical)).toMatchObject({
+        hips: `${prefix}Hips`,
+        leftUpperArm: `${prefix}LeftArm`,
+        leftLowerLeg: `${prefix}LeftLeg`,
+        rightThumb2: `${prefix}RightHandThumb2`,
+      });
     }
   });
 
@@ -38,9 +56,13 @@ describe('step 1: bone-name maps', () => {
     expect(mapping.pairs.length).toBe(61);
     expect(mapping.pairs.some((p) => p.canonical === 'root')).toBe(false);
     expect(mapping.droppedSource).toEqual(expect.arrayContaining(['root', 'spine_02', 'spine_04']));
-    expect(mapping.unmappedTarget).toEqual(expect.arrayContaining(['CC_Base_JawRoot', 'CC_Base_L_Eye', 'CC_Base_L_ElbowShareBone', 'CC_Base_L_BigToe1', 'CC_Base_L_Breast']));
+    expect(mapping.unmappedTarget).toEqual(
+      expect.arrayContaining(['CC_Base_JawRoot', 'CC_Base_L_Eye', 'CC_Base_L_ElbowShareBone', 'CC_Base_L_BigToe1', 'CC_Base_L_Breast']),
+    );
     // Every finger joint is paired, so a hand closing on a grip closes on the target too.
-    for (const side of ['left', 'right']) for (const finger of ['Thumb', 'Index', 'Middle', 'Ring', 'Little']) for (const j of [1, 2, 3]) expect(mapping.pairs.some((p) => p.canonical === `${side}${finger}${j}`)).toBe(true);
+    for (const side of ['left', 'right'])
+      for (const finger of ['Thumb', 'Index', 'Middle', 'Ring', 'Little'])
+        for (const j of [1, 2, 3]) expect(mapping.pairs.some((p) => p.canonical === `${side}${finger}${j}`)).toBe(true);
   });
 });
 
@@ -94,7 +116,9 @@ describe('step 1: the automatic mapper (name patterns and hierarchy)', () => {
   });
 
   it('gives a side by position to limbs whose names carry none (left = up × forward)', () => {
-    const rig = rigFromDef(deriveRig('sideless', (b) => (b.endsWith('_l') ? `${b.slice(0, -2)}_1` : b.endsWith('_r') ? `${b.slice(0, -2)}_2` : b)));
+    const rig = rigFromDef(
+      deriveRig('sideless', (b) => (b.endsWith('_l') ? `${b.slice(0, -2)}_1` : b.endsWith('_r') ? `${b.slice(0, -2)}_2` : b)),
+    );
     const map = mapRigBones(rig, 'auto');
     expect(rig.bones[map.canonical.get('leftHand')!]!.name).toBe('hand_1');
     expect(rig.bones[map.canonical.get('rightUpperLeg')!]!.name).toBe('thigh_2');
@@ -123,7 +147,13 @@ describe('step 1: bad rigs get a report naming what is wrong', () => {
   });
 
   it('says when a rig cannot be retargeted at all (no hips), with every reason', () => {
-    const broken = rigFromDef({ name: 'tentacle', bones: [{ name: 'base', parent: null, head: [0, 0, 0] }, { name: 'segment', parent: 'base', head: [0, 1, 0] }] });
+    const broken = rigFromDef({
+      name: 'tentacle',
+      bones: [
+        { name: 'base', parent: null, head: [0, 0, 0] },
+        { name: 'segment', parent: 'base', head: [0, 1, 0] },
+      ],
+    });
     const mapping = buildBoneMapping(rigFromDef(MANNEQUIN), broken);
     const errors = mapping.problems.filter((p) => p.severity === 'error').map((p) => p.message);
     expect(errors).toEqual([expect.stringMatching(/target rig "tentacle" has no hips bone \(auto map\); nothing can be retargeted/)]);

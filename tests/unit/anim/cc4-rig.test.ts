@@ -16,7 +16,9 @@ describe('the CC4-style rig', () => {
     const mannequin = new Set(MANNEQUIN.bones.map((b) => b.name));
     expect(CC4_RIG.bones.filter((b) => mannequin.has(b.name))).toEqual([]);
     // Full finger joints (three per finger, both hands) and a jaw, eyes and tongue in the face.
-    for (const side of ['L', 'R']) for (const finger of ['Thumb', 'Index', 'Mid', 'Ring', 'Pinky']) for (const j of [1, 2, 3]) expect(CC4_RIG.bones.some((b) => b.name === `CC_Base_${side}_${finger}${j}`)).toBe(true);
+    for (const side of ['L', 'R'])
+      for (const finger of ['Thumb', 'Index', 'Mid', 'Ring', 'Pinky'])
+        for (const j of [1, 2, 3]) expect(CC4_RIG.bones.some((b) => b.name === `CC_Base_${side}_${finger}${j}`)).toBe(true);
     for (const name of ['CC_Base_JawRoot', 'CC_Base_L_Eye', 'CC_Base_R_Eye', 'CC_Base_Tongue03']) expect(CC4_FACE_BONES).toContain(name);
   });
 
@@ -31,7 +33,9 @@ describe('the CC4-style rig', () => {
       const below = Math.atan2(-arm.y, Math.hypot(arm.x, arm.z));
       expect(below).toBeCloseTo(CC4_A_POSE_ANGLE, 3);
     }
-    const mannequinArm = new Vector3(...MANNEQUIN.bones.find((b) => b.name === 'lowerarm_l')!.head).sub(new Vector3(...MANNEQUIN.bones.find((b) => b.name === 'upperarm_l')!.head));
+    const mannequinArm = new Vector3(...MANNEQUIN.bones.find((b) => b.name === 'lowerarm_l')!.head).sub(
+      new Vector3(...MANNEQUIN.bones.find((b) => b.name === 'upperarm_l')!.head),
+    );
     expect(Math.abs(mannequinArm.y)).toBeLessThan(1e-9);
   });
 
@@ -41,16 +45,21 @@ describe('the CC4-style rig', () => {
     const cc4Leg = legLength(head('CC_Base_L_Thigh'), head('CC_Base_L_Calf'), head('CC_Base_L_Foot'));
     const mannequinLeg = legLength(m('thigh_l'), m('calf_l'), m('foot_l'));
     expect(cc4Leg / mannequinLeg).toBeGreaterThan(1.04);
-    const cc4Arm = head('CC_Base_L_Upperarm').distanceTo(head('CC_Base_L_Forearm')) + head('CC_Base_L_Forearm').distanceTo(head('CC_Base_L_Hand'));
+    const cc4Arm =
+      head('CC_Base_L_Upperarm').distanceTo(head('CC_Base_L_Forearm')) + head('CC_Base_L_Forearm').distanceTo(head('CC_Base_L_Hand'));
     const mannequinArm = m('upperarm_l').distanceTo(m('lowerarm_l')) + m('lowerarm_l').distanceTo(m('hand_l'));
     expect(cc4Arm / mannequinArm).toBeGreaterThan(1.05);
     expect(head('CC_Base_Head').y).toBeGreaterThan(m('head').y + 0.04);
   });
 
-  it('carries bone-aligned bind frames (+Y along the bone), not the mannequin\'s world-aligned ones', () => {
+  it("carries bone-aligned bind frames (+Y along the bone), not the mannequin's world-aligned ones", () => {
     const { byName } = buildSkeleton(CC4_RIG);
     const q = new Quaternion();
-    for (const [bone, child] of [['CC_Base_L_Upperarm', 'CC_Base_L_Forearm'], ['CC_Base_R_Thigh', 'CC_Base_R_Calf'], ['CC_Base_Waist', 'CC_Base_Spine01']]) {
+    for (const [bone, child] of [
+      ['CC_Base_L_Upperarm', 'CC_Base_L_Forearm'],
+      ['CC_Base_R_Thigh', 'CC_Base_R_Calf'],
+      ['CC_Base_Waist', 'CC_Base_Spine01'],
+    ]) {
       byName.get(bone)!.getWorldQuaternion(q);
       const along = head(child).sub(head(bone)).normalize();
       expect(new Vector3(0, 1, 0).applyQuaternion(q).dot(along), bone).toBeCloseTo(1, 6);
@@ -91,8 +100,10 @@ describe('the CC4-style rig', () => {
     const detailed = createCc4Character({ detail: 'high' });
     const used = new Set<number>();
     const body = detailed.meshes[0]!.geometry;
-    for (let v = 0; v < body.getAttribute('skinIndex').count; v++) if (body.getAttribute('skinWeight').getX(v) > 0.5) used.add(body.getAttribute('skinIndex').getX(v));
-    for (const name of ['CC_Base_R_Index2', 'CC_Base_R_Mid3', 'CC_Base_L_Thumb2', 'CC_Base_L_UpperarmTwist02']) expect(used.has(detailed.bones.indexOf(detailed.bone(name))), name).toBe(true);
+    for (let v = 0; v < body.getAttribute('skinIndex').count; v++)
+      if (body.getAttribute('skinWeight').getX(v) > 0.5) used.add(body.getAttribute('skinIndex').getX(v));
+    for (const name of ['CC_Base_R_Index2', 'CC_Base_R_Mid3', 'CC_Base_L_Thumb2', 'CC_Base_L_UpperarmTwist02'])
+      expect(used.has(detailed.bones.indexOf(detailed.bone(name))), name).toBe(true);
     expect(() => detailed.bone('pelvis')).toThrow(/CC4 character has no bone "pelvis"/);
     detailed.dispose();
   });

@@ -1,7 +1,16 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Bone, BufferGeometry, Float32BufferAttribute, Group, MeshBasicMaterial, Skeleton, SkinnedMesh, Uint16BufferAttribute } from 'three';
+import {
+  Bone,
+  BufferGeometry,
+  Float32BufferAttribute,
+  Group,
+  MeshBasicMaterial,
+  Skeleton,
+  SkinnedMesh,
+  Uint16BufferAttribute,
+} from 'three';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkCommand } from '../../../src/anim/node/check-command.ts';
 import type { CommandIO } from '../../../src/anim/node/cli.ts';
@@ -47,7 +56,15 @@ beforeAll(async () => {
   // The mannequin with four library clips, as an exported library file would carry them.
   const mannequin = createHumanoid({ detail: 'low' });
   mannequin.object.name = 'cairn-mannequin';
-  writeFileSync(join(dir, 'library.glb'), Buffer.from(await exportGlb(mannequin.object, CLIPS.map((name) => libraryClip(name)))));
+  writeFileSync(
+    join(dir, 'library.glb'),
+    Buffer.from(
+      await exportGlb(
+        mannequin.object,
+        CLIPS.map((name) => libraryClip(name)),
+      ),
+    ),
+  );
   const cc4 = builtinRig('builtin:cc4');
   writeFileSync(join(dir, 'cc4.glb'), Buffer.from(await exportGlb(cc4.object, [])));
   // A Mixamo character as Mixamo names it in the file ("mixamorig:Hips"); the loader sanitizes.
@@ -64,7 +81,20 @@ describe('npm run retarget:check (any glTF/GLB rigs)', () => {
   it('passes the exported built-in rigs, writes a baseline, then holds a later run to it', async () => {
     const io = capture();
     const baseline = join(dir, 'baseline.json');
-    const code = await checkCommand(['--source', join(dir, 'library.glb'), '--target', join(dir, 'cc4.glb'), '--baseline', baseline, '--write-baseline', '--report', join(dir, 'report.json')], io);
+    const code = await checkCommand(
+      [
+        '--source',
+        join(dir, 'library.glb'),
+        '--target',
+        join(dir, 'cc4.glb'),
+        '--baseline',
+        baseline,
+        '--write-baseline',
+        '--report',
+        join(dir, 'report.json'),
+      ],
+      io,
+    );
     expect(code, io.text()).toBe(0);
     expect(io.text()).toMatch(/library\.glb \(mannequin map\) → target .*cc4\.glb \(cc4 map\): 61 bones mapped/);
     expect(io.text()).toMatch(/✓ walk_fwd\s+67\s/);
@@ -76,12 +106,16 @@ describe('npm run retarget:check (any glTF/GLB rigs)', () => {
 
     // The same figures again: no regression. A clip the baseline knows but the run lacks: exit 1.
     const again = capture();
-    expect(await checkCommand(['--source', join(dir, 'library.glb'), '--target', join(dir, 'cc4.glb'), '--baseline', baseline], again)).toBe(0);
+    expect(
+      await checkCommand(['--source', join(dir, 'library.glb'), '--target', join(dir, 'cc4.glb'), '--baseline', baseline], again),
+    ).toBe(0);
     expect(again.text()).toMatch(/no regressions/);
     written.clips.moonwalk = { positionDrift: 0, rotationDriftDeg: 0, pelvisVerticalDrift: 0 };
     writeFileSync(baseline, JSON.stringify(written));
     const worse = capture();
-    expect(await checkCommand(['--source', join(dir, 'library.glb'), '--target', join(dir, 'cc4.glb'), '--baseline', baseline], worse)).toBe(1);
+    expect(
+      await checkCommand(['--source', join(dir, 'library.glb'), '--target', join(dir, 'cc4.glb'), '--baseline', baseline], worse),
+    ).toBe(1);
     expect(worse.text()).toMatch(/✗ moonwalk: in the baseline but not checked/);
     expect(worse.text()).toMatch(/FAIL: 0 bound failure\(s\), 1 regression\(s\)/);
   });
@@ -103,14 +137,30 @@ describe('npm run retarget (library onto another rig, written to a GLB)', () => 
   it('retargets onto a Mixamo character from files, reports the bad clip files, and writes a playable GLB', async () => {
     const io = capture();
     const out = join(dir, 'out.glb');
-    const code = await retargetCommand(['--source', join(dir, 'library.glb'), '--clips', join(dir, 'broken.glb'), '--clips', join(dir, 'missing.glb'), '--target', join(dir, 'mixamo.glb'), '--out', out], io);
+    const code = await retargetCommand(
+      [
+        '--source',
+        join(dir, 'library.glb'),
+        '--clips',
+        join(dir, 'broken.glb'),
+        '--clips',
+        join(dir, 'missing.glb'),
+        '--target',
+        join(dir, 'mixamo.glb'),
+        '--out',
+        out,
+      ],
+      io,
+    );
     // Some input was bad (exit 1), yet every good clip retargeted and was written.
     expect(code, io.text()).toBe(1);
     expect(io.text()).toMatch(/✗ .*broken\.glb: could not be parsed as GLTF/);
     expect(io.text()).toMatch(/✗ .*missing\.glb: no such file/);
     expect(io.text()).toMatch(/target .*mixamo\.glb: \d+ bones \(mixamo map\)/);
     // The duplicated names are reported and left out; everything else still retargets.
-    expect(io.text()).toMatch(/! target rig "mixamo-character": duplicate bone name "mixamorig:LeftHandPinky2" \(bones #\d+ and #\d+\); neither is mapped/);
+    expect(io.text()).toMatch(
+      /! target rig "mixamo-character": duplicate bone name "mixamorig:LeftHandPinky2" \(bones #\d+ and #\d+\); neither is mapped/,
+    );
     expect(io.text()).toMatch(/4\/4 clips retargeted/);
     const bytes = readFileSync(out);
     const rig = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'out.glb');
@@ -124,7 +174,12 @@ describe('npm run retarget (library onto another rig, written to a GLB)', () => 
 
   it('retargets only the clips asked for, and says which asked-for clip does not exist', async () => {
     const io = capture();
-    expect(await retargetCommand(['--source', join(dir, 'library.glb'), '--target', join(dir, 'cc4.glb'), '--clip', 'walk_fwd', '--clip', 'moonwalk'], io)).toBe(1);
+    expect(
+      await retargetCommand(
+        ['--source', join(dir, 'library.glb'), '--target', join(dir, 'cc4.glb'), '--clip', 'walk_fwd', '--clip', 'moonwalk'],
+        io,
+      ),
+    ).toBe(1);
     expect(io.text()).toMatch(/clip "moonwalk" is not in the source library/);
     expect(io.text()).toMatch(/1\/1 clips retargeted/);
   });

@@ -62,7 +62,9 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     // A .gltf whose .bin is missing says so.
     mkdirSync(join(dir, 'lonely'));
     copyFileSync(fixture('external/mannequin-external.gltf'), join(dir, 'lonely', 'm.gltf'));
-    await expect(readModelFile(join(dir, 'lonely', 'm.gltf'))).rejects.toThrow(/m\.gltf: a file it refers to is missing .*mannequin-external\.bin/);
+    await expect(readModelFile(join(dir, 'lonely', 'm.gltf'))).rejects.toThrow(
+      /m\.gltf: a file it refers to is missing .*mannequin-external\.bin/,
+    );
   });
 
   it('detects centimetres and scales to metres (the same hips as the metre file)', async () => {
@@ -71,12 +73,17 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     expect(cm.report.units).toBe('cm');
     expect(cm.report.metresPerUnit).toBe(0.01);
     expect(cm.report.height).toBeCloseTo(m.report.height, 3);
-    const hips = (rig: typeof cm): number => rigFromObject(rig.object, 'x', rig.bones).bones.find((b) => b.name === 'pelvis')!.worldPosition.y;
+    const hips = (rig: typeof cm): number =>
+      rigFromObject(rig.object, 'x', rig.bones).bones.find((b) => b.name === 'pelvis')!.worldPosition.y;
     expect(hips(cm)).toBeCloseTo(hips(m), 4);
     // Read as metres on purpose, the pair is implausible and the parity check says so.
     const bytes = readFileSync(fixture('mannequin-cm.glb'));
-    const raw = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'cm.glb', { metresPerUnit: 1 });
-    const context = createRetargetContext(rigFromDef(MANNEQUIN), rigFromObject(raw.object, 'cm-as-m', raw.bones), { rootMotion: 'in-place' });
+    const raw = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'cm.glb', {
+      metresPerUnit: 1,
+    });
+    const context = createRetargetContext(rigFromDef(MANNEQUIN), rigFromObject(raw.object, 'cm-as-m', raw.bones), {
+      rootMotion: 'in-place',
+    });
     const walk = withoutRootMotion(libraryClip('walk_fwd'));
     const report = checkLibraryParity([walk], [retargetClip(walk, context).clip!], context);
     expect(report.ok).toBe(false);
@@ -116,7 +123,9 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     expect(glb.report.skeletonOnly).toBe(true);
     // The animated nodes became bones (the fingers the walk leaves still are not).
     expect(glb.bones.length).toBeGreaterThan(20);
-    expect(glb.bones.map((b) => b.name)).toEqual(expect.arrayContaining(['pelvis', 'thigh_l', 'calf_l', 'foot_l', 'upperarm_r', 'lowerarm_r']));
+    expect(glb.bones.map((b) => b.name)).toEqual(
+      expect.arrayContaining(['pelvis', 'thigh_l', 'calf_l', 'foot_l', 'upperarm_r', 'lowerarm_r']),
+    );
     expect(glb.clips.map((c) => c.name)).toEqual(['walk_fwd']);
     const bvh = await readModelFile(fixture('walk-cm.bvh'));
     expect(bvh.report).toMatchObject({ skeletonOnly: true, units: 'cm' });
@@ -124,14 +133,35 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     const fbx = await readModelFile(fixture('mocap-walk.fbx'));
     expect(fbx.format).toBe('fbx');
     expect(fbx.report).toMatchObject({ skeletonOnly: true, units: 'cm' });
-    expect(fbx.bones.map((b) => b.name)).toEqual(expect.arrayContaining(['Hips', 'LeftUpLeg', 'LeftLeg', 'LeftFoot', 'RightForeArm', 'Head']));
+    expect(fbx.bones.map((b) => b.name)).toEqual(
+      expect.arrayContaining(['Hips', 'LeftUpLeg', 'LeftLeg', 'LeftFoot', 'RightForeArm', 'Head']),
+    );
     expect(fbx.clips.map((c) => c.name)).toEqual(['walk_fwd']);
     await expect(readModelFile(join(dir, 'nope.glb'))).rejects.toThrow(/nope\.glb: no such file/);
     writeFileSync(join(dir, 'page.glb'), '<!doctype html><title>404</title>');
     await expect(readModelFile(join(dir, 'page.glb'))).rejects.toThrow(/page\.glb: could not be parsed as GLTF/);
     // Draco needs decoder files a page would serve: refused by name, not with a loader's internals.
-    const draco = { asset: { version: '2.0' }, extensionsUsed: ['KHR_draco_mesh_compression'], extensionsRequired: ['KHR_draco_mesh_compression'], scenes: [{ nodes: [0] }], scene: 0, nodes: [{ mesh: 0 }], meshes: [{ primitives: [{ attributes: { POSITION: 0 }, extensions: { KHR_draco_mesh_compression: { bufferView: 0, attributes: { POSITION: 0 } } } }] }], accessors: [{ componentType: 5126, count: 3, type: 'VEC3' }], bufferViews: [{ buffer: 0, byteLength: 4 }], buffers: [{ byteLength: 4, uri: 'data:application/octet-stream;base64,AAAAAA==' }] };
-    await expect(parseRig(new TextEncoder().encode(JSON.stringify(draco)).buffer as ArrayBuffer, 'squashed.gltf')).rejects.toThrow(/squashed\.gltf: could not be parsed as GLTF: it uses Draco mesh compression/);
+    const draco = {
+      asset: { version: '2.0' },
+      extensionsUsed: ['KHR_draco_mesh_compression'],
+      extensionsRequired: ['KHR_draco_mesh_compression'],
+      scenes: [{ nodes: [0] }],
+      scene: 0,
+      nodes: [{ mesh: 0 }],
+      meshes: [
+        {
+          primitives: [
+            { attributes: { POSITION: 0 }, extensions: { KHR_draco_mesh_compression: { bufferView: 0, attributes: { POSITION: 0 } } } },
+          ],
+        },
+      ],
+      accessors: [{ componentType: 5126, count: 3, type: 'VEC3' }],
+      bufferViews: [{ buffer: 0, byteLength: 4 }],
+      buffers: [{ byteLength: 4, uri: 'data:application/octet-stream;base64,AAAAAA==' }],
+    };
+    await expect(parseRig(new TextEncoder().encode(JSON.stringify(draco)).buffer as ArrayBuffer, 'squashed.gltf')).rejects.toThrow(
+      /squashed\.gltf: could not be parsed as GLTF: it uses Draco mesh compression/,
+    );
     writeFileSync(join(dir, 'notes.bvh'), 'these are notes');
     await expect(readModelFile(join(dir, 'notes.bvh'))).rejects.toThrow(/notes\.bvh: could not be parsed as BVH: it is not a BVH model/);
   });
@@ -156,14 +186,35 @@ describe('npm run retarget / retarget:check / lod on the corpus', () => {
     const map = join(dir, 'kenney-map.json');
     // The Kenney rig has no knees, elbows or feet: with a map file for what it has, the clips are
     // written, but the command says the core body is not mapped and exits 1.
-    writeFileSync(map, JSON.stringify({ hips: 'root', spine: 'torso', head: 'head', leftUpperArm: 'arm-left', rightUpperArm: 'arm-right', leftUpperLeg: 'leg-left', rightUpperLeg: 'leg-right' }));
-    const code = await retargetCommand([fixture('skeleton-only.glb'), join(dir, 'kenney-embedded.glb'), '--target-map', map, '-o', out], io);
+    writeFileSync(
+      map,
+      JSON.stringify({
+        hips: 'root',
+        spine: 'torso',
+        head: 'head',
+        leftUpperArm: 'arm-left',
+        rightUpperArm: 'arm-right',
+        leftUpperLeg: 'leg-left',
+        rightUpperLeg: 'leg-right',
+      }),
+    );
+    const code = await retargetCommand(
+      [fixture('skeleton-only.glb'), join(dir, 'kenney-embedded.glb'), '--target-map', map, '-o', out],
+      io,
+    );
     expect(code, io.text()).toBe(1);
     expect(io.text()).toMatch(/✗ target rig .* \(custom map\) has no leftLowerArm, leftHand, leftLowerLeg, leftFoot/);
     const written = await new NodeIO().read(out);
     expect(written.getRoot().listTextures()).toHaveLength(1);
-    expect(written.getRoot().listTextures()[0]!.getImage()!.byteLength).toBe(readFileSync(join(FIXTURES, 'Textures/colormap.png')).byteLength);
-    expect(written.getRoot().listAnimations().map((a) => a.getName())).toEqual(['walk_fwd']);
+    expect(written.getRoot().listTextures()[0]!.getImage()!.byteLength).toBe(
+      readFileSync(join(FIXTURES, 'Textures/colormap.png')).byteLength,
+    );
+    expect(
+      written
+        .getRoot()
+        .listAnimations()
+        .map((a) => a.getName()),
+    ).toEqual(['walk_fwd']);
     // Without a map the rig cannot be retargeted at all: exit 2, the reason named.
     const bare = capture();
     expect(await retargetCommand([fixture('skeleton-only.glb'), fixture('kenney-character-male-a.glb')], bare)).toBe(2);
@@ -181,7 +232,10 @@ describe('npm run retarget / retarget:check / lod on the corpus', () => {
 
   it('maps both legs of the IK-feet rig and passes the parity check against the mannequin', async () => {
     const io = capture();
-    const code = await checkCommand(['--target', fixture('ik-feet.glb'), '--clip', 'walk_fwd', '--clip', 'sit_ground', '--clip', 'roll_forward'], io);
+    const code = await checkCommand(
+      ['--target', fixture('ik-feet.glb'), '--clip', 'walk_fwd', '--clip', 'sit_ground', '--clip', 'roll_forward'],
+      io,
+    );
     expect(code, io.text()).toBe(0);
     expect(io.text()).toMatch(/left foot "FootL" sits outside the leg chain .* the chain's foot is "HeelL"/);
     expect(io.text()).toMatch(/leftLowerLeg\s+calf_l → Shin\.L/);
@@ -190,7 +244,20 @@ describe('npm run retarget / retarget:check / lod on the corpus', () => {
 
   it('fails the check when a leg is unmapped, and when the result slides its feet', async () => {
     const map = join(dir, 'no-legs.json');
-    writeFileSync(map, JSON.stringify({ hips: 'Pelvis', spine: 'spine1', head: 'Head', leftUpperArm: 'UpperArmL', leftLowerArm: 'ForearmL', leftHand: 'HandL', rightUpperArm: 'UpperArmR', rightLowerArm: 'ForearmR', rightHand: 'HandR' }));
+    writeFileSync(
+      map,
+      JSON.stringify({
+        hips: 'Pelvis',
+        spine: 'spine1',
+        head: 'Head',
+        leftUpperArm: 'UpperArmL',
+        leftLowerArm: 'ForearmL',
+        leftHand: 'HandL',
+        rightUpperArm: 'UpperArmR',
+        rightLowerArm: 'ForearmR',
+        rightHand: 'HandR',
+      }),
+    );
     const io = capture();
     expect(await checkCommand(['--target', fixture('ik-feet.glb'), '--map', map, '--clip', 'walk_fwd'], io), io.text()).toBe(1);
     expect(io.text()).toMatch(/FAIL: .*1 rig\(s\) with unmapped core bones/);
@@ -202,7 +269,9 @@ describe('npm run retarget / retarget:check / lod on the corpus', () => {
     expect(checkLibraryParity([walk], [good], context).ok).toBe(true);
     const sliding = good.clone();
     const hips = sliding.tracks.find((t) => t.name === 'pelvis.position') as VectorKeyframeTrack;
-    hips.values = hips.values.map((v, i) => (i % 3 === 0 ? v + 0.1 * Math.sin((hips.times[Math.floor(i / 3)]! / good.duration) * Math.PI * 4) : v));
+    hips.values = hips.values.map((v, i) =>
+      i % 3 === 0 ? v + 0.1 * Math.sin((hips.times[Math.floor(i / 3)]! / good.duration) * Math.PI * 4) : v,
+    );
     const report = checkLibraryParity([walk], [sliding], context);
     expect(report.ok).toBe(false);
     expect(report.clips[0]!.footSlide.value).toBeGreaterThan(0.02);

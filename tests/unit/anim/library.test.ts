@@ -20,8 +20,35 @@ describe('the animation library', () => {
     expect(new Set(library.map((c) => c.name)).size).toBe(library.length);
     const categories = new Set(library.map((c) => data(c).category));
     expect([...categories].sort()).toEqual(['bow', 'climb', 'dodge', 'emote', 'hit', 'jump', 'locomotion', 'swim', 'sword']);
-    for (const name of ['idle', 'walk_fwd', 'walk_back', 'walk_left', 'walk_right', 'run_fwd', 'sprint', 'crouch_walk', 'turn_left', 'jump', 'jump_forward', 'swim_freestyle', 'swim_tread', 'climb_ladder', 'climb_ledge', 'dodge_left', 'roll_forward', 'hit_front', 'knockback', 'sword_combo', 'bow_draw', 'wave', 'dance']) {
-      expect(library.some((c) => c.name === name), name).toBe(true);
+    for (const name of [
+      'idle',
+      'walk_fwd',
+      'walk_back',
+      'walk_left',
+      'walk_right',
+      'run_fwd',
+      'sprint',
+      'crouch_walk',
+      'turn_left',
+      'jump',
+      'jump_forward',
+      'swim_freestyle',
+      'swim_tread',
+      'climb_ladder',
+      'climb_ledge',
+      'dodge_left',
+      'roll_forward',
+      'hit_front',
+      'knockback',
+      'sword_combo',
+      'bow_draw',
+      'wave',
+      'dance',
+    ]) {
+      expect(
+        library.some((c) => c.name === name),
+        name,
+      ).toBe(true);
     }
     expect(library.filter((c) => data(c).category === 'locomotion').length).toBeGreaterThanOrEqual(12);
   });
@@ -100,12 +127,12 @@ describe('the animation library', () => {
     }
   });
 
-  it('keeps the mannequin\'s own six clips untouched (the world and the crowd use them)', () => {
+  it("keeps the mannequin's own six clips untouched (the world and the crowd use them)", () => {
     expect([...HUMANOID_CLIPS]).toEqual(['idle', 'walk', 'run', 'jump', 'wave', 'dance']);
     expect(ANIMATION_LIBRARY.find((d) => d.name === 'walk_fwd')!.duration).toBe(1.1);
   });
 
-  it('maps the state machine\'s generic states to library clips', () => {
+  it("maps the state machine's generic states to library clips", () => {
     const fsm = new AnimationStateMachine({ aliases: { ...LIBRARY_ALIASES }, clips: library.map((c) => c.name), initial: 'idle' });
     for (const state of Object.keys(LIBRARY_ALIASES)) expect(() => fsm.resolve(state), state).not.toThrow();
     expect(fsm.resolve('swim')).toBe('swim_tread');

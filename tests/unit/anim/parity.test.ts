@@ -94,12 +94,20 @@ describe('the parity check can fail', () => {
     const missing = checkLibraryParity(sample, [], context);
     expect(missing.failures).toEqual(expect.arrayContaining(['walk_fwd: the clip did not retarget']));
     const own = makeBaseline(report);
-    const tightened: ParityBaseline = { ...own, clips: { ...own.clips, walk_fwd: { positionDrift: 0, rotationDriftDeg: 0, pelvisVerticalDrift: 0 } } };
-    const worse: ParityReport = { ...report, clips: report.clips.map((c) => (c.clip === 'walk_fwd' ? { ...c, positionDrift: { bone: 'CC_Base_L_Foot', value: 0.0008 } } : c)) };
+    const tightened: ParityBaseline = {
+      ...own,
+      clips: { ...own.clips, walk_fwd: { positionDrift: 0, rotationDriftDeg: 0, pelvisVerticalDrift: 0 } },
+    };
+    const worse: ParityReport = {
+      ...report,
+      clips: report.clips.map((c) => (c.clip === 'walk_fwd' ? { ...c, positionDrift: { bone: 'CC_Base_L_Foot', value: 0.0008 } } : c)),
+    };
     const comparison = compareWithBaseline(worse, tightened);
     expect(comparison.ok).toBe(false);
     expect(comparison.regressions.join('\n')).toMatch(/walk_fwd: position drift 0\.800 mm on CC_Base_L_Foot \(baseline 0\.000 mm\)/);
-    expect(compareWithBaseline({ ...report, target: 'other-rig' }, own).regressions[0]).toMatch(/baseline is for cairn-mannequin → cairn-cc4, this run is cairn-mannequin → other-rig/);
+    expect(compareWithBaseline({ ...report, target: 'other-rig' }, own).regressions[0]).toMatch(
+      /baseline is for cairn-mannequin → cairn-cc4, this run is cairn-mannequin → other-rig/,
+    );
     expect(compareWithBaseline({ ...report, clips: report.clips.slice(1) }, own).missing).toEqual(['idle']);
   });
 });

@@ -35,12 +35,14 @@ const direction = (from: Bone, to: Bone): Vector3 => worldPosition(to).sub(world
 
 /** A one-key clip holding a pose of the mannequin (rotations only). */
 function poseClip(name: string, rotations: Map<string, Quaternion>): AnimationClip {
-  const tracks = [...rotations].map(([bone, q]) => new QuaternionKeyframeTrack(`${bone}.quaternion`, [0, 1], [...q.toArray(), ...q.toArray()]));
+  const tracks = [...rotations].map(
+    ([bone, q]) => new QuaternionKeyframeTrack(`${bone}.quaternion`, [0, 1], [...q.toArray(), ...q.toArray()]),
+  );
   return new AnimationClip(name, 1, tracks);
 }
 
 describe('step 2: bind-pose alignment (A-pose target, T-pose source)', () => {
-  it('raises the A-pose arms into the source\'s T-pose in the reference pose, without touching the bind', () => {
+  it("raises the A-pose arms into the source's T-pose in the reference pose, without touching the bind", () => {
     const reference = toCc4.reference;
     for (const side of ['L', 'R']) {
       const upper = cc4.index.get(`CC_Base_${side}_Upperarm`)!;
@@ -56,8 +58,15 @@ describe('step 2: bind-pose alignment (A-pose target, T-pose source)', () => {
     expect(Math.max(...reference.residual.values())).toBeLessThan(1e-5);
   });
 
-  it('plays the source\'s bind pose as a T-pose on the target: the A-to-T difference is not added to the frame', () => {
-    const bind = poseClip('bind', new Map([['upperarm_l', new Quaternion()], ['upperarm_r', new Quaternion()], ['pelvis', new Quaternion()]]));
+  it("plays the source's bind pose as a T-pose on the target: the A-to-T difference is not added to the frame", () => {
+    const bind = poseClip(
+      'bind',
+      new Map([
+        ['upperarm_l', new Quaternion()],
+        ['upperarm_r', new Quaternion()],
+        ['pelvis', new Quaternion()],
+      ]),
+    );
     const { clip } = retargetClip(bind, toCc4);
     const target = posed(cc4, clip!, 0.5);
     for (const side of ['L', 'R']) {
@@ -66,13 +75,16 @@ describe('step 2: bind-pose alignment (A-pose target, T-pose source)', () => {
     }
   });
 
-  it('gives the target arm the source arm\'s world direction for a relaxed pose, where copying local rotations fails', () => {
+  it("gives the target arm the source arm's world direction for a relaxed pose, where copying local rotations fails", () => {
     const pose = emptyPose();
     relaxedArms(pose);
     const clip = poseClip('relaxed', pose.rotations);
     const source = posed(mannequin, clip, 0.5);
     const target = posed(cc4, retargetClip(clip, toCc4).clip!, 0.5);
-    for (const [m, c] of [['l', 'L'], ['r', 'R']]) {
+    for (const [m, c] of [
+      ['l', 'L'],
+      ['r', 'R'],
+    ]) {
       const want = direction(source.bone(`upperarm_${m}`), source.bone(`lowerarm_${m}`));
       const got = direction(target.bone(`CC_Base_${c}_Upperarm`), target.bone(`CC_Base_${c}_Forearm`));
       expect(got.angleTo(want), `${c} upper arm`).toBeLessThan(1e-3);
@@ -113,13 +125,24 @@ describe('step 2: bind-pose alignment (A-pose target, T-pose source)', () => {
     }
   });
 
-  it('aligns every mapped chain of the target to the source\'s bind directions', () => {
+  it("aligns every mapped chain of the target to the source's bind directions", () => {
     const mapping = buildBoneMapping(mannequin, cc4);
     const reference = alignBindPose(mannequin, cc4, mapping);
-    const chains: Array<[string, string]> = [['leftUpperLeg', 'leftLowerLeg'], ['rightLowerLeg', 'rightFoot'], ['leftHand', 'leftMiddle1'], ['rightIndex1', 'rightIndex2'], ['spine', 'chest'], ['leftFoot', 'leftToes']];
+    const chains: Array<[string, string]> = [
+      ['leftUpperLeg', 'leftLowerLeg'],
+      ['rightLowerLeg', 'rightFoot'],
+      ['leftHand', 'leftMiddle1'],
+      ['rightIndex1', 'rightIndex2'],
+      ['spine', 'chest'],
+      ['leftFoot', 'leftToes'],
+    ];
     for (const [a, b] of chains) {
-      const s = mannequin.bones[mapping.source.canonical.get(b)!]!.worldPosition.clone().sub(mannequin.bones[mapping.source.canonical.get(a)!]!.worldPosition).normalize();
-      const t = reference.worldPosition[mapping.target.canonical.get(b)!]!.clone().sub(reference.worldPosition[mapping.target.canonical.get(a)!]!).normalize();
+      const s = mannequin.bones[mapping.source.canonical.get(b)!]!.worldPosition.clone()
+        .sub(mannequin.bones[mapping.source.canonical.get(a)!]!.worldPosition)
+        .normalize();
+      const t = reference.worldPosition[mapping.target.canonical.get(b)!]!.clone()
+        .sub(reference.worldPosition[mapping.target.canonical.get(a)!]!)
+        .normalize();
       expect(t.angleTo(s), `${a}→${b}`).toBeLessThan(1e-5);
     }
   });
@@ -164,7 +187,8 @@ describe('step 3: position scaling with two ratios', () => {
     const longRig = rigFromDef(longLegged());
     const long = createRetargetContext(mannequin, longRig);
     const walk = libraryClip('walk_fwd');
-    const hips = (rig: RigDescription, clip: AnimationClip, name: string, time: number): Vector3 => worldPosition(posed(rig, clip, time).bone(name));
+    const hips = (rig: RigDescription, clip: AnimationClip, name: string, time: number): Vector3 =>
+      worldPosition(posed(rig, clip, time).bone(name));
     const retargeted = retargetClip(walk, long).clip!;
     const travel = hips(longRig, retargeted, 'pelvis', walk.duration).z - hips(longRig, retargeted, 'pelvis', 0).z;
     const sourceTravel = hips(mannequin, walk, 'pelvis', walk.duration).z - hips(mannequin, walk, 'pelvis', 0).z;
@@ -178,7 +202,10 @@ describe('step 3: position scaling with two ratios', () => {
   });
 
   it('sums root and pelvis motion into the target hips, so knockbacks and climbs keep moving the body', () => {
-    for (const [name, axis, ratio] of [['knockback', 'z', toCc4.ratios.horizontal], ['climb_ledge', 'y', toCc4.ratios.vertical]] as const) {
+    for (const [name, axis, ratio] of [
+      ['knockback', 'z', toCc4.ratios.horizontal],
+      ['climb_ledge', 'y', toCc4.ratios.vertical],
+    ] as const) {
       const clip = libraryClip(name);
       const result = retargetClip(clip, toCc4).clip!;
       // No track on the target's root bone: the hips carry everything.
@@ -196,7 +223,9 @@ describe('step 3: position scaling with two ratios', () => {
     const walk = retargetClip(libraryClip('walk_fwd'), inPlace).clip!;
     for (const t of [0, 0.3, 0.6, 1.0]) expect(Math.abs(worldPosition(posed(cc4, walk, t).bone('CC_Base_Hip')).z)).toBeLessThan(0.05);
     const ladder = retargetClip(libraryClip('climb_ladder'), inPlace).clip!;
-    expect(worldPosition(posed(cc4, ladder, 1.19).bone('CC_Base_Hip')).y - worldPosition(posed(cc4, ladder, 0).bone('CC_Base_Hip')).y).toBeGreaterThan(0.5);
+    expect(
+      worldPosition(posed(cc4, ladder, 1.19).bone('CC_Base_Hip')).y - worldPosition(posed(cc4, ladder, 0).bone('CC_Base_Hip')).y,
+    ).toBeGreaterThan(0.5);
   });
 
   it('scales authored speed and the swim rig offset with the rig', () => {
@@ -212,7 +241,8 @@ describe('fingers and feet on the retargeted character', () => {
     const clip = retargetClip(libraryClip('sword_slash_1'), toCc4).clip!;
     const bind = instantiateRig(cc4);
     const target = posed(cc4, clip, 0.4);
-    const palm = (bones: { bone(name: string): Bone }): Vector3 => worldPosition(bones.bone('CC_Base_R_Hand')).lerp(worldPosition(bones.bone('CC_Base_R_Mid1')), 0.6);
+    const palm = (bones: { bone(name: string): Bone }): Vector3 =>
+      worldPosition(bones.bone('CC_Base_R_Hand')).lerp(worldPosition(bones.bone('CC_Base_R_Mid1')), 0.6);
     const bindBones = { bone: (name: string) => bind.bones[cc4.index.get(name)!]! };
     for (const finger of ['Index', 'Mid', 'Ring', 'Pinky']) {
       for (const joint of [1, 2, 3]) {
@@ -241,22 +271,32 @@ describe('fingers and feet on the retargeted character', () => {
 describe('bad input: a report naming what is wrong, and the other clips still retarget', () => {
   const good = libraryClip('wave');
   const empty = new AnimationClip('empty', 1, []);
-  const foreign = new AnimationClip('foreign', 1, [new QuaternionKeyframeTrack('Armature.quaternion', [0, 1], [0, 0, 0, 1, 0, 0, 0, 1]), new VectorKeyframeTrack('Bip01.position', [0, 1], [0, 0, 0, 0, 0, 1])]);
-  const helpersOnly = new AnimationClip('helpers', 1, [new QuaternionKeyframeTrack('spine_02.quaternion', [0, 1], [0, 0, 0, 1, 0, 0, 0, 1])]);
+  const foreign = new AnimationClip('foreign', 1, [
+    new QuaternionKeyframeTrack('Armature.quaternion', [0, 1], [0, 0, 0, 1, 0, 0, 0, 1]),
+    new VectorKeyframeTrack('Bip01.position', [0, 1], [0, 0, 0, 0, 0, 1]),
+  ]);
+  const helpersOnly = new AnimationClip('helpers', 1, [
+    new QuaternionKeyframeTrack('spine_02.quaternion', [0, 1], [0, 0, 0, 1, 0, 0, 0, 1]),
+  ]);
 
   it('reports a clip with no tracks, one whose tracks match no bone, and one that drives only helper bones', () => {
     const result = retargetLibrary([good, empty, foreign, helpersOnly, libraryClip('idle')], toCc4);
     expect(result.clips.map((c) => c.name)).toEqual(['wave', 'idle']);
     const byName = Object.fromEntries(result.reports.map((r) => [r.clip, r]));
     expect(byName.empty!.error).toBe('the clip has no tracks');
-    expect(byName.foreign!.error).toMatch(/no track animates a bone of the source rig "cairn-mannequin" \(tracks: Armature\.quaternion, Bip01\.position\)/);
+    expect(byName.foreign!.error).toMatch(
+      /no track animates a bone of the source rig "cairn-mannequin" \(tracks: Armature\.quaternion, Bip01\.position\)/,
+    );
     expect(byName.helpers!.error).toMatch(/animate only bones the target has no counterpart for \(spine_02\.quaternion\)/);
     expect(byName.wave!.ok).toBe(true);
     expect(formatClipReports(result.reports)).toMatch(/✗ foreign: no track animates/);
   });
 
   it('ignores stray tracks in an otherwise good clip, and says so', () => {
-    const mixed = new AnimationClip('mixed', good.duration, [...good.tracks, new QuaternionKeyframeTrack('Prop_Sword.quaternion', [0, 1], [0, 0, 0, 1, 0, 0, 0, 1])]);
+    const mixed = new AnimationClip('mixed', good.duration, [
+      ...good.tracks,
+      new QuaternionKeyframeTrack('Prop_Sword.quaternion', [0, 1], [0, 0, 0, 1, 0, 0, 0, 1]),
+    ]);
     const { clip, report } = retargetClip(mixed, toCc4);
     expect(clip).not.toBeNull();
     expect(report.ignoredTracks).toEqual(['Prop_Sword.quaternion']);

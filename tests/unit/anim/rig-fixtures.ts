@@ -6,7 +6,12 @@ import type { BoneDef, SkeletonDef } from '../../../src/rig/skeleton-def.ts';
  * bones renamed, some dropped (their children re-parented), helpers added. Heads stay where the
  * mannequin has them, so a retarget onto them is a pure naming/hierarchy exercise.
  */
-export function deriveRig(name: string, rename: (bone: string) => string | null, extra: BoneDef[] = [], base: SkeletonDef = MANNEQUIN): SkeletonDef {
+export function deriveRig(
+  name: string,
+  rename: (bone: string) => string | null,
+  extra: BoneDef[] = [],
+  base: SkeletonDef = MANNEQUIN,
+): SkeletonDef {
   const renamed = new Map<string, string | null>();
   for (const bone of base.bones) renamed.set(bone.name, rename(bone.name));
   const resolveParent = (parent: string | null): string | null => {
@@ -18,7 +23,12 @@ export function deriveRig(name: string, rename: (bone: string) => string | null,
   for (const bone of base.bones) {
     const newName = renamed.get(bone.name);
     if (newName === null || newName === undefined) continue;
-    bones.push({ name: newName, parent: resolveParent(bone.parent), head: bone.head, ...(bone.rotation ? { rotation: bone.rotation } : {}) });
+    bones.push({
+      name: newName,
+      parent: resolveParent(bone.parent),
+      head: bone.head,
+      ...(bone.rotation ? { rotation: bone.rotation } : {}),
+    });
   }
   return { name, bones: [...bones, ...extra] };
 }
@@ -27,7 +37,18 @@ const FINGER = { thumb: 'Thumb', index: 'Index', middle: 'Middle', ring: 'Ring',
 
 /** Mixamo naming as loaders write it (`mixamorig:` sanitized to `mixamorig`), hips at the top. */
 export function mixamoName(bone: string, prefix = 'mixamorig'): string | null {
-  const fixed: Record<string, string | null> = { root: null, pelvis: 'Hips', spine_01: 'Spine', spine_02: null, spine_03: 'Spine1', spine_04: null, spine_05: 'Spine2', neck_01: 'Neck', neck_02: null, head: 'Head' };
+  const fixed: Record<string, string | null> = {
+    root: null,
+    pelvis: 'Hips',
+    spine_01: 'Spine',
+    spine_02: null,
+    spine_03: 'Spine1',
+    spine_04: null,
+    spine_05: 'Spine2',
+    neck_01: 'Neck',
+    neck_02: null,
+    head: 'Head',
+  };
   if (bone in fixed) return fixed[bone] === null ? null : `${prefix}${fixed[bone]}`;
   const m = /^(.*)_([lr])$/.exec(bone);
   if (!m) return null;
@@ -36,13 +57,33 @@ export function mixamoName(bone: string, prefix = 'mixamorig'): string | null {
   if (part.includes('twist')) return null;
   const finger = /^(thumb|index|middle|ring|pinky)_0(\d)$/.exec(part);
   if (finger) return `${prefix}${side}Hand${FINGER[finger[1] as keyof typeof FINGER]}${finger[2]}`;
-  const limbs: Record<string, string> = { clavicle: 'Shoulder', upperarm: 'Arm', lowerarm: 'ForeArm', hand: 'Hand', thigh: 'UpLeg', calf: 'Leg', foot: 'Foot', ball: 'ToeBase' };
+  const limbs: Record<string, string> = {
+    clavicle: 'Shoulder',
+    upperarm: 'Arm',
+    lowerarm: 'ForeArm',
+    hand: 'Hand',
+    thigh: 'UpLeg',
+    calf: 'Leg',
+    foot: 'Foot',
+    ball: 'ToeBase',
+  };
   return limbs[part] ? `${prefix}${side}${limbs[part]}` : null;
 }
 
 /** 3ds Max Biped naming (`Bip01_L_UpperArm`, fingers `Finger0`…`Finger42`), unknown to the built-in maps. */
 export function bipedName(bone: string): string | null {
-  const fixed: Record<string, string | null> = { root: 'Bip01', pelvis: 'Bip01_Pelvis', spine_01: 'Bip01_Spine', spine_02: null, spine_03: 'Bip01_Spine1', spine_04: null, spine_05: 'Bip01_Spine2', neck_01: 'Bip01_Neck', neck_02: null, head: 'Bip01_Head' };
+  const fixed: Record<string, string | null> = {
+    root: 'Bip01',
+    pelvis: 'Bip01_Pelvis',
+    spine_01: 'Bip01_Spine',
+    spine_02: null,
+    spine_03: 'Bip01_Spine1',
+    spine_04: null,
+    spine_05: 'Bip01_Spine2',
+    neck_01: 'Bip01_Neck',
+    neck_02: null,
+    head: 'Bip01_Head',
+  };
   if (bone in fixed) return fixed[bone]!;
   const m = /^(.*)_([lr])$/.exec(bone);
   if (!m) return null;
@@ -56,7 +97,16 @@ export function bipedName(bone: string): string | null {
     return `Bip01_${side}_Finger${n}${finger[2] === '1' ? '' : Number(finger[2]) - 1}`;
   }
   // The forearm gets a name no pattern knows: the mapper must find it from the hierarchy.
-  const limbs: Record<string, string> = { clavicle: 'Clavicle', upperarm: 'UpperArm', lowerarm: 'Segment2', hand: 'Hand', thigh: 'Thigh', calf: 'Calf', foot: 'Foot', ball: 'Toe0' };
+  const limbs: Record<string, string> = {
+    clavicle: 'Clavicle',
+    upperarm: 'UpperArm',
+    lowerarm: 'Segment2',
+    hand: 'Hand',
+    thigh: 'Thigh',
+    calf: 'Calf',
+    foot: 'Foot',
+    ball: 'Toe0',
+  };
   return limbs[part] ? `Bip01_${side}_${limbs[part]}` : null;
 }
 

@@ -40,7 +40,7 @@ describe('RigOffsetBlend', () => {
     expect(fine.target).toBe(0);
   });
 
-  it('reads a clip\'s offset from userData, 0 when absent or not a number', () => {
+  it("reads a clip's offset from userData, 0 when absent or not a number", () => {
     expect(clipRigOffset({ rigOffset: -1.1 })).toBe(-1.1);
     expect(clipRigOffset({})).toBe(0);
     expect(clipRigOffset(undefined)).toBe(0);
@@ -83,7 +83,10 @@ describe('the driver with generic states, aliases and swim offsets', () => {
   it('drives the retargeted CC4 character by the same generic names (offsets scaled to its size)', () => {
     const context = createRetargetContext(rigFromDef(MANNEQUIN), rigFromDef(CC4_RIG), { rootMotion: 'in-place' });
     const wanted = new Set(['swim_tread', 'run_fwd', 'idle']);
-    const clips = retargetLibrary(library.filter((c) => wanted.has(c.name)), context).clips;
+    const clips = retargetLibrary(
+      library.filter((c) => wanted.has(c.name)),
+      context,
+    ).clips;
     const character = createCc4Character({ detail: 'low' });
     const driver = new MixerAnimationDriver(character.object, clips, { aliases: { ...LIBRARY_ALIASES }, initial: 'swim' });
     // The first clip starts at its own offset.

@@ -25,7 +25,11 @@ describe('AnimationStateMachine', () => {
   });
 
   it('resolves generic states through aliases and refuses states with no clip', () => {
-    const fsm = new AnimationStateMachine({ aliases: { idle: 'Idle_Loop', walk: 'Walk_Fwd' }, clips: ['Idle_Loop', 'Walk_Fwd', 'jump'], initial: 'idle' });
+    const fsm = new AnimationStateMachine({
+      aliases: { idle: 'Idle_Loop', walk: 'Walk_Fwd' },
+      clips: ['Idle_Loop', 'Walk_Fwd', 'jump'],
+      initial: 'idle',
+    });
     expect(fsm.resolve('walk')).toBe('Walk_Fwd');
     expect(fsm.resolve('jump')).toBe('jump');
     expect(() => fsm.resolve('swim')).toThrow(/"swim" resolves to clip "swim", which this rig does not have/);

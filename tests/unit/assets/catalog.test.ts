@@ -21,7 +21,8 @@ beforeEach(() => {
 describe('asset ids', { timeout: 30_000 }, () => {
   it('accepts what the API accepts and nothing else', () => {
     for (const good of ['wooden_crate_01', 'A-b_9', 'x'.repeat(50)]) expect(isValidAssetId(good)).toBe(true);
-    for (const bad of ['', 'x'.repeat(51), '../files/x', 'a/b', 'a b', 'a?b', 'a#b', 'a%2Fb', 'ä', 42, null]) expect(isValidAssetId(bad)).toBe(false);
+    for (const bad of ['', 'x'.repeat(51), '../files/x', 'a/b', 'a b', 'a?b', 'a#b', 'a%2Fb', 'ä', 42, null])
+      expect(isValidAssetId(bad)).toBe(false);
     expect(() => assertValidAssetId('../etc')).toThrow(/not a Poly Haven asset id.*nothing was requested/);
   });
 
@@ -56,15 +57,21 @@ describe('catalog parsing', { timeout: 30_000 }, () => {
   });
 
   it('picks the asked resolution, else the nearest lower, else the smallest offered', () => {
-    const file = (res: string) => ({ gltf: { url: `https://cdn/x_${res}.gltf`, size: 10, include: { 'x.bin': { url: 'https://cdn/x.bin', size: 5 } } } });
+    const file = (res: string) => ({
+      gltf: { url: `https://cdn/x_${res}.gltf`, size: 10, include: { 'x.bin': { url: 'https://cdn/x.bin', size: 5 } } },
+    });
     const files = { blend: {}, gltf: { '1k': file('1k'), '2k': file('2k'), '4k': file('4k') } };
     expect(pickGltfDownload(files, '2k').url).toBe('https://cdn/x_2k.gltf');
     expect(pickGltfDownload(files, '8k').resolution).toBe('4k');
     expect(pickGltfDownload({ gltf: { '2k': file('2k') } }, '1k').resolution).toBe('2k');
     expect(pickGltfDownload(files, '1k')).toMatchObject({ include: { 'x.bin': 'https://cdn/x.bin' }, bytes: 15 });
     expect(() => pickGltfDownload({ blend: {} }, '1k', 'x')).toThrow(expect.objectContaining({ kind: 'no-gltf' }));
-    expect(() => pickGltfDownload({ gltf: { '1k': { gltf: { url: 'javascript:alert(1)' } } } }, '1k')).toThrow(expect.objectContaining({ kind: 'corrupt' }));
-    expect(() => pickGltfDownload({ gltf: { '1k': { gltf: { url: 'https://cdn/x.gltf', include: { 'x.bin': { url: '/relative.bin' } } } } } }, '1k')).toThrow(/x\.bin/);
+    expect(() => pickGltfDownload({ gltf: { '1k': { gltf: { url: 'javascript:alert(1)' } } } }, '1k')).toThrow(
+      expect.objectContaining({ kind: 'corrupt' }),
+    );
+    expect(() =>
+      pickGltfDownload({ gltf: { '1k': { gltf: { url: 'https://cdn/x.gltf', include: { 'x.bin': { url: '/relative.bin' } } } } } }, '1k'),
+    ).toThrow(/x\.bin/);
   });
 });
 

@@ -1,5 +1,17 @@
 import { MeshoptSimplifier } from 'meshoptimizer/simplifier';
-import { BoxGeometry, DataTexture, Group, Mesh, MeshStandardMaterial, ShaderMaterial, SphereGeometry, type BufferGeometry, type Material, type Object3D, type Texture } from 'three';
+import {
+  BoxGeometry,
+  DataTexture,
+  Group,
+  Mesh,
+  MeshStandardMaterial,
+  ShaderMaterial,
+  SphereGeometry,
+  type BufferGeometry,
+  type Material,
+  type Object3D,
+  type Texture,
+} from 'three';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectResources, disposeObject3D } from '../../../src/assets/dispose-object.ts';
 import { loadPolyHavenModel } from '../../../src/assets/model-loader.ts';
@@ -28,7 +40,13 @@ class LiveResources {
     return this;
   }
   count(kind: 'geometry' | 'material' | 'texture'): number {
-    return [...this.live].filter((r) => (kind === 'geometry' ? (r as BufferGeometry).isBufferGeometry : kind === 'material' ? (r as Material).isMaterial : (r as Texture).isTexture)).length;
+    return [...this.live].filter((r) =>
+      kind === 'geometry'
+        ? (r as BufferGeometry).isBufferGeometry
+        : kind === 'material'
+          ? (r as Material).isMaterial
+          : (r as Texture).isTexture,
+    ).length;
   }
   get total(): number {
     return this.live.size;
@@ -59,7 +77,9 @@ describe('disposal releases everything', { timeout: 30_000 }, () => {
     const sphere = new SphereGeometry();
     root.add(new Mesh(sphere, sharedMaterial), new Mesh(sphere, sharedMaterial));
     root.add(new Mesh(new BoxGeometry(), [sharedMaterial, new MeshStandardMaterial({ roughnessMap: shared, emissiveMap: texture() })]));
-    root.add(new Mesh(new BoxGeometry(), new ShaderMaterial({ uniforms: { tex: { value: texture() }, list: { value: [texture(), texture()] } } })));
+    root.add(
+      new Mesh(new BoxGeometry(), new ShaderMaterial({ uniforms: { tex: { value: texture() }, list: { value: [texture(), texture()] } } })),
+    );
     const parent = new Group();
     parent.add(root);
 
@@ -114,7 +134,8 @@ describe('disposal releases everything', { timeout: 30_000 }, () => {
     let drawn = 0;
     model.object.traverse((o) => {
       const g = (o as Mesh).geometry;
-      if ((o as Mesh).isMesh) drawn += g.groups.length ? g.groups.reduce((n, gr) => n + gr.count, 0) / 3 : Math.min(g.drawRange.count, g.index!.count) / 3;
+      if ((o as Mesh).isMesh)
+        drawn += g.groups.length ? g.groups.reduce((n, gr) => n + gr.count, 0) / 3 : Math.min(g.drawRange.count, g.index!.count) / 3;
     });
     expect(drawn).toBe(report.trianglesAfter);
   });

@@ -46,7 +46,11 @@ describe('loading a multi-file glTF through the include map (real HTTP, fixture 
     expect(paths).toContain('/dl/Models/png/1k/wooden_barrel_01/wooden_barrel_01_hoops_diff_1k.png');
     expect(fixture.requests.every((r) => r.status === 200)).toBe(true);
     expect(paths.some((p) => p.includes('/gltf/1k/wooden_barrel_01/textures/'))).toBe(false);
-    expect(model.mapped.map((m) => m.path).sort()).toEqual(['textures/wooden_barrel_01_hoops_diff_1k.png', 'textures/wooden_barrel_01_staves_diff_1k.png', 'wooden_barrel_01.bin']);
+    expect(model.mapped.map((m) => m.path).sort()).toEqual([
+      'textures/wooden_barrel_01_hoops_diff_1k.png',
+      'textures/wooden_barrel_01_staves_diff_1k.png',
+      'wooden_barrel_01.bin',
+    ]);
     expect(model.failedFiles).toEqual([]);
   });
 
@@ -56,7 +60,13 @@ describe('loading a multi-file glTF through the include map (real HTTP, fixture 
     expect(materials.map((m) => m.name).sort()).toEqual(['mossy_rock_01_moss', 'mossy_rock_01_stone']);
     for (const m of materials) expect((m.map as Texture).image as { width: number }).toMatchObject({ width: 64 }); // 1k at the fixture's 1/16 scale
     expect(new Set(materials.map((m) => m.map)).size).toBe(2);
-    expect(model).toMatchObject({ resolution: '1k', materials: 2, textures: 2, meshes: 2, triangles: fixture.trianglesOf('mossy_rock_01') });
+    expect(model).toMatchObject({
+      resolution: '1k',
+      materials: 2,
+      textures: 2,
+      meshes: 2,
+      triangles: fixture.trianglesOf('mossy_rock_01'),
+    });
   });
 
   it('loads the chosen resolution, falling back to the nearest offered', async () => {
@@ -69,7 +79,10 @@ describe('loading a multi-file glTF through the include map (real HTTP, fixture 
   });
 
   it('404 → not-found; corrupt glTF → corrupt; bad id → nothing requested', async () => {
-    await expect(load('missing_lamp')).rejects.toMatchObject({ kind: 'not-found', message: expect.stringMatching(/no asset "missing_lamp"/) });
+    await expect(load('missing_lamp')).rejects.toMatchObject({
+      kind: 'not-found',
+      message: expect.stringMatching(/no asset "missing_lamp"/),
+    });
     await expect(load('broken_statue')).rejects.toMatchObject({ kind: 'corrupt', message: expect.stringMatching(/model file is broken/) });
     fixture.requests.length = 0;
     await expect(load('../../assets?t=models')).rejects.toMatchObject({ kind: 'invalid-id' });

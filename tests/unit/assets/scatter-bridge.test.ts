@@ -43,7 +43,9 @@ describe('handing a model to the scatter catalog', { timeout: 30_000 }, () => {
   });
 
   it('a simplified fixture model registers and bakes in scatter’s real PropCatalog at its simplified size', async () => {
-    const model = await loadPolyHavenModel(new PolyHavenApi({ baseUrl: fixture.url }), 'mossy_rock_01', { configureManager: useNodePngLoader });
+    const model = await loadPolyHavenModel(new PolyHavenApi({ baseUrl: fixture.url }), 'mossy_rock_01', {
+      configureManager: useNodePngLoader,
+    });
     const slot = new ModelSlot({ parent: new Group(), simplify: MeshoptSimplifier.simplify });
     slot.show(model);
     const report = slot.setRatio(0.5)!;

@@ -32,7 +32,12 @@ describe('search scoring', () => {
   });
 
   it('puts a name substring above an exact id, and an exact tag below a category substring', () => {
-    const index = new SearchIndex([entry('drum', 'Oil Barrel'), entry('x', 'Eardrums Model'), entry('y', 'Thing', ['drumkits']), entry('z', 'Other', [], ['drum'])]);
+    const index = new SearchIndex([
+      entry('drum', 'Oil Barrel'),
+      entry('x', 'Eardrums Model'),
+      entry('y', 'Thing', ['drumkits']),
+      entry('z', 'Other', [], ['drum']),
+    ]);
     expect(ids(index, 'drum')).toEqual(['x', 'drum', 'y', 'z']);
     expect(matchScore('name', 'substring')).toBeGreaterThan(matchScore('id', 'exact'));
     expect(matchScore('category', 'substring')).toBeGreaterThan(matchScore('tag', 'exact'));
@@ -44,7 +49,11 @@ describe('search scoring', () => {
   });
 
   it('needs every word to match somewhere (AND) and sums their scores', () => {
-    const index = new SearchIndex([entry('a', 'Wooden Crate', ['props'], ['storage']), entry('b', 'Wooden Barrel', ['props'], []), entry('c', 'Crate Lid', [], ['wooden'])]);
+    const index = new SearchIndex([
+      entry('a', 'Wooden Crate', ['props'], ['storage']),
+      entry('b', 'Wooden Barrel', ['props'], []),
+      entry('c', 'Crate Lid', [], ['wooden']),
+    ]);
     expect(ids(index, 'wooden crate')).toEqual(['a', 'c']);
     expect(ids(index, 'crate wood storage')).toEqual(['a']);
     expect(index.search('wood zebra').total).toBe(0);
@@ -77,7 +86,9 @@ describe('search scoring', () => {
     const rng = new Mulberry32(7);
     const words = ['oak', 'pine', 'rock', 'rocky', 'stone', 'crate', 'barrel', 'chair', 'table', 'lamp', 'mossy', 'old', 'new'];
     const pick = (): string => words[rng.int(words.length)]!;
-    const entries = Array.from({ length: 2000 }, (_, i) => entry(`${pick()}_${pick()}_${i}`, `${pick()} ${pick()} ${i}`, [pick()], [pick(), pick()], rng.int(1000)));
+    const entries = Array.from({ length: 2000 }, (_, i) =>
+      entry(`${pick()}_${pick()}_${i}`, `${pick()} ${pick()} ${i}`, [pick()], [pick(), pick()], rng.int(1000)),
+    );
     const typed = new SearchIndex(entries);
     const scanning = new SearchIndex(entries, { narrow: false });
     for (const query of ['r', 'ro', 'roc', 'rock', 'rock ', 'rock m', 'rock mo', 'rock mossy', 'c', 'ch', 'cha']) {
@@ -93,7 +104,9 @@ describe('search scoring', () => {
     const rng = new Mulberry32(99);
     const words = ['oak', 'pine', 'rock', 'rocky', 'stone', 'crate', 'barrel', 'chair', 'old', 'wood', 'wooden', 'w', 'moss'];
     const pick = (): string => words[rng.int(words.length)]!;
-    const entries = Array.from({ length: 1500 }, (_, i) => entry(`${pick()}_${i}`, `${pick()} ${pick()}`, [pick()], [pick(), pick()], rng.int(20)));
+    const entries = Array.from({ length: 1500 }, (_, i) =>
+      entry(`${pick()}_${i}`, `${pick()} ${pick()}`, [pick()], [pick(), pick()], rng.int(20)),
+    );
     // An independent reference for match kinds: regular expressions over each value.
     const esc = (w: string): string => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const kind = (value: string, word: string): MatchKind | null => {
@@ -106,7 +119,12 @@ describe('search scoring', () => {
       const qw = queryWords(query);
       const scored: Array<{ e: CatalogEntry; score: number }> = [];
       for (const e of entries) {
-        const fields: Array<[MatchField, string]> = [['name', e.name.toLowerCase()], ['id', e.id], ...e.categories.map((c): [MatchField, string] => ['category', c]), ...e.tags.map((t): [MatchField, string] => ['tag', t])];
+        const fields: Array<[MatchField, string]> = [
+          ['name', e.name.toLowerCase()],
+          ['id', e.id],
+          ...e.categories.map((c): [MatchField, string] => ['category', c]),
+          ...e.tags.map((t): [MatchField, string] => ['tag', t]),
+        ];
         let score = 0;
         for (const w of qw) {
           const best = Math.max(0, ...fields.map(([f, v]) => (kind(v, w) ? matchScore(f, kind(v, w)!) : 0)));
@@ -117,12 +135,35 @@ describe('search scoring', () => {
         if (e.name.toLowerCase() === qw.join(' ')) score += 1000;
         scored.push({ e, score });
       }
-      scored.sort((a, b) => b.score - a.score || b.e.downloads - a.e.downloads || (a.e.name < b.e.name ? -1 : a.e.name > b.e.name ? 1 : a.e.id < b.e.id ? -1 : 1));
+      scored.sort(
+        (a, b) =>
+          b.score - a.score ||
+          b.e.downloads - a.e.downloads ||
+          (a.e.name < b.e.name ? -1 : a.e.name > b.e.name ? 1 : a.e.id < b.e.id ? -1 : 1),
+      );
       return scored.slice(0, limit).map((x) => [x.e.id, x.score]);
     };
     for (const limit of [1, 5, 60]) {
       const index = new SearchIndex(entries, { limit, narrow: false });
-      for (const query of ['w', 'wo', 'rock', 'r', 'old oak', 'o', 'stone crate', 'moss', 'zz', '', '1', '12', '_', 'k_1', 'e', 'a b', 'ood']) {
+      for (const query of [
+        'w',
+        'wo',
+        'rock',
+        'r',
+        'old oak',
+        'o',
+        'stone crate',
+        'moss',
+        'zz',
+        '',
+        '1',
+        '12',
+        '_',
+        'k_1',
+        'e',
+        'a b',
+        'ood',
+      ]) {
         const result = index.search(query);
         expect(result.hits.map((h) => [h.entry.id, h.score])).toEqual(brute(query, limit));
       }

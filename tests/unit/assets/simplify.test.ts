@@ -1,5 +1,14 @@
 import { MeshoptSimplifier } from 'meshoptimizer/simplifier';
-import { BoxGeometry, BufferGeometry, Float32BufferAttribute, Group, Mesh, MeshStandardMaterial, SphereGeometry, TorusKnotGeometry } from 'three';
+import {
+  BoxGeometry,
+  BufferGeometry,
+  Float32BufferAttribute,
+  Group,
+  Mesh,
+  MeshStandardMaterial,
+  SphereGeometry,
+  TorusKnotGeometry,
+} from 'three';
 import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ModelSimplifier } from '../../../src/assets/model-simplifier.ts';
@@ -9,7 +18,14 @@ beforeAll(() => MeshoptSimplifier.ready);
 
 /** A sphere (slot 0), a torus knot (slot 1) and a box (slot 2) in one geometry, one group each. */
 function threeSlotGeometry(): BufferGeometry {
-  return mergeGeometries([new SphereGeometry(1, 48, 24), new TorusKnotGeometry(0.6, 0.2, 128, 16).translate(3, 0, 0), new BoxGeometry(1, 1, 1, 8, 8, 8).translate(-3, 0, 0)], true)!;
+  return mergeGeometries(
+    [
+      new SphereGeometry(1, 48, 24),
+      new TorusKnotGeometry(0.6, 0.2, 128, 16).translate(3, 0, 0),
+      new BoxGeometry(1, 1, 1, 8, 8, 8).translate(-3, 0, 0),
+    ],
+    true,
+  )!;
 }
 
 /** Vertex ids each material slot's triangles use. */
@@ -132,7 +148,13 @@ describe('group-wise simplification', () => {
 
   it('leaves slices that are too small alone and clamps slices that overrun the index', () => {
     const positions = new Float32BufferAttribute([0, 0, 0, 1, 0, 0, 0, 1, 0], 3).array as Float32Array;
-    const result = simplifyIndexBySlices(new Uint32Array([0, 1, 2]), positions, [{ start: 0, count: 99, materialIndex: 4 }], 0.5, MeshoptSimplifier.simplify);
+    const result = simplifyIndexBySlices(
+      new Uint32Array([0, 1, 2]),
+      positions,
+      [{ start: 0, count: 99, materialIndex: 4 }],
+      0.5,
+      MeshoptSimplifier.simplify,
+    );
     expect(result.slices).toEqual([{ start: 0, count: 3, materialIndex: 4 }]);
   });
 });

@@ -30,7 +30,9 @@ describe('AudioSettingsStore', () => {
   });
 
   it('clamps volumes to 0…2 and drops values that are not finite numbers, keeping the rest', () => {
-    scope.localStorage = fakeStorage({ k: JSON.stringify({ muted: true, volumes: { master: 7, music: -1, ui: 'loud', effects: null, ambience: 0.4, extra: 1 } }) });
+    scope.localStorage = fakeStorage({
+      k: JSON.stringify({ muted: true, volumes: { master: 7, music: -1, ui: 'loud', effects: null, ambience: 0.4, extra: 1 } }),
+    });
     expect(new AudioSettingsStore('k').load()).toEqual({ muted: true, volumes: { master: 2, music: 0, ambience: 0.4 } });
   });
 
@@ -44,7 +46,15 @@ describe('AudioSettingsStore', () => {
   });
 
   it('survives a storage that throws (private mode, quota)', () => {
-    scope.localStorage = { ...fakeStorage(), getItem: () => { throw new Error('denied'); }, setItem: () => { throw new Error('quota'); } } as Storage;
+    scope.localStorage = {
+      ...fakeStorage(),
+      getItem: () => {
+        throw new Error('denied');
+      },
+      setItem: () => {
+        throw new Error('quota');
+      },
+    } as Storage;
     const store = new AudioSettingsStore('k');
     expect(() => store.save({ muted: true, volumes: {} })).not.toThrow();
     expect(store.load()).toEqual({ muted: false, volumes: {} });

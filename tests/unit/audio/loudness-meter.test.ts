@@ -44,10 +44,22 @@ const REF_STAGE2 = { b: [1, -2, 1], a: [1, -1.99004745483398, 0.99007225036621] 
 // BS.1770-4 Annex 2, the 48 coefficients in their published interleaved order (h[4k + p]).
 const REF_FIR = (() => {
   const phases = [
-    [0.001708984375, 0.010986328125, -0.0196533203125, 0.033203125, -0.0594482421875, 0.1373291015625, 0.97216796875, -0.102294921875, 0.047607421875, -0.026611328125, 0.014892578125, -0.00830078125],
-    [-0.0291748046875, 0.029296875, -0.0517578125, 0.089111328125, -0.16650390625, 0.465087890625, 0.77978515625, -0.2003173828125, 0.1015625, -0.0582275390625, 0.0330810546875, -0.0189208984375],
-    [-0.0189208984375, 0.0330810546875, -0.0582275390625, 0.1015625, -0.2003173828125, 0.77978515625, 0.465087890625, -0.16650390625, 0.089111328125, -0.0517578125, 0.029296875, -0.0291748046875],
-    [-0.00830078125, 0.014892578125, -0.026611328125, 0.047607421875, -0.102294921875, 0.97216796875, 0.1373291015625, -0.0594482421875, 0.033203125, -0.0196533203125, 0.010986328125, 0.001708984375],
+    [
+      0.001708984375, 0.010986328125, -0.0196533203125, 0.033203125, -0.0594482421875, 0.1373291015625, 0.97216796875, -0.102294921875,
+      0.047607421875, -0.026611328125, 0.014892578125, -0.00830078125,
+    ],
+    [
+      -0.0291748046875, 0.029296875, -0.0517578125, 0.089111328125, -0.16650390625, 0.465087890625, 0.77978515625, -0.2003173828125,
+      0.1015625, -0.0582275390625, 0.0330810546875, -0.0189208984375,
+    ],
+    [
+      -0.0189208984375, 0.0330810546875, -0.0582275390625, 0.1015625, -0.2003173828125, 0.77978515625, 0.465087890625, -0.16650390625,
+      0.089111328125, -0.0517578125, 0.029296875, -0.0291748046875,
+    ],
+    [
+      -0.00830078125, 0.014892578125, -0.026611328125, 0.047607421875, -0.102294921875, 0.97216796875, 0.1373291015625, -0.0594482421875,
+      0.033203125, -0.0196533203125, 0.010986328125, 0.001708984375,
+    ],
   ];
   const h = new Array<number>(48);
   for (let k = 0; k < 12; k++) for (let p = 0; p < 4; p++) h[4 * k + p] = phases[p]![k]!;
@@ -241,10 +253,13 @@ describe('LoudnessMeter (ITU-R BS.1770-4, EBU R 128)', () => {
 describe('meter-worklet.js', () => {
   it('is generated from the current meter sources', async () => {
     const { readFileSync } = await import('node:fs');
-    const { METER_REGENERATE_COMMAND, METER_WORKLET_FILE, meterWorkletSourceHash, recordedMeterSourceHash } = await import('../../../src/audio/meter/worklet-source-hash.ts');
+    const { METER_REGENERATE_COMMAND, METER_WORKLET_FILE, meterWorkletSourceHash, recordedMeterSourceHash } =
+      await import('../../../src/audio/meter/worklet-source-hash.ts');
     const generated = readFileSync(METER_WORKLET_FILE, 'utf8');
-    expect(recordedMeterSourceHash(generated), `meter-worklet.js is stale; regenerate it with: ${METER_REGENERATE_COMMAND}`).toBe(meterWorkletSourceHash());
-    expect(generated).toContain("registerProcessor(PROCESSOR_NAME, LoudnessMeterProcessor)");
+    expect(recordedMeterSourceHash(generated), `meter-worklet.js is stale; regenerate it with: ${METER_REGENERATE_COMMAND}`).toBe(
+      meterWorkletSourceHash(),
+    );
+    expect(generated).toContain('registerProcessor(PROCESSOR_NAME, LoudnessMeterProcessor)');
     expect(generated).not.toMatch(/^\s*import\s/m);
   });
 });

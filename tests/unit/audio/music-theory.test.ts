@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ChimeStreak } from '../../../src/audio/chime-streak.ts';
-import { CAIRN_PROGRESSION, beatSeconds, chimeMidi, chordAt, loopSeconds, midiName, midiToHz, triad } from '../../../src/audio/music-theory.ts';
+import {
+  CAIRN_PROGRESSION,
+  beatSeconds,
+  chimeMidi,
+  chordAt,
+  loopSeconds,
+  midiName,
+  midiToHz,
+  triad,
+} from '../../../src/audio/music-theory.ts';
 
 describe('notes and chords', () => {
   it('tunes A4 = 440 Hz in equal temperament', () => {

@@ -3,7 +3,15 @@ import { AudioRandom, VARY_AMOUNT } from '../../../src/audio/audio-random.ts';
 import { GAMEPLAY_SLICE } from '../../../src/audio/gameplay-slice.ts';
 import { planShape, validateLayer, type Layer } from '../../../src/audio/layers.ts';
 import { CAIRN_PROGRESSION, chimeMidi, midiToHz, type Chord } from '../../../src/audio/music-theory.ts';
-import { CRACK_PITCH_STEP, CRACK_SPACING, getRecipe, RECIPE_NAMES, RECIPES, UnknownRecipeError, type RecipeContext } from '../../../src/audio/recipes/index.ts';
+import {
+  CRACK_PITCH_STEP,
+  CRACK_SPACING,
+  getRecipe,
+  RECIPE_NAMES,
+  RECIPES,
+  UnknownRecipeError,
+  type RecipeContext,
+} from '../../../src/audio/recipes/index.ts';
 import { SURFACES } from '../../../src/audio/surfaces.ts';
 
 function context(seed = 1234, chord: Chord = CAIRN_PROGRESSION.chords[0]!): RecipeContext {
@@ -108,7 +116,11 @@ describe('recipes', () => {
   });
 
   it('footsteps differ by surface and run louder than walk', () => {
-    const fingerprints = new Set(SURFACES.map((surface) => JSON.stringify(plan('footstep', { surface }, exact).map((l) => [l.kind, l.kind === 'tone' ? l.type : l.filter, l.f0]))));
+    const fingerprints = new Set(
+      SURFACES.map((surface) =>
+        JSON.stringify(plan('footstep', { surface }, exact).map((l) => [l.kind, l.kind === 'tone' ? l.type : l.filter, l.f0])),
+      ),
+    );
     expect(fingerprints.size).toBe(SURFACES.length);
     const walk = planShape(plan('footstep', { surface: 'stone', intensity: 1 }, exact)).peak;
     const run = planShape(plan('footstep', { surface: 'stone', intensity: 1.3 }, exact)).peak;
@@ -136,7 +148,9 @@ describe('recipes', () => {
   });
 
   it('rejects bad parameters with a clear message', () => {
-    expect(() => plan('footstep', { surface: 'lava' })).toThrow(/footstep: surface must be one of grass, leaves, sand, dirt, stone, snow, water \(got "lava"\)/);
+    expect(() => plan('footstep', { surface: 'lava' })).toThrow(
+      /footstep: surface must be one of grass, leaves, sand, dirt, stone, snow, water \(got "lava"\)/,
+    );
     expect(() => plan('strike', { intensity: Number.NaN })).toThrow(/strike: intensity must be a number in \[0.1, 1.5\]/);
     expect(() => plan('crack-line', { count: 100 })).toThrow(/count/);
     expect(() => plan('land', { impact: -1 })).toThrow(/impact/);
@@ -144,7 +158,9 @@ describe('recipes', () => {
 
   it('an unknown name is an UnknownRecipeError that lists the known ones', () => {
     expect(() => getRecipe('thunderclap')).toThrow(UnknownRecipeError);
-    expect(() => getRecipe('thunderclap')).toThrow('Unknown sound recipe "thunderclap". Known recipes: strike, crack-line, groan, footstep, jump, land, chime, ui-click, ui-confirm.');
+    expect(() => getRecipe('thunderclap')).toThrow(
+      'Unknown sound recipe "thunderclap". Known recipes: strike, crack-line, groan, footstep, jump, land, chime, ui-click, ui-confirm.',
+    );
     // Object prototype names are not recipes.
     expect(() => getRecipe('toString')).toThrow(UnknownRecipeError);
   });

@@ -69,7 +69,11 @@ describe('VoiceLimiter', () => {
   });
 
   it('can steal one voice for the sound limit and another for the bus limit in one admission', () => {
-    const limiter = new VoiceLimiter({ perSound: { a: { max: 1, steal: 'oldest' } }, perBus: { fx: { max: 2, steal: 'oldest' } }, defaultSound: { max: 8, steal: 'oldest' } });
+    const limiter = new VoiceLimiter({
+      perSound: { a: { max: 1, steal: 'oldest' } },
+      perBus: { fx: { max: 2, steal: 'oldest' } },
+      defaultSound: { max: 8, steal: 'oldest' },
+    });
     const a1 = voice('a', 0, 0.5, 5, 'other');
     const b1 = voice('b', 0.1, 0.5, 5, 'fx');
     const b2 = voice('b', 0.2, 0.5, 5, 'fx');
@@ -117,7 +121,10 @@ describe('VoiceLimiter', () => {
   });
 
   it('holds the bus limit for calls with guards off (they only skip the per-sound limit)', () => {
-    const limiter = new VoiceLimiter({ perSound: { strike: { max: 8, steal: 'none' } }, perBus: { effects: { max: 24, steal: 'oldest' } } });
+    const limiter = new VoiceLimiter({
+      perSound: { strike: { max: 8, steal: 'none' } },
+      perBus: { effects: { max: 24, steal: 'oldest' } },
+    });
     let admitted = 0;
     for (let i = 0; i < 30; i++) {
       const v = voice('strike', 0);

@@ -16,7 +16,10 @@ describe('SpatialHash2D', () => {
       const x = rng.range(-110, 110);
       const z = rng.range(-110, 110);
       const r = rng.range(0, 15);
-      const expected = [...points].filter(([, p]) => (p.x - x) ** 2 + (p.z - z) ** 2 <= r * r).map(([id]) => id).sort((a, b) => a - b);
+      const expected = [...points]
+        .filter(([, p]) => (p.x - x) ** 2 + (p.z - z) ** 2 <= r * r)
+        .map(([id]) => id)
+        .sort((a, b) => a - b);
       expect(hash.queryRadius(x, z, r).sort((a, b) => a - b)).toEqual(expected);
       expect(hash.anyWithin(x, z, r)).toBe(expected.length > 0);
     }

@@ -50,7 +50,10 @@ describe('bone path choice', () => {
     expect(chooseBonePath({ backend: 'WebGPU' }).path).toBe('storage');
     expect(chooseBonePath({ backend: 'WebGPU', compatibilityMode: true })).toMatchObject({ path: 'texture' });
     expect(chooseBonePath({ backend: 'WebGPU', maxVertexStorageBuffers: 1 }).reason).toMatch(/allows 1 vertex-stage storage buffers/);
-    expect(chooseBonePath({ backend: 'WebGL2' }, 'storage')).toMatchObject({ path: 'texture', reason: expect.stringMatching(/WebGL2 cannot read storage buffers/) });
+    expect(chooseBonePath({ backend: 'WebGL2' }, 'storage')).toMatchObject({
+      path: 'texture',
+      reason: expect.stringMatching(/WebGL2 cannot read storage buffers/),
+    });
     expect(chooseBonePath({ backend: 'WebGPU', maxVertexStorageBuffers: 8 }, 'texture').path).toBe('texture');
   });
 });
@@ -58,10 +61,35 @@ describe('bone path choice', () => {
 describe('crowd HUD rows', () => {
   it('reads everything from the published stats', () => {
     const rows = crowdHudRows({
-      template: 'mannequin', path: 'texture', pathReason: '', pieces: 3, bones: 64, drawCallsPerPass: 3, agents: 500, visible: 420, live: 24, gpu: 400,
-      culled: 80, reasons: { 'gpu: no procedural control': 400, 'live: look-at': 20, 'culled: outside the view': 80 }, liveUpdates: 9, animMs: 1.2, animMsAvg: 1.5,
-      uploadBytes: 4096, liveBytes: 2048, instanceBytes: 2048, poseBytes: 1024, animBytes: 1024, gpuBytes: 1, bakedBytes: 1 << 20, bakedPrecision: 'half', liveCapacity: 32,
-      instanceCapacity: 512, bakedRows: 329, bakedFps: 30, clips: 6, grows: 0,
+      template: 'mannequin',
+      path: 'texture',
+      pathReason: '',
+      pieces: 3,
+      bones: 64,
+      drawCallsPerPass: 3,
+      agents: 500,
+      visible: 420,
+      live: 24,
+      gpu: 400,
+      culled: 80,
+      reasons: { 'gpu: no procedural control': 400, 'live: look-at': 20, 'culled: outside the view': 80 },
+      liveUpdates: 9,
+      animMs: 1.2,
+      animMsAvg: 1.5,
+      uploadBytes: 4096,
+      liveBytes: 2048,
+      instanceBytes: 2048,
+      poseBytes: 1024,
+      animBytes: 1024,
+      gpuBytes: 1,
+      bakedBytes: 1 << 20,
+      bakedPrecision: 'half',
+      liveCapacity: 32,
+      instanceCapacity: 512,
+      bakedRows: 329,
+      bakedFps: 30,
+      clips: 6,
+      grows: 0,
       budget: { state: 'over', gpuMs: 9, baselineMs: 1, budgetMs: 5, tracking: false, message: 'OVER 9.00 / 5.00 ms' },
     });
     const byLabel = Object.fromEntries(rows.map((r) => [r.label, r]));

@@ -75,7 +75,8 @@ describe('ClipSampler (flat tracks, no mixer)', () => {
     flat.writePose(after, 0);
     const headBone = template.bones.findIndex((b) => b.name === 'head');
     let moved = 0;
-    for (let k = 0; k < FLOATS_PER_BONE; k++) moved = Math.max(moved, Math.abs(after[headBone * FLOATS_PER_BONE + k]! - before[headBone * FLOATS_PER_BONE + k]!));
+    for (let k = 0; k < FLOATS_PER_BONE; k++)
+      moved = Math.max(moved, Math.abs(after[headBone * FLOATS_PER_BONE + k]! - before[headBone * FLOATS_PER_BONE + k]!));
     expect(moved).toBeGreaterThan(0.1);
     expect(flatClips(template)).toBe(flat.clips);
   });
@@ -107,7 +108,12 @@ describe('baked local transforms (what a GPU crossfade composes)', () => {
         const r = rotate(t);
         t = [l[4]! + r[0]! * l[7]!, l[5]! + r[1]! * l[7]!, l[6]! + r[2]! * l[7]!];
         const [qx, qy, qz, qw] = q as [number, number, number, number];
-        q = [lw * qx + lx * qw + ly * qz - lz * qy, lw * qy - lx * qz + ly * qw + lz * qx, lw * qz + lx * qy - ly * qx + lz * qw, lw * qw - lx * qx - ly * qy - lz * qz];
+        q = [
+          lw * qx + lx * qw + ly * qz - lz * qy,
+          lw * qy - lx * qz + ly * qw + lz * qx,
+          lw * qz + lx * qy - ly * qx + lz * qw,
+          lw * qw - lx * qx - ly * qy - lz * qz,
+        ];
         s *= l[7]!;
       }
       const [x, y, z, w] = q as [number, number, number, number];
@@ -119,7 +125,9 @@ describe('baked local transforms (what a GPU crossfade composes)', () => {
       const inv = baked.inverseBinds.subarray(bone * 12, bone * 12 + 12);
       for (let r = 0; r < 3; r++) {
         for (let c = 0; c < 4; c++) {
-          const value = (rot[r]![0]! * inv[c]! + rot[r]![1]! * inv[4 + c]! + rot[r]![2]! * inv[8 + c]!) * s * baked.rootScale + (c === 3 ? t[r]! * baked.rootScale : 0);
+          const value =
+            (rot[r]![0]! * inv[c]! + rot[r]![1]! * inv[4 + c]! + rot[r]![2]! * inv[8 + c]!) * s * baked.rootScale +
+            (c === 3 ? t[r]! * baked.rootScale : 0);
           worst = Math.max(worst, Math.abs(value - baked.data[row * baked.rowStride + bone * 12 + r * 4 + c]!));
         }
       }

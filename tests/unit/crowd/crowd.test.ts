@@ -27,7 +27,8 @@ function camera(z = 0): PerspectiveCamera {
 function recordOf(crowd: Crowd, agent: CrowdAgent): Float32Array | null {
   const poses = crowd.renderer.poses;
   for (let k = 0; k < crowd.renderer.drawCount; k++) {
-    if (poses[k * POSE_FLOATS] === Math.fround(agent.x) && poses[k * POSE_FLOATS + 2] === Math.fround(agent.z)) return crowd.renderer.anims.subarray(k * ANIM_FLOATS, (k + 1) * ANIM_FLOATS);
+    if (poses[k * POSE_FLOATS] === Math.fround(agent.x) && poses[k * POSE_FLOATS + 2] === Math.fround(agent.z))
+      return crowd.renderer.anims.subarray(k * ANIM_FLOATS, (k + 1) * ANIM_FLOATS);
   }
   return null;
 }
@@ -63,7 +64,9 @@ describe('Crowd', () => {
 
   it('keeps every avatar’s identity and transform through removals (swap-remove)', () => {
     const crowd = new Crowd({ template, capacity: 2 });
-    const agents = Array.from({ length: 40 }, (_, i) => crowd.add({ x: i, y: i * 0.1, z: -i, facing: i * 0.05, clip: i % 2 ? 'walk' : 'idle' }));
+    const agents = Array.from({ length: 40 }, (_, i) =>
+      crowd.add({ x: i, y: i * 0.1, z: -i, facing: i * 0.05, clip: i % 2 ? 'walk' : 'idle' }),
+    );
     for (const i of [0, 5, 39, 17, 18, 1]) agents[i]!.remove();
     const left = agents.filter((a) => !a.removed);
     expect(crowd.count).toBe(34);
@@ -163,8 +166,12 @@ describe('Crowd', () => {
     expect(record[AnimField.PreviousClip]).toBe(template.clipIndex('walk'));
     expect(recordWeight(record[AnimField.FadeStart]!, record[AnimField.FadeRate]!, clockOf(crowd))).toBeCloseTo(agent.anim.weight, 5);
     expect(agent.anim.weight).toBeCloseTo(0.5, 5);
-    expect(recordClipFrame(wave, record[AnimField.Phase]!, record[AnimField.Speed]!, clockOf(crowd)).row0).toBe(bakedFrame(wave, 0.25).row0);
-    expect(recordClipFrame(walk, record[AnimField.PreviousPhase]!, record[AnimField.PreviousSpeed]!, clockOf(crowd)).row0).toBe(bakedFrame(walk, 0.35).row0);
+    expect(recordClipFrame(wave, record[AnimField.Phase]!, record[AnimField.Speed]!, clockOf(crowd)).row0).toBe(
+      bakedFrame(wave, 0.25).row0,
+    );
+    expect(recordClipFrame(walk, record[AnimField.PreviousPhase]!, record[AnimField.PreviousSpeed]!, clockOf(crowd)).row0).toBe(
+      bakedFrame(walk, 0.35).row0,
+    );
     // Later frames: the weight moves on the GPU alone.
     crowd.update(0.125, camera());
     expect(crowd.stats.animBytes).toBe(0);
@@ -173,7 +180,9 @@ describe('Crowd', () => {
     agent.play('wave', { speed: 2 });
     crowd.update(0.5, camera());
     expect(crowd.stats.animBytes).toBe(ANIM_FLOATS * 4);
-    expect(recordClipFrame(wave, record[AnimField.Phase]!, record[AnimField.Speed]!, clockOf(crowd)).row0).toBe(bakedFrame(wave, agent.time).row0);
+    expect(recordClipFrame(wave, record[AnimField.Phase]!, record[AnimField.Speed]!, clockOf(crowd)).row0).toBe(
+      bakedFrame(wave, agent.time).row0,
+    );
     crowd.dispose();
   });
 
@@ -190,12 +199,21 @@ describe('Crowd', () => {
     expect(clockOf(crowd)).toBeLessThan(257);
     expect(rewrites).toBe(1);
     const record = recordOf(crowd, agent)!;
-    expect(recordClipFrame(walk, record[AnimField.Phase]!, record[AnimField.Speed]!, clockOf(crowd)).row0).toBe(bakedFrame(walk, agent.time).row0);
+    expect(recordClipFrame(walk, record[AnimField.Phase]!, record[AnimField.Speed]!, clockOf(crowd)).row0).toBe(
+      bakedFrame(walk, agent.time).row0,
+    );
     crowd.dispose();
   });
 
   it('gives each avatar a palette entry in its record (0: the file’s colours)', () => {
-    const crowd = new Crowd({ template, palette: [[1, 1, 1], [0.8, 0.2, 0.2], [0.2, 0.3, 0.9]] });
+    const crowd = new Crowd({
+      template,
+      palette: [
+        [1, 1, 1],
+        [0.8, 0.2, 0.2],
+        [0.2, 0.3, 0.9],
+      ],
+    });
     const a = crowd.add({ z: -10, clip: 'walk', palette: 2 });
     const b = crowd.add({ x: 1, z: -10, clip: 'walk' });
     crowd.update(0.1, camera());
@@ -258,7 +276,9 @@ describe('Crowd', () => {
 
   it('grows the live buffer past its first capacity and keeps every live avatar’s pose', () => {
     const crowd = new Crowd({ template, lod: { liveEnter: 50, liveExit: 60, maxLive: 40 } });
-    const agents = Array.from({ length: 30 }, (_, i) => crowd.add({ x: (i % 6) - 3, z: -4 - Math.floor(i / 6), clip: ['walk', 'idle', 'dance'][i % 3]!, time: i * 0.05 }));
+    const agents = Array.from({ length: 30 }, (_, i) =>
+      crowd.add({ x: (i % 6) - 3, z: -4 - Math.floor(i / 6), clip: ['walk', 'idle', 'dance'][i % 3]!, time: i * 0.05 }),
+    );
     for (const agent of agents) agent.setControl(LOOK_AT);
     crowd.update(1 / 60, camera());
     const capacityBefore = crowd.renderer.live.capacity;
@@ -356,7 +376,11 @@ describe('Crowd', () => {
   });
 
   it('re-uploads a slot refilled by swap-remove even when its avatar did not update', () => {
-    const crowd = new Crowd({ template, lod: { liveEnter: 40, liveExit: 50, fullRateDistance: 1, rateBand: 1, maxVisibleInterval: 30 }, path: 'storage' });
+    const crowd = new Crowd({
+      template,
+      lod: { liveEnter: 40, liveExit: 50, fullRateDistance: 1, rateBand: 1, maxVisibleInterval: 30 },
+      path: 'storage',
+    });
     const agents = Array.from({ length: 6 }, (_, i) => crowd.add({ x: i - 3, z: -20, clip: 'idle' }));
     for (const agent of agents) agent.setControl(LOOK_AT);
     crowd.update(1 / 60, camera());
@@ -415,7 +439,13 @@ describe('MixedCrowd', () => {
     const { MixedCrowd } = await import('../../../src/crowd/mixed-crowd.ts');
     const { buildFixtureCharacter } = await import('../../harness/crowd-fixtures.ts');
     const other = new CrowdTemplate(buildFixtureCharacter(), { name: 'fixture' });
-    const mixed = new MixedCrowd({ templates: [template, other], palette: [[1, 1, 1], [0.8, 0.2, 0.2]] });
+    const mixed = new MixedCrowd({
+      templates: [template, other],
+      palette: [
+        [1, 1, 1],
+        [0.8, 0.2, 0.2],
+      ],
+    });
     const agents = Array.from({ length: 10 }, (_, i) => mixed.add({ x: i - 5, z: -12, body: i % 2, palette: i % 2, clip: 'walk' }));
     mixed.update(1 / 60, camera());
     expect(mixed.crowds.map((c) => c.count)).toEqual([5, 5]);

@@ -24,12 +24,18 @@ describe('loading a character for the crowd', () => {
 
   it('explains every failure in one error naming the file', async () => {
     const cases: Array<[File, RegExp]> = [
-      [file(await exportGlb(buildStaticModel()), 'statue.glb'), /^statue\.glb: has no skinned mesh, no bones and no animated node hierarchy: a character needs a skeleton/],
+      [
+        file(await exportGlb(buildStaticModel()), 'statue.glb'),
+        /^statue\.glb: has no skinned mesh, no bones and no animated node hierarchy: a character needs a skeleton/,
+      ],
       [file(new TextEncoder().encode('not a model'), 'junk.glb'), /^junk\.glb: could not be parsed as GLTF/],
       [file(new Uint8Array(4), 'picture.png'), /picture\.png: unsupported file type; expected \.glb, \.gltf, \.fbx or \.bvh/],
     ];
     const big = buildFixtureCharacter({ bones: 300 });
-    cases.push([file(await exportGlb(big.object, big.clips), 'centipede.glb'), /"centipede\.glb" has 300 bones; this crowd's bone buffers are sized for at most 256/]);
+    cases.push([
+      file(await exportGlb(big.object, big.clips), 'centipede.glb'),
+      /"centipede\.glb" has 300 bones; this crowd's bone buffers are sized for at most 256/,
+    ]);
     for (const [input, message] of cases) {
       const error = await loadCrowdTemplateFromFile(input, { maxBones: 256 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(CrowdTemplateError);

@@ -1,7 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LOD, liveUpdateInterval, planLive, resolveLod, updateDue, wantsLive, type LodCandidate } from '../../../src/crowd/lod-policy.ts';
+import {
+  DEFAULT_LOD,
+  liveUpdateInterval,
+  planLive,
+  resolveLod,
+  updateDue,
+  wantsLive,
+  type LodCandidate,
+} from '../../../src/crowd/lod-policy.ts';
 
-const lod = resolveLod({ liveEnter: 10, liveExit: 14, maxLive: 3, minDwell: 0.5, fullRateDistance: 6, rateBand: 4, maxVisibleInterval: 4, culledInterval: 10 });
+const lod = resolveLod({
+  liveEnter: 10,
+  liveExit: 14,
+  maxLive: 3,
+  minDwell: 0.5,
+  fullRateDistance: 6,
+  rateBand: 4,
+  maxVisibleInterval: 4,
+  culledInterval: 10,
+});
 const c = (distance: number, live = false, visible = true, dwell = 10): LodCandidate => ({ distance, live, visible, dwell });
 
 describe('live/baked switching', () => {

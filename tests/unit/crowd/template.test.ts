@@ -46,7 +46,10 @@ describe('geometry preparation', () => {
     geometry.setAttribute('weights_1', geometry.getAttribute('WEIGHTS_1'));
     geometry.deleteAttribute('JOINTS_1');
     geometry.deleteAttribute('WEIGHTS_1');
-    const prepared = prepareCrowdGeometry(fixture.meshes[0]!, Int32Array.from({ length: 12 }, (_, i) => i));
+    const prepared = prepareCrowdGeometry(
+      fixture.meshes[0]!,
+      Int32Array.from({ length: 12 }, (_, i) => i),
+    );
     expect(prepared.clampedVertices).toBe(geometry.getAttribute('position').count);
     const weights = prepared.geometry.getAttribute('skinWeight');
     for (let v = 0; v < weights.count; v++) {
@@ -115,7 +118,9 @@ describe('CrowdTemplate', () => {
 
   it('rejects a model with no skeleton, clearly', () => {
     expect(() => new CrowdTemplate({ object: buildStaticModel() })).toThrow(CrowdTemplateError);
-    expect(() => new CrowdTemplate({ object: buildStaticModel() })).toThrow(/"statue" has no skinned mesh: a crowd character needs a skeleton/);
+    expect(() => new CrowdTemplate({ object: buildStaticModel() })).toThrow(
+      /"statue" has no skinned mesh: a crowd character needs a skeleton/,
+    );
   });
 
   it('rejects more bones than the buffers are sized for, naming both numbers', () => {

@@ -8,7 +8,13 @@ import { createHumanoid } from '../../../src/rig/humanoid.ts';
 import { buildFixtureCharacter } from '../../harness/crowd-fixtures.ts';
 
 /** three's own answer: pose the original with a mixer, let Skeleton.update() compute boneMatrices. */
-function threeBoneMatrices(object: Object3D, clipName: string, time: number, skeleton: { update(): void; boneMatrices: Float32Array | null }, clips: { name: string }[]): Float32Array {
+function threeBoneMatrices(
+  object: Object3D,
+  clipName: string,
+  time: number,
+  skeleton: { update(): void; boneMatrices: Float32Array | null },
+  clips: { name: string }[],
+): Float32Array {
   const mixer = new AnimationMixer(object);
   const action = mixer.clipAction(clips.find((c) => c.name === clipName) as never);
   action.play();
@@ -46,7 +52,11 @@ describe('VirtualSkeleton', () => {
 
   it('writes bone.matrixWorld × boneInverse for every bone, equal to three’s skeleton.update()', () => {
     const skeleton = new VirtualSkeleton(template);
-    for (const [clip, time] of [['walk', 0.37], ['dance', 1.2], ['jump', 0.5]] as const) {
+    for (const [clip, time] of [
+      ['walk', 0.37],
+      ['dance', 1.2],
+      ['jump', 0.5],
+    ] as const) {
       skeleton.pose({ clip: template.clipIndex(clip), time, previousClip: -1, previousTime: 0, weight: 1 });
       const rows = new Float32Array(template.boneCount * FLOATS_PER_BONE);
       expect(skeleton.writePose(rows, 0)).toBe(rows.length);
@@ -72,7 +82,8 @@ describe('VirtualSkeleton', () => {
     skeleton.pose({ clip: wave, time: 0.5, previousClip: walk, previousTime: 0.3, weight: 0.5 });
     skeleton.writePose(rows, stride * 2);
     const hand = humanoid.bones.findIndex((b) => b.name === 'hand_r');
-    const position = (offset: number): Vector3 => new Vector3(0.7, 1.44, 0).applyMatrix4(rowsToMatrix(rows, offset + hand * FLOATS_PER_BONE));
+    const position = (offset: number): Vector3 =>
+      new Vector3(0.7, 1.44, 0).applyMatrix4(rowsToMatrix(rows, offset + hand * FLOATS_PER_BONE));
     const a = position(0);
     const b = position(stride);
     const mid = position(stride * 2);
@@ -109,7 +120,13 @@ describe('bakeClips', () => {
     const rows = new Float32Array(baked.rowStride);
     for (const layout of baked.plan.clips) {
       for (const frame of [0, Math.floor(layout.frames / 2), layout.frames - 1]) {
-        skeleton.pose({ clip: template.clipIndex(layout.name), time: bakedFrameTime(layout, frame), previousClip: -1, previousTime: 0, weight: 1 });
+        skeleton.pose({
+          clip: template.clipIndex(layout.name),
+          time: bakedFrameTime(layout, frame),
+          previousClip: -1,
+          previousTime: 0,
+          weight: 1,
+        });
         skeleton.writePose(rows, 0);
         const bakedRow = baked.data.subarray((layout.startRow + frame) * baked.rowStride, (layout.startRow + frame + 1) * baked.rowStride);
         let worst = 0;

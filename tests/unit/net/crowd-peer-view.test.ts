@@ -84,6 +84,11 @@ describe('CrowdPeerView (remote players through the crowd module’s RemoteAvata
     view.dispose();
     expect(view.count).toBe(0);
     expect(remotes.count).toBe(0);
-    expect(calls.filter((c) => c.op === 'remove').map((c) => c.agent).sort()).toEqual([0, 1, 2]);
+    expect(
+      calls
+        .filter((c) => c.op === 'remove')
+        .map((c) => c.agent)
+        .sort(),
+    ).toEqual([0, 1, 2]);
   });
 });

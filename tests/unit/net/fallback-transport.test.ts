@@ -21,7 +21,18 @@ class CountingView implements RemotePeerView {
 }
 
 const URL_A = 'ws://relay.test/rooms/avatar/lobby';
-const welcome = (id: number, avatarToken?: string): string => JSON.stringify({ type: 'welcome', id, room: 'lobby', mode: 'direct', tickMs: 25, capacity: 64, rateCap: 30, peers: 1, ...(avatarToken ? { avatarToken } : {}) });
+const welcome = (id: number, avatarToken?: string): string =>
+  JSON.stringify({
+    type: 'welcome',
+    id,
+    room: 'lobby',
+    mode: 'direct',
+    tickMs: 25,
+    capacity: 64,
+    rateCap: 30,
+    peers: 1,
+    ...(avatarToken ? { avatarToken } : {}),
+  });
 
 const cleanup: Array<() => void> = [];
 afterEach(() => {
@@ -139,13 +150,29 @@ describe('FallbackTransport: a page that fell back keeps trying the relay', () =
       if (down) throw new TypeError('Failed to fetch');
       expect(String(url)).toBe('http://world.test/api/world/enter');
       entered.push(JSON.parse(String(init?.body)) as { x: number; z: number });
-      return new Response(JSON.stringify({ id: 12, token: 'tok-12', cell: { x: 1, z: 0 }, cellSize: 64, expiresAt: Date.now() + 120_000, serverTime: Date.now() }));
+      return new Response(
+        JSON.stringify({
+          id: 12,
+          token: 'tok-12',
+          cell: { x: 1, z: 0 },
+          cellSize: 64,
+          expiresAt: Date.now() + 120_000,
+          serverTime: Date.now(),
+        }),
+      );
     };
     const player = { x: 10, z: 10 };
     const transport = new FallbackTransport({
       kind: 'world',
       target: 'http://world.test/api/world',
-      attempt: worldAttempt(() => ({ origin: 'http://world.test', start: { ...player }, fetch: directory as typeof fetch, WebSocket: FakeSocket.ctor, backoff: { baseMs: 1, maxMs: 2 }, clockProbeMs: 0 })),
+      attempt: worldAttempt(() => ({
+        origin: 'http://world.test',
+        start: { ...player },
+        fetch: directory as typeof fetch,
+        WebSocket: FakeSocket.ctor,
+        backoff: { baseMs: 1, maxMs: 2 },
+        clockProbeMs: 0,
+      })),
       fallback: () => new BroadcastTransport({ channel }),
       backoff: { baseMs: 5, maxMs: 20 },
     });

@@ -36,7 +36,18 @@ function randomFrame(rng: Mulberry32): AvatarFrame {
 describe('36-byte frame codec', () => {
   it('has the documented layout: 36 bytes, little-endian, fields at fixed offsets', () => {
     const f = createFrame();
-    Object.assign(f, { animState: 2, senderId: 0x01020304, seq: 0x0a0b0c0d, x: 1.5, y: -2, z: 3.25, facing: 0.5, speed: 4.8, animTime: 1.234, timestamp: 0xdeadbeef });
+    Object.assign(f, {
+      animState: 2,
+      senderId: 0x01020304,
+      seq: 0x0a0b0c0d,
+      x: 1.5,
+      y: -2,
+      z: 3.25,
+      facing: 0.5,
+      speed: 4.8,
+      animTime: 1.234,
+      timestamp: 0xdeadbeef,
+    });
     const bytes = new Uint8Array(FRAME_BYTES);
     encodeFrame(f, bytes);
     const view = new DataView(bytes.buffer);

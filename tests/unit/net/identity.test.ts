@@ -57,7 +57,8 @@ describe('client identity and budgets', () => {
   it('holds one address to its total, however many sessions it mints', () => {
     const ledger = new ClientLedger(limits, seats);
     let passed = 0;
-    for (let s = 0; s < 100; s++) for (let i = 0; i < 20; i++) if (ledger.take({ client: `s:${s}`, ip: '198.51.100.3' }, 'frame', 0)) passed++;
+    for (let s = 0; s < 100; s++)
+      for (let i = 0; i < 20; i++) if (ledger.take({ client: `s:${s}`, ip: '198.51.100.3' }, 'frame', 0)) passed++;
     expect(passed).toBe(15 * IP_SHARE);
   });
 
@@ -79,14 +80,30 @@ describe('client identity and budgets', () => {
     expect(isLocalIp('127.0.0.1') && isLocalIp('::1') && isLocalIp('local')).toBe(true);
     expect(isLocalIp('203.0.113.9')).toBe(false);
     const key = deriveKey(master, 'session');
-    const local = await identifyClient(new Request('http://x/rooms/avatar/a', { headers: { 'X-Cairn-Client-IP': '127.0.0.1' } }), () => key, 0);
-    const again = await identifyClient(new Request('http://x/rooms/avatar/a', { headers: { 'X-Cairn-Client-IP': '127.0.0.1' } }), () => key, 0);
+    const local = await identifyClient(
+      new Request('http://x/rooms/avatar/a', { headers: { 'X-Cairn-Client-IP': '127.0.0.1' } }),
+      () => key,
+      0,
+    );
+    const again = await identifyClient(
+      new Request('http://x/rooms/avatar/a', { headers: { 'X-Cairn-Client-IP': '127.0.0.1' } }),
+      () => key,
+      0,
+    );
     expect(local.client).toMatch(/^sock:/);
     expect(again.client).not.toBe(local.client);
-    const remote = await identifyClient(new Request('http://x/rooms/avatar/a', { headers: { 'X-Cairn-Client-IP': '203.0.113.9' } }), () => key, 0);
+    const remote = await identifyClient(
+      new Request('http://x/rooms/avatar/a', { headers: { 'X-Cairn-Client-IP': '203.0.113.9' } }),
+      () => key,
+      0,
+    );
     expect(remote).toEqual({ client: 'ip:203.0.113.9', ip: '203.0.113.9' });
     const { token, claims } = await signSession(await key, Date.now());
-    const withSession = await identifyClient(new Request(`http://x/rooms/avatar/a?session=${token}`, { headers: { 'X-Cairn-Client-IP': '203.0.113.9' } }), () => key, Date.now());
+    const withSession = await identifyClient(
+      new Request(`http://x/rooms/avatar/a?session=${token}`, { headers: { 'X-Cairn-Client-IP': '203.0.113.9' } }),
+      () => key,
+      Date.now(),
+    );
     expect(withSession.client).toBe(`s:${claims.id}`);
   });
 });

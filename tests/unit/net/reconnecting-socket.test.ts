@@ -4,7 +4,12 @@ import { FakeSocket, tick, until } from './fake-socket.ts';
 
 const made: ReconnectingSocket[] = [];
 function socket(options: Partial<ConstructorParameters<typeof ReconnectingSocket>[0]> = {}): ReconnectingSocket {
-  const s = new ReconnectingSocket({ url: 'ws://relay.test/rooms/avatar/a', WebSocket: FakeSocket.ctor, backoff: { baseMs: 5, maxMs: 10 }, ...options });
+  const s = new ReconnectingSocket({
+    url: 'ws://relay.test/rooms/avatar/a',
+    WebSocket: FakeSocket.ctor,
+    backoff: { baseMs: 5, maxMs: 10 },
+    ...options,
+  });
   made.push(s);
   return s;
 }

@@ -32,10 +32,30 @@ describe('TickBuffer (coalescing relay)', () => {
     const recipients = [1, 2, 3, 4].map((key) => ({ key, send: (m: Uint8Array) => got.set(key, frames(m)) }));
     expect(tick.deliver(recipients)).toEqual({ frames: 3 + 4 + 4 + 5, sends: 4 });
     const sorted = (list: Array<[number, number]>) => [...list].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    expect(sorted(got.get(1)!)).toEqual([[2, 1], [3, 1], [9, 0]]);
-    expect(sorted(got.get(2)!)).toEqual([[1, 1], [1, 2], [3, 1], [9, 0]]);
-    expect(sorted(got.get(3)!)).toEqual([[1, 1], [1, 2], [2, 1], [9, 0]]);
-    expect(sorted(got.get(4)!)).toEqual([[1, 1], [1, 2], [2, 1], [3, 1], [9, 0]]);
+    expect(sorted(got.get(1)!)).toEqual([
+      [2, 1],
+      [3, 1],
+      [9, 0],
+    ]);
+    expect(sorted(got.get(2)!)).toEqual([
+      [1, 1],
+      [1, 2],
+      [3, 1],
+      [9, 0],
+    ]);
+    expect(sorted(got.get(3)!)).toEqual([
+      [1, 1],
+      [1, 2],
+      [2, 1],
+      [9, 0],
+    ]);
+    expect(sorted(got.get(4)!)).toEqual([
+      [1, 1],
+      [1, 2],
+      [2, 1],
+      [3, 1],
+      [9, 0],
+    ]);
     // A sender's own order survives (1,1 before 1,2) in every message.
     for (const list of got.values()) {
       const ones = list.filter(([id]) => id === 1).map(([, seq]) => seq);
@@ -46,7 +66,10 @@ describe('TickBuffer (coalescing relay)', () => {
   it('never reuses the bytes of a message it handed out (sends may read them later)', () => {
     const tick = new TickBuffer(100);
     const held: Uint8Array[] = [];
-    const recipients = [{ key: 1, send: (m: Uint8Array) => held.push(m) }, { key: 2, send: (m: Uint8Array) => held.push(m) }];
+    const recipients = [
+      { key: 1, send: (m: Uint8Array) => held.push(m) },
+      { key: 2, send: (m: Uint8Array) => held.push(m) },
+    ];
     tick.add(frame(1, 1), 1);
     tick.add(frame(2, 1), 2);
     tick.deliver(recipients);
@@ -72,7 +95,10 @@ describe('TickBuffer (coalescing relay)', () => {
 
 describe('relay options', () => {
   it('parses ?mode and ?capacity and explains what it refuses', () => {
-    expect(parseRoomRequest(new URL('http://x/r?mode=coalesce&capacity=3'))).toEqual({ ok: true, value: { mode: 'coalesce', capacity: 3 } });
+    expect(parseRoomRequest(new URL('http://x/r?mode=coalesce&capacity=3'))).toEqual({
+      ok: true,
+      value: { mode: 'coalesce', capacity: 3 },
+    });
     expect(parseRoomRequest(new URL('http://x/r'))).toEqual({ ok: true, value: {} });
     const mode = parseRoomRequest(new URL('http://x/r?mode=fast'));
     expect(mode.ok === false && mode.problem).toMatch(/mode "fast" is not one of auto, direct, coalesce/);
@@ -92,7 +118,7 @@ describe('relay options', () => {
   });
 });
 
-describe('TokenBucket (the relay\'s per-client rate cap)', () => {
+describe("TokenBucket (the relay's per-client rate cap)", () => {
   it('allows a burst, then the rate, and refills with time', () => {
     const bucket = new TokenBucket({ ratePerSecond: 30, burst: 15 }, 0);
     let ok = 0;

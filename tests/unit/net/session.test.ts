@@ -223,7 +223,13 @@ describe('NetSession sends when the transport asks (open-world cells)', () => {
         sendMoment: moment,
         send: (frame) => (sent.push({ number: moment(Date.now()), far: (frame[FRAME_OFFSET.flags]! & FrameFlag.nearOnly) === 0 }), true),
       };
-      const session = new NetSession({ transport, view: new RecordingView(), timerMs: 25, now: () => Date.now() - 12_345.6, publisher: { farRateDivisor: 2 } });
+      const session = new NetSession({
+        transport,
+        view: new RecordingView(),
+        timerMs: 25,
+        now: () => Date.now() - 12_345.6,
+        publisher: { farRateDivisor: 2 },
+      });
       session.setLocalPose({ x: 0, y: 0, z: 0, facing: 0, speed: 0, state: 'walk' });
       vi.advanceTimersByTime(3000);
       session.dispose();

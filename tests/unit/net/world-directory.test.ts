@@ -28,7 +28,9 @@ class MapStorage implements DirectoryStorage {
   }
 
   async list<T>(options: { prefix?: string; startAfter?: string; limit?: number }): Promise<Map<string, T>> {
-    const keys = [...this.data.keys()].filter((k) => k.startsWith(options.prefix ?? '') && (options.startAfter === undefined || k > options.startAfter)).sort();
+    const keys = [...this.data.keys()]
+      .filter((k) => k.startsWith(options.prefix ?? '') && (options.startAfter === undefined || k > options.startAfter))
+      .sort();
     return new Map(keys.slice(0, options.limit ?? keys.length).map((k) => [k, structuredClone(this.data.get(k)) as T]));
   }
 
@@ -105,8 +107,16 @@ describe('world directory: the map', () => {
     const { directory } = directoryAt(new MapStorage());
     expect(directory.halfExtent).toBe(256);
     expect(await directory.enter({ x: 255, z: -256 })).toMatchObject({ ok: true, value: { cell: { x: 3, z: -4 } } });
-    for (const [x, z] of [[257, 0], [0, -300], [4000, 4000]] as const) {
-      expect(await directory.enter({ x, z }), `${x}, ${z}`).toMatchObject({ ok: false, status: 400, problem: expect.stringMatching(/outside the world/) });
+    for (const [x, z] of [
+      [257, 0],
+      [0, -300],
+      [4000, 4000],
+    ] as const) {
+      expect(await directory.enter({ x, z }), `${x}, ${z}`).toMatchObject({
+        ok: false,
+        status: 400,
+        problem: expect.stringMatching(/outside the world/),
+      });
     }
     const edge = await directory.enter({ x: 250, z: 0 });
     if (!edge.ok) throw new Error(edge.problem);

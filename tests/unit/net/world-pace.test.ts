@@ -36,10 +36,19 @@ function openWithRole(socket: FakeSocket, cell: Cell, role: 'pub' | 'sub'): void
   socket.readyState = 1;
   socket.onopen!();
   // The publication cell's ack carries the avatar token (proof for voice's avatar claim).
-  socket.onmessage!({ data: JSON.stringify({ type: 'cell', cell, role, expiresAt: Date.now() + 120_000, avatarToken: role === 'pub' ? 'avatar-tok-7' : 'avatar-tok-watch' }) });
+  socket.onmessage!({
+    data: JSON.stringify({
+      type: 'cell',
+      cell,
+      role,
+      expiresAt: Date.now() + 120_000,
+      avatarToken: role === 'pub' ? 'avatar-tok-7' : 'avatar-tok-watch',
+    }),
+  });
 }
 
-const paceCommands = (socket: FakeSocket): boolean[] => socket.sent.filter((t) => t.includes('"pace"')).map((t) => (JSON.parse(t) as { close: boolean }).close);
+const paceCommands = (socket: FakeSocket): boolean[] =>
+  socket.sent.filter((t) => t.includes('"pace"')).map((t) => (JSON.parse(t) as { close: boolean }).close);
 
 describe('WorldTransport pacing', () => {
   it('asks the neighbouring cells it stands close to for every tick, and lets go when it walks away', async () => {

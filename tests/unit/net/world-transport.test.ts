@@ -9,7 +9,13 @@ import type { WebSocketConstructor } from '../../../src/net/transport/websocket-
  * Races the Worker cannot produce on demand: a request still in flight when the page goes, and a
  * Worker that restarts mid-request. fetch is scripted; sockets are counted, never connected.
  */
-function scripted(): { fetch: typeof fetch; answer(status: number, body: unknown): void; calls: number; sockets: string[]; WebSocket: WebSocketConstructor } {
+function scripted(): {
+  fetch: typeof fetch;
+  answer(status: number, body: unknown): void;
+  calls: number;
+  sockets: string[];
+  WebSocket: WebSocketConstructor;
+} {
   const pending: Array<(response: Response) => void> = [];
   const sockets: string[] = [];
   const harness = {
@@ -65,7 +71,8 @@ describe('WorldTransport send moment', () => {
     // The cell says its frames arrive 12 ms late: the moment moves 12 ms earlier. A note from a
     // cell it does not publish in, or out of range, is ignored.
     const before = world.sendPhase()!;
-    const onControl = (cell: { x: number; z: number }, control: unknown): void => (world as unknown as { onControl(s: unknown, c: unknown): void }).onControl({ cell }, control);
+    const onControl = (cell: { x: number; z: number }, control: unknown): void =>
+      (world as unknown as { onControl(s: unknown, c: unknown): void }).onControl({ cell }, control);
     onControl({ x: 1, z: 0 }, { type: 'timing', lateMs: 12 });
     expect(world.world.timingNotes).toBe(1);
     expect(world.world.timingCorrectionMs).toBe(12);
@@ -119,7 +126,13 @@ describe('WorldTransport lifecycle', () => {
 
   it('retries a 5xx (a restarting Worker) and opens the 3×3; a 4xx refusal is final', async () => {
     const h = scripted();
-    const world = new WorldTransport({ origin: 'http://127.0.0.1:1', start: { x: 10, z: 10 }, fetch: h.fetch, WebSocket: h.WebSocket, backoff: { baseMs: 1, maxMs: 2 } });
+    const world = new WorldTransport({
+      origin: 'http://127.0.0.1:1',
+      start: { x: 10, z: 10 },
+      fetch: h.fetch,
+      WebSocket: h.WebSocket,
+      backoff: { baseMs: 1, maxMs: 2 },
+    });
     const started = world.start();
     await tick();
     h.answer(503, 'Your worker restarted mid-request.');
@@ -127,11 +140,19 @@ describe('WorldTransport lifecycle', () => {
     h.answer(200, entry);
     expect(await started).toBe(true);
     expect(h.sockets).toHaveLength(9);
-    expect(h.sockets.filter((url) => url.includes('role=pub'))).toEqual(['ws://127.0.0.1:1/rooms/avatar/world%3Acell%3A0%3A0?role=pub&token=tok']);
+    expect(h.sockets.filter((url) => url.includes('role=pub'))).toEqual([
+      'ws://127.0.0.1:1/rooms/avatar/world%3Acell%3A0%3A0?role=pub&token=tok',
+    ]);
     world.dispose();
 
     const refused = scripted();
-    const other = new WorldTransport({ origin: 'http://127.0.0.1:1', start: { x: 1e7, z: 0 }, fetch: refused.fetch, WebSocket: refused.WebSocket, backoff: { baseMs: 1, maxMs: 2 } });
+    const other = new WorldTransport({
+      origin: 'http://127.0.0.1:1',
+      start: { x: 1e7, z: 0 },
+      fetch: refused.fetch,
+      WebSocket: refused.WebSocket,
+      backoff: { baseMs: 1, maxMs: 2 },
+    });
     const result = other.start();
     await tick();
     refused.answer(400, 'position outside the world');
@@ -147,7 +168,12 @@ describe('WorldTransport lifecycle', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const world = new WorldTransport({ origin: `http://127.0.0.1:${port}`, start: { x: 0, z: 0 }, requestTimeoutMs: 150, backoff: { baseMs: 1, maxMs: 2 } });
+      const world = new WorldTransport({
+        origin: `http://127.0.0.1:${port}`,
+        start: { x: 0, z: 0 },
+        requestTimeoutMs: 150,
+        backoff: { baseMs: 1, maxMs: 2 },
+      });
       expect(await world.start()).toBe(false);
       expect(world.stats.lastError).toBe('/api/world/enter: no answer within 150 ms');
       expect(requests).toEqual(['/api/world/enter', '/api/world/enter', '/api/world/enter']); // tried three times

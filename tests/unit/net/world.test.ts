@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { CellGate } from '../../../server/world/cell-gate.ts';
 import { importTokenKey, randomTokenKey, signToken, TOKEN_TTL_MS, verifyToken } from '../../../server/world/token.ts';
-import { cellAt, cellDistance, cellRoom, cellSendPhase, neighbourhood, parseCellCommand, parseCellRoom, phaseOf, SEND_PERIOD_MS, sendMomentNumber, signedPhase } from '../../../src/net/protocol/world.ts';
+import {
+  cellAt,
+  cellDistance,
+  cellRoom,
+  cellSendPhase,
+  neighbourhood,
+  parseCellCommand,
+  parseCellRoom,
+  phaseOf,
+  SEND_PERIOD_MS,
+  sendMomentNumber,
+  signedPhase,
+} from '../../../src/net/protocol/world.ts';
 import { CellTracker } from '../../../src/net/world/cell-tracker.ts';
 import { HearingSet } from '../../../src/net/world/hearing.ts';
 import { createFrame, decodeFrame, FRAME_OFFSET, FrameFlag } from '../../../src/net/protocol/frame.ts';
@@ -196,12 +208,36 @@ describe('interest management', () => {
 
   it('offers voice connections to the nearest peers in range and hangs up only past the exit radius', () => {
     const hearing = new HearingSet({ enterRadius: 20, exitRadius: 30, max: 2 });
-    expect(hearing.update(0, 0, [{ id: 1, x: 10, z: 0 }, { id: 2, x: 25, z: 0 }, { id: 3, x: 15, z: 0 }])).toEqual({ added: [1, 3], removed: [] });
+    expect(
+      hearing.update(0, 0, [
+        { id: 1, x: 10, z: 0 },
+        { id: 2, x: 25, z: 0 },
+        { id: 3, x: 15, z: 0 },
+      ]),
+    ).toEqual({ added: [1, 3], removed: [] });
     // Peer 3 drifts to 25 m: inside the exit radius, it stays.
-    expect(hearing.update(0, 0, [{ id: 1, x: 10, z: 0 }, { id: 2, x: 19, z: 0 }, { id: 3, x: 25, z: 0 }])).toEqual({ added: [], removed: [] });
+    expect(
+      hearing.update(0, 0, [
+        { id: 1, x: 10, z: 0 },
+        { id: 2, x: 19, z: 0 },
+        { id: 3, x: 25, z: 0 },
+      ]),
+    ).toEqual({ added: [], removed: [] });
     // A closer newcomer waits for a free place; past 30 m peer 3 goes and the newcomer comes in.
-    expect(hearing.update(0, 0, [{ id: 1, x: 10, z: 0 }, { id: 2, x: 5, z: 0 }, { id: 3, x: 29, z: 0 }])).toEqual({ added: [], removed: [] });
-    expect(hearing.update(0, 0, [{ id: 1, x: 10, z: 0 }, { id: 2, x: 19, z: 0 }, { id: 3, x: 31, z: 0 }])).toEqual({ added: [2], removed: [3] });
+    expect(
+      hearing.update(0, 0, [
+        { id: 1, x: 10, z: 0 },
+        { id: 2, x: 5, z: 0 },
+        { id: 3, x: 29, z: 0 },
+      ]),
+    ).toEqual({ added: [], removed: [] });
+    expect(
+      hearing.update(0, 0, [
+        { id: 1, x: 10, z: 0 },
+        { id: 2, x: 19, z: 0 },
+        { id: 3, x: 31, z: 0 },
+      ]),
+    ).toEqual({ added: [2], removed: [3] });
     // A peer that left the table is hung up on.
     expect(hearing.update(0, 0, [{ id: 2, x: 19, z: 0 }])).toEqual({ added: [], removed: [1] });
     expect([...hearing.ids]).toEqual([2]);

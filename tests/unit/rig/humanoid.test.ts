@@ -49,7 +49,11 @@ describe('procedural humanoid', () => {
       const n = g.getAttribute('normal');
       const idx = g.getIndex()!;
       let agree = 0;
-      const a = new Vector3(), b = new Vector3(), c = new Vector3(), face = new Vector3(), avg = new Vector3();
+      const a = new Vector3(),
+        b = new Vector3(),
+        c = new Vector3(),
+        face = new Vector3(),
+        avg = new Vector3();
       for (let i = 0; i < idx.count; i += 3) {
         const [ia, ib, ic] = [idx.getX(i), idx.getX(i + 1), idx.getX(i + 2)];
         a.fromBufferAttribute(p, ia);
@@ -139,10 +143,18 @@ describe('rig loading', () => {
   });
 
   it('names the problem for garbage and for models without a skeleton', async () => {
-    await expect(parseRig(new TextEncoder().encode('not a model').buffer as ArrayBuffer, 'junk.glb')).rejects.toThrow(/junk\.glb: could not be parsed as GLTF: it is not a glTF\/GLB model \(it starts with "not a model"\)/);
-    await expect(parseRig(new TextEncoder().encode('<!doctype html><p>hi').buffer as ArrayBuffer, 'page.glb')).rejects.toThrow(/page\.glb: .*an HTML page/);
+    await expect(parseRig(new TextEncoder().encode('not a model').buffer as ArrayBuffer, 'junk.glb')).rejects.toThrow(
+      /junk\.glb: could not be parsed as GLTF: it is not a glTF\/GLB model \(it starts with "not a model"\)/,
+    );
+    await expect(parseRig(new TextEncoder().encode('<!doctype html><p>hi').buffer as ArrayBuffer, 'page.glb')).rejects.toThrow(
+      /page\.glb: .*an HTML page/,
+    );
     const gltf = JSON.stringify({ asset: { version: '2.0' }, scenes: [{ nodes: [0] }], scene: 0, nodes: [{ name: 'empty' }] });
-    await expect(parseRig(new TextEncoder().encode(gltf).buffer as ArrayBuffer, 'static.gltf')).rejects.toThrow(/static\.gltf: has no skeleton and no mesh/);
-    await expect(parseRig(new Uint8Array(64).buffer, 'broken.fbx')).rejects.toThrow(/broken\.fbx: could not be parsed as FBX: it is not a FBX model/);
+    await expect(parseRig(new TextEncoder().encode(gltf).buffer as ArrayBuffer, 'static.gltf')).rejects.toThrow(
+      /static\.gltf: has no skeleton and no mesh/,
+    );
+    await expect(parseRig(new Uint8Array(64).buffer, 'broken.fbx')).rejects.toThrow(
+      /broken\.fbx: could not be parsed as FBX: it is not a FBX model/,
+    );
   });
 });

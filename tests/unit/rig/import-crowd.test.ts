@@ -59,11 +59,17 @@ describe('the crowd gets the whole character', () => {
     try {
       vi.stubGlobal('fetch', () => Promise.reject(new TypeError('Failed to fetch')));
       const cors = await loadCrowdTemplateFromUrl('https://models.example/hero.glb').catch((e: unknown) => e);
-      expect((cors as Error).message).toMatch(/^hero\.glb: could not be fetched: the server at https:\/\/models\.example did not allow this page to read it \(CORS: it must send Access-Control-Allow-Origin\)/);
+      expect((cors as Error).message).toMatch(
+        /^hero\.glb: could not be fetched: the server at https:\/\/models\.example did not allow this page to read it \(CORS: it must send Access-Control-Allow-Origin\)/,
+      );
       vi.stubGlobal('fetch', () => Promise.resolve(new Response('nope', { status: 404, statusText: 'Not Found' })));
-      expect(((await loadCrowdTemplateFromUrl('http://cairn.test/models/gone.glb').catch((e: unknown) => e)) as Error).message).toMatch(/^gone\.glb: HTTP 404 \(not found/);
+      expect(((await loadCrowdTemplateFromUrl('http://cairn.test/models/gone.glb').catch((e: unknown) => e)) as Error).message).toMatch(
+        /^gone\.glb: HTTP 404 \(not found/,
+      );
       vi.stubGlobal('fetch', () => Promise.resolve(new Response('<!doctype html><p>login</p>', { status: 200 })));
-      expect(((await loadCrowdTemplateFromUrl('http://cairn.test/models/login.glb').catch((e: unknown) => e)) as Error).message).toMatch(/^login\.glb: could not be parsed as GLTF: .*an HTML page/);
+      expect(((await loadCrowdTemplateFromUrl('http://cairn.test/models/login.glb').catch((e: unknown) => e)) as Error).message).toMatch(
+        /^login\.glb: could not be parsed as GLTF: .*an HTML page/,
+      );
     } finally {
       vi.unstubAllGlobals();
     }

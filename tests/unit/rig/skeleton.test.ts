@@ -9,7 +9,25 @@ describe('mannequin rig', () => {
     expect(names.length).toBeGreaterThanOrEqual(60);
     expect(names.length).toBeLessThanOrEqual(70);
     expect(new Set(names).size).toBe(names.length);
-    for (const name of ['root', 'pelvis', 'spine_01', 'spine_05', 'neck_01', 'head', 'clavicle_l', 'upperarm_r', 'lowerarm_l', 'hand_r', 'thumb_03_l', 'pinky_01_r', 'thigh_l', 'calf_r', 'foot_l', 'ball_r', 'upperarm_twist_01_l']) {
+    for (const name of [
+      'root',
+      'pelvis',
+      'spine_01',
+      'spine_05',
+      'neck_01',
+      'head',
+      'clavicle_l',
+      'upperarm_r',
+      'lowerarm_l',
+      'hand_r',
+      'thumb_03_l',
+      'pinky_01_r',
+      'thigh_l',
+      'calf_r',
+      'foot_l',
+      'ball_r',
+      'upperarm_twist_01_l',
+    ]) {
       expect(names).toContain(name);
     }
     expect(() => validateSkeletonDef(MANNEQUIN)).not.toThrow();

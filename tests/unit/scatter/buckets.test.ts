@@ -16,7 +16,8 @@ function contents(set: BucketSet): Map<number, number> {
   for (const bucket of set.buckets) {
     for (let slot = 0; slot < bucket.count; slot++) {
       const instance = bucket.matrices[slot * 16]! / 16;
-      for (let k = 0; k < 16; k++) if (bucket.matrices[slot * 16 + k] !== instance * 16 + k) problems.push(`bucket ${bucket.id} slot ${slot}: torn matrix`);
+      for (let k = 0; k < 16; k++)
+        if (bucket.matrices[slot * 16 + k] !== instance * 16 + k) problems.push(`bucket ${bucket.id} slot ${slot}: torn matrix`);
       if (out.has(instance)) problems.push(`instance ${instance} duplicated (buckets ${out.get(instance)} and ${bucket.id})`);
       out.set(instance, bucket.id);
     }

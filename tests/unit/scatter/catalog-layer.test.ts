@@ -157,7 +157,20 @@ describe('scatter layer (Node: placement → buckets → LOD, no renderer)', { t
     const scatter = layer({
       catalog,
       presetData: [
-        { source: 'stones.json', data: { id: 'stones', name: 'Stones', densityPerM2: 0.4, scaleJitter: [1, 1], yawJitter: 1, picks: [{ category: 'rock', weight: 1, slopeMin: 0, slopeMax: 90, altMin: 0, altMax: 200, minSpacing: 1, alignToSlope: true }, { category: 'grass', weight: 1, slopeMin: 0, slopeMax: 90, altMin: 0, altMax: 200, minSpacing: 0.5, alignToSlope: true }] } },
+        {
+          source: 'stones.json',
+          data: {
+            id: 'stones',
+            name: 'Stones',
+            densityPerM2: 0.4,
+            scaleJitter: [1, 1],
+            yawJitter: 1,
+            picks: [
+              { category: 'rock', weight: 1, slopeMin: 0, slopeMax: 90, altMin: 0, altMax: 200, minSpacing: 1, alignToSlope: true },
+              { category: 'grass', weight: 1, slopeMin: 0, slopeMax: 90, altMin: 0, altMax: 200, minSpacing: 0.5, alignToSlope: true },
+            ],
+          },
+        },
         { source: 'broken.json', data: { id: 'broken', name: 'Broken', densityPerM2: 'high' } },
       ],
     });

@@ -32,10 +32,14 @@ describe('LOD baking with meshoptimizer', { timeout: 30_000 }, () => {
   it('fails loudly, naming the part and level, when a level does not shrink', () => {
     const { positions, indices } = prepareGeometry(splitIcosphere());
     expect(() => bakeLodLevelsSync({ positions, indices, label: 'ico/shell' }, { flags: ['LockBorder'] })).toThrow(LodBakeError);
-    expect(() => bakeLodLevelsSync({ positions, indices, label: 'ico/shell' }, { flags: ['LockBorder'] })).toThrow(/^ico\/shell: LOD 1 did not shrink: 320 triangles, LOD 0 has 320/);
+    expect(() => bakeLodLevelsSync({ positions, indices, label: 'ico/shell' }, { flags: ['LockBorder'] })).toThrow(
+      /^ico\/shell: LOD 1 did not shrink: 320 triangles, LOD 0 has 320/,
+    );
     const one = { positions: new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]), indices: new Uint32Array([0, 1, 2]), label: 'leaf' };
     expect(() => bakeLodLevelsSync(one)).toThrow(/leaf: LOD 1 did not shrink/);
-    expect(() => bakeLodLevelsSync({ positions: new Float32Array(9), indices: new Uint32Array([0, 1, 7]), label: 'bad' })).toThrow(/index 7 at 2 is past the last vertex/);
+    expect(() => bakeLodLevelsSync({ positions: new Float32Array(9), indices: new Uint32Array([0, 1, 7]), label: 'bad' })).toThrow(
+      /index 7 at 2 is past the last vertex/,
+    );
   });
 
   it('reduces every procedural prop, flat and smooth, at every level (full → ≤50 % → ≤15 %+)', () => {
@@ -59,7 +63,10 @@ describe('LOD baking with meshoptimizer', { timeout: 30_000 }, () => {
 
   it('levels share one set of vertex attributes (artist normals untouched) and differ only in the index', () => {
     const materials = createPropMaterials();
-    const spruce = buildProceduralProp(PROCEDURAL_PROPS.find((p) => p.id === 'spruce')!, materials)[1]!;
+    const spruce = buildProceduralProp(
+      PROCEDURAL_PROPS.find((p) => p.id === 'spruce')!,
+      materials,
+    )[1]!;
     const normalsBefore = Float32Array.from(spruce.geometry.getAttribute('normal').array);
     const part = bakePiece(spruce, 'spruce/canopy');
     expect(part.levels).toHaveLength(3);

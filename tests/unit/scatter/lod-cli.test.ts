@@ -25,7 +25,10 @@ beforeAll(async () => {
   installFileReaderPolyfill();
   const group = new Group();
   // A flat-shaded (split-vertex) two-piece prop, as an artist's low-poly export would be.
-  for (const piece of buildProceduralProp(PROCEDURAL_PROPS.find((p) => p.id === 'oak')!, createPropMaterials())) {
+  for (const piece of buildProceduralProp(
+    PROCEDURAL_PROPS.find((p) => p.id === 'oak')!,
+    createPropMaterials(),
+  )) {
     const mesh = new Mesh(piece.geometry, piece.material);
     mesh.name = piece.name!;
     group.add(mesh);
@@ -72,7 +75,11 @@ describe('npm run lod -- FILE.glb', () => {
   });
 
   it('runs as a command (bin/lod.ts) with the exit status', { timeout: 60_000 }, () => {
-    const result = spawnSync(process.execPath, [resolve(root, 'node_modules/tsx/dist/cli.mjs'), resolve(root, 'bin/lod.ts'), join(dir, 'oak.glb'), '--flags', 'LockBorder'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync(
+      process.execPath,
+      [resolve(root, 'node_modules/tsx/dist/cli.mjs'), resolve(root, 'bin/lod.ts'), join(dir, 'oak.glb'), '--flags', 'LockBorder'],
+      { cwd: root, encoding: 'utf8', timeout: 60_000 },
+    );
     expect(result.status).toBe(1);
     expect(result.stdout).toMatch(/oak\.glb: 2 pieces, flags \[LockBorder\]/);
     expect(result.stderr).toMatch(/did not shrink/);

@@ -17,7 +17,17 @@ function preset(picks: Array<Partial<ScatterPreset['picks'][number]>>, extra: Pa
     densityPerM2: 0.5,
     scaleJitter: [1, 1],
     yawJitter: 0,
-    picks: picks.map((p) => ({ category: 'tree', weight: 1, slopeMin: 0, slopeMax: 90, altMin: -1000, altMax: 1000, minSpacing: 0, alignToSlope: false, ...p })),
+    picks: picks.map((p) => ({
+      category: 'tree',
+      weight: 1,
+      slopeMin: 0,
+      slopeMax: 90,
+      altMin: -1000,
+      altMax: 1000,
+      minSpacing: 0,
+      alignToSlope: false,
+      ...p,
+    })),
     ...extra,
   });
 }
@@ -91,7 +101,13 @@ describe('placement engine', { timeout: 30_000 }, () => {
 
   it('keeps the same family apart by minSpacing (checked against brute force) and counts spacing rejections', () => {
     const engine = new PlacementEngine({ seed: 9, ground: planeGround(), propsIn: props });
-    const p = preset([{ minSpacing: 3, family: 'tree' }, { category: 'grass', minSpacing: 0.5 }], { densityPerM2: 1 });
+    const p = preset(
+      [
+        { minSpacing: 3, family: 'tree' },
+        { category: 'grass', minSpacing: 0.5 },
+      ],
+      { densityPerM2: 1 },
+    );
     const placed: Placement[] = [];
     for (let i = 0; i < 30; i++) engine.dab({ x: (i % 5) * 6, z: Math.floor(i / 5) * 6, radius: 8 }, p, placed);
     expect(engine.rejections.spacing).toBeGreaterThan(0);
@@ -117,7 +133,10 @@ describe('placement engine', { timeout: 30_000 }, () => {
 
   it('picks by weight among the picks whose conditions pass', () => {
     const engine = new PlacementEngine({ seed: 2, ground: planeGround(), propsIn: props });
-    const placed = engine.dab({ x: 0, z: 0, radius: 40 }, preset([{ weight: 3 }, { category: 'rock', weight: 1 }, { category: 'grass', weight: 50, slopeMin: 10 }], { densityPerM2: 2 }));
+    const placed = engine.dab(
+      { x: 0, z: 0, radius: 40 },
+      preset([{ weight: 3 }, { category: 'rock', weight: 1 }, { category: 'grass', weight: 50, slopeMin: 10 }], { densityPerM2: 2 }),
+    );
     const trees = placed.filter((p) => p.category === 'tree').length;
     const rocks = placed.filter((p) => p.category === 'rock').length;
     expect(placed.some((p) => p.category === 'grass')).toBe(false); // its slope condition never passes
@@ -203,9 +222,18 @@ describe('placement matrix', () => {
     const out = new Float32Array(16);
     for (let i = 0; i < 50; i++) {
       const up = new Vector3(rng.range(-1, 1), rng.range(0.2, 1), rng.range(-1, 1)).normalize();
-      const p = { x: rng.range(-100, 100), y: rng.range(-5, 50), z: rng.range(-100, 100), scale: rng.range(0.5, 2), yaw: rng.range(-Math.PI, Math.PI), up: { x: up.x, y: up.y, z: up.z } };
+      const p = {
+        x: rng.range(-100, 100),
+        y: rng.range(-5, 50),
+        z: rng.range(-100, 100),
+        scale: rng.range(0.5, 2),
+        yaw: rng.range(-Math.PI, Math.PI),
+        up: { x: up.x, y: up.y, z: up.z },
+      };
       writePlacementMatrix(p, out);
-      const q = new Quaternion().setFromUnitVectors(new Vector3(0, 1, 0), up).multiply(new Quaternion().setFromAxisAngle(new Vector3(0, 1, 0), p.yaw));
+      const q = new Quaternion()
+        .setFromUnitVectors(new Vector3(0, 1, 0), up)
+        .multiply(new Quaternion().setFromAxisAngle(new Vector3(0, 1, 0), p.yaw));
       const expected = new Matrix4().compose(new Vector3(p.x, p.y, p.z), q, new Vector3(p.scale, p.scale, p.scale));
       for (let k = 0; k < 16; k++) expect(out[k]).toBeCloseTo(expected.elements[k]!, 4);
       // The prop's up axis ends up along the normal.

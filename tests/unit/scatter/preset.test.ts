@@ -53,7 +53,17 @@ describe('preset validation', () => {
     expect(result.error).toBeInstanceOf(PresetError);
     expect(result.error.presetName).toBe('Broken');
     const paths = result.error.errors.map((e) => e.path);
-    expect(paths).toEqual(expect.arrayContaining(['densityPerM2', 'scaleJitter', 'picks[0].slopeMax', 'picks[0].weight', 'picks[1].altMin', 'picks[1].alignToSlope', 'picks[2]']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'densityPerM2',
+        'scaleJitter',
+        'picks[0].slopeMax',
+        'picks[0].weight',
+        'picks[1].altMin',
+        'picks[1].alignToSlope',
+        'picks[2]',
+      ]),
+    );
     expect(result.error.errors.find((e) => e.path === 'picks[0].slopeMax')!.message).toContain('"steep"');
     expect(result.error.message).toMatch(/^preset "Broken" is invalid: /);
   });

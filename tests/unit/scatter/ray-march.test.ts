@@ -23,7 +23,9 @@ function randomRay(rng: Mulberry32): { origin: Vector3; direction: Vector3 } {
   const distance = rng.range(20, 260);
   const pitch = rng.range(0.15, 1.4);
   const yaw = rng.range(0, Math.PI * 2);
-  const origin = target.clone().add(new Vector3(Math.cos(pitch) * Math.sin(yaw), Math.sin(pitch), Math.cos(pitch) * Math.cos(yaw)).multiplyScalar(distance));
+  const origin = target
+    .clone()
+    .add(new Vector3(Math.cos(pitch) * Math.sin(yaw), Math.sin(pitch), Math.cos(pitch) * Math.cos(yaw)).multiplyScalar(distance));
   // Aim near, not exactly at, the target: rays graze ridges and hit cliffs from all sides.
   const aim = target.clone().add(new Vector3(rng.range(-5, 5), rng.range(-2, 2), rng.range(-5, 5)));
   return { origin, direction: aim.sub(origin).normalize() };

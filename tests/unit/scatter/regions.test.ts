@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { loadPresets } from '../../../src/scatter/preset.ts';
 import { BUILTIN_PRESET_DATA } from '../../../src/scatter/presets/index.ts';
-import { placeRegion, REGION_ID_BASE, REGION_ID_SPAN, regionBounds, regionIndex, regionSeed, regionsWithin, resolveRegionPlan } from '../../../src/scatter/regions.ts';
+import {
+  placeRegion,
+  REGION_ID_BASE,
+  REGION_ID_SPAN,
+  regionBounds,
+  regionIndex,
+  regionSeed,
+  regionsWithin,
+  resolveRegionPlan,
+} from '../../../src/scatter/regions.ts';
 import { ambientPresetChooser } from '../../../src/ambient/ambient-presets.ts';
 import { generateTerrain } from '../../../src/world/terrain/generate.ts';
 

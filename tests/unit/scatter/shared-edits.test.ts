@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { loadPresets } from '../../../src/scatter/preset.ts';
 import { BUILTIN_PRESET_DATA } from '../../../src/scatter/presets/index.ts';
 import { ScatterSession, type BrushEvent } from '../../../src/scatter/session.ts';
-import { editCellAt, editsRoomName, parseEditsMessage, parseEditsRoom, strokeOutsideCell, strokeSeed } from '../../../src/scatter/shared-edits.ts';
+import {
+  editCellAt,
+  editsRoomName,
+  parseEditsMessage,
+  parseEditsRoom,
+  strokeOutsideCell,
+  strokeSeed,
+} from '../../../src/scatter/shared-edits.ts';
 import { generateTerrain } from '../../../src/world/terrain/generate.ts';
 
 const ground = generateTerrain();
@@ -37,13 +44,19 @@ describe('shared scatter edits', () => {
   });
 
   it('validates messages with one schema and names the bad field', () => {
-    expect(parseEditsMessage({ type: 'stroke', id: 'abcdef', events: [{ kind: 'paint', x: 1, z: 2, radius: 3 }] })).toMatchObject({ ok: true });
+    expect(parseEditsMessage({ type: 'stroke', id: 'abcdef', events: [{ kind: 'paint', x: 1, z: 2, radius: 3 }] })).toMatchObject({
+      ok: true,
+    });
     expect(parseEditsMessage({ type: 'undo', id: 'abcdef' })).toMatchObject({ ok: true });
     const bad = parseEditsMessage({ type: 'stroke', id: 'abcdef', events: [{ kind: 'paint', x: Number.NaN, z: 2, radius: 3 }] });
     expect(bad).toMatchObject({ ok: false, problem: expect.stringContaining('events.0.x') });
-    expect(parseEditsMessage({ type: 'stroke', id: 'abcdef', events: Array(97).fill({ kind: 'paint', x: 1, z: 1, radius: 1 }) })).toMatchObject({ ok: false, problem: expect.stringContaining('at most 96') });
+    expect(
+      parseEditsMessage({ type: 'stroke', id: 'abcdef', events: Array(97).fill({ kind: 'paint', x: 1, z: 1, radius: 1 }) }),
+    ).toMatchObject({ ok: false, problem: expect.stringContaining('at most 96') });
     expect(parseEditsMessage({ type: 'stroke', id: 'abcdef', events: [{ kind: 'reseed', seed: -1 }] }).ok).toBe(false);
-    expect(parseEditsMessage({ type: 'stroke', id: 'abcdef', events: [{ kind: 'paint', x: 1, z: 1, radius: 1, extra: 'dropped' }] })).toEqual({ ok: true, message: { type: 'stroke', id: 'abcdef', events: [{ kind: 'paint', x: 1, z: 1, radius: 1 }] } });
+    expect(
+      parseEditsMessage({ type: 'stroke', id: 'abcdef', events: [{ kind: 'paint', x: 1, z: 1, radius: 1, extra: 'dropped' }] }),
+    ).toEqual({ ok: true, message: { type: 'stroke', id: 'abcdef', events: [{ kind: 'paint', x: 1, z: 1, radius: 1 }] } });
   });
 
   it('names cells and checks that a stroke stays in its cell', () => {
@@ -63,6 +76,9 @@ describe('saved recordings', () => {
     const written = JSON.parse(JSON.stringify(session.recording()));
     expect(parseRecording(written)).toEqual({ ok: true, recording: written });
     expect(parseRecording({ ...written, version: 2 })).toMatchObject({ ok: false, problem: expect.stringContaining('version') });
-    expect(parseRecording({ ...written, events: [{ kind: 'paint', x: 'a', z: 1, radius: 2 }] })).toMatchObject({ ok: false, problem: expect.stringContaining('events.0.x') });
+    expect(parseRecording({ ...written, events: [{ kind: 'paint', x: 'a', z: 1, radius: 2 }] })).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('events.0.x'),
+    });
   });
 });

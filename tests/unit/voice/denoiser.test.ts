@@ -55,7 +55,10 @@ describe('RnnoiseDenoiser (the real RNNoise WASM, in Node)', () => {
   function vowel(): Float32Array {
     const rng = new Mulberry32(3);
     const out = new Float32Array(48_000);
-    let y1 = 0, y2 = 0, z1 = 0, z2 = 0;
+    let y1 = 0,
+      y2 = 0,
+      z1 = 0,
+      z2 = 0;
     for (let i = 0; i < out.length; i++) {
       const pulse = i % Math.round(48_000 / 140) === 0 ? 1 : 0;
       const x = pulse + 0.01 * rng.range(-1, 1);
@@ -79,7 +82,9 @@ describe('RnnoiseDenoiser (the real RNNoise WASM, in Node)', () => {
     const output = new Float32Array(input.length);
     for (let i = 0; i < input.length; i += 128) denoiser.process(input.subarray(i, i + 128), output.subarray(i, i + 128));
     const correlation = (lag: number) => {
-      let c = 0, a = 0, b = 0;
+      let c = 0,
+        a = 0,
+        b = 0;
       for (let i = 4800; i + lag < input.length; i++) {
         c += input[i]! * output[i + lag]!;
         a += input[i]! ** 2;
@@ -100,7 +105,8 @@ describe('RnnoiseDenoiser (the real RNNoise WASM, in Node)', () => {
     const denoiser = new RnnoiseDenoiser(module);
     const output = new Float32Array(input.length);
     for (let i = 0; i < input.length; i += 128) denoiser.process(input.subarray(i, i + 128), output.subarray(i, i + 128));
-    let ein = 0, eout = 0;
+    let ein = 0,
+      eout = 0;
     for (let i = 48_000; i < 96_000; i++) {
       ein += input[i]! ** 2;
       eout += output[i]! ** 2;
@@ -118,9 +124,11 @@ describe('RnnoiseDenoiser (the real RNNoise WASM, in Node)', () => {
 describe('the generated worklet file', () => {
   it('is up to date with its sources and self-contained', () => {
     const generated = readFileSync(WORKLET_FILE, 'utf8');
-    expect(recordedSourceHash(generated), `rnnoise-worklet.js is stale; regenerate it with: ${REGENERATE_COMMAND}`).toBe(workletSourceHash());
+    expect(recordedSourceHash(generated), `rnnoise-worklet.js is stale; regenerate it with: ${REGENERATE_COMMAND}`).toBe(
+      workletSourceHash(),
+    );
     expect(generated).not.toMatch(/^\s*import\s/m);
-    expect(generated).toContain("registerProcessor(PROCESSOR_NAME, RnnoiseProcessor)");
+    expect(generated).toContain('registerProcessor(PROCESSOR_NAME, RnnoiseProcessor)');
     expect(generated).toMatch(/(var|const|let) PROCESSOR_NAME = "cairn-rnnoise"/);
     // The WASM is inlined as a data: URI, so the worklet never fetches anything.
     expect(generated).toMatch(/data:application\/octet-stream;base64,/);

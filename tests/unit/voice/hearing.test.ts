@@ -60,8 +60,11 @@ describe('DeferredHearing', () => {
 });
 
 describe('avatar and bye messages', () => {
-  it('accepts an avatar id in the net module\'s 32-bit range, or null', () => {
-    expect(parseClientMessage('{"type":"avatar","id":42,"token":"t0k","from":7}')).toEqual({ ok: true, message: { type: 'avatar', id: 42, token: 't0k' } });
+  it("accepts an avatar id in the net module's 32-bit range, or null", () => {
+    expect(parseClientMessage('{"type":"avatar","id":42,"token":"t0k","from":7}')).toEqual({
+      ok: true,
+      message: { type: 'avatar', id: 42, token: 't0k' },
+    });
     expect(parseClientMessage('{"type":"avatar","id":null}')).toEqual({ ok: true, message: { type: 'avatar', id: null } });
     expect(parseClientMessage(`{"type":"avatar","id":${MAX_AVATAR_ID},"token":"t0k"}`).ok).toBe(true);
     // An id without the avatar token its room or cell issued is refused before the room looks at it.
@@ -88,9 +91,27 @@ describe('avatar and bye messages', () => {
     }
   });
 
-  it('reads the roster\'s avatars (absent = null, from an older room) and the relayed messages', () => {
-    const welcome = parseServerMessage(JSON.stringify({ type: 'welcome', id: 2, token: 't', room: 'world', peers: [{ id: 1, pos: null, avatar: 77 }, { id: 3, pos: null }], positionRate: 0 }));
-    expect(welcome).toMatchObject({ type: 'welcome', peers: [{ id: 1, avatar: 77 }, { id: 3, avatar: null }] });
+  it("reads the roster's avatars (absent = null, from an older room) and the relayed messages", () => {
+    const welcome = parseServerMessage(
+      JSON.stringify({
+        type: 'welcome',
+        id: 2,
+        token: 't',
+        room: 'world',
+        peers: [
+          { id: 1, pos: null, avatar: 77 },
+          { id: 3, pos: null },
+        ],
+        positionRate: 0,
+      }),
+    );
+    expect(welcome).toMatchObject({
+      type: 'welcome',
+      peers: [
+        { id: 1, avatar: 77 },
+        { id: 3, avatar: null },
+      ],
+    });
     expect(parseServerMessage(JSON.stringify({ type: 'welcome', id: 2, token: 't', room: 'w', peers: [{ id: 1, avatar: 0 }] }))).toBeNull();
     expect(parseServerMessage('{"type":"avatar","from":4,"id":9}')).toEqual({ type: 'avatar', from: 4, id: 9 });
     expect(parseServerMessage('{"type":"avatar","from":4,"id":null}')).toEqual({ type: 'avatar', from: 4, id: null });
@@ -108,7 +129,7 @@ describe('avatar and bye messages', () => {
 });
 
 describe('sdpSessionId', () => {
-  it('reads the o= line\'s session id, which tells one RTCPeerConnection from the next', () => {
+  it("reads the o= line's session id, which tells one RTCPeerConnection from the next", () => {
     expect(sdpSessionId('v=0\r\no=- 4611731400430051336 2 IN IP4 127.0.0.1\r\ns=-\r\n')).toBe('4611731400430051336');
     expect(sdpSessionId('v=0\no=mozilla...THIS_IS_SDPARTA-99.0 7051920346428437004 0 IN IP4 0.0.0.0\n')).toBe('7051920346428437004');
     expect(sdpSessionId('v=0\r\ns=-\r\n')).toBeNull();
@@ -134,7 +155,11 @@ describe('HUD when following hearing range', () => {
     expect(voiceHudRows(stats).find((r) => r.label === 'hearing')).toBeUndefined();
     stats.follows = 'hearing';
     stats.hearingReady = false;
-    expect(voiceHudRows(stats).find((r) => r.label === 'hearing')).toEqual({ label: 'hearing', value: 'waiting for avatar sync (no avatar yet)', tone: 'warn' });
+    expect(voiceHudRows(stats).find((r) => r.label === 'hearing')).toEqual({
+      label: 'hearing',
+      value: 'waiting for avatar sync (no avatar yet)',
+      tone: 'warn',
+    });
     Object.assign(stats, { hearingReady: true, hearing: [4, 9], links: 1, roomPeers: 40, avatarId: 12 });
     expect(voiceHudRows(stats).find((r) => r.label === 'hearing')?.value).toBe('2 in range · 1 link of 40 in the room · avatar 12');
     expect(voiceHudRows(stats).find((r) => r.label === 'peers')?.value).toBe('nobody within earshot');

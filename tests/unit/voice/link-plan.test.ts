@@ -59,7 +59,13 @@ describe('planLinks', () => {
   });
 
   it('opens nothing before the welcome (no local id) and closes what is left', () => {
-    expect(planLinks(input({ localId: null, roster, hearing: new Set([107, 110]), linked: [7] }))).toEqual({ offer: [], answer: [], close: [7], dropHeld: [], forgive: [] });
+    expect(planLinks(input({ localId: null, roster, hearing: new Set([107, 110]), linked: [7] }))).toEqual({
+      offer: [],
+      answer: [],
+      close: [7],
+      dropHeld: [],
+      forgive: [],
+    });
   });
 });
 
@@ -79,13 +85,29 @@ describe('two peers following hearing range', () => {
     offers: number;
     byes: number;
   }
-  const side = (id: number, avatar: number): Side => ({ id, avatar, hearing: new Set(), linked: new Set(), held: new Set(), declined: new Set(), offers: 0, byes: 0 });
+  const side = (id: number, avatar: number): Side => ({
+    id,
+    avatar,
+    hearing: new Set(),
+    linked: new Set(),
+    held: new Set(),
+    declined: new Set(),
+    offers: 0,
+    byes: 0,
+  });
   type Message = { to: Side; from: Side; type: 'offer' | 'answer' | 'bye' };
 
   function run(a: Side, b: Side, steps: Array<(a: Side, b: Side) => void>): void {
     const queue: Message[] = [];
     const sync = (me: Side, other: Side): void => {
-      const plan = planLinks({ localId: me.id, roster: new Map([[other.id, other.avatar]]), hearing: me.hearing, linked: me.linked, held: me.held, declined: me.declined });
+      const plan = planLinks({
+        localId: me.id,
+        roster: new Map([[other.id, other.avatar]]),
+        hearing: me.hearing,
+        linked: me.linked,
+        held: me.held,
+        declined: me.declined,
+      });
       for (const id of plan.close) {
         me.linked.delete(id);
         me.byes++;
@@ -131,16 +153,12 @@ describe('two peers following hearing range', () => {
 
   const both = (a: Side, b: Side): boolean => a.linked.has(b.id) && b.linked.has(a.id);
 
-  it('one offer when they enter each other\'s range at different times, in either order', () => {
+  it("one offer when they enter each other's range at different times, in either order", () => {
     for (const first of ['offerer', 'answerer'] as const) {
       const a = side(3, 103); // "3" < "8": a offers
       const b = side(8, 108);
       const [early, late] = first === 'offerer' ? [a, b] : [b, a];
-      run(a, b, [
-        () => early.hearing.add(late.avatar),
-        () => undefined,
-        () => late.hearing.add(early.avatar),
-      ]);
+      run(a, b, [() => early.hearing.add(late.avatar), () => undefined, () => late.hearing.add(early.avatar)]);
       expect(both(a, b)).toBe(true);
       expect(a.offers + b.offers).toBe(1);
       expect(b.offers).toBe(0);
@@ -169,7 +187,7 @@ describe('two peers following hearing range', () => {
     expect(b.offers).toBe(0);
   });
 
-  it('an offerer whose range holds the other while the other\'s does not (its 8 places are full) waits without looping', () => {
+  it("an offerer whose range holds the other while the other's does not (its 8 places are full) waits without looping", () => {
     const a = side(3, 103);
     const b = side(8, 108);
     run(a, b, [() => a.hearing.add(108), () => undefined, () => undefined, () => undefined]);

@@ -5,15 +5,30 @@ const SDP = 'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\n';
 
 describe('parseClientMessage', () => {
   it('accepts each message type and returns only schema fields', () => {
-    expect(parseClientMessage(JSON.stringify({ type: 'offer', to: 7, sdp: SDP, from: 99, extra: 1 }))).toEqual({ ok: true, message: { type: 'offer', to: 7, sdp: SDP } });
-    expect(parseClientMessage(JSON.stringify({ type: 'answer', to: 7, sdp: SDP }))).toEqual({ ok: true, message: { type: 'answer', to: 7, sdp: SDP } });
+    expect(parseClientMessage(JSON.stringify({ type: 'offer', to: 7, sdp: SDP, from: 99, extra: 1 }))).toEqual({
+      ok: true,
+      message: { type: 'offer', to: 7, sdp: SDP },
+    });
+    expect(parseClientMessage(JSON.stringify({ type: 'answer', to: 7, sdp: SDP }))).toEqual({
+      ok: true,
+      message: { type: 'answer', to: 7, sdp: SDP },
+    });
     expect(parseClientMessage(JSON.stringify({ type: 'ice', to: 3, candidate: { candidate: 'candidate:1', sdpMid: '0' } }))).toEqual({
       ok: true,
       message: { type: 'ice', to: 3, candidate: { candidate: 'candidate:1', sdpMid: '0', sdpMLineIndex: null, usernameFragment: null } },
     });
-    expect(parseClientMessage(JSON.stringify({ type: 'ice', to: 3, candidate: null }))).toEqual({ ok: true, message: { type: 'ice', to: 3, candidate: null } });
-    expect(parseClientMessage(JSON.stringify({ type: 'pos', x: 1, y: -2, z: 3.5, facing: -1, from: 4 }))).toEqual({ ok: true, message: { type: 'pos', x: 1, y: -2, z: 3.5, facing: -1 } });
-    expect(parseClientMessage(JSON.stringify({ type: 'resume', id: 5, token: 'abc' }))).toEqual({ ok: true, message: { type: 'resume', id: 5, token: 'abc' } });
+    expect(parseClientMessage(JSON.stringify({ type: 'ice', to: 3, candidate: null }))).toEqual({
+      ok: true,
+      message: { type: 'ice', to: 3, candidate: null },
+    });
+    expect(parseClientMessage(JSON.stringify({ type: 'pos', x: 1, y: -2, z: 3.5, facing: -1, from: 4 }))).toEqual({
+      ok: true,
+      message: { type: 'pos', x: 1, y: -2, z: 3.5, facing: -1 },
+    });
+    expect(parseClientMessage(JSON.stringify({ type: 'resume', id: 5, token: 'abc' }))).toEqual({
+      ok: true,
+      message: { type: 'resume', id: 5, token: 'abc' },
+    });
     expect(parseClientMessage('{"type":"ping"}')).toEqual({ ok: true, message: { type: 'ping' } });
   });
 
@@ -54,7 +69,8 @@ describe('parseClientMessage', () => {
   });
 
   it('counts UTF-8 bytes like TextEncoder', () => {
-    for (const text of ['', 'abc', 'é', '€uro', '😀 ok', 'a\u{10ffff}b']) expect(utf8Length(text)).toBe(new TextEncoder().encode(text).length);
+    for (const text of ['', 'abc', 'é', '€uro', '😀 ok', 'a\u{10ffff}b'])
+      expect(utf8Length(text)).toBe(new TextEncoder().encode(text).length);
   });
 });
 

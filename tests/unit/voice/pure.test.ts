@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { DelaySchedule } from '../../../src/voice/delay-schedule.ts';
 import { powerRatioDb, rms, SILENCE_DB, toDb } from '../../../src/voice/levels.ts';
 import { isOfferer } from '../../../src/voice/negotiation-roles.ts';
-import { PTT_ATTACK_TAU, PTT_RELEASE_SECONDS, PTT_RELEASE_TAU, attackEnergyRatio, attackGain, releaseGain } from '../../../src/voice/ptt-envelope.ts';
+import {
+  PTT_ATTACK_TAU,
+  PTT_RELEASE_SECONDS,
+  PTT_RELEASE_TAU,
+  attackEnergyRatio,
+  attackGain,
+  releaseGain,
+} from '../../../src/voice/ptt-envelope.ts';
 import { VOICE_PANNER, inverseDistanceGain, listenerForward, listenerRight, rangeGain } from '../../../src/voice/spatial-model.ts';
 
 describe('who offers', () => {
@@ -12,7 +19,13 @@ describe('who offers', () => {
     // Strings, not numbers: "10" < "9".
     expect(isOfferer(10, 9)).toBe(true);
     expect(isOfferer(9, 10)).toBe(false);
-    for (const [a, b] of [[3, 30], [123, 45], [7, 7000], [1000, 999]] as const) expect(isOfferer(a, b)).toBe(!isOfferer(b, a));
+    for (const [a, b] of [
+      [3, 30],
+      [123, 45],
+      [7, 7000],
+      [1000, 999],
+    ] as const)
+      expect(isOfferer(a, b)).toBe(!isOfferer(b, a));
     expect(() => isOfferer(4, 4)).toThrow(/itself/);
   });
 });
@@ -63,7 +76,13 @@ describe('broadcast delay schedule', () => {
 
 describe('spatial model', () => {
   it('uses a walking-scale inverse distance model', () => {
-    expect(VOICE_PANNER).toMatchObject({ panningModel: 'HRTF', distanceModel: 'inverse', refDistance: 2, rolloffFactor: 1, maxDistance: 40 });
+    expect(VOICE_PANNER).toMatchObject({
+      panningModel: 'HRTF',
+      distanceModel: 'inverse',
+      refDistance: 2,
+      rolloffFactor: 1,
+      maxDistance: 40,
+    });
     expect(inverseDistanceGain(1)).toBe(1);
     expect(inverseDistanceGain(2)).toBe(1);
     expect(20 * Math.log10(inverseDistanceGain(4))).toBeCloseTo(-6.02, 1);

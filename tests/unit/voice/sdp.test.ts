@@ -36,7 +36,7 @@ function lines(sdp: string): string[] {
 }
 
 describe('rewriteOpusFmtp', () => {
-  it('rewrites Chrome\'s Opus fmtp line, keeping minptime, and touches no other line', () => {
+  it("rewrites Chrome's Opus fmtp line, keeping minptime, and touches no other line", () => {
     const out = rewriteOpusFmtp(CHROME_OFFER);
     expect(out).toContain('a=fmtp:111 minptime=10;useinbandfec=1;maxaveragebitrate=128000;usedtx=0\r\n');
     const before = lines(CHROME_OFFER);
@@ -51,7 +51,16 @@ describe('rewriteOpusFmtp', () => {
   });
 
   it('copes with another payload number, no fmtp line, and LF endings', () => {
-    const firefox = ['v=0', 'o=mozilla 1 0 IN IP4 0.0.0.0', 's=-', 't=0 0', 'm=audio 9 UDP/TLS/RTP/SAVPF 109 9 0', 'a=rtpmap:109 opus/48000/2', 'a=rtpmap:9 G722/8000/1', 'a=rtpmap:0 PCMU/8000'].join('\n');
+    const firefox = [
+      'v=0',
+      'o=mozilla 1 0 IN IP4 0.0.0.0',
+      's=-',
+      't=0 0',
+      'm=audio 9 UDP/TLS/RTP/SAVPF 109 9 0',
+      'a=rtpmap:109 opus/48000/2',
+      'a=rtpmap:9 G722/8000/1',
+      'a=rtpmap:0 PCMU/8000',
+    ].join('\n');
     const out = rewriteOpusFmtp(firefox);
     expect(lines(out)).toEqual([
       'v=0',
@@ -68,8 +77,11 @@ describe('rewriteOpusFmtp', () => {
   });
 
   it('overrides conflicting values in place and keeps unrelated parameters and their order', () => {
-    const sdp = 'v=0\r\nm=audio 9 RTP/SAVPF 96\r\na=rtpmap:96 OPUS/48000/2\r\na=fmtp:96 stereo=1; usedtx=1;sprop-stereo=1;maxaveragebitrate=20000\r\n';
-    expect(rewriteOpusFmtp(sdp)).toBe('v=0\r\nm=audio 9 RTP/SAVPF 96\r\na=rtpmap:96 OPUS/48000/2\r\na=fmtp:96 stereo=1;usedtx=0;sprop-stereo=1;maxaveragebitrate=128000;useinbandfec=1\r\n');
+    const sdp =
+      'v=0\r\nm=audio 9 RTP/SAVPF 96\r\na=rtpmap:96 OPUS/48000/2\r\na=fmtp:96 stereo=1; usedtx=1;sprop-stereo=1;maxaveragebitrate=20000\r\n';
+    expect(rewriteOpusFmtp(sdp)).toBe(
+      'v=0\r\nm=audio 9 RTP/SAVPF 96\r\na=rtpmap:96 OPUS/48000/2\r\na=fmtp:96 stereo=1;usedtx=0;sprop-stereo=1;maxaveragebitrate=128000;useinbandfec=1\r\n',
+    );
   });
 
   it('handles several Opus payloads and several sections; payload numbers are per section', () => {

@@ -9,9 +9,30 @@ function report(bytesIn: number, bytesOut: number, packetsIn: number, lost: numb
     { id: 'T01', type: 'transport', selectedCandidatePairId: 'CP1' },
     { id: 'CP1', type: 'candidate-pair', state: 'succeeded', nominated: true, currentRoundTripTime: 0.012 },
     { id: 'CP2', type: 'candidate-pair', state: 'failed', nominated: false, currentRoundTripTime: 0.9 },
-    { id: 'COT', type: 'codec', mimeType: 'audio/opus', sdpFmtpLine: 'maxaveragebitrate=128000;minptime=10;usedtx=0;useinbandfec=1', payloadType: 111 },
-    { id: 'CIT', type: 'codec', mimeType: 'audio/opus', sdpFmtpLine: 'maxaveragebitrate=128000;minptime=10;usedtx=0;useinbandfec=1', payloadType: 111 },
-    { id: 'IT', type: 'inbound-rtp', kind: 'audio', codecId: 'CIT', bytesReceived: bytesIn, packetsReceived: packetsIn, packetsLost: lost, fecPacketsReceived: 7 },
+    {
+      id: 'COT',
+      type: 'codec',
+      mimeType: 'audio/opus',
+      sdpFmtpLine: 'maxaveragebitrate=128000;minptime=10;usedtx=0;useinbandfec=1',
+      payloadType: 111,
+    },
+    {
+      id: 'CIT',
+      type: 'codec',
+      mimeType: 'audio/opus',
+      sdpFmtpLine: 'maxaveragebitrate=128000;minptime=10;usedtx=0;useinbandfec=1',
+      payloadType: 111,
+    },
+    {
+      id: 'IT',
+      type: 'inbound-rtp',
+      kind: 'audio',
+      codecId: 'CIT',
+      bytesReceived: bytesIn,
+      packetsReceived: packetsIn,
+      packetsLost: lost,
+      fecPacketsReceived: 7,
+    },
     { id: 'OT', type: 'outbound-rtp', kind: 'audio', codecId: 'COT', bytesSent: bytesOut, packetsSent: 321, targetBitrate: 128000 },
     { id: 'RI', type: 'remote-inbound-rtp', kind: 'audio', roundTripTime: 0.5 },
     { id: 'V', type: 'inbound-rtp', kind: 'video', bytesReceived: 1e9, packetsReceived: 1e6, packetsLost: 0 },
@@ -60,9 +81,27 @@ describe('voice HUD rows', () => {
     s.spatial = 'ready';
     s.peers = [
       {
-        id: 7, role: 'offerer', connection: 'connected', ice: 'connected', signaling: 'stable', iceRestarts: 0, negotiations: 1,
-        kbpsIn: 121.4, kbpsOut: 119.9, targetBitrate: 128000, lossPercent: 0.5, rttMs: 14.2, fecPackets: 3, packetsIn: 10, packetsOut: 10,
-        codecIn: 'audio/opus', codecOut: 'audio/opus', fmtpIn: '', fmtpOut: '', levelDb: -30, distance: 3.04,
+        id: 7,
+        role: 'offerer',
+        connection: 'connected',
+        ice: 'connected',
+        signaling: 'stable',
+        iceRestarts: 0,
+        negotiations: 1,
+        kbpsIn: 121.4,
+        kbpsOut: 119.9,
+        targetBitrate: 128000,
+        lossPercent: 0.5,
+        rttMs: 14.2,
+        fecPackets: 3,
+        packetsIn: 10,
+        packetsOut: 10,
+        codecIn: 'audio/opus',
+        codecOut: 'audio/opus',
+        fmtpIn: '',
+        fmtpOut: '',
+        levelDb: -30,
+        distance: 3.04,
       },
     ];
     const rows = voiceHudRows(s);
@@ -82,13 +121,23 @@ describe('voice HUD rows', () => {
   it('shows failures in red: denied microphone, failed denoiser, WebRTC errors', () => {
     const s = emptyVoiceStats('lobby', 'open');
     s.mic = { state: 'denied', levelDb: -120, message: 'denied' };
-    s.denoiser = { state: 'failed', error: 'the RNNoise worklet did not load from /x.js: 404', vad: 0, frames: 0, latencyMs: 30, wet: 0.92 };
+    s.denoiser = {
+      state: 'failed',
+      error: 'the RNNoise worklet did not load from /x.js: 404',
+      vad: 0,
+      frames: 0,
+      latencyMs: 30,
+      wet: 0.92,
+    };
     s.connections = { created: 2, closed: 1, open: 1, failures: 1, lastFailure: 'peer 3: boom' };
     s.audio = 'suspended';
     const rows = voiceHudRows(s);
     expect(rows.find((r) => r.label === 'sound')).toEqual({ label: 'sound', value: 'click or press a key to hear voices', tone: 'warn' });
     expect(rows.find((r) => r.label === 'mic')).toEqual({ label: 'mic', value: 'denied — listen only', tone: 'bad' });
-    expect(rows.find((r) => r.label === 'denoiser')).toMatchObject({ tone: 'bad', value: expect.stringMatching(/^FAILED: .*\/x\.js.*high-pass/) });
+    expect(rows.find((r) => r.label === 'denoiser')).toMatchObject({
+      tone: 'bad',
+      value: expect.stringMatching(/^FAILED: .*\/x\.js.*high-pass/),
+    });
     expect(rows.find((r) => r.label === 'webrtc errors')).toMatchObject({ tone: 'bad', value: '1: peer 3: boom' });
     expect(rows.find((r) => r.label === 'talk')).toMatchObject({ value: 'open mic', tone: 'ok' });
     expect(rows.find((r) => r.label === 'peers')?.value).toBe('nobody else here');

@@ -69,7 +69,10 @@ describe('Cairn default terrain', () => {
   });
 
   it('has a beach and then sea to the south, and a lake basin to the south-west', () => {
-    const beachBiome = classifyBiome({ altitude: map.sampleHeight(LANDMARKS.beach.x, LANDMARKS.beach.z), slope: map.sampleSlope(LANDMARKS.beach.x, LANDMARKS.beach.z) });
+    const beachBiome = classifyBiome({
+      altitude: map.sampleHeight(LANDMARKS.beach.x, LANDMARKS.beach.z),
+      slope: map.sampleSlope(LANDMARKS.beach.x, LANDMARKS.beach.z),
+    });
     expect(beachBiome).toBe('sand');
     expect(map.isUnderwater(0, 240)).toBe(true);
     expect(map.isUnderwater(LANDMARKS.lake.x, LANDMARKS.lake.z)).toBe(true);

@@ -10,11 +10,19 @@ describe('npm start options', () => {
   it('takes the port from PORT, and --port over PORT', () => {
     expect(parseStartOptions([], { PORT: '9000' })).toEqual({ ok: true, options: { ...START_DEFAULTS, port: 9000 } });
     expect(parseStartOptions(['--port', '9100'], { PORT: '9000' })).toEqual({ ok: true, options: { ...START_DEFAULTS, port: 9100 } });
-    expect(parseStartOptions(['--port=9200', '--no-build', '--ip', '0.0.0.0'], {})).toEqual({ ok: true, options: { port: 9200, ip: '0.0.0.0', build: false } });
+    expect(parseStartOptions(['--port=9200', '--no-build', '--ip', '0.0.0.0'], {})).toEqual({
+      ok: true,
+      options: { port: 9200, ip: '0.0.0.0', build: false },
+    });
   });
 
   it('explains a bad port or an unknown option instead of passing it on', () => {
-    const bad = [parseStartOptions(['--port'], {}), parseStartOptions(['--port', 'abc'], {}), parseStartOptions([], { PORT: '70000' }), parseStartOptions(['--prot', '1'], {})];
+    const bad = [
+      parseStartOptions(['--port'], {}),
+      parseStartOptions(['--port', 'abc'], {}),
+      parseStartOptions([], { PORT: '70000' }),
+      parseStartOptions(['--prot', '1'], {}),
+    ];
     for (const result of bad) expect(result.ok).toBe(false);
     expect(bad[1]).toMatchObject({ problem: expect.stringContaining('1 to 65535') });
     expect(bad[3]).toMatchObject({ problem: expect.stringContaining('unknown option "--prot"') });
