@@ -104,6 +104,24 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     );
     expect(bvh.clips.map((c) => c.name)).toEqual(['cmu-131-01-walk']);
     expect(bvh.clips[0]!.duration).toBeCloseTo(359 / 120, 3);
+    // The same clip in inches (Biovision's unit: every length ÷ 0.45) reads as inches: the same person.
+    const [hierarchy, motion] = readFileSync(fixture('cmu-131-01-walk.bvh'), 'utf8').split('MOTION');
+    const inches = (v: string): string => (Number(v) / 0.45).toFixed(5);
+    const frames = motion!
+      .split('\n')
+      .map((line, i) =>
+        i < 3 || !line.trim()
+          ? line
+          : line.replace(/^\s*(\S+)\s+(\S+)\s+(\S+)/, (_, x: string, y: string, z: string) => [x, y, z].map(inches).join(' ')),
+      );
+    const offsets = hierarchy!.replace(
+      /OFFSET\s+(\S+)\s+(\S+)\s+(\S+)/g,
+      (_, x: string, y: string, z: string) => `OFFSET ${[x, y, z].map(inches).join(' ')}`,
+    );
+    writeFileSync(join(dir, 'walk-inches.bvh'), `${offsets}MOTION${frames.join('\n')}`);
+    const inch = await readModelFile(join(dir, 'walk-inches.bvh'));
+    expect(inch.report).toMatchObject({ units: 'in', metresPerUnit: 0.0254 });
+    expect(inch.report.height).toBeCloseTo(bvh.report.height, 4);
     const fbx = await readModelFile(fixture('cmu-07-01-walk.fbx'));
     expect(fbx.format).toBe('fbx');
     // Its root node scales CMU units by 100 (2,550 units tall): read as millimetres, the figure is
