@@ -37,8 +37,11 @@ export type RigFormat = 'gltf' | 'fbx' | 'bvh';
 export interface ImportReport {
   /** Metres per file unit applied by the wrapper (1 for metres, 0.01 for centimetres). */
   metresPerUnit: number;
-  /** The unit that was detected or given. */
-  units: 'm' | 'cm' | 'mm' | 'given';
+  /**
+   * The unit that was detected or given: metres, centimetres, millimetres, inches (`in`, Biovision
+   * mocap) or the CMU mocap database's unit (`cmu`, 1/0.45 inch ≈ 5.64 cm).
+   */
+  units: 'm' | 'cm' | 'mm' | 'in' | 'cmu' | 'given';
   /** The file's up axis after the loader ('z' when the import turned a Z-up file upright). */
   upAxis: 'y' | 'z';
   /** No mesh at all: a skeleton with clips (mocap). */
@@ -252,6 +255,16 @@ function baseName(name: string): string {
   return decodeURIComponent(name.split(/[?#]/)[0]!.split(/[\\/]/).pop() ?? name).replace(/\.[^.]+$/, '') || 'model';
 }
 
+/** The CMU motion capture database's length unit in metres (its ASF files: 1/0.45 inch). */
+const CMU_UNIT = 0.0254 / 0.45;
+
+const UNIT_WORDS: Partial<Record<ImportReport['units'], string>> = {
+  cm: 'centimetres',
+  mm: 'millimetres',
+  in: 'inches',
+  cmu: 'CMU mocap units (1/0.45 inch)',
+};
+
 /** Wraps, measures and completes a parsed scene; shared by every format. */
 function finishImport(
   scene: Object3D,
@@ -286,10 +299,20 @@ function finishImport(
   const rawHeight = upAxis === 'z' ? Math.max(size.z, raw.max.z) : Math.max(size.y, raw.max.y);
   let metresPerUnit = options.metresPerUnit ?? 1;
   let unitName: ImportReport['units'] = options.metresPerUnit === undefined ? 'm' : 'given';
+  // Mocap (bones, no mesh) records a person, whose joints span about 1.5 m: read as centimetres, a
+  // skeleton 12–100 units tall would be a doll, so it is in a mocap unit: the CMU database's
+  // (1/0.45 inch; its BVH releases stand ~23 units from toe to head joint) or inches (Biovision).
+  const mocap = collect<Mesh>(object, (n) => (n as Mesh).isMesh === true).length === 0;
   if (options.metresPerUnit === undefined && rawHeight > 0) {
     if (rawHeight > 400) {
       metresPerUnit = 0.001;
       unitName = 'mm';
+    } else if (mocap && rawHeight > 12 && rawHeight <= 40) {
+      metresPerUnit = CMU_UNIT;
+      unitName = 'cmu';
+    } else if (mocap && rawHeight > 40 && rawHeight <= 100) {
+      metresPerUnit = 0.0254;
+      unitName = 'in';
     } else if (rawHeight > 12) {
       metresPerUnit = 0.01;
       unitName = 'cm';
@@ -298,7 +321,7 @@ function finishImport(
   if (metresPerUnit !== 1) {
     units.scale.setScalar(metresPerUnit);
     notes.push(
-      `authored in ${unitName === 'given' ? `units of ${metresPerUnit} m` : unitName === 'cm' ? 'centimetres' : 'millimetres'} (${rawHeight.toFixed(0)} units tall): scaled by ${metresPerUnit}`,
+      `authored in ${UNIT_WORDS[unitName] ?? `units of ${metresPerUnit} m`} (${rawHeight.toFixed(0)} units tall): scaled by ${+metresPerUnit.toPrecision(4)}`,
     );
   }
   if (metresPerUnit !== 1 || upAxis !== 'y') rebind(object, units);

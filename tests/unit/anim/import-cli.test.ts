@@ -91,6 +91,51 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     expect(report.failures.join('\n')).toMatch(/implausible target hip height 96\.0 m/);
   });
 
+  it('reads real CMU mocap: a BVH in the CMU database unit and a binary FBX, both skeleton-only', async () => {
+    const bvh = await readModelFile(fixture('cmu-131-01-walk.bvh'));
+    // 23 units from toe to head joint: centimetres would make a 23 cm person; the CMU unit is 1/0.45 inch.
+    expect(bvh.report).toMatchObject({ skeletonOnly: true, units: 'cmu', upAxis: 'y' });
+    expect(bvh.report.metresPerUnit).toBeCloseTo(0.0254 / 0.45, 6);
+    expect(bvh.report.height).toBeGreaterThan(1.1);
+    expect(bvh.report.height).toBeLessThan(1.6);
+    expect(bvh.bones).toHaveLength(31);
+    expect(bvh.bones.map((b) => b.name)).toEqual(
+      expect.arrayContaining(['Hips', 'LeftHip', 'LeftKnee', 'LeftAnkle', 'RightWrist', 'Head']),
+    );
+    expect(bvh.clips.map((c) => c.name)).toEqual(['cmu-131-01-walk']);
+    expect(bvh.clips[0]!.duration).toBeCloseTo(359 / 120, 3);
+    // The same clip in inches (Biovision's unit: every length ÷ 0.45) reads as inches: the same person.
+    const [hierarchy, motion] = readFileSync(fixture('cmu-131-01-walk.bvh'), 'utf8').split('MOTION');
+    const inches = (v: string): string => (Number(v) / 0.45).toFixed(5);
+    const frames = motion!
+      .split('\n')
+      .map((line, i) =>
+        i < 3 || !line.trim()
+          ? line
+          : line.replace(/^\s*(\S+)\s+(\S+)\s+(\S+)/, (_, x: string, y: string, z: string) => [x, y, z].map(inches).join(' ')),
+      );
+    const offsets = hierarchy!.replace(
+      /OFFSET\s+(\S+)\s+(\S+)\s+(\S+)/g,
+      (_, x: string, y: string, z: string) => `OFFSET ${[x, y, z].map(inches).join(' ')}`,
+    );
+    writeFileSync(join(dir, 'walk-inches.bvh'), `${offsets}MOTION${frames.join('\n')}`);
+    const inch = await readModelFile(join(dir, 'walk-inches.bvh'));
+    expect(inch.report).toMatchObject({ units: 'in', metresPerUnit: 0.0254 });
+    expect(inch.report.height).toBeCloseTo(bvh.report.height, 4);
+    const fbx = await readModelFile(fixture('cmu-07-01-walk.fbx'));
+    expect(fbx.format).toBe('fbx');
+    // Its root node scales CMU units by 100 (2,550 units tall): read as millimetres, the figure is
+    // 2.55 m tall where the subject is about 1.7 m (see tests/fixtures/README.md).
+    expect(fbx.report).toMatchObject({ skeletonOnly: true, units: 'mm', upAxis: 'y' });
+    expect(fbx.report.height).toBeCloseTo(2.55, 2);
+    expect(fbx.bones).toHaveLength(38);
+    expect(fbx.bones.map((b) => b.name)).toEqual(
+      expect.arrayContaining(['Hips', 'LeftUpLeg', 'LeftLeg', 'LeftFoot', 'RightForeArm', 'Head']),
+    );
+    expect(fbx.clips).toHaveLength(1);
+    expect(fbx.clips[0]!.duration).toBeCloseTo(2.633, 2);
+  });
+
   it('turns rigid parts under bones into skinned pieces, names morph targets, and measures the whole character', async () => {
     const robot = await readModelFile(fixture('robot-rigid.glb'));
     expect(robot.report.rigidPieces).toHaveLength(13);
@@ -228,6 +273,42 @@ describe('npm run retarget / retarget:check / lod on the corpus', () => {
     expect(io.text()).toMatch(/leftLowerLeg\s+LeftLeg → CC_Base_L_Calf/);
     expect(io.text()).toMatch(/✓ walk_fwd/);
     expect(io.text()).toMatch(/PASS/);
+  });
+
+  it('retargets real CMU BVH mocap onto the CC4 character: CMU units scaled, every chain mapped, PASS, clips written', async () => {
+    const io = capture();
+    const out = join(dir, 'cc4-cmu-walk.glb');
+    expect(await checkCommand([fixture('cmu-131-01-walk.bvh'), 'builtin:cc4', '--out', out], io), io.text()).toBe(0);
+    expect(io.text()).toMatch(/authored in CMU mocap units \(1\/0\.45 inch\) \(23 units tall\): scaled by 0\.05644/);
+    expect(io.text()).toMatch(/cmu-131-01-walk\.bvh \(auto map\) → target builtin:cc4 \(cc4 map\): 25 bones mapped/);
+    for (const line of [
+      /leftUpperLeg\s+LeftHip → CC_Base_L_Thigh/,
+      /leftLowerLeg\s+LeftKnee → CC_Base_L_Calf/,
+      /rightFoot\s+RightAnkle → CC_Base_R_Foot/,
+      /leftLowerArm\s+LeftElbow → CC_Base_L_Forearm/,
+      /rightHand\s+RightWrist → CC_Base_R_Hand/,
+      /spine\s+lowerback → CC_Base_Waist/,
+    ])
+      expect(io.text()).toMatch(line);
+    expect(io.text()).toMatch(/✓ cmu-131-01-walk\s+180 /);
+    expect(io.text()).not.toMatch(/implausible/);
+    expect(io.text()).toMatch(/\nPASS$/);
+    const written = await readModelFile(out);
+    expect(written.clips.map((c) => c.name)).toEqual(['cmu-131-01-walk']);
+    expect(written.clips[0]!.tracks.length).toBeGreaterThan(20);
+    expect(written.clips[0]!.duration).toBeCloseTo(359 / 120, 2);
+  });
+
+  it('checks a real binary FBX (CMU mocap) against the mannequin: skeleton mapped, unit detected, PASS', async () => {
+    const io = capture();
+    expect(await checkCommand([fixture('cmu-07-01-walk.fbx'), 'builtin:mannequin'], io), io.text()).toBe(0);
+    expect(io.text()).toMatch(/authored in millimetres \(2550 units tall\): scaled by 0\.001/);
+    expect(io.text()).toMatch(/skeleton only \(38 bones, 1 clip\(s\)\)/);
+    expect(io.text()).toMatch(/cmu-07-01-walk\.fbx \(auto map\) → target builtin:mannequin \(mannequin map\): 27 bones mapped/);
+    expect(io.text()).toMatch(/leftLowerLeg\s+LeftLeg → calf_l/);
+    expect(io.text()).toMatch(/rightUpperArm\s+RightArm → upperarm_r/);
+    expect(io.text()).toMatch(/spine\s+LowerBack → spine_01/);
+    expect(io.text()).toMatch(/\nPASS$/);
   });
 
   it('maps both legs of the IK-feet rig and passes the parity check against the mannequin', async () => {
