@@ -82,7 +82,7 @@ export class EditsRoom extends HibernatingRoom<EditsPeer> {
     const watchOnly = author
       ? null
       : given
-        ? 'this session token is invalid or expired: get a new one from POST /api/session to edit (your earlier strokes stay, under the old session)'
+        ? 'the session token is invalid or expired: get a new one from POST /api/session to edit (your earlier strokes stay, under the old session)'
         : 'editing needs a session: join with ?session=<token from POST /api/session>; without one you may only watch';
     this.admitted.set(request, { ref, author, watchOnly });
     return null;

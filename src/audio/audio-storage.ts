@@ -56,7 +56,7 @@ export class AudioSettingsStore {
     try {
       globalThis.localStorage?.setItem(this.key, JSON.stringify(settings));
     } catch {
-      // Private mode or storage full: settings last for this session only.
+      // Private mode or storage full: settings last until the page closes.
     }
   }
 }

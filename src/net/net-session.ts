@@ -293,7 +293,7 @@ export class NetSession {
     this.refreshStats();
   }
 
-  /** A moment of `Date.now()` (ms within the publisher's period) in this session's clock. */
+  /** A moment of `Date.now()` (ms within the publisher's period) in the net session's own clock. */
   private phaseFor(epochPhase: number | null): number | null {
     if (epochPhase === null) return null;
     const period = 1000 / this.publisher.rateHz;
