@@ -16,6 +16,7 @@ export const METER_WORKLET_SOURCES = [
   resolve(here, 'meter-processor.ts'),
   resolve(here, 'loudness-meter.ts'),
   resolve(here, 'build-worklet.ts'),
+  resolve(here, '../../../scripts/bundle-worklet.ts'),
 ];
 export const METER_REGENERATE_COMMAND = 'npx tsx src/audio/meter/build-worklet.ts';
 

@@ -18,6 +18,7 @@ export const WORKLET_SOURCES = [
   resolve(here, 'rnnoise-denoiser.ts'),
   resolve(here, 'block-framer.ts'),
   resolve(here, 'build-worklet.ts'),
+  resolve(root, 'scripts/bundle-worklet.ts'),
   resolve(root, 'node_modules/@jitsi/rnnoise-wasm/dist/rnnoise-sync.js'),
 ];
 export const REGENERATE_COMMAND = 'npx tsx src/voice/denoise/build-worklet.ts';
