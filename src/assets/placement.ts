@@ -37,7 +37,13 @@ export function restOn(root: Object3D, x: number, groundY: number, z: number): V
   return size.clone();
 }
 
-/** A point `distance` metres ahead of a position along a facing (atan2(wx, wz) convention). */
-export function pointAhead(x: number, z: number, facing: number, distance: number): { x: number; z: number } {
-  return { x: x + Math.sin(facing) * distance, z: z + Math.cos(facing) * distance };
+/**
+ * A point `distance` metres ahead of a position along a facing (atan2(wx, wz) convention), moved
+ * `aside` metres to the right of that line (right = forward × up = (−cos, sin)).
+ */
+export function pointAhead(x: number, z: number, facing: number, distance: number, aside = 0): { x: number; z: number } {
+  return {
+    x: x + Math.sin(facing) * distance - Math.cos(facing) * aside,
+    z: z + Math.cos(facing) * distance + Math.sin(facing) * aside,
+  };
 }

@@ -17,8 +17,13 @@ import { createAssetsToggle } from './ui/assets-toggle.ts';
 import { injectAssetStyles } from './ui/styles.ts';
 
 export interface WorldAssetsOptions {
-  /** Metres in front of the player where a model is put. Default 4. */
+  /** Metres in front of the player, along the camera's view, where a model is put. Default 4. */
   distance?: number;
+  /**
+   * Metres to the right of the camera's line through the player. Default 1.5: a third-person
+   * camera looks over the player, so a model straight ahead would stand behind the player's body.
+   */
+  aside?: number;
   /** Extra buttons for the panel's model section (e.g. "Add to scatter catalog"). */
   actions?: PanelAction[];
   /** Page query (reads ?api=, ?res=, ?place=). Default location.search. */
@@ -77,6 +82,7 @@ export class WorldAssets {
   private browser: AssetBrowser | null = null;
   private panel: AssetPanel | null = null;
   private readonly distance: number;
+  private readonly aside: number;
   private readonly actions: PanelAction[];
   private readonly params: URLSearchParams;
   private started: Promise<AssetBrowser> | null = null;
@@ -86,11 +92,13 @@ export class WorldAssets {
     this.world = world;
     const defaults: Required<Omit<WorldAssetsOptions, 'button'>> = {
       distance: 4,
+      aside: 1.5,
       actions: [],
       params: new URLSearchParams(location.search),
     };
     const resolved = withDefaults(defaults, options);
     this.distance = resolved.distance;
+    this.aside = resolved.aside;
     this.actions = resolved.actions;
     this.params = resolved.params;
     injectAssetStyles();
@@ -133,7 +141,8 @@ export class WorldAssets {
 
   private putInFrontOfPlayer(root: Object3D): void {
     const { state } = this.world.player;
-    const spot = pointAhead(state.x, state.z, state.facing, this.distance);
+    // Ahead as the user sees it (the camera's yaw), not the way the body happens to face.
+    const spot = pointAhead(state.x, state.z, this.world.cameraRig.yaw, this.distance, this.aside);
     restOn(root, spot.x, this.world.heightmap.sampleHeight(spot.x, spot.z), spot.z);
     root.traverse((object) => {
       if ((object as Mesh).isMesh) object.castShadow = object.receiveShadow = true;

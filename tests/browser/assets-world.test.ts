@@ -73,6 +73,18 @@ describe('assets in the world', () => {
     expect(placed.distance).toBeGreaterThan(3);
     expect(placed.distance).toBeLessThan(5);
 
+    // In view: beside the camera's line through the player, so the body does not hide it.
+    const onScreen = await page.evaluate(() => {
+      const { object } = (window.cairn.assets as WorldAssetsConsole).controller!.placed[0]!;
+      const camera = window.cairn.stage!.camera;
+      const position = object.getWorldPosition(object.position.clone()).project(camera);
+      const player = window.cairn.stats.player as { x: number; y: number; z: number };
+      const body = object.position.clone().set(player.x, player.y + 1, player.z).project(camera);
+      return { x: position.x, y: position.y, bodyX: body.x };
+    });
+    expect(Math.abs(onScreen.x)).toBeLessThan(1);
+    expect(Math.abs(onScreen.y)).toBeLessThan(1);
+    expect(onScreen.x - onScreen.bodyX).toBeGreaterThan(0.1);
     const withModel = decodePng(await page.screenshot());
     const draws = (await page.evaluate(() => window.cairn.stats.drawCalls)) as number;
     await page.evaluate(() => void ((window.cairn.assets as WorldAssetsConsole).controller!.placed[0]!.object.visible = false));
