@@ -79,7 +79,10 @@ describe('assets in the world', () => {
       const camera = window.cairn.stage!.camera;
       const position = object.getWorldPosition(object.position.clone()).project(camera);
       const player = window.cairn.stats.player as { x: number; y: number; z: number };
-      const body = object.position.clone().set(player.x, player.y + 1, player.z).project(camera);
+      const body = object.position
+        .clone()
+        .set(player.x, player.y + 1, player.z)
+        .project(camera);
       return { x: position.x, y: position.y, bodyX: body.x };
     });
     expect(Math.abs(onScreen.x)).toBeLessThan(1);
