@@ -15,6 +15,7 @@ import {
   Mesh,
   Object3D,
   PropertyBinding,
+  Quaternion,
   Skeleton,
   SkinnedMesh,
   Uint16BufferAttribute,
@@ -42,6 +43,12 @@ export interface ImportReport {
    * mocap) or the CMU mocap database's unit (`cmu`, 1/0.45 inch ≈ 5.64 cm).
    */
   units: 'm' | 'cm' | 'mm' | 'in' | 'cmu' | 'given';
+  /**
+   * The uniform scale the file's own nodes above a mocap skeleton apply (1 when none, and for models
+   * with meshes). Mocap units are judged on the skeleton's own bone lengths, inside this scale;
+   * `metresPerUnit` includes it (the unit's metres ÷ this).
+   */
+  rootScale: number;
   /** The file's up axis after the loader ('z' when the import turned a Z-up file upright). */
   upAxis: 'y' | 'z';
   /** No mesh at all: a skeleton with clips (mocap). */
@@ -265,6 +272,50 @@ const UNIT_WORDS: Partial<Record<ImportReport['units'], string>> = {
   cmu: 'CMU mocap units (1/0.45 inch)',
 };
 
+/**
+ * The unit a model's height (in its file's units) says, by rule of thumb: over 400 units is
+ * millimetres; mocap (no mesh) 12–40 units tall is the CMU database's unit and 40–100 is inches;
+ * anything else over 12 is centimetres; 12 or less is metres.
+ */
+export function detectUnits(height: number, mocap: boolean): { unit: ImportReport['units']; metres: number } {
+  if (!(height > 0)) return { unit: 'm', metres: 1 };
+  if (height > 400) return { unit: 'mm', metres: 0.001 };
+  if (mocap && height > 12 && height <= 40) return { unit: 'cmu', metres: CMU_UNIT };
+  if (mocap && height > 40 && height <= 100) return { unit: 'in', metres: 0.0254 };
+  if (height > 12) return { unit: 'cm', metres: 0.01 };
+  return { unit: 'm', metres: 1 };
+}
+
+/**
+ * The uniform scale the nodes above a skeleton apply, with the nearest such node's name, when every
+ * root bone hangs under the same uniform scale other than 1; null otherwise (no bones, no scale, or
+ * a non-uniform one, which is no unit).
+ */
+function skeletonWrapper(object: Object3D): { scale: number; name: string } | null {
+  object.updateMatrixWorld(true);
+  const inverse = object.matrixWorld.clone().invert();
+  const roots = collect<Bone>(object, (n) => (n as Bone).isBone === true && !(n.parent as Bone | null)?.isBone);
+  let found: { scale: number; name: string } | null = null;
+  const scale = new Vector3();
+  for (const root of roots) {
+    const parent = root.parent;
+    if (!parent) return null;
+    parent.matrixWorld.clone().premultiply(inverse).decompose(new Vector3(), new Quaternion(), scale);
+    const s = scale.x;
+    if (!(s > 0) || Math.abs(scale.y - s) > 1e-4 * s || Math.abs(scale.z - s) > 1e-4 * s) return null;
+    if (found && Math.abs(found.scale - s) > 1e-4 * s) return null;
+    // The node that carries the scale: the nearest ancestor with a scale of its own.
+    let carrier: Object3D = parent;
+    for (let p: Object3D | null = parent; p && p !== object; p = p.parent)
+      if (Math.abs(p.scale.x - 1) > 1e-6) {
+        carrier = p;
+        break;
+      }
+    found ??= { scale: s, name: carrier.name || '(unnamed)' };
+  }
+  return found && Math.abs(found.scale - 1) > 1e-4 ? found : null;
+}
+
 /** Wraps, measures and completes a parsed scene; shared by every format. */
 function finishImport(
   scene: Object3D,
@@ -297,32 +348,34 @@ function finishImport(
   // Measured from the floor (y = 0) when the model stands above it: mocap has no feet mesh, and its
   // hips-to-head span alone would read centimetres as metres.
   const rawHeight = upAxis === 'z' ? Math.max(size.z, raw.max.z) : Math.max(size.y, raw.max.y);
-  let metresPerUnit = options.metresPerUnit ?? 1;
-  let unitName: ImportReport['units'] = options.metresPerUnit === undefined ? 'm' : 'given';
   // Mocap (bones, no mesh) records a person, whose joints span about 1.5 m: read as centimetres, a
   // skeleton 12–100 units tall would be a doll, so it is in a mocap unit: the CMU database's
   // (1/0.45 inch; its BVH releases stand ~23 units from toe to head joint) or inches (Biovision).
+  // Those units show in the skeleton's own bone lengths, so mocap is judged inside any uniform scale
+  // the file's nodes above the skeleton apply: CMU's FBX release wraps bones in CMU units in a node
+  // scaled by 100, which judged from outside (2,550 units) would read as millimetres.
   const mocap = collect<Mesh>(object, (n) => (n as Mesh).isMesh === true).length === 0;
-  if (options.metresPerUnit === undefined && rawHeight > 0) {
-    if (rawHeight > 400) {
-      metresPerUnit = 0.001;
-      unitName = 'mm';
-    } else if (mocap && rawHeight > 12 && rawHeight <= 40) {
-      metresPerUnit = CMU_UNIT;
-      unitName = 'cmu';
-    } else if (mocap && rawHeight > 40 && rawHeight <= 100) {
-      metresPerUnit = 0.0254;
-      unitName = 'in';
-    } else if (rawHeight > 12) {
-      metresPerUnit = 0.01;
-      unitName = 'cm';
-    }
-  }
+  const wrapper = mocap ? skeletonWrapper(object) : null;
+  const detected =
+    options.metresPerUnit === undefined
+      ? detectUnits(rawHeight / (wrapper?.scale ?? 1), mocap)
+      : { unit: 'given' as const, metres: options.metresPerUnit };
+  const unitName: ImportReport['units'] = detected.unit;
+  const rootScale = options.metresPerUnit === undefined ? (wrapper?.scale ?? 1) : 1;
+  const metresPerUnit = detected.metres / rootScale;
   if (metresPerUnit !== 1) {
     units.scale.setScalar(metresPerUnit);
-    notes.push(
-      `authored in ${UNIT_WORDS[unitName] ?? `units of ${metresPerUnit} m`} (${rawHeight.toFixed(0)} units tall): scaled by ${+metresPerUnit.toPrecision(4)}`,
-    );
+    const unitWords = UNIT_WORDS[unitName] ?? `units of ${detected.metres} m`;
+    const scaled = `scaled by ${+metresPerUnit.toPrecision(4)}`;
+    if (rootScale === 1) notes.push(`authored in ${unitWords} (${rawHeight.toFixed(0)} units tall): ${scaled}`);
+    else {
+      const outside = detectUnits(rawHeight, mocap).unit;
+      notes.push(
+        `skeleton authored in ${unitWords} (${(rawHeight / rootScale).toFixed(1)} units tall in its own bone lengths) under node ` +
+          `${JSON.stringify(wrapper!.name)}, which scales it by ${+rootScale.toPrecision(4)}; mocap units are judged inside that scale` +
+          `${outside === unitName ? '' : ` (${rawHeight.toFixed(0)} units overall would read as ${UNIT_WORDS[outside] ?? 'metres'})`}: ${scaled}`,
+      );
+    }
   }
   if (metresPerUnit !== 1 || upAxis !== 'y') rebind(object, units);
   object.updateMatrixWorld(true);
@@ -381,6 +434,7 @@ function finishImport(
     report: {
       metresPerUnit,
       units: unitName,
+      rootScale,
       upAxis,
       skeletonOnly,
       rigidPieces,

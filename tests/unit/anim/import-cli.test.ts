@@ -124,10 +124,16 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     expect(inch.report.height).toBeCloseTo(bvh.report.height, 4);
     const fbx = await readModelFile(fixture('cmu-07-01-walk.fbx'));
     expect(fbx.format).toBe('fbx');
-    // Its root node scales CMU units by 100 (2,550 units tall): read as millimetres, the figure is
-    // 2.55 m tall where the subject is about 1.7 m (see tests/fixtures/README.md).
-    expect(fbx.report).toMatchObject({ skeletonOnly: true, units: 'mm', upAxis: 'y' });
-    expect(fbx.report.height).toBeCloseTo(2.55, 2);
+    // Its root node `07_01` scales bones in CMU units by 100 (2,550 units overall, which would read
+    // as millimetres: 2.55 m): judged inside that scale, the skeleton is 25.5 CMU units, toe to head
+    // joint 1.44 m, a person of about 1.7 m, like the BVH of the same database.
+    expect(fbx.report).toMatchObject({ skeletonOnly: true, units: 'cmu', upAxis: 'y', rootScale: 100 });
+    expect(fbx.report.metresPerUnit).toBeCloseTo(0.0254 / 0.45 / 100, 9);
+    expect(fbx.report.height).toBeGreaterThan(1.3);
+    expect(fbx.report.height).toBeLessThan(1.6);
+    expect(fbx.report.notes.join('\n')).toMatch(
+      /skeleton authored in CMU mocap units .* under node "07_01", which scales it by 100; .*2550 units overall would read as millimetres/,
+    );
     expect(fbx.bones).toHaveLength(38);
     expect(fbx.bones.map((b) => b.name)).toEqual(
       expect.arrayContaining(['Hips', 'LeftUpLeg', 'LeftLeg', 'LeftFoot', 'RightForeArm', 'Head']),
@@ -299,10 +305,10 @@ describe('npm run retarget / retarget:check / lod on the corpus', () => {
     expect(written.clips[0]!.duration).toBeCloseTo(359 / 120, 2);
   });
 
-  it('checks a real binary FBX (CMU mocap) against the mannequin: skeleton mapped, unit detected, PASS', async () => {
+  it('checks a real binary FBX (CMU mocap) against the mannequin: skeleton mapped, CMU unit detected inside the root node scale, PASS', async () => {
     const io = capture();
     expect(await checkCommand([fixture('cmu-07-01-walk.fbx'), 'builtin:mannequin'], io), io.text()).toBe(0);
-    expect(io.text()).toMatch(/authored in millimetres \(2550 units tall\): scaled by 0\.001/);
+    expect(io.text()).toMatch(/skeleton authored in CMU mocap units .*under node "07_01", which scales it by 100.*: scaled by 0\.0005644/);
     expect(io.text()).toMatch(/skeleton only \(38 bones, 1 clip\(s\)\)/);
     expect(io.text()).toMatch(/cmu-07-01-walk\.fbx \(auto map\) → target builtin:mannequin \(mannequin map\): 27 bones mapped/);
     expect(io.text()).toMatch(/leftLowerLeg\s+LeftLeg → calf_l/);
