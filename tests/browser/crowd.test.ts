@@ -4,14 +4,18 @@
  * calibrates at idle, and bringing your own character works — including files with morph
  * targets, eight influences per vertex, several pieces and another bone count — while bad
  * models (no skeleton, too many bones, a failed load, garbage bytes) get a clear message and
- * leave the running crowd untouched.
+ * leave the running crowd untouched. `?model=URL` with a rig that has no clips (a robot of rigid
+ * parts) gets the animation library retargeted onto it, is drawn whole and animates.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Vector3 } from 'three';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildFixtureCharacter, buildStaticModel, exportGlb } from '../harness/crowd-fixtures.ts';
 import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 import { decodePng, type Image } from '../harness/png.ts';
+import { readModelFile } from '../../src/rig/node/model-file.ts';
 
 const base = inject('serverUrl');
 const WIDTH = 480;
@@ -31,6 +35,9 @@ interface CrowdStats {
   culled: number;
   budget: { state: string; budgetMs: number | null; baselineMs: number | null; message: string };
   lastError: string | null;
+  clips: number;
+  sourceVertices: number;
+  drawnVertices: number;
 }
 
 interface PageStats {
@@ -377,29 +384,106 @@ describe('the crowd page on WebGPU', () => {
 });
 
 describe('the crowd page with ?model=', () => {
-  it('loads a character from a URL and runs the crowd with it', async () => {
-    const browser = await launchChromium();
-    try {
-      const page = await browser.newPage({ viewport: { width: 320, height: 240 } });
-      const errors = collectPageErrors(page);
-      const fixture = buildFixtureCharacter({ bones: 7, pieces: 2, color: 0x20a0d0 });
-      const glb = Buffer.from(await exportGlb(fixture.object, fixture.clips));
-      // The model is a test file, served at a URL on the page's own origin.
+  const ROBOT = join(import.meta.dirname, '../fixtures/import/robot-rigid.glb');
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 320, height: 240 } });
+    errors = collectPageErrors(page);
+    // The models are test files, served at URLs on the page's own origin.
+    const robot = readFileSync(ROBOT);
+    const fixture = buildFixtureCharacter({ bones: 7, pieces: 2, color: 0x20a0d0 });
+    const column = Buffer.from(await exportGlb(fixture.object, fixture.clips));
+    for (const [path, body] of [
+      ['/models/robot-rigid.glb', robot],
+      ['/models/column.glb', column],
+    ] as const)
       await page.route(
-        (url) => url.pathname === '/models/column.glb',
-        (route) => route.fulfill({ status: 200, contentType: 'model/gltf-binary', body: glb }),
+        (url) => url.pathname === path,
+        (route) => route.fulfill({ status: 200, contentType: 'model/gltf-binary', body }),
       );
-      await page.goto(`${base}/crowd.html?count=20&model=/models/column.glb`);
-      await waitForCairn(page, 120_000);
-      await page.waitForFunction(() => window.cairn.crowdReady === true, undefined, { timeout: 120_000, polling: 200 });
-      await frames(page, 1);
-      const s = await stats(page);
-      expect(s.crowd).toMatchObject({ template: 'column.glb', bones: 7, pieces: 2, agents: 20, lastError: null });
-      expect(s.crowd.drawCallsPerPass).toBe(2);
-      expect(s.shaderErrors).toBe(0);
-      expect(errors).toEqual([]);
-    } finally {
-      await browser.close();
+    // lookAt=0: no avatar is live, so every one is skinned on the GPU from the baked table read below.
+    await page.goto(`${base}/crowd.html?count=20&lookAt=0&model=/models/robot-rigid.glb`);
+    await waitForCairn(page, 120_000);
+    await page.waitForFunction(() => window.cairn.crowdReady === true, undefined, { timeout: 120_000, polling: 200 });
+  }, 240_000);
+  afterAll(async () => browser?.close());
+
+  it('gives a rig without clips the library, draws every rigid part, and animates it (robot-rigid.glb)', async () => {
+    await frames(page, 1);
+    const s = await stats(page);
+    // Two skinned hands, the morphing head, the other twelve rigid parts merged: 4 pieces.
+    expect(s.crowd).toMatchObject({ template: 'robot-rigid.glb', pieces: 4, agents: 20, lastError: null });
+    expect(s.crowd.drawCallsPerPass).toBe(4);
+    expect(s.crowd.live).toBe(0);
+    // Every vertex of the file, as the import layer counts it in Node, is drawn (the hands alone are a fifth).
+    const inFile = (await readModelFile(ROBOT)).report.sourceVertices;
+    expect(s.crowd.sourceVertices).toBe(inFile);
+    expect(s.crowd.drawnVertices).toBe(s.crowd.sourceVertices);
+    // The file has no clips: the library's six crowd clips, retargeted on load, are what is baked.
+    expect(s.crowd.clips).toBe(6);
+    expect(s.shaderErrors).toBe(0);
+    const notice = await page.evaluate(() => window.cairn.notices.find((n) => n.title.startsWith('Crowd character:')));
+    expect(notice).toMatchObject({ level: 'info', title: 'Crowd character: robot-rigid.glb' });
+    expect(notice!.detail).toMatch(/clips: idle, walk_fwd, run_fwd, dance, wave, cheer/);
+    expect(notice!.detail).toMatch(/no clips in the file: 6 library clips retargeted onto it/);
+    expect(notice!.detail).toMatch(/13 rigid part\(s\) under bones became 2 skinned piece\(s\)/);
+    expect(notice!.detail).toMatch(
+      new RegExp(`draws ${s.crowd.sourceVertices.toLocaleString('en-US')} of ${s.crowd.sourceVertices.toLocaleString('en-US')} vertices`),
+    );
+    // Every avatar plays a library clip (walkers walk_fwd, the rest idle or dance).
+    const playing = await page.evaluate(() =>
+      (window.cairn.crowd as { agentList(): Array<{ clip: string }> }).agentList().map((a) => a.clip),
+    );
+    expect(playing).toHaveLength(20);
+    for (const clip of playing) expect(['walk_fwd', 'idle', 'dance']).toContain(clip);
+    expect(playing).toContain('walk_fwd');
+    // They animate: between two frames each avatar's clip time advances, and the rows of the baked
+    // table the GPU skins it from (every bone's matrix at that time) change. In a bind pose they
+    // would not: one row, the same matrices.
+    const poses = (): Promise<Array<{ clip: string; time: number; pose: number[] }>> =>
+      page.evaluate(() => {
+        const crowd = window.cairn.crowd as {
+          agentList(): Array<{ clip: string; time: number }>;
+          baked: {
+            data: Float32Array;
+            rowStride: number;
+            plan: { clips: Array<{ name: string; duration: number; loop: boolean; startRow: number; frames: number }> };
+          };
+        };
+        const { data, rowStride, plan } = crowd.baked;
+        return crowd.agentList().map((agent) => {
+          const layout = plan.clips.find((c) => c.name === agent.clip)!;
+          const t = layout.loop ? agent.time % layout.duration : Math.min(agent.time, layout.duration);
+          const row = layout.startRow + Math.round((t / layout.duration) * (layout.frames - 1));
+          return { clip: agent.clip, time: agent.time, pose: [...data.subarray(row * rowStride, (row + 1) * rowStride)] };
+        });
+      });
+    const first = await poses();
+    await frames(page, 2);
+    const second = await poses();
+    const moved = first.map((a, i) => Math.max(...a.pose.map((v, k) => Math.abs(v - second[i]!.pose[k]!))));
+    for (const [i, a] of first.entries()) {
+      // Clip time runs (it wraps at the end of a loop, and a peer may switch activity meanwhile).
+      expect(second[i]!.time, `avatar ${i} (${a.clip}) advances`).not.toBe(a.time);
+      if (a.clip === 'walk_fwd' && second[i]!.clip === 'walk_fwd') expect(moved[i], `avatar ${i} walks`).toBeGreaterThan(0.01);
     }
+    expect(moved.filter((m) => m > 1e-3).length).toBeGreaterThan(playing.length / 2);
+  });
+
+  it('loads another character from a URL into the running crowd', async () => {
+    await page.evaluate(() => (window.cairn.crowdPage as { loadModelUrl(u: string): Promise<void> }).loadModelUrl('/models/column.glb'));
+    await frames(page, 1);
+    const s = await stats(page);
+    expect(s.crowd).toMatchObject({ template: 'column.glb', bones: 7, pieces: 2, agents: 20, lastError: null });
+    expect(s.crowd.drawCallsPerPass).toBe(2);
+    expect(s.shaderErrors).toBe(0);
+  });
+
+  it('logged no page errors', () => {
+    expect(errors).toEqual([]);
   });
 });
