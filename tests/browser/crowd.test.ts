@@ -463,7 +463,7 @@ describe('the crowd page with ?model=', () => {
         });
       });
     const first = await poses();
-    await frames(page, 2);
+    await frames(page, 1);
     const second = await poses();
     const moved = first.map((a, i) => Math.max(...a.pose.map((v, k) => Math.abs(v - second[i]!.pose[k]!))));
     for (const [i, a] of first.entries()) {
