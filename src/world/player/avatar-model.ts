@@ -1,0 +1,284 @@
+/**
+ * A character file as the world's player: loaded through the one import layer (src/rig/import/),
+ * given clips for every player state (its own where their names match, Cairn's library retargeted
+ * onto it for the rest), measured (height, how much of the file is drawn) and lifted so its feet
+ * stand where the player stands. The retargeter is imported on demand, so a world whose avatar
+ * brings its own clips (or the built-in humanoid) never downloads it.
+ */
+import { Box3, Vector3, type AnimationClip, type BufferGeometry, type Material, type Mesh, type Object3D, type SkinnedMesh, type Texture } from 'three';
+import { fetchModelBytes, parseRig, rigFormatOf, RigLoadError, type ImportFailure, type LoadedRig } from '../../rig/load.ts';
+import { withDefaults } from '../../core/options.ts';
+import {
+  assignAvatarClips,
+  planAvatarClips,
+  PLAYER_CLIP_STATES,
+  type AvatarClipAssignment,
+  type ClipSource,
+  type PlayerClipState,
+} from './avatar-clips.ts';
+import type { CairnNotice } from '../cairn-global.ts';
+
+/** Why a character was refused: the import layer's causes, or a skeleton with nothing to draw. */
+export type AvatarFailure = ImportFailure | 'skeleton-only';
+
+/** A character file that cannot be the player; the message names the file and the cause. */
+export class AvatarLoadError extends Error {
+  override name = 'AvatarLoadError';
+  constructor(
+    message: string,
+    /** The cause, for code. */
+    readonly reason: AvatarFailure,
+  ) {
+    super(message);
+  }
+}
+
+/** Options of {@link loadAvatarModel} and {@link prepareAvatarModel}. */
+export interface AvatarModelOptions {
+  /**
+   * More file clip names to recognise per state, tried before the built-in ones
+   * (`{ walk: ['Locomotion_Walk_F'] }`). Default none.
+   */
+  clipNames?: Partial<Record<PlayerClipState, readonly string[]>>;
+  /** Retarget Cairn's library for states the file has no clip for. Default true. */
+  library?: boolean;
+}
+
+const AVATAR_MODEL_DEFAULTS: Required<AvatarModelOptions> = { clipNames: {}, library: true };
+
+/** What a loaded character is, for the notice and `cairn.stats.player.avatar`. */
+export interface AvatarReport {
+  /** The file's name (the last part of the URL). */
+  name: string;
+  /** Bind-pose height, metres (the import layer's: units already fixed, not rescaled here). */
+  height: number;
+  bones: number;
+  /** Clips in the file. */
+  fileClips: number;
+  /** Library clips retargeted onto the rig. */
+  retargeted: string[];
+  /** Vertices of every mesh in the file. */
+  sourceVertices: number;
+  /** Vertices the player draws. */
+  drawnVertices: number;
+  /** Import notes and retargeting problems, one sentence each. */
+  notes: string[];
+}
+
+/** A character ready to be the player. */
+export interface AvatarModel {
+  /** The import wrapper (metres, +Y up); whoever places it adds {@link groundOffset} to its height. */
+  object: Object3D;
+  /** The clips the player plays (file clips it uses, then retargeted library clips). */
+  clips: AnimationClip[];
+  /** Which clip plays each state and where it comes from. */
+  assignment: AvatarClipAssignment;
+  /** Metres to raise the model so its lowest point (as the file poses it) stands at the player's feet. */
+  groundOffset: number;
+  report: AvatarReport;
+}
+
+/** The file name a person knows a URL or path by. */
+export function avatarFileName(source: string): string {
+  const path = source.split(/[?#]/)[0]!;
+  try {
+    return decodeURIComponent(path.split(/[\\/]/).pop() || source);
+  } catch {
+    return path.split(/[\\/]/).pop() || source;
+  }
+}
+
+/**
+ * Loads a character from a URL (or a chosen File) through the import layer and prepares it.
+ * Throws {@link AvatarLoadError} naming the file and the cause: unsupported type, CORS, 404, not a
+ * model, no skeleton, or a skeleton-only file (mocap has nothing to draw).
+ */
+export async function loadAvatarModel(source: string | File, options: AvatarModelOptions = {}): Promise<AvatarModel> {
+  const where = typeof source === 'string' ? source : source.name;
+  const name = avatarFileName(where);
+  // Messages name the file the way the user knows it, not the full URL; the cause stays.
+  const refusal = (error: unknown): AvatarLoadError =>
+    error instanceof RigLoadError
+      ? new AvatarLoadError(error.message.replace(error.source, name), error.reason)
+      : new AvatarLoadError(`${name}: ${(error as Error).message}`, 'not-a-model');
+  let rig: LoadedRig;
+  try {
+    rigFormatOf(where);
+    const bytes = typeof source === 'string' ? await fetchModelBytes(source) : await source.arrayBuffer();
+    const basePath = typeof source === 'string' && source.includes('/') ? source.slice(0, source.lastIndexOf('/') + 1) : '';
+    rig = await parseRig(bytes, where, { basePath });
+  } catch (error) {
+    throw refusal(error);
+  }
+  return prepareAvatarModel(rig, name, options);
+}
+
+/**
+ * Makes a loaded rig the player's character: refuses skeleton-only files, plans its clips, retargets
+ * the library for the states its file lacks, measures it and lifts it onto its feet.
+ */
+export async function prepareAvatarModel(rig: LoadedRig, name: string, options: AvatarModelOptions = {}): Promise<AvatarModel> {
+  const resolved = withDefaults(AVATAR_MODEL_DEFAULTS, options);
+  if (rig.report.skeletonOnly)
+    throw new AvatarLoadError(
+      `${name}: has a skeleton but no mesh (mocap): nothing to draw as the player; use it as a clip source on the retarget page`,
+      'skeleton-only',
+    );
+  const notes = [...rig.report.notes];
+  const plan = planAvatarClips(
+    rig.clips.map((clip) => clip.name),
+    resolved.clipNames,
+  );
+  let library: AnimationClip[] = [];
+  if (plan.libraryClips.length > 0 && resolved.library) {
+    // Loaded on demand: a character whose file covers every state never downloads the retargeter.
+    const { libraryForRig } = await import('../../anim/retarget/library-for-rig.ts');
+    const result = await libraryForRig(rig.object, rig.bones, name, { clips: plan.libraryClips });
+    library = result.clips;
+    notes.push(...result.problems);
+  }
+  const assignment = assignAvatarClips(
+    plan,
+    library.map((clip) => clip.name),
+  );
+  const clips: AnimationClip[] = [];
+  const added = new Set<string>();
+  for (const state of PLAYER_CLIP_STATES) {
+    const clipName = assignment.clips[state];
+    if (clipName === undefined || added.has(clipName)) continue;
+    // The file's clip wins a name shared with a library clip (the plan takes file names first).
+    const clip =
+      assignment.sources[state] === 'library' ? library.find((c) => c.name === clipName) : rig.clips.find((c) => c.name === clipName);
+    if (!clip) continue;
+    clips.push(clip);
+    added.add(clipName);
+  }
+  if (assignment.borrowed.length)
+    notes.push(
+      `no clip for ${assignment.borrowed.join(', ')} in the file or the library: ${assignment.borrowed.map((s) => `${s} plays ${assignment.clips[s]}`).join(', ')}`,
+    );
+  if (clips.length === 0) notes.push('no clips in the file and none retargeted: it stands in its bind pose');
+
+  const object = rig.object;
+  let drawnVertices = 0;
+  object.traverse((node) => {
+    const mesh = node as Mesh;
+    if (!mesh.isMesh) return;
+    mesh.castShadow = true;
+    // One character, always near the camera: its posed bounds change with every clip.
+    mesh.frustumCulled = false;
+    if (mesh.visible) drawnVertices += mesh.geometry.getAttribute('position')?.count ?? 0;
+  });
+  const groundOffset = -restPoseBottom(object);
+  return {
+    object,
+    clips,
+    assignment,
+    groundOffset,
+    report: {
+      name,
+      height: rig.report.height,
+      bones: rig.bones.length,
+      fileClips: rig.clips.length,
+      retargeted: library.filter((clip) => added.has(clip.name)).map((clip) => clip.name),
+      sourceVertices: rig.report.sourceVertices,
+      drawnVertices,
+      notes,
+    },
+  };
+}
+
+/** The lowest point of the character's meshes as the file poses it, in the wrapper's frame (metres). */
+function restPoseBottom(object: Object3D): number {
+  object.updateMatrixWorld(true);
+  object.traverse((node) => {
+    const skinned = node as SkinnedMesh;
+    // The bones as the file left them (its rest pose); pose() would drop an armature's own transform.
+    if (skinned.isSkinnedMesh) skinned.skeleton.update();
+  });
+  object.updateMatrixWorld(true);
+  // Precise: skinned vertices where the bones put them (bounds of bind geometry can lie).
+  const box = new Box3().setFromObject(object, true);
+  return box.isEmpty() ? 0 : box.min.y - object.getWorldPosition(new Vector3()).y;
+}
+
+/** Releases a loaded character's geometries, materials and textures and takes it out of the scene. */
+export function disposeAvatarModel(model: AvatarModel): void {
+  const geometries = new Set<BufferGeometry>();
+  const materials = new Set<Material>();
+  const textures = new Set<Texture>();
+  model.object.traverse((node) => {
+    const mesh = node as Mesh;
+    if (!mesh.isMesh) return;
+    geometries.add(mesh.geometry);
+    for (const material of Array.isArray(mesh.material) ? mesh.material : [mesh.material]) {
+      materials.add(material);
+      for (const value of Object.values(material)) if ((value as Texture | null)?.isTexture) textures.add(value as Texture);
+    }
+  });
+  model.object.removeFromParent();
+  for (const geometry of geometries) geometry.dispose();
+  for (const material of materials) material.dispose();
+  for (const texture of textures) texture.dispose();
+}
+
+/** The player's character as `cairn.stats.player.avatar` publishes it. */
+export interface AvatarStats {
+  /** The model asked for last (URL or file name), or 'built-in' for the procedural humanoid. */
+  source: string;
+  /** Of the model asked for last: still loading, drawn, or refused (the character drawn before stays). */
+  status: 'loading' | 'ready' | 'failed';
+  /** Why the last model was refused, in words (null unless failed). */
+  error: string | null;
+  /** The cause for code (null unless failed). */
+  reason: AvatarFailure | null;
+  /** The character drawn now (its file name, or 'humanoid'). */
+  name: string;
+  /** Its bind-pose height, metres. */
+  height: number;
+  /** State → the clip it plays. */
+  clips: Partial<Record<PlayerClipState, string>>;
+  /** State → where that clip comes from. */
+  clipSources: Partial<Record<PlayerClipState, ClipSource>>;
+  /** Clips in its file (0 for the built-in). */
+  fileClips: number;
+  /** Library clips retargeted onto it. */
+  retargeted: string[];
+  /** Vertices of every mesh in its file. */
+  sourceVertices: number;
+  /** Vertices drawn. */
+  drawnVertices: number;
+  /** Metres the model is raised to stand on its feet. */
+  groundOffset: number;
+}
+
+/** Words for a state's clip and where it comes from ("run ← sprint (file)"). */
+function clipLine(stats: AvatarStats): string {
+  return PLAYER_CLIP_STATES.filter((state) => stats.clips[state] !== undefined)
+    .map((state) => `${state} ← ${stats.clips[state]} (${stats.clipSources[state]})`)
+    .join(', ');
+}
+
+/**
+ * The notice for a settled load: what was loaded (name, height, clips and where each comes from,
+ * how much of the file is drawn) or why it was refused. Null while loading.
+ */
+export function avatarNotice(stats: AvatarStats, notes: readonly string[] = []): CairnNotice | null {
+  if (stats.status === 'loading') return null;
+  if (stats.status === 'failed')
+    return {
+      level: 'error',
+      title: `Avatar not loaded: ${avatarFileName(stats.source)}`,
+      detail: `${stats.error ?? 'unknown error'}\nThe player stays ${stats.name === 'humanoid' ? 'the built-in humanoid' : stats.name}.`,
+    };
+  const partial = stats.drawnVertices < stats.sourceVertices;
+  const borrowed = Object.values(stats.clipSources).includes('fallback');
+  const none = Object.keys(stats.clips).length === 0;
+  const lines = [
+    `${stats.height.toFixed(2)} m tall; draws ${stats.drawnVertices.toLocaleString('en-US')} of ${stats.sourceVertices.toLocaleString('en-US')} vertices${partial ? ' (part of the file is not drawn)' : ''}`,
+    `${stats.fileClips} clip(s) in the file; ${stats.retargeted.length ? `${stats.retargeted.length} library clip(s) retargeted onto it (${stats.retargeted.join(', ')})` : 'no library clips needed'}`,
+    none ? 'no clips: it stands in its bind pose' : `clips: ${clipLine(stats)}`,
+    ...notes,
+  ];
+  return { level: partial || borrowed || none ? 'warn' : 'info', title: `Avatar: ${stats.name}`, detail: lines.join('\n') };
+}
