@@ -75,7 +75,16 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
     cameraRig.update(focus, (x, z) => heightmap.sampleHeight(x, z));
     environment.follow(focus);
     const s = player.state;
-    stage.cairn.stats.player = { x: s.x, y: s.y, z: s.z, facing: s.facing, speed: s.speed, state: s.state, clip: avatar.clipName, avatar: avatar.stats };
+    stage.cairn.stats.player = {
+      x: s.x,
+      y: s.y,
+      z: s.z,
+      facing: s.facing,
+      speed: s.speed,
+      state: s.state,
+      clip: avatar.clipName,
+      avatar: avatar.stats,
+    };
   });
   stage.hud?.addSection('player', {
     title: 'Player',
@@ -111,5 +120,8 @@ function avatarRow(avatar: PlayerAvatar): HudRow {
   const a = avatar.stats;
   if (a.status === 'loading') return { label: 'avatar', value: `loading ${a.source}…` };
   if (a.status === 'failed') return { label: 'avatar', value: `${a.name} (${a.reason ?? 'failed'})`, tone: 'warn' };
-  return { label: 'avatar', value: `${a.name}, ${a.height.toFixed(2)} m${a.retargeted.length ? `, ${a.retargeted.length} clips retargeted` : ''}` };
+  return {
+    label: 'avatar',
+    value: `${a.name}, ${a.height.toFixed(2)} m${a.retargeted.length ? `, ${a.retargeted.length} clips retargeted` : ''}`,
+  };
 }

@@ -5,7 +5,17 @@
  * stand where the player stands. The retargeter is imported on demand, so a world whose avatar
  * brings its own clips (or the built-in humanoid) never downloads it.
  */
-import { Box3, Vector3, type AnimationClip, type BufferGeometry, type Material, type Mesh, type Object3D, type SkinnedMesh, type Texture } from 'three';
+import {
+  Box3,
+  Vector3,
+  type AnimationClip,
+  type BufferGeometry,
+  type Material,
+  type Mesh,
+  type Object3D,
+  type SkinnedMesh,
+  type Texture,
+} from 'three';
 import { fetchModelBytes, parseRig, rigFormatOf, RigLoadError, type ImportFailure, type LoadedRig } from '../../rig/load.ts';
 import { withDefaults } from '../../core/options.ts';
 import {

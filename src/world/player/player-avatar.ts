@@ -219,7 +219,11 @@ function stateName(state: PlayerState): PlayerClipState {
   return state.state === 'swim' && state.speed > SWIM_STROKE_SPEED ? 'swim_fast' : state.state;
 }
 
-function createDriver(root: Object3D, clips: readonly AnimationClip[], aliases: Partial<Record<PlayerClipState, string>>): MixerAnimationDriver {
+function createDriver(
+  root: Object3D,
+  clips: readonly AnimationClip[],
+  aliases: Partial<Record<PlayerClipState, string>>,
+): MixerAnimationDriver {
   const options: MixerDriverOptions = { aliases: { ...aliases }, fades: FADES };
   // A character with no clip at all stands in its bind pose: no state to start in.
   if (aliases.idle !== undefined) options.initial = 'idle';

@@ -13,11 +13,38 @@ import {
 
 /** The 32 clip names of Kenney's Mini Characters (tests/fixtures/import/kenney-character-male-a.glb). */
 const KENNEY = [
-  'static', 'idle', 'walk', 'sprint', 'jump', 'fall', 'crouch', 'sit', 'drive', 'die', 'pick-up', 'emote-yes', 'emote-no',
-  'holding-right', 'holding-left', 'holding-both', 'holding-right-shoot', 'holding-left-shoot', 'holding-both-shoot',
-  'attack-melee-right', 'attack-melee-left', 'attack-kick-right', 'attack-kick-left', 'interact-right', 'interact-left',
-  'wheelchair-sit', 'wheelchair-look-left', 'wheelchair-look-right', 'wheelchair-move-forward', 'wheelchair-move-back',
-  'wheelchair-move-left', 'wheelchair-move-right',
+  'static',
+  'idle',
+  'walk',
+  'sprint',
+  'jump',
+  'fall',
+  'crouch',
+  'sit',
+  'drive',
+  'die',
+  'pick-up',
+  'emote-yes',
+  'emote-no',
+  'holding-right',
+  'holding-left',
+  'holding-both',
+  'holding-right-shoot',
+  'holding-left-shoot',
+  'holding-both-shoot',
+  'attack-melee-right',
+  'attack-melee-left',
+  'attack-kick-right',
+  'attack-kick-left',
+  'interact-right',
+  'interact-left',
+  'wheelchair-sit',
+  'wheelchair-look-left',
+  'wheelchair-look-right',
+  'wheelchair-move-forward',
+  'wheelchair-move-back',
+  'wheelchair-move-left',
+  'wheelchair-move-right',
 ];
 
 describe('avatar clip names', () => {
@@ -69,7 +96,14 @@ describe('file clips or the library', () => {
     expect(plan.missing).toEqual(['swim', 'swim_fast']);
     expect(plan.libraryClips).toEqual(['swim_tread', 'swim_freestyle']);
     const assigned = assignAvatarClips(plan, ['swim_tread', 'swim_freestyle']);
-    expect(assigned.clips).toEqual({ idle: 'idle', walk: 'walk', run: 'sprint', jump: 'jump', swim: 'swim_tread', swim_fast: 'swim_freestyle' });
+    expect(assigned.clips).toEqual({
+      idle: 'idle',
+      walk: 'walk',
+      run: 'sprint',
+      jump: 'jump',
+      swim: 'swim_tread',
+      swim_fast: 'swim_freestyle',
+    });
     expect(assigned.sources).toMatchObject({ idle: 'file', run: 'file', swim: 'library', swim_fast: 'library' });
     // A file that covers every state needs no library at all.
     expect(planAvatarClips([...KENNEY, 'swim_idle', 'swim_fwd']).libraryClips).toEqual([]);
