@@ -6,9 +6,12 @@
  * brings its own clips (or the built-in humanoid) never downloads it.
  */
 import {
+  AnimationClip,
   Box3,
+  Matrix3,
+  PropertyBinding,
   Vector3,
-  type AnimationClip,
+  type Bone,
   type BufferGeometry,
   type Material,
   type Mesh,
@@ -157,9 +160,15 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
     const clipName = assignment.clips[state];
     if (clipName === undefined || added.has(clipName)) continue;
     // The file's clip wins a name shared with a library clip (the plan takes file names first).
-    const clip =
-      assignment.sources[state] === 'library' ? library.find((c) => c.name === clipName) : rig.clips.find((c) => c.name === clipName);
-    if (!clip) continue;
+    const fromLibrary = assignment.sources[state] === 'library';
+    const found = fromLibrary ? library.find((c) => c.name === clipName) : rig.clips.find((c) => c.name === clipName);
+    if (!found) continue;
+    // The controller moves the player: a file clip that travels (root motion) plays in place.
+    const { clip, travel } = fromLibrary ? { clip: found, travel: 0 } : withoutTravel(found, rig.object, rig.bones);
+    if (travel > 0)
+      notes.push(
+        `${clipName}: its root travels ${travel.toFixed(2)} m over the clip; played in place at ${(travel / clip.duration).toFixed(2)} m/s`,
+      );
     clips.push(clip);
     added.add(clipName);
   }
@@ -196,6 +205,60 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
       notes,
     },
   };
+}
+
+/** Horizontal travel (metres) over a clip below which it counts as in place: sway, a weight shift. */
+const IN_PLACE_TRAVEL = 0.05;
+
+/**
+ * A file clip without its travel: the root-most animated bone's horizontal drift from the first key
+ * to the last is taken out, spread evenly over the clip, so bob and sway stay and the net motion
+ * goes. The clip's `userData.speed` becomes the travel's speed, so playback follows ground speed.
+ * Returns the clip unchanged (travel 0) when it travels less than {@link IN_PLACE_TRAVEL}.
+ */
+export function withoutTravel(clip: AnimationClip, object: Object3D, bones: readonly Bone[]): { clip: AnimationClip; travel: number } {
+  let chosen: { index: number; node: Object3D; depth: number } | null = null;
+  for (const [index, track] of clip.tracks.entries()) {
+    const parsed = PropertyBinding.parseTrackName(track.name);
+    if (parsed.propertyName !== 'position' || track.times.length < 2) continue;
+    const node = PropertyBinding.findNode(object, parsed.nodeName) as Object3D | undefined;
+    if (!node || !bones.includes(node as Bone)) continue;
+    let depth = 0;
+    for (let p = node.parent; p; p = p.parent) depth++;
+    if (!chosen || depth < chosen.depth) chosen = { index, node, depth };
+  }
+  if (!chosen?.node.parent) return { clip, travel: 0 };
+  const track = clip.tracks[chosen.index]!;
+  const { times, values } = track;
+  const last = times.length - 1;
+  // The drift in the character's frame (metres, +Y up): the parent's turn and scale carry the bone's axes.
+  object.updateMatrixWorld(true);
+  const linear = new Matrix3().setFromMatrix4(object.matrixWorld.clone().invert().multiply(chosen.node.parent.matrixWorld));
+  const drift = new Vector3()
+    .fromArray(values, last * 3)
+    .sub(new Vector3().fromArray(values, 0))
+    .applyMatrix3(linear);
+  drift.y = 0;
+  const travel = drift.length();
+  const span = times[last]! - times[0]!;
+  if (travel < IN_PLACE_TRAVEL || span <= 0) return { clip, travel: 0 };
+  const local = drift.applyMatrix3(linear.invert());
+  const flat = track.clone();
+  const out = flat.values;
+  for (let i = 0; i <= last; i++) {
+    const f = (times[i]! - times[0]!) / span;
+    out[i * 3] = values[i * 3]! - local.x * f;
+    out[i * 3 + 1] = values[i * 3 + 1]! - local.y * f;
+    out[i * 3 + 2] = values[i * 3 + 2]! - local.z * f;
+  }
+  const result = new AnimationClip(
+    clip.name,
+    clip.duration,
+    clip.tracks.map((t, i) => (i === chosen.index ? flat : t)),
+    clip.blendMode,
+  );
+  result.userData = { ...(clip.userData as Record<string, unknown>), speed: travel / span, rootTravel: travel };
+  return { clip: result, travel };
 }
 
 /** The lowest point of the character's meshes as the file poses it, in the wrapper's frame (metres). */

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Box3, type Mesh, type SkinnedMesh } from 'three';
+import { AnimationClip, Box3, VectorKeyframeTrack, type Mesh, type SkinnedMesh } from 'three';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseRig } from '../../../src/rig/load.ts';
 import { readModelFile } from '../../../src/rig/node/model-file.ts';
@@ -77,6 +77,28 @@ describe('a character file as the player', () => {
     expect(model.report.notes.join('\n')).toMatch(/swim plays idle, swim_fast plays walk/);
     // Its own height (0.67 m): the avatar is not rescaled.
     expect(model.report.height).toBeCloseTo(0.67, 2);
+  });
+
+  it('plays a file clip that travels in place, at the speed it travelled', async () => {
+    const bytes = readFileSync(join(FIXTURES, 'robot-rigid.glb'));
+    const rig = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'robot.glb');
+    // A walk exported with root motion: the hips go 1.5 m forward in 1 s, bobbing 3 cm.
+    const hips = rig.object.getObjectByName('mixamorigHips')!;
+    const times = Array.from({ length: 31 }, (_, i) => i / 30);
+    const values = times.flatMap((t) => [hips.position.x, hips.position.y + 0.03 * Math.sin(t * 4 * Math.PI), hips.position.z + 1.5 * t]);
+    rig.clips = [new AnimationClip('Armature|Walk', 1, [new VectorKeyframeTrack('mixamorigHips.position', times, values)])];
+    const model = await prepareAvatarModel(rig, 'robot.glb', { library: false });
+    expect(model.assignment.clips.walk).toBe('Armature|Walk');
+    const walk = model.clips.find((c) => c.name === 'Armature|Walk')!;
+    const out = walk.tracks[0]!.values;
+    // No net travel; the bob stays.
+    expect(out[30 * 3 + 2]).toBeCloseTo(out[2]!, 5);
+    expect(out[15 * 3 + 2]).toBeCloseTo(out[2]!, 5);
+    expect(out[3 * 3 + 1]! - out[1]!).toBeCloseTo(0.03 * Math.sin(0.4 * Math.PI), 5);
+    expect((walk.userData as { speed: number }).speed).toBeCloseTo(1.5, 5);
+    expect(model.report.notes.join('\n')).toMatch(/Armature\|Walk: its root travels 1\.50 m over the clip; played in place at 1\.50 m\/s/);
+    // The rig's own clip is left as the file had it.
+    expect(rig.clips[0]!.tracks[0]!.values[30 * 3 + 2]).toBeCloseTo(hips.position.z + 1.5, 5);
   });
 
   it('lifts a model whose origin is at its hips so its feet meet the ground', async () => {
