@@ -12,7 +12,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, hudText, launchChromium, openPage, waitForCairn } from '../harness/browser.ts';
 
 const base = inject('serverUrl');
-const ROBOT = readFileSync(join(import.meta.dirname, '../fixtures/import/robot-rigid.glb'));
+const FIXTURES = join(import.meta.dirname, '../fixtures/import');
+const ROBOT = readFileSync(join(FIXTURES, 'robot-rigid.glb'));
+/** A real CC0 character (Kenney) with 32 clips of its own and its texture in an external PNG. */
+const KENNEY = readFileSync(join(FIXTURES, 'kenney-character-male-a.glb'));
+const KENNEY_TEXTURE = readFileSync(join(FIXTURES, 'Textures/colormap.png'));
 
 interface AvatarStats {
   source: string;
@@ -78,6 +82,14 @@ describe('the world with ?avatar=', () => {
     await page.route(
       (url) => url.pathname === '/models/robot.glb',
       (route) => route.fulfill({ status: 200, contentType: 'model/gltf-binary', body: ROBOT }),
+    );
+    await page.route(
+      (url) => url.pathname === '/models/kenney.glb',
+      (route) => route.fulfill({ status: 200, contentType: 'model/gltf-binary', body: KENNEY }),
+    );
+    await page.route(
+      (url) => url.pathname === '/models/Textures/colormap.png',
+      (route) => route.fulfill({ status: 200, contentType: 'image/png', body: KENNEY_TEXTURE }),
     );
     await page.route(
       (url) => url.pathname === '/models/missing.glb',
@@ -149,6 +161,37 @@ describe('the world with ?avatar=', () => {
       await page.keyboard.up('KeyW');
     }
     expect(await hudText(page)).toMatch(/avatar\s*robot\.glb, 1\.\d\d m, 6 clips retargeted/);
+  });
+
+  it('swaps the robot for a textured character that brings its own clips', async () => {
+    const stats: AvatarStats = await page.evaluate(() =>
+      window.cairn.player!.avatar.load('/models/kenney.glb').then((s) => JSON.parse(JSON.stringify(s))),
+    );
+    expect(stats).toMatchObject({ status: 'ready', name: 'kenney.glb', sourceVertices: 1259, drawnVertices: 1259, retargeted: [] });
+    // Its own idle, walk, sprint and jump; its 7-bone rig has no hips for the library, so the swims borrow.
+    expect(stats.clips).toEqual({ idle: 'idle', walk: 'walk', run: 'sprint', jump: 'jump', swim: 'idle', swim_fast: 'walk' });
+    expect(stats.clipSources).toMatchObject({ idle: 'file', run: 'file', swim: 'fallback' });
+    const notice = await page.locator('.cairn-notice[data-level="warn"]').filter({ hasText: 'Avatar: kenney.glb' }).innerText();
+    expect(notice).toMatch(/swim plays idle, swim_fast plays walk/);
+    await frames(page, 2);
+    const drawn = await page.evaluate(() => {
+      const object = window.cairn.player!.avatar.object;
+      const textures: number[] = [];
+      object.traverse((node) => {
+        const map = ((node as SkinnedMesh).material as { map?: { image?: { width: number } } | null } | undefined)?.map;
+        if (map?.image) textures.push(map.image.width);
+      });
+      return { children: object.children.map((c) => c.name), robot: window.cairn.scene!.getObjectByName('robot') !== undefined, textures };
+    });
+    // The robot is gone from the scene; the character is drawn with its texture, served beside the file.
+    expect(drawn.robot).toBe(false);
+    expect(drawn.children).toHaveLength(1);
+    expect(drawn.textures.length).toBeGreaterThan(0);
+    expect(Math.min(...drawn.textures)).toBeGreaterThan(0);
+    // Once the player has come to rest after the walk, it plays the file's own idle.
+    await page.waitForFunction(() => window.cairn.stats.player!.clip === 'idle', undefined, { timeout: 30_000, polling: 50 });
+    const idle = await pose(page);
+    expect(Math.abs(idle.clearance)).toBeLessThan(0.03);
     // The browser logs the missing model's 404 itself; nothing else went wrong.
     expect(errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
     expect(errors).toHaveLength(1);
