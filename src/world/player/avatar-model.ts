@@ -23,6 +23,7 @@ import { fetchModelBytes, parseRig, rigFormatOf, RigLoadError, type ImportFailur
 import { withDefaults } from '../../core/options.ts';
 import {
   assignAvatarClips,
+  normaliseClipName,
   planAvatarClips,
   PLAYER_CLIP_STATES,
   type AvatarClipAssignment,
@@ -138,6 +139,14 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
       'skeleton-only',
     );
   const notes = [...rig.report.notes];
+  // One clip under an exporter's placeholder name (Mixamo's "mixamo.com", "Take 001"): the file's
+  // name says what it is ("Walking.fbx").
+  const only = rig.clips.length === 1 ? rig.clips[0]! : null;
+  if (only && PLACEHOLDER_CLIP_NAME.test(normaliseClipName(only.name.replaceAll('|', '_')))) {
+    const fileName = name.replace(/\.[^.]+$/, '');
+    notes.push(`its one clip "${only.name}" is taken by the file's name: "${fileName}"`);
+    only.name = fileName;
+  }
   const plan = planAvatarClips(
     rig.clips.map((clip) => clip.name),
     resolved.clipNames,
@@ -206,6 +215,9 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
     },
   };
 }
+
+/** Clip names exporters give when the animator gave none (Blender's `Armature|mixamo.com|Layer0` too), normalised. */
+const PLACEHOLDER_CLIP_NAME = /^(armature_)?(mixamo_com|take_?\d*|default|animation|anim|action|clip|scene|armature)(_layer\d*)?$/;
 
 /** Horizontal travel (metres) over a clip below which it counts as in place: sway, a weight shift. */
 const IN_PLACE_TRAVEL = 0.05;

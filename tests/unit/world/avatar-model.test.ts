@@ -101,6 +101,18 @@ describe('a character file as the player', () => {
     expect(rig.clips[0]!.tracks[0]!.values[30 * 3 + 2]).toBeCloseTo(hips.position.z + 1.5, 5);
   });
 
+  it('reads a lone clip under an exporter placeholder name by the file name (Mixamo’s "mixamo.com")', async () => {
+    const bytes = readFileSync(join(FIXTURES, 'robot-rigid.glb'));
+    const rig = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'Running.glb');
+    rig.clips = [
+      new AnimationClip('Armature|mixamo.com|Layer0', 1, [new VectorKeyframeTrack('mixamorigHips.position', [0, 1], [0, 1, 0, 0, 1, 0])]),
+    ];
+    const model = await prepareAvatarModel(rig, 'Running.glb', { library: false });
+    expect(model.assignment.sources.run).toBe('file');
+    expect(model.assignment.clips.run).toBe('Running');
+    expect(model.report.notes.join('\n')).toMatch(/its one clip "Armature\|mixamo\.com\|Layer0" is taken by the file's name: "Running"/);
+  });
+
   it('lifts a model whose origin is at its hips so its feet meet the ground', async () => {
     const bytes = readFileSync(join(FIXTURES, 'robot-rigid.glb'));
     const rig = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'robot.glb');
