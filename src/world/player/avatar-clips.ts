@@ -117,7 +117,10 @@ export function planAvatarClips(
   return { file, missing, libraryClips: missing.map((state) => PLAYER_LIBRARY_CLIPS[state]) };
 }
 
-/** Where the clip a state plays comes from. */
+/**
+ * Where the clip a state plays comes from: the character's own (its file's, or the built-in
+ * humanoid's), Cairn's library retargeted onto it, or another state's clip borrowed.
+ */
 export type ClipSource = 'file' | 'library' | 'fallback';
 
 /** The clip each state plays, where it comes from, and the states nothing could be found for. */

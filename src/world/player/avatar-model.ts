@@ -325,7 +325,7 @@ export interface AvatarStats {
   clips: Partial<Record<PlayerClipState, string>>;
   /** State → where that clip comes from. */
   clipSources: Partial<Record<PlayerClipState, ClipSource>>;
-  /** Clips in its file (0 for the built-in). */
+  /** Clips of its own: in its file, or the built-in humanoid's six. */
   fileClips: number;
   /** Library clips retargeted onto it. */
   retargeted: string[];
