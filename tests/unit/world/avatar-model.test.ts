@@ -201,6 +201,22 @@ describe('PlayerAvatar.load', () => {
     avatar.dispose();
   });
 
+  it('releases a loaded character when another replaces it', async () => {
+    const avatar = new PlayerAvatar({ detail: 'low' });
+    await avatar.load(file('robot-rigid.glb'));
+    const first = avatar.object.children[0]!;
+    let released = 0;
+    first.traverse((node) => {
+      if ((node as Mesh).isMesh) (node as Mesh).geometry.addEventListener('dispose', () => released++);
+    });
+    await avatar.load(file('robot-rigid.glb'));
+    expect(avatar.object.children).toHaveLength(1);
+    expect(avatar.object.children[0]).not.toBe(first);
+    expect(first.parent).toBeNull();
+    expect(released).toBe(4);
+    avatar.dispose();
+  });
+
   it('drops a load that a later one superseded', async () => {
     const avatar = new PlayerAvatar({ detail: 'low' });
     const first = avatar.load(file('robot-rigid.glb'));
