@@ -14,7 +14,7 @@ import type { ShaderError } from './shader-diagnostics.ts';
 import type { WorldServices } from './services.ts';
 import type { Stage } from './stage.ts';
 import type { Heightmap } from './terrain/index.ts';
-import type { AvatarStats } from './player/avatar-model.ts';
+import type { AvatarStats } from './player/avatar-report.ts';
 import type { Player, World } from './world.ts';
 
 /**

@@ -16,5 +16,5 @@ export * from './player/player-controller.ts';
 export * from './player/keyboard.ts';
 export * from './player/player-avatar.ts';
 export * from './player/avatar-clips.ts';
-export * from './player/avatar-model.ts';
+export * from './player/avatar-report.ts';
 export * from './services.ts';

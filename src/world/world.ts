@@ -1,7 +1,7 @@
 import { Vector3, type Mesh } from 'three';
 import { createEnvironment, type Environment } from './environment.ts';
 import { KeyboardInput } from './player/keyboard.ts';
-import { avatarNotice } from './player/avatar-model.ts';
+import { avatarNotice } from './player/avatar-report.ts';
 import { PlayerAvatar } from './player/player-avatar.ts';
 import type { HudRow } from './hud.ts';
 import { showNotice } from './notices.ts';

@@ -19,7 +19,7 @@ import {
   type SkinnedMesh,
   type Texture,
 } from 'three';
-import { fetchModelBytes, parseRig, rigFormatOf, RigLoadError, type ImportFailure, type LoadedRig } from '../../rig/load.ts';
+import { fetchModelBytes, parseRig, rigFormatOf, RigLoadError, type LoadedRig } from '../../rig/load.ts';
 import { withDefaults } from '../../core/options.ts';
 import {
   assignAvatarClips,
@@ -27,25 +27,9 @@ import {
   planAvatarClips,
   PLAYER_CLIP_STATES,
   type AvatarClipAssignment,
-  type ClipSource,
   type PlayerClipState,
 } from './avatar-clips.ts';
-import type { CairnNotice } from '../cairn-global.ts';
-
-/** Why a character was refused: the import layer's causes, or a skeleton with nothing to draw. */
-export type AvatarFailure = ImportFailure | 'skeleton-only';
-
-/** A character file that cannot be the player; the message names the file and the cause. */
-export class AvatarLoadError extends Error {
-  override name = 'AvatarLoadError';
-  constructor(
-    message: string,
-    /** The cause, for code. */
-    readonly reason: AvatarFailure,
-  ) {
-    super(message);
-  }
-}
+import { AvatarLoadError, avatarFileName } from './avatar-report.ts';
 
 /** Options of {@link loadAvatarModel} and {@link prepareAvatarModel}. */
 export interface AvatarModelOptions {
@@ -90,16 +74,8 @@ export interface AvatarModel {
   /** Metres to raise the model so its lowest point (as the file poses it) stands at the player's feet. */
   groundOffset: number;
   report: AvatarReport;
-}
-
-/** The file name a person knows a URL or path by. */
-export function avatarFileName(source: string): string {
-  const path = source.split(/[?#]/)[0]!;
-  try {
-    return decodeURIComponent(path.split(/[\\/]/).pop() || source);
-  } catch {
-    return path.split(/[\\/]/).pop() || source;
-  }
+  /** Releases its geometries, materials and textures and takes it out of the scene. */
+  dispose(): void;
 }
 
 /**
@@ -203,6 +179,7 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
     clips,
     assignment,
     groundOffset,
+    dispose: () => disposeCharacter(object),
     report: {
       name,
       height: rig.report.height,
@@ -288,11 +265,11 @@ function restPoseBottom(object: Object3D): number {
 }
 
 /** Releases a loaded character's geometries, materials and textures and takes it out of the scene. */
-export function disposeAvatarModel(model: AvatarModel): void {
+function disposeCharacter(object: Object3D): void {
   const geometries = new Set<BufferGeometry>();
   const materials = new Set<Material>();
   const textures = new Set<Texture>();
-  model.object.traverse((node) => {
+  object.traverse((node) => {
     const mesh = node as Mesh;
     if (!mesh.isMesh) return;
     geometries.add(mesh.geometry);
@@ -301,69 +278,8 @@ export function disposeAvatarModel(model: AvatarModel): void {
       for (const value of Object.values(material)) if ((value as Texture | null)?.isTexture) textures.add(value as Texture);
     }
   });
-  model.object.removeFromParent();
+  object.removeFromParent();
   for (const geometry of geometries) geometry.dispose();
   for (const material of materials) material.dispose();
   for (const texture of textures) texture.dispose();
-}
-
-/** The player's character as `cairn.stats.player.avatar` publishes it. */
-export interface AvatarStats {
-  /** The model asked for last (URL or file name), or 'built-in' for the procedural humanoid. */
-  source: string;
-  /** Of the model asked for last: still loading, drawn, or refused (the character drawn before stays). */
-  status: 'loading' | 'ready' | 'failed';
-  /** Why the last model was refused, in words (null unless failed). */
-  error: string | null;
-  /** The cause for code (null unless failed). */
-  reason: AvatarFailure | null;
-  /** The character drawn now (its file name, or 'humanoid'). */
-  name: string;
-  /** Its bind-pose height, metres. */
-  height: number;
-  /** State → the clip it plays. */
-  clips: Partial<Record<PlayerClipState, string>>;
-  /** State → where that clip comes from. */
-  clipSources: Partial<Record<PlayerClipState, ClipSource>>;
-  /** Clips of its own: in its file, or the built-in humanoid's six. */
-  fileClips: number;
-  /** Library clips retargeted onto it. */
-  retargeted: string[];
-  /** Vertices of every mesh in its file. */
-  sourceVertices: number;
-  /** Vertices drawn. */
-  drawnVertices: number;
-  /** Metres the model is raised to stand on its feet. */
-  groundOffset: number;
-}
-
-/** Words for a state's clip and where it comes from ("run ← sprint (file)"). */
-function clipLine(stats: AvatarStats): string {
-  return PLAYER_CLIP_STATES.filter((state) => stats.clips[state] !== undefined)
-    .map((state) => `${state} ← ${stats.clips[state]} (${stats.clipSources[state]})`)
-    .join(', ');
-}
-
-/**
- * The notice for a settled load: what was loaded (name, height, clips and where each comes from,
- * how much of the file is drawn) or why it was refused. Null while loading.
- */
-export function avatarNotice(stats: AvatarStats, notes: readonly string[] = []): CairnNotice | null {
-  if (stats.status === 'loading') return null;
-  if (stats.status === 'failed')
-    return {
-      level: 'error',
-      title: `Avatar not loaded: ${avatarFileName(stats.source)}`,
-      detail: `${stats.error ?? 'unknown error'}\nThe player stays ${stats.name === 'humanoid' ? 'the built-in humanoid' : stats.name}.`,
-    };
-  const partial = stats.drawnVertices < stats.sourceVertices;
-  const borrowed = Object.values(stats.clipSources).includes('fallback');
-  const none = Object.keys(stats.clips).length === 0;
-  const lines = [
-    `${stats.height.toFixed(2)} m tall; draws ${stats.drawnVertices.toLocaleString('en-US')} of ${stats.sourceVertices.toLocaleString('en-US')} vertices${partial ? ' (part of the file is not drawn)' : ''}`,
-    `${stats.fileClips} clip(s) in the file; ${stats.retargeted.length ? `${stats.retargeted.length} library clip(s) retargeted onto it (${stats.retargeted.join(', ')})` : 'no library clips needed'}`,
-    none ? 'no clips: it stands in its bind pose' : `clips: ${clipLine(stats)}`,
-    ...notes,
-  ];
-  return { level: partial || borrowed || none ? 'warn' : 'info', title: `Avatar: ${stats.name}`, detail: lines.join('\n') };
 }

@@ -5,14 +5,8 @@ import { libraryClip, withoutRootMotion } from '../../anim/library/index.ts';
 import { MixerAnimationDriver, type MixerDriverOptions } from '../../anim/mixer-driver.ts';
 import { createHumanoid, type Humanoid, type HumanoidOptions } from '../../rig/humanoid.ts';
 import type { PlayerClipState } from './avatar-clips.ts';
-import {
-  AvatarLoadError,
-  disposeAvatarModel,
-  loadAvatarModel,
-  type AvatarModel,
-  type AvatarModelOptions,
-  type AvatarStats,
-} from './avatar-model.ts';
+import type { AvatarModel, AvatarModelOptions } from './avatar-model.ts';
+import { AvatarLoadError, type AvatarStats } from './avatar-report.ts';
 import type { PlayerState } from './player-controller.ts';
 
 /** Above this speed (m/s) a swimming player crawls; below it, treads water. */
@@ -140,6 +134,8 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> {
     const options: AvatarModelOptions = { clipNames: this.options.clipNames };
     let model: AvatarModel;
     try {
+      // The import layer and its loaders come with the first model asked for, not with the world.
+      const { loadAvatarModel } = await import('./avatar-model.ts');
       model = await loadAvatarModel(source, options);
     } catch (error) {
       if (ticket !== this.loads || this.disposed) return this.current;
@@ -148,7 +144,7 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> {
       return this.current;
     }
     if (ticket !== this.loads || this.disposed) {
-      disposeAvatarModel(model);
+      model.dispose();
       return this.current;
     }
     this.swap(model);
@@ -187,7 +183,7 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> {
     this.driver.dispose();
     this.builtIn?.dispose();
     this.builtIn = null;
-    if (this.model) disposeAvatarModel(this.model);
+    this.model?.dispose();
     this.model = null;
     this.object.removeFromParent();
     this.clear();
@@ -200,7 +196,7 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> {
       this.builtIn.dispose();
       this.builtIn = null;
     }
-    if (this.model) disposeAvatarModel(this.model);
+    this.model?.dispose();
     this.model = model;
     this.groundOffset = model.groundOffset;
     this.object.add(model.object);

@@ -9,7 +9,8 @@ import { AnimationClip, Box3, VectorKeyframeTrack, type Mesh, type SkinnedMesh }
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseRig } from '../../../src/rig/load.ts';
 import { readModelFile } from '../../../src/rig/node/model-file.ts';
-import { avatarNotice, loadAvatarModel, prepareAvatarModel } from '../../../src/world/player/avatar-model.ts';
+import { loadAvatarModel, prepareAvatarModel } from '../../../src/world/player/avatar-model.ts';
+import { avatarNotice } from '../../../src/world/player/avatar-report.ts';
 import { PlayerAvatar } from '../../../src/world/player/player-avatar.ts';
 import type { PlayerState } from '../../../src/world/player/player-controller.ts';
 
