@@ -1,7 +1,7 @@
 /**
  * What the player's character is and why a file was refused: the figures `cairn.stats.player.avatar`
  * publishes, the notice that says them, and the refusal error. No loaders here: the world imports
- * this at start, and the import layer only when a model is asked for.
+ * this at start, and the avatar's loader (avatar-model.ts) only when a model is asked for.
  */
 import type { ImportFailure } from '../../rig/import/errors.ts';
 import type { CairnNotice } from '../cairn-global.ts';
