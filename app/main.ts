@@ -13,7 +13,7 @@ const plugins = import.meta.glob<WorldPlugin>('./world-plugins/*.ts', { eager: t
 async function main(): Promise<void> {
   let world: World;
   try {
-    world = await createWorld();
+    world = await createWorld({ avatar: new URLSearchParams(location.search).get('avatar') ?? undefined });
   } catch (error) {
     showFatal('Cairn cannot start', (error as Error).message);
     return;

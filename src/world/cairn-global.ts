@@ -14,6 +14,7 @@ import type { ShaderError } from './shader-diagnostics.ts';
 import type { WorldServices } from './services.ts';
 import type { Stage } from './stage.ts';
 import type { Heightmap } from './terrain/index.ts';
+import type { AvatarStats } from './player/avatar-report.ts';
 import type { Player, World } from './world.ts';
 
 /**
@@ -44,8 +45,8 @@ export interface CairnStats {
   /** Frames rendered since start. */
   frame: number;
   shaderErrors: number;
-  /** The player's pose and clip (the world). */
-  player?: { x: number; y: number; z: number; facing: number; speed: number; state: string; clip: string };
+  /** The player's pose and clip, and what its character is (the world). */
+  player?: { x: number; y: number; z: number; facing: number; speed: number; state: string; clip: string; avatar: AvatarStats };
   net?: NetPageStats;
   voice?: VoiceStats;
   audio?: AudioStats;

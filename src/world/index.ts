@@ -15,4 +15,6 @@ export * from './terrain/terrain-mesh.ts';
 export * from './player/player-controller.ts';
 export * from './player/keyboard.ts';
 export * from './player/player-avatar.ts';
+export * from './player/avatar-clips.ts';
+export * from './player/avatar-report.ts';
 export * from './services.ts';

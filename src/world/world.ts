@@ -1,7 +1,10 @@
 import { Vector3, type Mesh } from 'three';
 import { createEnvironment, type Environment } from './environment.ts';
 import { KeyboardInput } from './player/keyboard.ts';
+import { avatarNotice } from './player/avatar-report.ts';
 import { PlayerAvatar } from './player/player-avatar.ts';
+import type { HudRow } from './hud.ts';
+import { showNotice } from './notices.ts';
 import { createPlayerState, stepPlayer, type PlayerState } from './player/player-controller.ts';
 import { CameraRig } from './camera-rig.ts';
 import { createStage, type Stage, type StageOptions } from './stage.ts';
@@ -14,6 +17,13 @@ export interface WorldOptions extends StageOptions {
   seed?: number;
   /** Where the player starts (x, z). Default: the spawn landmark. */
   spawn?: { x: number; z: number };
+  /**
+   * The player's character: a model URL (.glb, .gltf, .fbx) loaded after start through the import
+   * layer, with Cairn's clip library retargeted onto it for the states its file has no clip for.
+   * The built-in humanoid plays meanwhile, and stays if the file is refused (a notice says why).
+   * The world page reads it from `?avatar=`. Default none: the built-in humanoid.
+   */
+  avatar?: string;
 }
 
 /** The local player: controller state, its character, and the keyboard that drives it. */
@@ -47,7 +57,11 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
 
   const spawn = options.spawn ?? LANDMARKS.spawn;
   const avatar = new PlayerAvatar();
-  stage.scene.add(avatar.humanoid.object);
+  stage.scene.add(avatar.object);
+  avatar.on('status', ({ stats, notes }) => {
+    const notice = avatarNotice(stats, notes);
+    if (notice) showNotice(notice);
+  });
   const player: Player = { state: createPlayerState(spawn.x, spawn.z, heightmap), avatar, input: new KeyboardInput(), enabled: true };
   const cameraRig = new CameraRig(stage.camera, stage.canvas);
   const focus = new Vector3();
@@ -61,7 +75,16 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
     cameraRig.update(focus, (x, z) => heightmap.sampleHeight(x, z));
     environment.follow(focus);
     const s = player.state;
-    stage.cairn.stats.player = { x: s.x, y: s.y, z: s.z, facing: s.facing, speed: s.speed, state: s.state, clip: avatar.clipName };
+    stage.cairn.stats.player = {
+      x: s.x,
+      y: s.y,
+      z: s.z,
+      facing: s.facing,
+      speed: s.speed,
+      state: s.state,
+      clip: avatar.clipName,
+      avatar: avatar.stats,
+    };
   });
   stage.hud?.addSection('player', {
     title: 'Player',
@@ -71,6 +94,7 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
         { label: 'position', value: `${s.x.toFixed(1)}, ${s.y.toFixed(1)}, ${s.z.toFixed(1)}` },
         { label: 'state', value: `${s.state} (${avatar.clipName})` },
         { label: 'speed', value: `${s.speed.toFixed(2)} m/s` },
+        avatarRow(avatar),
       ];
     },
   });
@@ -87,5 +111,17 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
   };
   Object.assign(stage.cairn, { world, player, heightmap });
   stage.start();
+  if (options.avatar) void avatar.load(options.avatar);
   return world;
+}
+
+/** The HUD's avatar row: what is drawn, or what is loading or was refused. */
+function avatarRow(avatar: PlayerAvatar): HudRow {
+  const a = avatar.stats;
+  if (a.status === 'loading') return { label: 'avatar', value: `loading ${a.source}…` };
+  if (a.status === 'failed') return { label: 'avatar', value: `${a.name} (${a.reason ?? 'failed'})`, tone: 'warn' };
+  return {
+    label: 'avatar',
+    value: `${a.name}, ${a.height.toFixed(2)} m${a.retargeted.length ? `, ${a.retargeted.length} clips retargeted` : ''}`,
+  };
 }

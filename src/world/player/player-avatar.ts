@@ -1,49 +1,236 @@
-import type { AnimationClip } from 'three';
+import { Box3, Group, Vector3, type AnimationClip, type Mesh, type Object3D } from 'three';
+import { Emitter } from '../../core/emitter.ts';
+import { withDefaults } from '../../core/options.ts';
 import { libraryClip, withoutRootMotion } from '../../anim/library/index.ts';
-import { MixerAnimationDriver } from '../../anim/mixer-driver.ts';
+import { MixerAnimationDriver, type MixerDriverOptions } from '../../anim/mixer-driver.ts';
 import { createHumanoid, type Humanoid, type HumanoidOptions } from '../../rig/humanoid.ts';
+import type { PlayerClipState } from './avatar-clips.ts';
+import type { AvatarModel, AvatarModelOptions } from './avatar-model.ts';
+import { AvatarLoadError, type AvatarStats } from './avatar-report.ts';
 import type { PlayerState } from './player-controller.ts';
 
 /** Above this speed (m/s) a swimming player crawls; below it, treads water. */
 const SWIM_STROKE_SPEED = 0.6;
 
-/**
- * The local player's character: the full three.js SkinnedMesh path (one of it), animated by the
- * animation state machine with generic state names. Locomotion playback follows ground speed.
- * Swimming plays the animation library's tread and crawl (in place: the controller moves the
- * player), which also sink or lift the body by their rig offset.
- */
-export class PlayerAvatar {
-  readonly humanoid: Humanoid;
-  readonly animation: MixerAnimationDriver;
+/** Crossfade seconds per state: a jump cuts in fast, the water slowly. */
+const FADES: Record<string, number> = { jump: 0.1, swim: 0.4, swim_fast: 0.4, default: 0.25 };
 
-  constructor(options: HumanoidOptions = {}) {
-    this.humanoid = createHumanoid(options);
-    this.humanoid.object.name = 'player';
+/** The built-in humanoid's clip per state (its own four, the library's two swims). */
+const HUMANOID_STATE_CLIPS: Record<PlayerClipState, string> = {
+  idle: 'idle',
+  walk: 'walk',
+  run: 'run',
+  jump: 'jump',
+  swim: 'swim_tread',
+  swim_fast: 'swim_freestyle',
+};
+
+/** Options of a {@link PlayerAvatar}: the built-in humanoid's, and how a loaded character's clips are found. */
+export interface PlayerAvatarOptions extends HumanoidOptions {
+  /**
+   * More clip names to recognise in a loaded file per state, tried before the built-in names
+   * (`{ run: ['Sprint_Fwd'] }`). Default none.
+   */
+  clipNames?: Partial<Record<PlayerClipState, readonly string[]>>;
+}
+
+const PLAYER_AVATAR_DEFAULTS: Required<PlayerAvatarOptions> = {
+  palette: {},
+  detail: 'high',
+  castShadow: true,
+  clipNames: {},
+};
+
+/** What a {@link PlayerAvatar} emits. */
+export interface PlayerAvatarEvents extends Record<string, unknown> {
+  /**
+   * A load started, finished or failed; `notes` are the import's and the retargeter's sentences
+   * for a notice (empty while loading and on failure).
+   */
+  status: { stats: AvatarStats; notes: readonly string[] };
+}
+
+/**
+ * The local player's character, animated by the animation state machine with generic state names;
+ * locomotion playback follows ground speed. Swimming plays the library's tread and crawl (in place:
+ * the controller moves the player), which also sink or lift the body by their rig offset.
+ *
+ * It starts as Cairn's procedural humanoid. {@link load} swaps in a character from a file (glTF,
+ * GLB, FBX) once it has loaded: its own clips for the states they cover, the library retargeted onto
+ * it for the rest; the humanoid keeps walking meanwhile, and stays when the file is refused.
+ */
+export class PlayerAvatar extends Emitter<PlayerAvatarEvents> {
+  /** The scene handle: placed at the player's feet each update; holds the character drawn now. */
+  readonly object = new Group();
+  private readonly options: Required<PlayerAvatarOptions>;
+  /** The built-in humanoid while it is drawn; null once a loaded character replaced it. */
+  private builtIn: Humanoid | null;
+  private model: AvatarModel | null = null;
+  private driver: MixerAnimationDriver;
+  /** Metres the character is raised to stand on its feet (a loaded model's; 0 for the humanoid). */
+  private groundOffset = 0;
+  /** False for a loaded character without a single clip: it stands in its bind pose. */
+  private animated = true;
+  private current: AvatarStats;
+  private loads = 0;
+  private disposed = false;
+
+  constructor(options: PlayerAvatarOptions = {}) {
+    super();
+    this.options = withDefaults(PLAYER_AVATAR_DEFAULTS, options);
+    this.object.name = 'player';
+    const humanoid = createHumanoid({ palette: this.options.palette, detail: this.options.detail, castShadow: this.options.castShadow });
+    this.builtIn = humanoid;
+    this.object.add(humanoid.object);
     const swimClips: AnimationClip[] = ['swim_tread', 'swim_freestyle'].map((name) => withoutRootMotion(libraryClip(name)));
-    this.animation = new MixerAnimationDriver(this.humanoid.object, [...this.humanoid.clips, ...swimClips], {
-      aliases: { swim: 'swim_tread', swim_fast: 'swim_freestyle' },
-      fades: { jump: 0.1, swim: 0.4, swim_fast: 0.4, default: 0.25 },
-      initial: 'idle',
-    });
+    this.driver = createDriver(humanoid.object, [...humanoid.clips, ...swimClips], HUMANOID_STATE_CLIPS);
+    const vertices = countVertices(humanoid.object);
+    this.current = {
+      source: 'built-in',
+      status: 'ready',
+      error: null,
+      reason: null,
+      name: 'humanoid',
+      height: new Box3().setFromObject(humanoid.object).getSize(new Vector3()).y,
+      clips: { ...HUMANOID_STATE_CLIPS },
+      clipSources: { idle: 'file', walk: 'file', run: 'file', jump: 'file', swim: 'library', swim_fast: 'library' },
+      fileClips: humanoid.clips.length,
+      retargeted: [],
+      sourceVertices: vertices,
+      drawnVertices: vertices,
+      groundOffset: 0,
+    };
+  }
+
+  /** The built-in humanoid while it is the character drawn; null once a loaded character replaced it. */
+  get humanoid(): Humanoid | null {
+    return this.builtIn;
+  }
+
+  /** The animation driver of the character drawn now (a new one after a swap). */
+  get animation(): MixerAnimationDriver {
+    return this.driver;
   }
 
   /** The clip now playing. */
   get clipName(): string {
-    return this.animation.clip?.name ?? '';
+    return this.driver.clip?.name ?? '';
+  }
+
+  /** What is drawn and how the last load went (`cairn.stats.player.avatar` publishes it). */
+  get stats(): AvatarStats {
+    return this.current;
+  }
+
+  /**
+   * Loads a character from a URL or a File and swaps it in once ready; resolves with the stats
+   * either way (a refusal keeps the character drawn now and says why in `error`). A later call
+   * supersedes an earlier one still loading.
+   */
+  async load(source: string | File): Promise<AvatarStats> {
+    const ticket = ++this.loads;
+    const label = typeof source === 'string' ? source : source.name;
+    this.setStats({ ...this.current, source: label, status: 'loading', error: null, reason: null }, []);
+    const options: AvatarModelOptions = { clipNames: this.options.clipNames };
+    let model: AvatarModel;
+    try {
+      // The import layer and its loaders come with the first model asked for, not with the world.
+      const { loadAvatarModel } = await import('./avatar-model.ts');
+      model = await loadAvatarModel(source, options);
+    } catch (error) {
+      if (ticket !== this.loads || this.disposed) return this.current;
+      const reason = error instanceof AvatarLoadError ? error.reason : 'not-a-model';
+      this.setStats({ ...this.current, source: label, status: 'failed', error: (error as Error).message, reason }, []);
+      return this.current;
+    }
+    if (ticket !== this.loads || this.disposed) {
+      model.dispose();
+      return this.current;
+    }
+    this.swap(model);
+    const { report, assignment } = model;
+    this.setStats(
+      {
+        source: label,
+        status: 'ready',
+        error: null,
+        reason: null,
+        name: report.name,
+        height: report.height,
+        clips: { ...assignment.clips },
+        clipSources: { ...assignment.sources },
+        fileClips: report.fileClips,
+        retargeted: report.retargeted,
+        sourceVertices: report.sourceVertices,
+        drawnVertices: report.drawnVertices,
+        groundOffset: model.groundOffset,
+      },
+      report.notes,
+    );
+    return this.current;
   }
 
   /** Places the character and advances its animation to match the controller's state. */
   update(state: PlayerState, dt: number): void {
-    const object = this.humanoid.object;
-    this.animation.request(state.state === 'swim' && state.speed > SWIM_STROKE_SPEED ? 'swim_fast' : state.state);
-    this.animation.update(dt, state.speed);
-    object.position.set(state.x, state.y + this.animation.rigOffset, state.z);
-    object.rotation.y = state.facing;
+    if (this.animated) this.driver.request(stateName(state));
+    this.driver.update(dt, state.speed);
+    this.object.position.set(state.x, state.y + this.groundOffset + this.driver.rigOffset, state.z);
+    this.object.rotation.y = state.facing;
   }
 
   dispose(): void {
-    this.animation.dispose();
-    this.humanoid.dispose();
+    this.disposed = true;
+    this.driver.dispose();
+    this.builtIn?.dispose();
+    this.builtIn = null;
+    this.model?.dispose();
+    this.model = null;
+    this.object.removeFromParent();
+    this.clear();
   }
+
+  /** Replaces the character drawn (and its driver) by a loaded one, releasing the old. */
+  private swap(model: AvatarModel): void {
+    this.driver.dispose();
+    if (this.builtIn) {
+      this.builtIn.dispose();
+      this.builtIn = null;
+    }
+    this.model?.dispose();
+    this.model = model;
+    this.groundOffset = model.groundOffset;
+    this.object.add(model.object);
+    this.driver = createDriver(model.object, model.clips, model.assignment.clips);
+    this.animated = model.assignment.clips.idle !== undefined;
+  }
+
+  private setStats(stats: AvatarStats, notes: readonly string[]): void {
+    this.current = stats;
+    this.emit('status', { stats, notes });
+  }
+}
+
+/** The state the controller's state asks for: swimming splits into treading and crawling by speed. */
+function stateName(state: PlayerState): PlayerClipState {
+  return state.state === 'swim' && state.speed > SWIM_STROKE_SPEED ? 'swim_fast' : state.state;
+}
+
+function createDriver(
+  root: Object3D,
+  clips: readonly AnimationClip[],
+  aliases: Partial<Record<PlayerClipState, string>>,
+): MixerAnimationDriver {
+  const options: MixerDriverOptions = { aliases: { ...aliases }, fades: FADES };
+  // A character with no clip at all stands in its bind pose: no state to start in.
+  if (aliases.idle !== undefined) options.initial = 'idle';
+  return new MixerAnimationDriver(root, clips, options);
+}
+
+function countVertices(object: Object3D): number {
+  let count = 0;
+  object.traverse((node) => {
+    const mesh = node as Mesh;
+    if (mesh.isMesh) count += mesh.geometry.getAttribute('position')?.count ?? 0;
+  });
+  return count;
 }

@@ -16,27 +16,27 @@ describe('PlayerAvatar', () => {
     const avatar = new PlayerAvatar({ detail: 'low' });
     run(avatar, state({ state: 'idle' }), 0.2);
     expect(avatar.clipName).toBe('idle');
-    expect(avatar.humanoid.object.position.y).toBeCloseTo(5, 6);
+    expect(avatar.object.position.y).toBeCloseTo(5, 6);
 
     run(avatar, state({ state: 'swim', speed: 0.1 }), 2);
     expect(avatar.clipName).toBe('swim_tread');
-    expect(avatar.humanoid.object.position.y).toBeCloseTo(5 + SWIM_RIG_OFFSETS.tread, 2);
+    expect(avatar.object.position.y).toBeCloseTo(5 + SWIM_RIG_OFFSETS.tread, 2);
 
     run(avatar, state({ state: 'swim', speed: 1.2 }), 2);
     expect(avatar.clipName).toBe('swim_freestyle');
-    expect(avatar.humanoid.object.position.y).toBeCloseTo(5 + SWIM_RIG_OFFSETS.freestyle, 2);
+    expect(avatar.object.position.y).toBeCloseTo(5 + SWIM_RIG_OFFSETS.freestyle, 2);
 
     // Out of the water the offset blends back to none.
     run(avatar, state({ state: 'walk', speed: 1.5 }), 2);
     expect(avatar.clipName).toBe('walk');
-    expect(avatar.humanoid.object.position.y).toBeCloseTo(5, 2);
+    expect(avatar.object.position.y).toBeCloseTo(5, 2);
     avatar.dispose();
   });
 
   it('plays the swim clips in place (no root motion fights the controller)', () => {
     const avatar = new PlayerAvatar({ detail: 'low' });
     run(avatar, state({ state: 'swim', speed: 1.2 }), 1);
-    const root = avatar.humanoid.object.getObjectByName('root');
+    const root = avatar.object.getObjectByName('root');
     expect(root).toBeDefined();
     const before = root!.position.clone();
     run(avatar, state({ state: 'swim', speed: 1.2 }), 1);

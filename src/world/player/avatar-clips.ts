@@ -1,0 +1,165 @@
+/**
+ * Which clip plays each of the player's animation states on a loaded character: the file's own
+ * clips where their names say what they are, Cairn's library (retargeted onto the rig) for the
+ * states the file lacks, and a nearby state's clip where neither exists. Pure: names in, names out.
+ */
+
+/** The animation states the world's player asks for (`swim_fast` is the crawl above 0.6 m/s). */
+export const PLAYER_CLIP_STATES = ['idle', 'walk', 'run', 'jump', 'swim', 'swim_fast'] as const;
+export type PlayerClipState = (typeof PLAYER_CLIP_STATES)[number];
+
+/** The library clip retargeted for each state when the file has none for it (in place: the controller moves the player). */
+export const PLAYER_LIBRARY_CLIPS: Readonly<Record<PlayerClipState, string>> = {
+  idle: 'idle',
+  walk: 'walk_fwd',
+  run: 'run_fwd',
+  jump: 'jump',
+  swim: 'swim_tread',
+  swim_fast: 'swim_freestyle',
+};
+
+/**
+ * File clip names recognised per state, best first, compared after {@link normaliseClipName}
+ * (`Armature|Walk_Loop` and `walk-loop` both read `walk_loop`). Each library clip name appears only
+ * under its own state, so a file clip named like a library clip is taken for that state.
+ */
+export const STATE_CLIP_NAMES: Readonly<Record<PlayerClipState, readonly string[]>> = {
+  idle: ['idle', 'idle_loop', 'breathing_idle', 'idle_01', 'idle_1', 'stand', 'standing', 'standing_idle', 'rest'],
+  walk: ['walk', 'walk_fwd', 'walk_forward', 'walk_loop', 'walking', 'walk_01', 'walk_1'],
+  run: [
+    'run',
+    'run_fwd',
+    'run_forward',
+    'run_loop',
+    'running',
+    'run_01',
+    'sprint',
+    'sprinting',
+    'jog',
+    'jog_fwd',
+    'jog_forward',
+    'jogging',
+  ],
+  jump: ['jump', 'jump_up', 'jump_start', 'jumping', 'jump_loop', 'jump_01', 'jump_idle'],
+  swim: ['swim_tread', 'tread', 'treading', 'treading_water', 'tread_water', 'swim_idle', 'swim_tread_water', 'swim'],
+  swim_fast: ['swim_freestyle', 'swim_fast', 'freestyle', 'crawl', 'front_crawl', 'swimming', 'swim_forward', 'swim_fwd'],
+};
+
+/**
+ * Where a state goes when the file has no clip for it and the library could not supply one: the
+ * nearest state that has a clip (a crawl falls back to treading water, then to standing).
+ */
+const FALLBACK: Readonly<Record<PlayerClipState, readonly PlayerClipState[]>> = {
+  idle: ['walk', 'run', 'swim', 'jump', 'swim_fast'],
+  walk: ['run', 'idle', 'swim_fast', 'swim', 'jump'],
+  run: ['walk', 'idle', 'swim_fast', 'swim', 'jump'],
+  jump: ['idle', 'walk', 'run', 'swim', 'swim_fast'],
+  swim: ['swim_fast', 'idle', 'walk', 'run', 'jump'],
+  swim_fast: ['swim', 'walk', 'idle', 'run', 'jump'],
+};
+
+/** A clip name as the matcher compares it: lower case, the part after the last `|`, words joined by `_`. */
+export function normaliseClipName(name: string): string {
+  const last = name.split('|').pop() ?? name;
+  return last
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+}
+
+/**
+ * The file's clip for each state it has one for: exact names from `names` (per state, best first)
+ * after normalising. Extra names (`extraNames`) go before the built-in ones. A file clip is used for
+ * one state at most.
+ */
+export function matchFileClips(
+  clipNames: readonly string[],
+  extraNames: Partial<Record<PlayerClipState, readonly string[]>> = {},
+): Partial<Record<PlayerClipState, string>> {
+  const byNormal = new Map<string, string>();
+  for (const name of clipNames) {
+    const normal = normaliseClipName(name);
+    if (!byNormal.has(normal)) byNormal.set(normal, name);
+  }
+  const used = new Set<string>();
+  const found: Partial<Record<PlayerClipState, string>> = {};
+  for (const state of PLAYER_CLIP_STATES) {
+    const candidates = [...(extraNames[state] ?? []).map(normaliseClipName), ...STATE_CLIP_NAMES[state]];
+    for (const candidate of candidates) {
+      const name = byNormal.get(candidate);
+      if (name !== undefined && !used.has(name)) {
+        found[state] = name;
+        used.add(name);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/** What to do for a character: which states the file covers and which library clips to retarget. */
+export interface AvatarClipPlan {
+  /** The file's clip per state it covers. */
+  file: Partial<Record<PlayerClipState, string>>;
+  /** States the file does not cover, each to be filled from the library. */
+  missing: PlayerClipState[];
+  /** Library clip names to retarget onto the rig (none when the file covers every state). */
+  libraryClips: string[];
+}
+
+/** Plans a character's clips from the names of the clips in its file. */
+export function planAvatarClips(
+  fileClipNames: readonly string[],
+  extraNames: Partial<Record<PlayerClipState, readonly string[]>> = {},
+): AvatarClipPlan {
+  const file = matchFileClips(fileClipNames, extraNames);
+  const missing = PLAYER_CLIP_STATES.filter((state) => file[state] === undefined);
+  return { file, missing, libraryClips: missing.map((state) => PLAYER_LIBRARY_CLIPS[state]) };
+}
+
+/**
+ * Where the clip a state plays comes from: the character's own (its file's, or the built-in
+ * humanoid's), Cairn's library retargeted onto it, or another state's clip borrowed.
+ */
+export type ClipSource = 'file' | 'library' | 'fallback';
+
+/** The clip each state plays, where it comes from, and the states nothing could be found for. */
+export interface AvatarClipAssignment {
+  /** State → clip name (the state machine's aliases); states with no clip at all are absent. */
+  clips: Partial<Record<PlayerClipState, string>>;
+  /** State → where its clip comes from. */
+  sources: Partial<Record<PlayerClipState, ClipSource>>;
+  /** States that play another state's clip (no clip of their own in the file or the library). */
+  borrowed: PlayerClipState[];
+}
+
+/**
+ * Assigns a clip to every state: the file's where the plan found one, else the retargeted library
+ * clip (when `libraryClipNames` holds it), else the clip of the nearest state that has one. A
+ * character with no clip at all gets an empty assignment (it stands in its bind pose).
+ */
+export function assignAvatarClips(plan: AvatarClipPlan, libraryClipNames: readonly string[]): AvatarClipAssignment {
+  const retargeted = new Set(libraryClipNames);
+  const clips: Partial<Record<PlayerClipState, string>> = {};
+  const sources: Partial<Record<PlayerClipState, ClipSource>> = {};
+  for (const state of PLAYER_CLIP_STATES) {
+    const own = plan.file[state];
+    if (own !== undefined) {
+      clips[state] = own;
+      sources[state] = 'file';
+    } else if (retargeted.has(PLAYER_LIBRARY_CLIPS[state])) {
+      clips[state] = PLAYER_LIBRARY_CLIPS[state];
+      sources[state] = 'library';
+    }
+  }
+  const borrowed: PlayerClipState[] = [];
+  for (const state of PLAYER_CLIP_STATES) {
+    if (clips[state] !== undefined) continue;
+    const donor = FALLBACK[state].find((other) => clips[other] !== undefined && sources[other] !== 'fallback');
+    if (donor === undefined) continue;
+    clips[state] = clips[donor];
+    sources[state] = 'fallback';
+    borrowed.push(state);
+  }
+  return { clips, sources, borrowed };
+}

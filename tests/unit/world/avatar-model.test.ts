@@ -1,0 +1,232 @@
+/**
+ * The world's player as a character file, in Node through the same import layer the page uses: a
+ * robot without clips gets the library retargeted, a real character pack keeps its own clips, mocap
+ * and bad URLs are refused with their cause, and the swap releases the built-in humanoid.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AnimationClip, Box3, VectorKeyframeTrack, type Mesh, type SkinnedMesh } from 'three';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { parseRig } from '../../../src/rig/load.ts';
+import { readModelFile } from '../../../src/rig/node/model-file.ts';
+import { loadAvatarModel, prepareAvatarModel } from '../../../src/world/player/avatar-model.ts';
+import { avatarNotice } from '../../../src/world/player/avatar-report.ts';
+import { PlayerAvatar } from '../../../src/world/player/player-avatar.ts';
+import type { PlayerState } from '../../../src/world/player/player-controller.ts';
+
+vi.setConfig({ testTimeout: 60_000 });
+
+const FIXTURES = join(import.meta.dirname, '../../fixtures/import');
+const file = (name: string): File => new File([readFileSync(join(FIXTURES, name))], name);
+
+function state(overrides: Partial<PlayerState>): PlayerState {
+  return { x: 3, y: 2, z: -4, facing: 0, vx: 0, vy: 0, vz: 0, speed: 0, grounded: true, state: 'idle', ...overrides };
+}
+
+function run(avatar: PlayerAvatar, s: PlayerState, seconds: number): void {
+  for (let t = 0; t < seconds; t += 1 / 30) avatar.update(s, 1 / 30);
+}
+
+/** The lowest point of the posed character (skinned vertices where the bones put them). */
+function bottom(avatar: PlayerAvatar): number {
+  avatar.object.updateMatrixWorld(true);
+  avatar.object.traverse((node) => (node as SkinnedMesh).isSkinnedMesh && (node as SkinnedMesh).skeleton.update());
+  return new Box3().setFromObject(avatar.object, true).min.y;
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('a character file as the player', () => {
+  it('gives a robot without clips the library, retargeted, and draws all of it', async () => {
+    const model = await loadAvatarModel(file('robot-rigid.glb'));
+    expect(model.report).toMatchObject({ name: 'robot-rigid.glb', fileClips: 0, bones: 25, sourceVertices: 360, drawnVertices: 360 });
+    expect(model.report.height).toBeGreaterThan(1.6);
+    expect(model.report.retargeted).toEqual(['idle', 'walk_fwd', 'run_fwd', 'jump', 'swim_tread', 'swim_freestyle']);
+    expect(model.assignment.clips).toMatchObject({ idle: 'idle', walk: 'walk_fwd', run: 'run_fwd', swim_fast: 'swim_freestyle' });
+    // Retargeted onto the robot's own bones, with the library's playback speed carried over.
+    expect(model.clips.find((c) => c.name === 'walk_fwd')!.tracks.some((t) => t.name.startsWith('mixamorigLeftUpLeg'))).toBe(true);
+    expect((model.clips.find((c) => c.name === 'walk_fwd')!.userData as { speed: number }).speed).toBeGreaterThan(0.5);
+    const notice = avatarNotice({
+      source: '/models/robot-rigid.glb',
+      status: 'ready',
+      error: null,
+      reason: null,
+      name: model.report.name,
+      height: model.report.height,
+      clips: model.assignment.clips,
+      clipSources: model.assignment.sources,
+      fileClips: 0,
+      retargeted: model.report.retargeted,
+      sourceVertices: 360,
+      drawnVertices: 360,
+      groundOffset: model.groundOffset,
+    });
+    expect(notice?.level).toBe('info');
+    expect(notice?.detail).toMatch(/1\.8\d m tall; draws 360 of 360 vertices/);
+    expect(notice?.detail).toMatch(/6 library clip\(s\) retargeted onto it/);
+    expect(notice?.detail).toMatch(/walk ← walk_fwd \(library\)/);
+  });
+
+  it('keeps a real character’s own clips and says which states borrow another clip', async () => {
+    // Kenney's mini character: 7 bones, no hips to map the library onto, 32 clips of its own.
+    const rig = await readModelFile(join(FIXTURES, 'kenney-character-male-a.glb'));
+    const model = await prepareAvatarModel(rig, 'kenney-character-male-a.glb');
+    expect(model.assignment.clips).toEqual({ idle: 'idle', walk: 'walk', run: 'sprint', jump: 'jump', swim: 'idle', swim_fast: 'walk' });
+    expect(model.clips.map((c) => c.name)).toEqual(['idle', 'walk', 'sprint', 'jump']);
+    expect(model.report.retargeted).toEqual([]);
+    expect(model.report.notes.join('\n')).toMatch(/no hips bone/);
+    expect(model.report.notes.join('\n')).toMatch(/swim plays idle, swim_fast plays walk/);
+    // Its own height (0.67 m): the avatar is not rescaled.
+    expect(model.report.height).toBeCloseTo(0.67, 2);
+  });
+
+  it('plays a file clip that travels in place, at the speed it travelled', async () => {
+    const bytes = readFileSync(join(FIXTURES, 'robot-rigid.glb'));
+    const rig = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'robot.glb');
+    // A walk exported with root motion: the hips go 1.5 m forward in 1 s, bobbing 3 cm.
+    const hips = rig.object.getObjectByName('mixamorigHips')!;
+    const times = Array.from({ length: 31 }, (_, i) => i / 30);
+    const values = times.flatMap((t) => [hips.position.x, hips.position.y + 0.03 * Math.sin(t * 4 * Math.PI), hips.position.z + 1.5 * t]);
+    rig.clips = [new AnimationClip('Armature|Walk', 1, [new VectorKeyframeTrack('mixamorigHips.position', times, values)])];
+    const model = await prepareAvatarModel(rig, 'robot.glb', { library: false });
+    expect(model.assignment.clips.walk).toBe('Armature|Walk');
+    const walk = model.clips.find((c) => c.name === 'Armature|Walk')!;
+    const out = walk.tracks[0]!.values;
+    // No net travel; the bob stays.
+    expect(out[30 * 3 + 2]).toBeCloseTo(out[2]!, 5);
+    expect(out[15 * 3 + 2]).toBeCloseTo(out[2]!, 5);
+    expect(out[3 * 3 + 1]! - out[1]!).toBeCloseTo(0.03 * Math.sin(0.4 * Math.PI), 5);
+    expect((walk.userData as { speed: number }).speed).toBeCloseTo(1.5, 5);
+    expect(model.report.notes.join('\n')).toMatch(/Armature\|Walk: its root travels 1\.50 m over the clip; played in place at 1\.50 m\/s/);
+    // The rig's own clip is left as the file had it.
+    expect(rig.clips[0]!.tracks[0]!.values[30 * 3 + 2]).toBeCloseTo(hips.position.z + 1.5, 5);
+  });
+
+  it('reads a lone clip under an exporter placeholder name by the file name (Mixamo’s "mixamo.com")', async () => {
+    const bytes = readFileSync(join(FIXTURES, 'robot-rigid.glb'));
+    const rig = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'Running.glb');
+    rig.clips = [
+      new AnimationClip('Armature|mixamo.com|Layer0', 1, [new VectorKeyframeTrack('mixamorigHips.position', [0, 1], [0, 1, 0, 0, 1, 0])]),
+    ];
+    const model = await prepareAvatarModel(rig, 'Running.glb', { library: false });
+    expect(model.assignment.sources.run).toBe('file');
+    expect(model.assignment.clips.run).toBe('Running');
+    expect(model.report.notes.join('\n')).toMatch(/its one clip "Armature\|mixamo\.com\|Layer0" is taken by the file's name: "Running"/);
+  });
+
+  it('lifts a model whose origin is at its hips so its feet meet the ground', async () => {
+    const bytes = readFileSync(join(FIXTURES, 'robot-rigid.glb'));
+    const rig = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'robot.glb');
+    // As some exporters leave it: the file's origin at the hips, the feet 0.9 m below it.
+    rig.object.children[0]!.position.y -= 0.9;
+    const model = await prepareAvatarModel(rig, 'robot.glb');
+    expect(model.groundOffset).toBeGreaterThan(0.85);
+    expect(model.groundOffset).toBeLessThan(0.95);
+    model.object.position.y = model.groundOffset;
+    model.object.updateMatrixWorld(true);
+    expect(Math.abs(new Box3().setFromObject(model.object, true).min.y)).toBeLessThan(0.01);
+  });
+
+  it('refuses mocap (nothing to draw) and names a 404', async () => {
+    await expect(loadAvatarModel(file('cmu-131-01-walk.bvh'))).rejects.toMatchObject({
+      reason: 'skeleton-only',
+      message: expect.stringMatching(/^cmu-131-01-walk\.bvh: has a skeleton but no mesh \(mocap\): nothing to draw/),
+    });
+    await expect(loadAvatarModel(file('skeleton-only.glb'))).rejects.toMatchObject({ reason: 'skeleton-only' });
+    vi.stubGlobal('fetch', () => Promise.resolve(new Response('no', { status: 404 })));
+    await expect(loadAvatarModel('/models/gone.glb')).rejects.toMatchObject({
+      reason: 'not-found',
+      message: expect.stringMatching(/^gone\.glb: HTTP 404/),
+    });
+    await expect(loadAvatarModel('/models/photo.png')).rejects.toMatchObject({ reason: 'unsupported' });
+  });
+});
+
+describe('PlayerAvatar.load', () => {
+  it('swaps the humanoid for the robot, releases the humanoid, and walks it on its feet', async () => {
+    const avatar = new PlayerAvatar({ detail: 'low' });
+    const humanoid = avatar.humanoid!;
+    const released: string[] = [];
+    humanoid.object.traverse((node) => {
+      if ((node as Mesh).isMesh) (node as Mesh).geometry.addEventListener('dispose', () => released.push(node.name));
+    });
+    const events: string[] = [];
+    avatar.on('status', ({ stats }) => events.push(stats.status));
+    run(avatar, state({}), 0.2);
+
+    const pending = avatar.load(file('robot-rigid.glb'));
+    expect(avatar.stats.status).toBe('loading');
+    // The humanoid keeps playing meanwhile.
+    run(avatar, state({ state: 'walk', speed: 1.6 }), 0.1);
+    expect(avatar.clipName).toBe('walk');
+    const stats = await pending;
+    expect(events).toEqual(['loading', 'ready']);
+    expect(stats).toMatchObject({ status: 'ready', name: 'robot-rigid.glb', retargeted: expect.arrayContaining(['walk_fwd']) });
+    expect(avatar.humanoid).toBeNull();
+    expect(released.length).toBeGreaterThan(0);
+    expect(humanoid.object.parent).toBeNull();
+    expect(avatar.object.children).toHaveLength(1);
+
+    run(avatar, state({ state: 'idle' }), 0.5);
+    expect(avatar.clipName).toBe('idle');
+    // Placed at the player and standing on the ground (y = 2): its lowest vertex within 2 cm at idle.
+    expect(avatar.object.position.x).toBe(3);
+    expect(Math.abs(bottom(avatar) - 2)).toBeLessThan(0.02);
+    run(avatar, state({ state: 'walk', speed: 1.6 }), 0.5);
+    expect(avatar.clipName).toBe('walk_fwd');
+    const thigh = avatar.object.getObjectByName('mixamorigLeftUpLeg')!;
+    const before = thigh.quaternion.clone();
+    run(avatar, state({ state: 'walk', speed: 1.6 }), 0.3);
+    expect(thigh.quaternion.angleTo(before)).toBeGreaterThan(0.05);
+    // Mid-stride a heel or toe dips a few centimetres, as the humanoid's do (up to 6 cm); never a float.
+    expect(Math.abs(bottom(avatar) - 2)).toBeLessThan(0.1);
+    run(avatar, state({ state: 'swim', speed: 1.2 }), 0.5);
+    expect(avatar.clipName).toBe('swim_freestyle');
+    avatar.dispose();
+    expect(avatar.object.children).toHaveLength(0);
+  });
+
+  it('keeps what it draws when a load fails, and says why', async () => {
+    const avatar = new PlayerAvatar({ detail: 'low' });
+    vi.stubGlobal('fetch', () => Promise.resolve(new Response('missing', { status: 404 })));
+    const stats = await avatar.load('/models/gone.glb');
+    expect(stats).toMatchObject({ status: 'failed', reason: 'not-found', name: 'humanoid', source: '/models/gone.glb' });
+    expect(stats.error).toMatch(/gone\.glb: HTTP 404/);
+    expect(avatar.humanoid).not.toBeNull();
+    expect(avatar.humanoid!.object.parent).toBe(avatar.object);
+    const notice = avatarNotice(stats);
+    expect(notice).toMatchObject({ level: 'error', title: 'Avatar not loaded: gone.glb' });
+    expect(notice?.detail).toMatch(/stays the built-in humanoid/);
+    run(avatar, state({ state: 'walk', speed: 1.6 }), 0.2);
+    expect(avatar.clipName).toBe('walk');
+    avatar.dispose();
+  });
+
+  it('releases a loaded character when another replaces it', async () => {
+    const avatar = new PlayerAvatar({ detail: 'low' });
+    await avatar.load(file('robot-rigid.glb'));
+    const first = avatar.object.children[0]!;
+    let released = 0;
+    first.traverse((node) => {
+      if ((node as Mesh).isMesh) (node as Mesh).geometry.addEventListener('dispose', () => released++);
+    });
+    await avatar.load(file('robot-rigid.glb'));
+    expect(avatar.object.children).toHaveLength(1);
+    expect(avatar.object.children[0]).not.toBe(first);
+    expect(first.parent).toBeNull();
+    expect(released).toBe(4);
+    avatar.dispose();
+  });
+
+  it('drops a load that a later one superseded', async () => {
+    const avatar = new PlayerAvatar({ detail: 'low' });
+    const first = avatar.load(file('robot-rigid.glb'));
+    const second = avatar.load(file('mocap-walk.fbx'));
+    await Promise.all([first, second]);
+    // The robot finished but was asked over; the mocap was refused: the humanoid stays.
+    expect(avatar.stats).toMatchObject({ status: 'failed', reason: 'skeleton-only', source: 'mocap-walk.fbx' });
+    expect(avatar.humanoid).not.toBeNull();
+    expect(avatar.object.children).toHaveLength(1);
+    avatar.dispose();
+  });
+});
