@@ -156,6 +156,7 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
       clips = gltf.animations;
     } else if (format === 'fbx') {
       scene = new FBXLoader(resolved.manager).parse(data, resolved.basePath);
+      restoreBindPose(scene);
       clips = scene.animations;
       scene.animations = [];
     } else {
@@ -600,4 +601,44 @@ function depthOf(node: Object3D): number {
   let depth = 0;
   for (let p = node.parent; p; p = p.parent) depth++;
   return depth;
+}
+
+/**
+ * An FBX file's node transforms are the scene as it was saved (Blender writes the current frame of
+ * whatever action was active), while its BindPose holds the pose the mesh was skinned in. The bind
+ * pose is the rest pose a retargeter, a crowd and a height measurement need, so every skinned bone
+ * is put back into it (bones outside every skin keep their place under their parent). The clips
+ * animate every channel, so they play as authored.
+ */
+function restoreBindPose(scene: Object3D): void {
+  scene.updateMatrixWorld(true);
+  const bindWorld = new Map<Bone, Matrix4>();
+  scene.traverse((node) => {
+    const mesh = node as SkinnedMesh;
+    if (!mesh.isSkinnedMesh) return;
+    mesh.skeleton.bones.forEach((bone, i) => {
+      const inverse = mesh.skeleton.boneInverses[i];
+      if (bone && inverse && !bindWorld.has(bone)) bindWorld.set(bone, inverse.clone().invert());
+    });
+  });
+  if (bindWorld.size === 0) return;
+  const parentInverse = new Matrix4();
+  const local = new Matrix4();
+  // Parents first, so each bone's local transform is taken against its parent's bind pose.
+  for (const bone of [...bindWorld.keys()].sort((a, b) => depthOf(a) - depthOf(b))) {
+    bone.parent!.updateWorldMatrix(true, false);
+    parentInverse.copy(bone.parent!.matrixWorld).invert();
+    local.multiplyMatrices(parentInverse, bindWorld.get(bone)!);
+    local.decompose(bone.position, bone.quaternion, bone.scale);
+    bone.updateMatrixWorld(true);
+  }
+  // A bind matrix with shear (exporters leave a little) has no exact position/rotation/scale: the
+  // skins are rebound to the bones' rest pose as decomposed, so rest pose and bind pose agree exactly.
+  scene.traverse((node) => {
+    const mesh = node as SkinnedMesh;
+    if (!mesh.isSkinnedMesh) return;
+    mesh.skeleton.bones.forEach((bone, i) => {
+      if (bone && bindWorld.has(bone)) mesh.skeleton.boneInverses[i]!.copy(bone.matrixWorld).invert();
+    });
+  });
 }
