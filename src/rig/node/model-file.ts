@@ -10,7 +10,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { Document, NodeIO, type Accessor, type Node as GltfNode } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { MeshoptDecoder } from 'meshoptimizer';
-import { AnimationClip, InterpolateDiscrete, PropertyBinding, type Object3D } from 'three';
+import { AnimationClip, InterpolateDiscrete, Matrix4, PropertyBinding, type Object3D, type Skeleton, type SkinnedMesh } from 'three';
+import { clone as cloneSkinned } from 'three/addons/utils/SkeletonUtils.js';
 import { GLTFExporter } from 'three/addons/exporters/GLTFExporter.js';
 import { RigLoadError } from '../import/errors.ts';
 import { parseRig, rigFormatOf, type ImportOptions, type LoadedRig } from '../import/import-model.ts';
@@ -121,12 +122,66 @@ export async function writeModelGlb(path: string, model: ModelToWrite, clips: re
   return bytes.byteLength;
 }
 
-/** Exports a three.js object with clips as GLB bytes (Node needs the FileReader polyfill; installed here). */
+/**
+ * Exports a three.js object with clips as GLB bytes (Node needs the FileReader polyfill; installed
+ * here). The object itself is left as it is.
+ */
 export async function exportGlb(object: Object3D, clips: readonly AnimationClip[]): Promise<Uint8Array> {
   installFileReaderPolyfill();
   object.updateMatrixWorld(true);
-  return new Uint8Array((await new GLTFExporter().parseAsync(object, { binary: true, animations: [...clips] })) as ArrayBuffer);
+  const exported = skinsAtTheRoot(object);
+  return new Uint8Array((await new GLTFExporter().parseAsync(exported, { binary: true, animations: [...clips] })) as ArrayBuffer);
 }
+
+/**
+ * glTF ignores a skinned mesh's own node transform, while three.js applies it again when it reads
+ * the file back, so a skin that hangs under a scaled or turned node (every FBX import: the file's
+ * armature node and the unit scale sit above it) comes back at the wrong size. Such skins are
+ * exported from a copy in which their geometry is baked into bind space and they hang at the root
+ * with no transform; a model whose skins already sit untransformed is exported as it is.
+ */
+function skinsAtTheRoot(object: Object3D): Object3D {
+  const rootInverse = object.matrixWorld.clone().invert();
+  const offRoot = (node: Object3D): boolean => {
+    const mesh = node as SkinnedMesh;
+    if (!mesh.isSkinnedMesh) return false;
+    const relative = mesh.matrixWorld.clone().premultiply(rootInverse);
+    return !relative.equals(IDENTITY) || !mesh.bindMatrix.equals(IDENTITY);
+  };
+  let needed = false;
+  object.traverse((node) => {
+    needed ||= offRoot(node);
+  });
+  if (!needed) return object;
+  const copy = cloneSkinned(object);
+  copy.updateMatrixWorld(true);
+  const meshes: SkinnedMesh[] = [];
+  copy.traverse((node) => {
+    if (offRoot(node)) meshes.push(node as SkinnedMesh);
+  });
+  const copyInverse = copy.matrixWorld.clone().invert();
+  const rebound = new Set<Skeleton>();
+  for (const mesh of meshes) {
+    // The bind matrix carries bind space into world space; the root's frame is what the file keeps.
+    mesh.geometry = mesh.geometry.clone().applyMatrix4(mesh.bindMatrix.clone().premultiply(copyInverse));
+    // A cloned skeleton shares its inverse bind matrices with the original: new ones, once per skeleton.
+    if (!rebound.has(mesh.skeleton)) {
+      mesh.skeleton.boneInverses = mesh.skeleton.boneInverses.map((inverse) => inverse.clone().multiply(copy.matrixWorld));
+      rebound.add(mesh.skeleton);
+    }
+    mesh.removeFromParent();
+    mesh.position.set(0, 0, 0);
+    mesh.quaternion.identity();
+    mesh.scale.set(1, 1, 1);
+    copy.add(mesh);
+    mesh.updateMatrixWorld(true);
+    mesh.bindMatrix.copy(mesh.matrixWorld);
+    mesh.bindMatrixInverse.copy(mesh.matrixWorld).invert();
+  }
+  return copy;
+}
+
+const IDENTITY = new Matrix4();
 
 const PATHS: Record<string, 'translation' | 'rotation' | 'scale'> = { position: 'translation', quaternion: 'rotation', scale: 'scale' };
 
