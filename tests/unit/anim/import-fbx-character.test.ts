@@ -118,7 +118,12 @@ describe('a real skinned FBX character through the command-line code', () => {
     expect(written.bones).toHaveLength(41);
     // Its material (the file has no image: its colours are in the material) comes through by name.
     const document = await new NodeIO().read(out);
-    expect(document.getRoot().listMaterials().map((m) => m.getName())).toEqual(['Texture']);
+    expect(
+      document
+        .getRoot()
+        .listMaterials()
+        .map((m) => m.getName()),
+    ).toEqual(['Texture']);
     expect(document.getRoot().listTextures()).toHaveLength(0);
     // The written GLB goes through `npm run lod`.
     const lod = capture();
