@@ -185,7 +185,9 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
       );
     throw new RigLoadError(`could not be parsed as ${format === 'gltf' ? 'GLTF' : format.toUpperCase()} (${message})`, name, 'not-a-model');
   }
-  return finishImport(scene, clips, format, name, resolved);
+  const rig = finishImport(scene, clips, format, name, resolved);
+  keepTracksOffTheWrapper(rig, name);
+  return rig;
 }
 
 /** Fetches and parses a model from a URL; a refusal names the cause (CORS, 404, not a model). */
@@ -641,4 +643,25 @@ function restoreBindPose(scene: Object3D): void {
       if (bone && bindWorld.has(bone)) mesh.skeleton.boneInverses[i]!.copy(bone.matrixWorld).invert();
     });
   });
+}
+
+/**
+ * three.js binds a track to the mixer's root before it searches below it, so a wrapper named like a
+ * node the clips animate (Zombie.fbx holding Blender's armature "Zombie") would take that node's
+ * transform (the armature's ×107 scale, in metres) whenever the file's own clips play. Such a
+ * wrapper is named after the whole file name instead.
+ */
+function keepTracksOffTheWrapper(rig: LoadedRig, source: string): void {
+  const animated = new Set<string>();
+  for (const clip of rig.clips)
+    for (const track of clip.tracks) {
+      try {
+        animated.add(PropertyBinding.parseTrackName(track.name).nodeName);
+      } catch {
+        // A track three cannot parse binds to nothing.
+      }
+    }
+  if (!animated.has(rig.object.name)) return;
+  const file = decodeURIComponent(source.split(/[?#]/)[0]!.split(/[\\/]/).pop() ?? source);
+  rig.object.name = animated.has(file) ? `${file} (file)` : file;
 }

@@ -4,10 +4,11 @@
  * parity check with it as the target and as the source, the library retargeted onto it and written
  * as a GLB that reads back at the same size, and that GLB's LOD levels.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
+import { AnimationMixer, Vector3 } from 'three';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkCommand } from '../../../src/anim/node/check-command.ts';
 import type { CommandIO } from '../../../src/anim/node/cli.ts';
@@ -54,6 +55,26 @@ describe('a real skinned FBX character through the command-line code', () => {
     );
     expect(model.clips.map((c) => c.name)).toEqual(CLIPS);
     expect(model.clips.map((c) => +c.duration.toFixed(2))).toEqual([0.79, 5.04, 5.13, 4, 5.54]);
+  });
+
+  it("plays its own clips on the character, also when the file is named like its armature (Blender's Zombie.fbx)", async () => {
+    // The name Quaternius ships it under: the armature node inside is called "Zombie" too, and the clips animate it.
+    const named = join(dir, 'Zombie.fbx');
+    copyFileSync(ZOMBIE, named);
+    for (const file of [ZOMBIE, named]) {
+      const model = await readModelFile(file);
+      expect(model.object.getObjectByName('Zombie')).not.toBe(model.object);
+      const mixer = new AnimationMixer(model.object);
+      mixer.clipAction(model.clips.find((c) => c.name === 'Zombie|ZombieWalk')!).play();
+      mixer.update(1);
+      model.object.updateMatrixWorld(true);
+      // The wrapper stays put (metres, at the origin); the hips walk at hip height, not 107 times it.
+      expect(model.object.scale.toArray()).toEqual([1, 1, 1]);
+      expect(model.object.position.length()).toBe(0);
+      const hips = model.bones.find((b) => b.name === 'Hips')!.getWorldPosition(new Vector3());
+      expect(hips.y, file).toBeGreaterThan(0.3);
+      expect(hips.y, file).toBeLessThan(0.5);
+    }
   });
 
   it('passes the parity check as the target of library clips, turns included', async () => {
