@@ -4,7 +4,7 @@
  * parity check with it as the target and as the source, the library retargeted onto it and written
  * as a GLB that reads back at the same size, and that GLB's LOD levels.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkCommand } from '../../../src/anim/node/check-command.ts';
 import type { CommandIO } from '../../../src/anim/node/cli.ts';
 import { retargetCommand } from '../../../src/anim/node/retarget-command.ts';
-import { readModelFile } from '../../../src/rig/node/model-file.ts';
+import { readModelFile, writeModelGlb } from '../../../src/rig/node/model-file.ts';
 import { runLodCommand } from '../../../src/scatter/lod-command.ts';
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -24,6 +24,67 @@ const CLIPS = ['Zombie|ZombieRun', 'Zombie|ZombieBite', 'Zombie|ZombieCrawl', 'Z
 function capture(): CommandIO & { text(): string } {
   const lines: string[] = [];
   return { out: (l) => lines.push(l), err: (l) => lines.push(l), text: () => lines.join('\n') };
+}
+
+/**
+ * A small ASCII FBX 7.4 as FBX exporters write a textured model (centimetres): two LimbNode bones,
+ * a triangle under the hips, its material's diffuse colour from `Textures/skin.png` (a Video node
+ * naming the file, and with `embedded` its bytes in the Video's Content).
+ */
+function texturedFbx(embedded?: Uint8Array): string {
+  const content = embedded ? `\n\t\tContent: ,"${Buffer.from(embedded).toString('base64')}"` : '';
+  const limb = (id: number, name: string, y: number): string[] => [
+    `\tNodeAttribute: ${id + 1}, "NodeAttribute::", "LimbNode" {\n\t\tTypeFlags: "Skeleton"\n\t}`,
+    `\tModel: ${id}, "Model::${name}", "LimbNode" {\n\t\tVersion: 232\n\t\tProperties70:  {\n\t\t\tP: "Lcl Translation", "Lcl Translation", "", "A",0,${y},0\n\t\t}\n\t}`,
+  ];
+  // Three's ASCII FBX parser reads nesting from the indentation as well as the braces.
+  const array = (name: string, values: number[], depth = 2): string =>
+    `${'\t'.repeat(depth)}${name}: *${values.length} {\n${'\t'.repeat(depth + 1)}a: ${values.join(',')}\n${'\t'.repeat(depth)}}`;
+  const layer = (type: string, body: string[]): string => [`\t\t${type}: 0 {`, '\t\t\tVersion: 101', ...body, '\t\t}'].join('\n');
+  return [
+    '; FBX 7.4.0 project file',
+    'FBXHeaderExtension:  {\n\tFBXHeaderVersion: 1003\n\tFBXVersion: 7400\n}',
+    'GlobalSettings:  {\n\tVersion: 1000\n\tProperties70:  {\n\t\tP: "UpAxis", "int", "Integer", "",1\n\t\tP: "UnitScaleFactor", "double", "Number", "",1\n\t}\n}',
+    'Objects:  {',
+    ...limb(20, 'Hips', 90),
+    ...limb(22, 'Head', 80),
+    [
+      '\tGeometry: 10, "Geometry::body", "Mesh" {',
+      array('Vertices', [-20, -90, 0, 20, -90, 0, 0, 90, 0]),
+      array('PolygonVertexIndex', [0, 1, -3]),
+      layer('LayerElementUV', [
+        '\t\t\tMappingInformationType: "ByPolygonVertex"',
+        '\t\t\tReferenceInformationType: "Direct"',
+        array('UV', [0, 0, 1, 0, 0, 1], 3),
+      ]),
+      layer('LayerElementMaterial', [
+        '\t\t\tMappingInformationType: "AllSame"',
+        '\t\t\tReferenceInformationType: "IndexToDirect"',
+        array('Materials', [0], 3),
+      ]),
+      '\t\tLayer: 0 {\n\t\t\tVersion: 100\n\t\t\tLayerElement:  {\n\t\t\t\tType: "LayerElementUV"\n\t\t\t\tTypedIndex: 0\n\t\t\t}\n\t\t\tLayerElement:  {\n\t\t\t\tType: "LayerElementMaterial"\n\t\t\t\tTypedIndex: 0\n\t\t\t}\n\t\t}',
+      '\t}',
+    ].join('\n'),
+    '\tModel: 11, "Model::body", "Mesh" {\n\t\tVersion: 232\n\t\tProperties70:  {\n\t\t}\n\t}',
+    '\tMaterial: 12, "Material::Skin", "" {\n\t\tShadingModel: "phong"\n\t\tProperties70:  {\n\t\t\tP: "DiffuseColor", "Color", "", "A",1,1,1\n\t\t}\n\t}',
+    '\tTexture: 13, "Texture::skin", "" {\n\t\tFileName: "Textures/skin.png"\n\t\tRelativeFilename: "Textures/skin.png"\n\t}',
+    `\tVideo: 14, "Video::skin", "Clip" {\n\t\tType: "Clip"\n\t\tFileName: "Textures/skin.png"\n\t\tRelativeFilename: "Textures/skin.png"${content}\n\t}`,
+    '}',
+    'Connections:  {',
+    ...[
+      [21, 20],
+      [20, 0],
+      [23, 22],
+      [22, 20],
+      [11, 20],
+      [10, 11],
+      [12, 11],
+      [14, 13],
+    ].map(([a, b]) => `\tC: "OO",${a},${b}`),
+    '\tC: "OP",13,12, "DiffuseColor"',
+    '}',
+    '',
+  ].join('\n');
 }
 
 let dir: string;
@@ -155,5 +216,46 @@ describe('a real skinned FBX character through the command-line code', () => {
     const triangles = result.pieces[0]!.triangles;
     expect(triangles[0]).toBe(2116);
     expect(triangles.at(-1)!).toBeLessThan(triangles[0]!);
+  });
+  it('reads an FBX whose textures are external, embedded or missing, and writes the images it has into the GLB', async () => {
+    const png = readFileSync(join(import.meta.dirname, '../../fixtures/import/Textures/colormap.png'));
+    mkdirSync(join(dir, 'textured', 'Textures'), { recursive: true });
+    const cases = {
+      external: join(dir, 'textured', 'external.fbx'),
+      embedded: join(dir, 'embedded.fbx'),
+      missing: join(dir, 'missing.fbx'),
+    };
+    writeFileSync(join(dir, 'textured', 'Textures', 'skin.png'), png);
+    writeFileSync(cases.external, texturedFbx());
+    writeFileSync(cases.embedded, texturedFbx(png));
+    writeFileSync(cases.missing, texturedFbx());
+    const notes = {
+      external: /texture "Textures\/skin\.png" \(map of material "Skin"\) is carried into written GLBs as it is/,
+      embedded: /an embedded texture \(map of material "Skin"\) is carried into written GLBs as it is/,
+      missing: /texture "Textures\/skin\.png" \(map of material "Skin"\) is missing \(no .*Textures\/skin\.png\): imported without it/,
+    };
+    for (const [name, file] of Object.entries(cases) as Array<[keyof typeof cases, string]>) {
+      // Three's texture loader needs the DOM: without the import layer's own, every case here throws.
+      const model = await readModelFile(file);
+      expect(model.report.notes.join('\n'), name).toMatch(notes[name]);
+      expect(model.bones.map((b) => b.name)).toEqual(['Hips', 'Head']);
+      expect(model.report).toMatchObject({ units: 'cm', rigidPieces: ['body'] });
+      const out = join(dir, `${name}.glb`);
+      await writeModelGlb(out, model, []);
+      const textures = (await new NodeIO().read(out)).getRoot().listTextures();
+      if (name === 'missing') expect(textures).toHaveLength(0);
+      else {
+        expect(textures, name).toHaveLength(1);
+        expect(textures[0]!.getMimeType()).toBe('image/png');
+        expect(Buffer.from(textures[0]!.getImage()!).equals(png), name).toBe(true);
+        const material = (await new NodeIO().read(out)).getRoot().listMaterials()[0]!;
+        expect(material.getName()).toBe('Skin');
+        expect(material.getBaseColorTexture()).not.toBeNull();
+      }
+      // The GLB is the same model: the triangle skinned to the hips, 1.8 m from feet to head.
+      const back = await readModelFile(out);
+      expect(back.report.height).toBeCloseTo(1.8, 3);
+      expect(back.skinnedMeshes).toHaveLength(1);
+    }
   });
 });
