@@ -636,11 +636,17 @@ function restoreBindPose(scene: Object3D): void {
   }
   // A bind matrix with shear (exporters leave a little) has no exact position/rotation/scale: the
   // skins are rebound to the bones' rest pose as decomposed, so rest pose and bind pose agree exactly.
+  // A skin bound in another pose (a second mesh skinned later) keeps its own bind matrices.
+  const bind = new Matrix4();
   scene.traverse((node) => {
     const mesh = node as SkinnedMesh;
     if (!mesh.isSkinnedMesh) return;
     mesh.skeleton.bones.forEach((bone, i) => {
-      if (bone && bindWorld.has(bone)) mesh.skeleton.boneInverses[i]!.copy(bone.matrixWorld).invert();
+      if (!bone || !bindWorld.has(bone)) return;
+      bind.copy(mesh.skeleton.boneInverses[i]!).invert();
+      const size = Math.max(1, ...bind.elements.map(Math.abs));
+      if (bind.elements.every((v, k) => Math.abs(v - bone.matrixWorld.elements[k]!) < 1e-3 * size))
+        mesh.skeleton.boneInverses[i]!.copy(bone.matrixWorld).invert();
     });
   });
 }
