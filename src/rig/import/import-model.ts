@@ -155,7 +155,7 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
       scene = gltf.scene;
       clips = gltf.animations;
     } else if (format === 'fbx') {
-      scene = new FBXLoader(resolved.manager).parse(data, resolved.basePath);
+      scene = new FBXLoader(resolved.manager).parse(indentAsciiFbx(data), resolved.basePath);
       restoreBindPose(scene);
       clips = scene.animations;
       scene.animations = [];
@@ -670,4 +670,32 @@ function keepTracksOffTheWrapper(rig: LoadedRig, source: string): void {
   if (!animated.has(rig.object.name)) return;
   const file = decodeURIComponent(source.split(/[?#]/)[0]!.split(/[\\/]/).pop() ?? source);
   rig.object.name = animated.has(file) ? `${file} (file)` : file;
+}
+
+/**
+ * three's ASCII FBX parser reads nesting from exact tab indentation as well as the braces, so a file
+ * whose exporter indents a closing brace one tab too deep (Kenney's kits) loses its structure: every
+ * line of an ASCII FBX is re-indented by brace depth (lines continuing a long array stay as they are).
+ * Binary FBX passes through.
+ */
+function indentAsciiFbx(data: ArrayBuffer): ArrayBuffer {
+  if (
+    sniffFormat(data) !== 'fbx' ||
+    new TextDecoder().decode(new Uint8Array(data, 0, Math.min(18, data.byteLength))) === 'Kaydara FBX Binary'
+  )
+    return data;
+  let depth = 0;
+  let continued = false;
+  const lines = new TextDecoder().decode(data).split(/\r?\n/);
+  const out = lines.map((line) => {
+    const text = line.trim();
+    if (text === '' || text.startsWith(';')) return line;
+    const closes = text.startsWith('}');
+    if (closes) depth = Math.max(0, depth - 1);
+    const indented = continued && !closes ? text : '\t'.repeat(depth) + text;
+    if (text.endsWith('{')) depth++;
+    continued = text.endsWith(',') && !closes;
+    return indented;
+  });
+  return new TextEncoder().encode(out.join('\n')).buffer as ArrayBuffer;
 }

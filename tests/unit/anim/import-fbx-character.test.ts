@@ -259,3 +259,22 @@ describe('a real skinned FBX character through the command-line code', () => {
     }
   });
 });
+
+describe('a real ASCII FBX prop (Kenney, FBX 7.3)', () => {
+  const KNIGHT = join(import.meta.dirname, '../../fixtures/import/kenney-castle-knight.fbx');
+
+  it('parses although its exporter indents closing braces one tab too deep, and loads as a prop', async () => {
+    // three's ASCII parser reads nesting from the indentation: without the re-indent this file
+    // fails with "Cannot read properties of undefined".
+    const prop = await readModelFile(KNIGHT, { requireSkeleton: false });
+    expect(prop.format).toBe('fbx');
+    expect(prop.report).toMatchObject({ skeletonOnly: false, sourceVertices: 180, skinnedVertices: 0 });
+    expect(prop.report.unattachedMeshes).toEqual(['knightBlue_8angles', 'head_1', 'left_1', 'right_1']);
+    expect(prop.report.height).toBeCloseTo(5.2, 3);
+    expect(prop.bones).toHaveLength(0);
+    // As a character it is refused with the reason.
+    await expect(readModelFile(KNIGHT)).rejects.toThrow(
+      /kenney-castle-knight\.fbx: has no skinned mesh, no bones and no animated node hierarchy: .*\(4 plain mesh\(es\) found; props load with requireSkeleton: false\)/,
+    );
+  });
+});
