@@ -25,13 +25,14 @@ const FIXTURES = join(import.meta.dirname, '../fixtures/import');
 
 /** Hands a fixture file to the page's viewer as if it were dropped (`loadFile`, `loadTarget` or `loadSource`). */
 async function drop(page: Page, file: string, method: 'loadFile' | 'loadTarget' | 'loadSource'): Promise<void> {
-  const bytes = [...readFileSync(join(FIXTURES, file))];
+  // Base64, not an array of numbers: Playwright serialises an array element by element (seconds per MB).
+  const base64 = readFileSync(join(FIXTURES, file)).toString('base64');
   await page.evaluate(
-    async ({ bytes, file, method }) => {
+    async ({ base64, file, method }) => {
       const viewer = window.cairn.retarget!;
-      await viewer[method](new Uint8Array(bytes).buffer, file);
+      await viewer[method](Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)).buffer, file);
     },
-    { bytes, file, method },
+    { base64, file, method },
   );
 }
 
@@ -205,7 +206,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
   });
 
   // The import corpus on the page (tests/fixtures/import; the same files run through the CLI in tests/unit/anim/import-cli.test.ts).
-  it('takes what artists ship: rigid parts, IK feet, BVH and FBX mocap in centimetres, bones-only glTF, and refuses mocap as a target', async () => {
+  it('takes what artists ship: rigid parts, a Blender FBX character, IK feet, BVH and FBX mocap in centimetres, bones-only glTF, and refuses mocap as a target', async () => {
     // A robot of rigid parts under bones, without clips: every part is drawn, the library plays on it.
     await drop(page, 'robot-rigid.glb', 'loadTarget');
     let s = await verdict(page);
@@ -223,6 +224,21 @@ describe('the retarget page: the library on the CC4-style character', () => {
     expect(s.target).toBe('ik-feet');
     expect(s.verdict.problems).toEqual([]);
     expect(s.mappedBones).toBeGreaterThanOrEqual(21);
+
+    // A real skinned FBX character from Blender as the clip source: its nodes are saved on an animation
+    // frame and it reads as millimetres; rested in its bind pose, its own five clips retarget onto the
+    // IK-feet rig and follow the source.
+    await drop(page, 'quaternius-zombie.fbx', 'loadSource');
+    s = await verdict(page);
+    expect(s.error).toBeNull();
+    expect(s.source).toBe('quaternius-zombie.fbx');
+    expect(s.imported?.notes.join('\n')).toMatch(/authored in millimetres \(824 units tall\)/);
+    expect(s.imported).toMatchObject({ skeletonOnly: false, sourceVertices: 6348, skinnedVertices: 6348 });
+    expect(s.clips).toBe(5);
+    expect(s.retargeted).toBe(5);
+    expect(s.failed).toBe(0);
+    expect(s.verdict.ok, s.verdict.problems.join('; ')).toBe(true);
+    expect(s.parity?.ok).toBe(true);
 
     // BVH mocap in centimetres, dropped: it becomes the clip source, scaled to metres.
     await drop(page, 'walk-cm.bvh', 'loadFile');

@@ -45,7 +45,9 @@ const scratchScale = new Vector3();
 /** The rotation part of a model-space matrix (scale removed). */
 export function rotationOf(matrix: Matrix4, out = new Quaternion()): Quaternion {
   matrix.decompose(scratchPosition, out, scratchScale);
-  return out;
+  // A matrix with a little shear (non-uniform scale under a rotation) gives a quaternion slightly off
+  // unit length, which angle measures would read as a rotation of 2·acos(|q|²): normalised here.
+  return out.normalize();
 }
 
 /** The translation part of a matrix. */

@@ -207,7 +207,8 @@ function describeObjects(name: string, container: Object3D, list: readonly Bone[
       localScale: bone.scale.clone(),
       worldMatrix,
       worldPosition: position.clone(),
-      worldRotation: rotation.clone(),
+      // Normalised: a sheared world matrix (non-uniform scale under a rotation) decomposes off unit length.
+      worldRotation: rotation.clone().normalize(),
     });
   }
   return finish(name, result, problems, { object: frame, objects: ordered });

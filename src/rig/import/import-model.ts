@@ -162,7 +162,8 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
       scene = gltf.scene;
       clips = gltf.animations;
     } else if (format === 'fbx') {
-      scene = new FBXLoader(resolved.manager).parse(data, resolved.basePath);
+      scene = new FBXLoader(resolved.manager).parse(indentAsciiFbx(data), resolved.basePath);
+      restoreBindPose(scene);
       clips = scene.animations;
       scene.animations = [];
     } else {
@@ -191,7 +192,9 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
       );
     throw new RigLoadError(`could not be parsed as ${format === 'gltf' ? 'GLTF' : format.toUpperCase()} (${message})`, name, 'not-a-model');
   }
-  return finishImport(scene, clips, format, name, resolved);
+  const rig = finishImport(scene, clips, format, name, resolved);
+  keepTracksOffTheWrapper(rig, name);
+  return rig;
 }
 
 /** Fetches and parses a model from a URL; a refusal names the cause (CORS, 404, not a model). */
@@ -654,4 +657,99 @@ function depthOf(node: Object3D): number {
   let depth = 0;
   for (let p = node.parent; p; p = p.parent) depth++;
   return depth;
+}
+
+/**
+ * An FBX file's node transforms are the scene as it was saved (Blender writes the current frame of
+ * whatever action was active), while its BindPose holds the pose the mesh was skinned in. The bind
+ * pose is the rest pose a retargeter, a crowd and a height measurement need, so every skinned bone
+ * is put back into it (bones outside every skin keep their place under their parent). The clips
+ * animate every channel, so they play as authored.
+ */
+function restoreBindPose(scene: Object3D): void {
+  scene.updateMatrixWorld(true);
+  const bindWorld = new Map<Bone, Matrix4>();
+  scene.traverse((node) => {
+    const mesh = node as SkinnedMesh;
+    if (!mesh.isSkinnedMesh) return;
+    mesh.skeleton.bones.forEach((bone, i) => {
+      const inverse = mesh.skeleton.boneInverses[i];
+      if (bone && inverse && !bindWorld.has(bone)) bindWorld.set(bone, inverse.clone().invert());
+    });
+  });
+  if (bindWorld.size === 0) return;
+  const parentInverse = new Matrix4();
+  const local = new Matrix4();
+  // Parents first, so each bone's local transform is taken against its parent's bind pose.
+  for (const bone of [...bindWorld.keys()].sort((a, b) => depthOf(a) - depthOf(b))) {
+    bone.parent!.updateWorldMatrix(true, false);
+    parentInverse.copy(bone.parent!.matrixWorld).invert();
+    local.multiplyMatrices(parentInverse, bindWorld.get(bone)!);
+    local.decompose(bone.position, bone.quaternion, bone.scale);
+    bone.updateMatrixWorld(true);
+  }
+  // A bind matrix with shear (exporters leave a little) has no exact position/rotation/scale: the
+  // skins are rebound to the bones' rest pose as decomposed, so rest pose and bind pose agree exactly.
+  // A skin bound in another pose (a second mesh skinned later) keeps its own bind matrices.
+  const bind = new Matrix4();
+  scene.traverse((node) => {
+    const mesh = node as SkinnedMesh;
+    if (!mesh.isSkinnedMesh) return;
+    mesh.skeleton.bones.forEach((bone, i) => {
+      if (!bone || !bindWorld.has(bone)) return;
+      bind.copy(mesh.skeleton.boneInverses[i]!).invert();
+      const size = Math.max(1, ...bind.elements.map(Math.abs));
+      if (bind.elements.every((v, k) => Math.abs(v - bone.matrixWorld.elements[k]!) < 1e-3 * size))
+        mesh.skeleton.boneInverses[i]!.copy(bone.matrixWorld).invert();
+    });
+  });
+}
+
+/**
+ * three.js binds a track to the mixer's root before it searches below it, so a wrapper named like a
+ * node the clips animate (Zombie.fbx holding Blender's armature "Zombie") would take that node's
+ * transform (the armature's ×107 scale, in metres) whenever the file's own clips play. Such a
+ * wrapper is named after the whole file name instead.
+ */
+function keepTracksOffTheWrapper(rig: LoadedRig, source: string): void {
+  const animated = new Set<string>();
+  for (const clip of rig.clips)
+    for (const track of clip.tracks) {
+      try {
+        animated.add(PropertyBinding.parseTrackName(track.name).nodeName);
+      } catch {
+        // A track three cannot parse binds to nothing.
+      }
+    }
+  if (!animated.has(rig.object.name)) return;
+  const file = decodeURIComponent(source.split(/[?#]/)[0]!.split(/[\\/]/).pop() ?? source);
+  rig.object.name = animated.has(file) ? `${file} (file)` : file;
+}
+
+/**
+ * three's ASCII FBX parser reads nesting from exact tab indentation as well as the braces, so a file
+ * whose exporter indents a closing brace one tab too deep (Kenney's kits) loses its structure: every
+ * line of an ASCII FBX is re-indented by brace depth (lines continuing a long array stay as they are).
+ * Binary FBX passes through.
+ */
+function indentAsciiFbx(data: ArrayBuffer): ArrayBuffer {
+  if (
+    sniffFormat(data) !== 'fbx' ||
+    new TextDecoder().decode(new Uint8Array(data, 0, Math.min(18, data.byteLength))) === 'Kaydara FBX Binary'
+  )
+    return data;
+  let depth = 0;
+  let continued = false;
+  const lines = new TextDecoder().decode(data).split(/\r?\n/);
+  const out = lines.map((line) => {
+    const text = line.trim();
+    if (text === '' || text.startsWith(';')) return line;
+    const closes = text.startsWith('}');
+    if (closes) depth = Math.max(0, depth - 1);
+    const indented = continued && !closes ? text : '\t'.repeat(depth) + text;
+    if (text.endsWith('{')) depth++;
+    continued = text.endsWith(',') && !closes;
+    return indented;
+  });
+  return new TextEncoder().encode(out.join('\n')).buffer as ArrayBuffer;
 }
