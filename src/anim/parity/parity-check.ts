@@ -1,4 +1,5 @@
 import { AnimationMixer, LoopOnce, Quaternion, Vector3, type AnimationClip } from 'three';
+import { chainParentOf } from '../retarget/bone-map.ts';
 import { instantiateRig, type RigInstance } from '../retarget/instantiate.ts';
 import { angleBetween, rotationOf } from '../retarget/kinematics.ts';
 import { scaleHipsPosition } from '../retarget/position-scaling.ts';
@@ -124,7 +125,9 @@ export class ParityChecker {
     const reference = context.reference.worldPosition;
     const sourceBind = (k: number): Vector3 => context.source.bones[pairs[k]!.source]!.worldPosition;
     this.parentPair = pairs.map((pair) => {
-      for (let p = context.target.bones[pair.target]!.parent; p >= 0; p = context.target.bones[p]!.parent) {
+      // Up the chain: an attached bone (a foot under the root) follows the bone it is attached to.
+      const up = (i: number): number => chainParentOf(context.target, context.mapping.target, i);
+      for (let p = up(pair.target); p >= 0; p = up(p)) {
         const k = pairOfTarget.get(p);
         if (k !== undefined) return k;
       }

@@ -1,6 +1,6 @@
 import { Vector3 } from 'three';
 import { FINGERS, SIDES, type CanonicalBone, type Finger, type Side } from './canonical.ts';
-import { isAddressable, type RigDescription } from './rig-description.ts';
+import { deformingBones, isAddressable, type RigDescription } from './rig-description.ts';
 
 /**
  * The automatic bone mapper for rigs no built-in map knows. Two passes:
@@ -217,21 +217,36 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
   const byPart = (part: Part, side: Side | null = null): Classified[] =>
     classified.filter((c) => c.part === part && (side === null || c.side === side)).sort((a, b) => depth(a.index) - depth(b.index));
 
-  // Hips: the top-most hips-like bone; failing that, where the legs and the head meet.
-  let hips = byPart('hips')[0]?.index;
+  // Hips: the bone that carries the legs and the spine. The top-most hips-like bone, unless the legs
+  // do not hang from it and a bone above it carries both legs and the spine (Blender rigs with a
+  // "Body" bone above a small "Hips"); failing a name, where the legs and the head meet.
+  let hips: number | undefined = byPart('hips')[0]?.index;
   const head = byPart('head')[0]?.index;
-  if (hips === undefined) {
-    const legs = byPart('UpperLeg');
-    if (legs.length >= 2 && head !== undefined) {
-      const ancestors = (i: number): number[] => {
-        const out: number[] = [];
-        for (let p = parentOf(i); p >= 0; p = parentOf(p)) out.push(p);
-        return out;
-      };
-      const shared = ancestors(legs[0]!.index).filter((a) => ancestors(legs[1]!.index).includes(a) && ancestors(head).includes(a));
-      hips = shared[0];
-      if (hips !== undefined) notes.push(`hips taken from the hierarchy: "${bones[hips]!.name}" (where legs and head meet)`);
+  const legs = byPart('UpperLeg');
+  const ancestors = (i: number): number[] => {
+    const out: number[] = [];
+    for (let p = parentOf(i); p >= 0; p = parentOf(p)) out.push(p);
+    return out;
+  };
+  /** The nearest bone above both thighs and `top`, if it stands above the knees (not a root at the floor). */
+  const legsMeet = (top: number): number | undefined => {
+    const meet = ancestors(legs[0]!.index).find((a) => ancestors(legs[1]!.index).includes(a) && (a === top || ancestors(top).includes(a)));
+    if (meet === undefined) return undefined;
+    const knees = byPart('LowerLeg').map((c) => bones[c.index]!.worldPosition.y);
+    return knees.length && bones[meet]!.worldPosition.y <= Math.max(...knees) ? undefined : meet;
+  };
+  if (hips !== undefined && legs.length >= 2 && !(isAncestor(hips, legs[0]!.index) && isAncestor(hips, legs[1]!.index))) {
+    const meet = legsMeet(hips);
+    if (meet !== undefined && meet !== hips && isAncestor(meet, hips)) {
+      notes.push(
+        `the legs do not hang from "${bones[hips]!.name}"; hips taken from the hierarchy: "${bones[meet]!.name}" (where the legs and the spine meet)`,
+      );
+      hips = meet;
     }
+  }
+  if (hips === undefined && legs.length >= 2 && head !== undefined) {
+    hips = legsMeet(head);
+    if (hips !== undefined) notes.push(`hips taken from the hierarchy: "${bones[hips]!.name}" (where legs and head meet)`);
   }
   if (hips === undefined) {
     notes.push('no hips bone found (no name like hips/pelvis, and no legs and head to find it from)');
@@ -300,6 +315,34 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
     return path.length ? path[path.length - 1] : undefined;
   };
 
+  let deforming: Set<number> | null | undefined;
+  const deforms = (i: number): boolean => (deforming === undefined ? (deforming = deformingBones(rig)) : deforming)?.has(i) ?? false;
+  /**
+   * The end of a limb chain (hand or foot) when no bone so named hangs from the chain: the chain's
+   * own next bone, or the named bone outside it (an IK target or a deform bone parented elsewhere,
+   * as Blender rigs do with feet under the root). Skin weights decide: a named bone that deforms the
+   * mesh is the real hand or foot unless the chain's own next bone deforms too; a named bone that
+   * deforms nothing (an IK or control bone) is taken only when the chain has no next bone. A bone
+   * taken from outside the chain is attached to it (see `RigBoneMap.attachments`).
+   */
+  const chainEnd = (part: 'Hand' | 'Foot', side: Side, lower: number): number | undefined => {
+    const [limb, lowerWord, partWord] = part === 'Hand' ? ['arm', 'forearm', 'hand'] : ['leg', 'shin', 'foot'];
+    const outside = byPart(part, side)[0]?.index;
+    const inChain = chainChild(lower);
+    if (outside === undefined) return inChain;
+    const outsideName = `${side} ${partWord} "${bones[outside]!.name}"`;
+    if (inChain !== undefined && (deforms(inChain) || !deforms(outside))) {
+      notes.push(`${outsideName} sits outside the ${limb} chain (an IK or control bone); the chain's ${partWord} is "${bones[inChain]!.name}"`);
+      return inChain;
+    }
+    notes.push(
+      deforms(outside)
+        ? `${outsideName} sits outside the ${limb} chain but carries skin weights (a deform bone): mapped as the ${partWord}, kept at the end of the ${lowerWord}`
+        : `${outsideName} sits outside the ${limb} chain and the ${lowerWord} has no child to stand in for it: the IK bone is mapped as the ${partWord}, kept at the end of the ${lowerWord}`,
+    );
+    return outside;
+  };
+
   for (const side of SIDES) {
     const set = (part: string, index: number | undefined): void => {
       if (index !== undefined) map.set(`${side}${part}`, index);
@@ -310,14 +353,7 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
     let upperArm = pick('UpperArm', side, shoulder ?? spineTop);
     let hand = pick('Hand', side, upperArm ?? shoulder ?? spineTop);
     let lowerArm = pick('LowerArm', side, upperArm ?? shoulder ?? spineTop);
-    if (hand === undefined && lowerArm !== undefined) {
-      const outside = byPart('Hand', side)[0];
-      hand = chainChild(lowerArm);
-      if (outside)
-        notes.push(
-          `${side} hand "${bones[outside.index]!.name}" sits outside the arm chain (an IK or control bone); ${hand === undefined ? 'the forearm has no child to stand in for it' : `the chain's hand is "${bones[hand].name}"`}`,
-        );
-    }
+    if (hand === undefined && lowerArm !== undefined) hand = chainEnd('Hand', side, lowerArm);
     if (lowerArm !== undefined && hand !== undefined && !isAncestor(lowerArm, hand)) lowerArm = undefined;
     if (upperArm === undefined && lowerArm !== undefined) upperArm = between(shoulder ?? spineTop, lowerArm);
     if (lowerArm === undefined && upperArm !== undefined && hand !== undefined) {
@@ -364,14 +400,7 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
       lowerLeg = between(upperLeg, foot);
       if (lowerLeg !== undefined) notes.push(`${side} shin taken from the hierarchy: "${bones[lowerLeg]!.name}"`);
     }
-    if (foot === undefined && lowerLeg !== undefined) {
-      const outside = byPart('Foot', side)[0];
-      foot = chainChild(lowerLeg);
-      if (outside)
-        notes.push(
-          `${side} foot "${bones[outside.index]!.name}" sits outside the leg chain (an IK or control bone); ${foot === undefined ? 'the shin has no child to stand in for it' : `the chain's foot is "${bones[foot].name}"`}`,
-        );
-    }
+    if (foot === undefined && lowerLeg !== undefined) foot = chainEnd('Foot', side, lowerLeg);
     set('UpperLeg', upperLeg);
     set('LowerLeg', lowerLeg);
     set('Foot', foot);

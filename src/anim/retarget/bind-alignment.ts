@@ -1,6 +1,6 @@
 import { Matrix4, Quaternion, Vector3 } from 'three';
 import { ALIGNMENT } from './canonical.ts';
-import type { BoneMapping } from './bone-map.ts';
+import { evaluationOrder, type BoneMapping } from './bone-map.ts';
 import { bindLocalPose, forwardKinematics, rotationOf, type LocalPose } from './kinematics.ts';
 import type { RigDescription } from './rig-description.ts';
 
@@ -40,16 +40,18 @@ export function alignBindPose(source: RigDescription, target: RigDescription, ma
   const residual = new Map<number, number>();
   const sourceIndex = mapping.source.canonical;
   const targetIndex = mapping.target.canonical;
-  const isDescendant = (rig: RigDescription, ancestor: number, bone: number): boolean => {
-    for (let p = rig.bones[bone]!.parent; p >= 0; p = rig.bones[p]!.parent) if (p === ancestor) return true;
+  // Below in the chain: a descendant, or a bone attached (through its chain) to one.
+  const isDescendant = (rig: RigDescription, attached: ReadonlyMap<number, number>, ancestor: number, bone: number): boolean => {
+    for (let p = attached.get(bone) ?? rig.bones[bone]!.parent; p >= 0; p = attached.get(p) ?? rig.bones[p]!.parent) if (p === ancestor) return true;
     return false;
   };
+  const attachments = mapping.target.attachments;
   /** A canonical bone both rigs map, below `sourceBone`/`targetBone` in each. */
   const shared = (canonical: string, sourceBone: number, targetBone: number): { s: number; t: number } | null => {
     const s = sourceIndex.get(canonical);
     const t = targetIndex.get(canonical);
     if (s === undefined || t === undefined || !mapping.byTarget.has(t)) return null;
-    if (!isDescendant(source, sourceBone, s) || !isDescendant(target, targetBone, t)) return null;
+    if (!isDescendant(source, mapping.source.attachments, sourceBone, s) || !isDescendant(target, attachments, targetBone, t)) return null;
     return { s, t };
   };
 
@@ -58,16 +60,23 @@ export function alignBindPose(source: RigDescription, target: RigDescription, ma
   const head = new Vector3();
   const scratch = new Vector3();
   const scale = new Vector3();
-  target.bones.forEach((bone, i) => {
+  for (const i of evaluationOrder(target, attachments)) {
+    const bone = target.bones[i]!;
     if (bone.parent >= 0) parentWorld.multiplyMatrices(world[bone.parent]!, bone.parentOffset);
     else parentWorld.copy(bone.parentOffset);
+    const chain = attachments.get(i);
+    if (chain !== undefined) {
+      // An attached bone moves with its chain bone: it keeps its bind place in that bone's frame.
+      head.copy(bone.worldPosition).applyMatrix4(target.bones[chain]!.worldMatrix.clone().invert()).applyMatrix4(world[chain]!);
+      local.position[i]!.copy(head).applyMatrix4(parentWorld.clone().invert());
+    }
     localMatrix.compose(local.position[i]!, local.rotation[i]!, local.scale[i]!);
     world[i]!.multiplyMatrices(parentWorld, localMatrix);
     const pair = mapping.byTarget.get(i);
     const spec = pair ? ALIGNMENT.get(pair.canonical) : undefined;
-    if (!pair || !spec) return;
+    if (!pair || !spec) continue;
     const primary = spec.primary.map((c) => shared(c, pair.source, i)).find((x) => x !== null);
-    if (!primary) return;
+    if (!primary) continue;
     head.setFromMatrixPosition(world[i]!);
     // Where a bind-relative descendant sits now: the bones in between are still at bind.
     const now = (t: number, out: Vector3): Vector3 =>
@@ -75,7 +84,7 @@ export function alignBindPose(source: RigDescription, target: RigDescription, ma
     const sourceHead = source.bones[pair.source]!.worldPosition;
     const wantPrimary = source.bones[primary.s]!.worldPosition.clone().sub(sourceHead);
     const havePrimary = now(primary.t, scratch).clone().sub(head);
-    if (wantPrimary.lengthSq() < 1e-12 || havePrimary.lengthSq() < 1e-12) return;
+    if (wantPrimary.lengthSq() < 1e-12 || havePrimary.lengthSq() < 1e-12) continue;
     wantPrimary.normalize();
     const turn = new Quaternion().setFromUnitVectors(havePrimary.normalize(), wantPrimary);
     if (spec.secondary) {
@@ -107,7 +116,7 @@ export function alignBindPose(source: RigDescription, target: RigDescription, ma
     alignment.set(i, turn);
     const after = now(primary.t, new Vector3()).sub(head).normalize();
     residual.set(i, Math.acos(Math.min(1, Math.max(-1, after.dot(wantPrimary)))));
-  });
+  }
   // Final pass: the reference pose's matrices from its local pose.
   forwardKinematics(target, local, world);
   return {

@@ -1,6 +1,6 @@
 import { applySpineRule, autoMapBones } from './auto-map.ts';
 import { BUILTIN_BONE_MAPS, type BuiltinBoneMap } from './bone-maps.ts';
-import { CANONICAL_BONES, CORE_BONES, REQUIRED_BONES, type CanonicalBone } from './canonical.ts';
+import { CANONICAL_BONES, CORE_BONES, REQUIRED_BONES, SIDES, type CanonicalBone } from './canonical.ts';
 import { isAddressable, type RigDescription, type RigProblem } from './rig-description.ts';
 
 /** Step 1 of retargeting: which bone of a rig plays which canonical part. */
@@ -9,6 +9,13 @@ export interface RigBoneMap {
   mapName: BuiltinBoneMap['name'] | 'auto' | 'custom';
   /** Canonical bone → bone index. */
   canonical: Map<CanonicalBone, number>;
+  /**
+   * Limb bones that do not hang from the bone before them in their chain (a foot under the root, as
+   * Blender IK rigs have it): bone index → the chain bone it belongs at the end of. The retargeter
+   * keeps such a bone where it sits on that chain bone in the reference pose (it writes a position
+   * track for it), and the parity check follows the chain, not the hierarchy.
+   */
+  attachments: Map<number, number>;
   notes: string[];
 }
 
@@ -35,11 +42,11 @@ export function mapRigBones(rig: RigDescription, choice: BoneMapChoice = 'detect
         notes.push(`custom map: bone "${name}" (for ${bone}) cannot be addressed (duplicate or reserved characters)`);
       else canonical.set(bone, index);
     }
-    return { mapName: 'custom', canonical, notes };
+    return withAttachments(rig, { mapName: 'custom', canonical, notes });
   }
   if (choice === 'auto') {
     const auto = autoMapBones(rig);
-    return { mapName: 'auto', canonical: auto.map, notes: auto.notes };
+    return withAttachments(rig, { mapName: 'auto', canonical: auto.map, notes: auto.notes });
   }
   const candidates = choice === 'detect' ? BUILTIN_BONE_MAPS : BUILTIN_BONE_MAPS.filter((m) => m.name === choice);
   let best: { map: BuiltinBoneMap; canonical: Map<CanonicalBone, number>; score: number } | null = null;
@@ -61,10 +68,65 @@ export function mapRigBones(rig: RigDescription, choice: BoneMapChoice = 'detect
   if (best && (best.score >= BUILTIN_MATCH || choice !== 'detect')) {
     const notes = best.score < 1 ? [`${best.map.name} map: ${Math.round(best.score * 100)} % of its bones found`] : [];
     notes.push(...applySpineRule(rig, best.canonical));
-    return { mapName: best.map.name, canonical: best.canonical, notes };
+    return withAttachments(rig, { mapName: best.map.name, canonical: best.canonical, notes });
   }
   const auto = autoMapBones(rig);
-  return { mapName: 'auto', canonical: auto.map, notes: auto.notes };
+  return withAttachments(rig, { mapName: 'auto', canonical: auto.map, notes: auto.notes });
+}
+
+/** Limb links, bone → the chain bone before it, that a bone may be attached to from outside the hierarchy. */
+const CHAIN_LINKS: ReadonlyArray<readonly [CanonicalBone, CanonicalBone]> = SIDES.flatMap((s) => [
+  [`${s}LowerArm`, `${s}UpperArm`] as const,
+  [`${s}Hand`, `${s}LowerArm`] as const,
+  [`${s}LowerLeg`, `${s}UpperLeg`] as const,
+  [`${s}Foot`, `${s}LowerLeg`] as const,
+]);
+
+/** Fills a map's {@link RigBoneMap.attachments}: mapped limb bones that do not descend from their chain's previous bone. */
+function withAttachments(rig: RigDescription, map: Omit<RigBoneMap, 'attachments'>): RigBoneMap {
+  const attachments = new Map<number, number>();
+  const isAncestor = (a: number, b: number): boolean => {
+    for (let p = rig.bones[b]!.parent; p >= 0; p = rig.bones[p]!.parent) if (p === a) return true;
+    return false;
+  };
+  for (const [bone, before] of CHAIN_LINKS) {
+    const child = map.canonical.get(bone);
+    const parent = map.canonical.get(before);
+    // A chain bone above its own predecessor is a broken map, not an attachment (it would loop).
+    if (child === undefined || parent === undefined || isAncestor(parent, child)) continue;
+    let loops = false;
+    for (let p = parent; p >= 0 && !loops; p = attachments.get(p) ?? rig.bones[p]!.parent) loops = p === child;
+    if (!loops) attachments.set(child, parent);
+  }
+  return { ...map, attachments };
+}
+
+/**
+ * A rig's bones in an order where every bone comes after its parent and after the chain bone it is
+ * attached to ({@link RigBoneMap.attachments}); the plain parent-first order when nothing is attached.
+ */
+export function evaluationOrder(rig: RigDescription, attachments: ReadonlyMap<number, number>): number[] {
+  if (attachments.size === 0) return rig.bones.map((_, i) => i);
+  const order: number[] = [];
+  const state = new Uint8Array(rig.bones.length);
+  const visit = (i: number): void => {
+    if (state[i] === 2) return;
+    if (state[i] === 1) return; // cannot happen: attachments never loop (see withAttachments)
+    state[i] = 1;
+    const parent = rig.bones[i]!.parent;
+    if (parent >= 0) visit(parent);
+    const chain = attachments.get(i);
+    if (chain !== undefined) visit(chain);
+    state[i] = 2;
+    order.push(i);
+  };
+  rig.bones.forEach((_, i) => visit(i));
+  return order;
+}
+
+/** The bone a bone follows: the chain bone it is attached to, else its parent (-1 at the top). */
+export function chainParentOf(rig: RigDescription, map: Pick<RigBoneMap, 'attachments'>, index: number): number {
+  return map.attachments.get(index) ?? rig.bones[index]!.parent;
 }
 
 /** One mapped bone: the same canonical part in both rigs. */
@@ -78,7 +140,7 @@ export interface BonePair {
 export interface BoneMapping {
   source: RigBoneMap;
   target: RigBoneMap;
-  /** Pairs in the target's parent-first order. */
+  /** Pairs in the target's parent-first order (an attached bone after the chain bone it follows). */
   pairs: BonePair[];
   /** Target bone index → its pair. */
   byTarget: Map<number, BonePair>;
@@ -125,7 +187,9 @@ export function buildBoneMapping(source: RigDescription, target: RigDescription,
     const sourceIndex = sourceMap.canonical.get(canonical);
     if (sourceIndex !== undefined && canonical !== 'root') pairs.push({ canonical, source: sourceIndex, target: targetIndex });
   }
-  pairs.sort((a, b) => a.target - b.target);
+  // Parents first, and a bone attached to a chain after the chain bone it follows.
+  const rank = new Map(evaluationOrder(target, targetMap.attachments).map((bone, r) => [bone, r]));
+  pairs.sort((a, b) => rank.get(a.target)! - rank.get(b.target)!);
   const usedSource = new Set(pairs.map((p) => p.source));
   const usedTarget = new Set(pairs.map((p) => p.target));
   return {

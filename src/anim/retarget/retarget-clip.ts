@@ -1,6 +1,6 @@
 import { AnimationClip, Matrix4, Quaternion, QuaternionKeyframeTrack, Vector3, VectorKeyframeTrack, type KeyframeTrack } from 'three';
 import { alignBindPose, type ReferencePose } from './bind-alignment.ts';
-import { buildBoneMapping, type BoneMapping, type BoneMappingOptions } from './bone-map.ts';
+import { buildBoneMapping, evaluationOrder, type BoneMapping, type BoneMappingOptions } from './bone-map.ts';
 import { ClipSampler } from './clip-sampler.ts';
 import { bindLocalPose, forwardKinematics, rotationOf } from './kinematics.ts';
 import { computeScaleRatios, scaleHipsPosition, type ScaleRatios } from './position-scaling.ts';
@@ -35,6 +35,13 @@ export interface RetargetContext {
   options: Required<Pick<RetargetOptions, 'rootMotion' | 'fps'>>;
   /** The source bind rotation inverses, by source bone index. */
   sourceBindInverse: Quaternion[];
+  /** Target bones in the order a pose is built: parents and attached-to chain bones first. */
+  targetOrder: number[];
+  /**
+   * For each attached target bone (`mapping.target.attachments`): where it sits in its chain
+   * bone's frame in the reference pose. The retargeter keeps it there, frame by frame.
+   */
+  attachedOffsets: Map<number, Vector3>;
 }
 
 /** Thrown when two rigs cannot be retargeted at all; `problems` lists every reason. */
@@ -56,6 +63,9 @@ export function createRetargetContext(source: RigDescription, target: RigDescrip
   const errors = mapping.problems.filter((p) => p.severity === 'error');
   if (errors.length) throw new RetargetError(mapping.problems);
   const reference = alignBindPose(source, target, mapping);
+  const attachedOffsets = new Map<number, Vector3>();
+  for (const [bone, chain] of mapping.target.attachments)
+    attachedOffsets.set(bone, reference.worldPosition[bone]!.clone().applyMatrix4(reference.world[chain]!.clone().invert()));
   const ratios = computeScaleRatios(source, target, mapping, reference);
   const hips = { source: mapping.source.canonical.get('hips')!, target: mapping.target.canonical.get('hips')! };
   let sourceRoot = hips.source;
@@ -70,6 +80,8 @@ export function createRetargetContext(source: RigDescription, target: RigDescrip
     sourceRoot: sourceRoot === hips.source ? -1 : sourceRoot,
     options: { rootMotion: options.rootMotion ?? 'hips', fps: options.fps ?? 30 },
     sourceBindInverse: source.bones.map((b) => b.worldRotation.clone().invert()),
+    targetOrder: evaluationOrder(target, mapping.target.attachments),
+    attachedOffsets,
   };
 }
 
@@ -96,6 +108,9 @@ export interface RetargetResult {
   report: ClipReport;
 }
 
+/** The least key rate (Hz) of an attached bone's position track (see `RetargetContext.attachedOffsets`). */
+const ATTACHED_KEY_RATE = 120;
+
 /** Uniform key times over a clip. */
 function uniformTimes(duration: number, fps: number): number[] {
   const count = Math.max(2, Math.round(duration * fps) + 1);
@@ -106,7 +121,8 @@ function uniformTimes(duration: number, fps: number): number[] {
  * Retargets one clip: samples the source at its key times, carries each mapped bone's world-space
  * rotation away from its bind onto the target's reference pose, converts to target local rotations
  * (through the target's own hierarchy, unmapped bones included), and writes the hips position with
- * the two ratios. Never throws for a bad clip: the report says what is wrong.
+ * the two ratios, and the position of each attached bone (a foot under the root) that keeps it at
+ * the end of its chain. Never throws for a bad clip: the report says what is wrong.
  */
 export function retargetClip(clip: AnimationClip, context: RetargetContext): RetargetResult {
   const { source, target, mapping, reference, ratios, hips } = context;
@@ -171,8 +187,25 @@ export function retargetClip(clip: AnimationClip, context: RetargetContext): Ret
     const sourceHipsBind = source.bones[hips.source]!.worldPosition;
     const targetHipsBind = reference.worldPosition[hips.target]!;
     const pairIndex = new Map(pairs.map((p, k) => [p.target, k]));
-
+    // Attached bones (a foot under the root) get a position track that keeps them on their chain.
+    const attached = [...context.attachedOffsets].filter(([bone]) => pairIndex.has(bone));
+    const attachedIndex = new Map(attached.map(([bone], a) => [bone, a]));
+    const attachedWorld = new Vector3();
+    // A position track is interpolated in a straight line while the chain it follows swings on an
+    // arc: attached bones are keyed at ATTACHED_KEY_RATE or more so the chord stays within a
+    // fraction of a millimetre of the chain's end (rotations keep the source's key times).
+    const frames: Array<{ time: number; key: number }> = [];
     times.forEach((time, f) => {
+      if (attached.length && f > 0) {
+        const previous = times[f - 1]!;
+        const steps = Math.ceil((time - previous) * ATTACHED_KEY_RATE - 1e-6);
+        for (let s = 1; s < steps; s++) frames.push({ time: previous + ((time - previous) * s) / steps, key: -1 });
+      }
+      frames.push({ time, key: f });
+    });
+    const attachedPositions = attached.map(() => new Float32Array(frames.length * 3));
+
+    frames.forEach(({ time, key: f }, frame) => {
       sampler.sample(time, sourcePose);
       forwardKinematics(source, sourcePose, sourceWorld);
       // Hips: the source hips' model-space position (root motion included), scaled.
@@ -188,7 +221,8 @@ export function retargetClip(clip: AnimationClip, context: RetargetContext): Ret
         }
       }
       scaleHipsPosition(hipsWorld, sourceHipsBind, targetHipsBind, ratios, hipsWorld);
-      target.bones.forEach((bone, i) => {
+      for (const i of context.targetOrder) {
+        const bone = target.bones[i]!;
         if (bone.parent >= 0) parentMatrix.multiplyMatrices(targetWorld[bone.parent]!, bone.parentOffset);
         else parentMatrix.copy(bone.parentOffset);
         const k = pairIndex.get(i);
@@ -201,16 +235,24 @@ export function retargetClip(clip: AnimationClip, context: RetargetContext): Ret
           desired.copy(sourceRotation).multiply(context.sourceBindInverse[pair.source]!).multiply(reference.worldRotation[i]!);
           rotationOf(parentMatrix, parentRotation);
           rotation = parentRotation.invert().multiply(desired).normalize();
-          rotation.toArray(rotations[k]!, f * 4);
+          if (f >= 0) rotation.toArray(rotations[k]!, f * 4);
           if (i === hips.target) {
             hipsLocal.copy(hipsWorld).applyMatrix4(localMatrix.copy(parentMatrix).invert());
-            hipsLocal.toArray(hipsPositions, f * 3);
+            if (f >= 0) hipsLocal.toArray(hipsPositions, f * 3);
             position = hipsLocal;
+          }
+          const a = attachedIndex.get(i);
+          if (a !== undefined) {
+            const [, offset] = attached[a]!;
+            attachedWorld.copy(offset).applyMatrix4(targetWorld[context.mapping.target.attachments.get(i)!]!);
+            attachedWorld.applyMatrix4(localMatrix.copy(parentMatrix).invert());
+            attachedWorld.toArray(attachedPositions[a]!, frame * 3);
+            position = attachedWorld;
           }
         }
         localMatrix.compose(position, rotation, targetLocal.scale[i]!);
         targetWorld[i]!.multiplyMatrices(parentMatrix, localMatrix);
-      });
+      }
     });
 
     const tracks: KeyframeTrack[] = [];
@@ -231,6 +273,11 @@ export function retargetClip(clip: AnimationClip, context: RetargetContext): Ret
       tracks.push(new QuaternionKeyframeTrack(`${target.bones[pair.target]!.name}.quaternion`, keyTimes, values));
     });
     tracks.push(new VectorKeyframeTrack(`${target.bones[hips.target]!.name}.position`, keyTimes, hipsPositions));
+    const attachedTimes = new Float32Array(frames.map((frame) => frame.time));
+    attached.forEach(([bone], a) => {
+      if (bone !== hips.target)
+        tracks.push(new VectorKeyframeTrack(`${target.bones[bone]!.name}.position`, attachedTimes, attachedPositions[a]!));
+    });
     const result = new AnimationClip(clip.name, duration, tracks);
     const data = { ...(clip.userData as Record<string, unknown>) };
     if (typeof data.speed === 'number') data.speed = data.speed * ratios.horizontal;

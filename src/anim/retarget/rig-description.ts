@@ -1,4 +1,4 @@
-import { Group, Matrix4, PropertyBinding, Quaternion, Vector3, type Bone, type Object3D } from 'three';
+import { Group, Matrix4, PropertyBinding, Quaternion, Vector3, type Bone, type Object3D, type SkinnedMesh } from 'three';
 import { buildSkeleton, type SkeletonDef } from '../../rig/skeleton-def.ts';
 
 /**
@@ -94,6 +94,35 @@ export function isAddressable(rig: RigDescription, boneIndex: number): boolean {
     !rig.duplicateNames.has(bone.originalName) &&
     !RESERVED.test(bone.name)
   );
+}
+
+/**
+ * The bones that carry skin weights (deform bones), by index; null when the rig has no skinned mesh
+ * to tell from (mocap, a bare definition). IK targets and control bones usually carry none, so a
+ * bone that sits where an IK target would but deforms the mesh is a deform bone all the same.
+ */
+export function deformingBones(rig: RigDescription): Set<number> | null {
+  if (!rig.object || !rig.objects) return null;
+  const indexOf = new Map<Object3D, number>(rig.objects.map((bone, i) => [bone, i]));
+  const out = new Set<number>();
+  let skinned = false;
+  rig.object.traverse((node) => {
+    const mesh = node as SkinnedMesh;
+    if (!mesh.isSkinnedMesh) return;
+    const indices = mesh.geometry.getAttribute('skinIndex');
+    const weights = mesh.geometry.getAttribute('skinWeight');
+    if (!indices || !weights) return;
+    skinned = true;
+    const bones = mesh.skeleton.bones;
+    for (let v = 0; v < indices.count; v++) {
+      for (let c = 0; c < indices.itemSize; c++) {
+        if (weights.getComponent(v, c) <= 0) continue;
+        const index = indexOf.get(bones[indices.getComponent(v, c)]!);
+        if (index !== undefined) out.add(index);
+      }
+    }
+  });
+  return skinned ? out : null;
 }
 
 /**
