@@ -42,6 +42,13 @@ export interface RetargetContext {
    * bone's frame in the reference pose. The retargeter keeps it there, frame by frame.
    */
   attachedOffsets: Map<number, Vector3>;
+  /**
+   * Target bones keyed densely (at {@link DENSE_KEY_RATE} or more) rather than at the source's key
+   * times: the attached bones, and every bone whose nearest mapped ancestor is not the one its source
+   * bone has (a thumb hung from the middle finger, a foot under the root). Keys interpolate in the
+   * parent's frame, so a bone whose parent differs between the rigs would stray between sparse keys.
+   */
+  denseBones: Set<number>;
 }
 
 /** Thrown when two rigs cannot be retargeted at all; `problems` lists every reason. */
@@ -82,7 +89,22 @@ export function createRetargetContext(source: RigDescription, target: RigDescrip
     sourceBindInverse: source.bones.map((b) => b.worldRotation.clone().invert()),
     targetOrder: evaluationOrder(target, mapping.target.attachments),
     attachedOffsets,
+    denseBones: denseBones(source, target, mapping),
   };
+}
+
+/** See {@link RetargetContext.denseBones}. */
+function denseBones(source: RigDescription, target: RigDescription, mapping: BoneMapping): Set<number> {
+  const dense = new Set<number>(mapping.target.attachments.keys());
+  const bySource = new Map(mapping.pairs.map((p) => [p.source, p.canonical]));
+  const byTarget = new Map(mapping.pairs.map((p) => [p.target, p.canonical]));
+  const pairedParent = (rig: RigDescription, paired: ReadonlyMap<number, string>, bone: number): string | null => {
+    for (let p = rig.bones[bone]!.parent; p >= 0; p = rig.bones[p]!.parent) if (paired.has(p)) return paired.get(p)!;
+    return null;
+  };
+  for (const pair of mapping.pairs)
+    if (pairedParent(source, bySource, pair.source) !== pairedParent(target, byTarget, pair.target)) dense.add(pair.target);
+  return dense;
 }
 
 /** What happened to one clip. */
@@ -108,8 +130,8 @@ export interface RetargetResult {
   report: ClipReport;
 }
 
-/** The least key rate (Hz) of an attached bone's position track (see `RetargetContext.attachedOffsets`). */
-const ATTACHED_KEY_RATE = 120;
+/** The least key rate (Hz) of the tracks of {@link RetargetContext.denseBones}. */
+export const DENSE_KEY_RATE = 120;
 
 /** Uniform key times over a clip. */
 function uniformTimes(duration: number, fps: number): number[] {
@@ -169,7 +191,7 @@ export function retargetClip(clip: AnimationClip, context: RetargetContext): Ret
     report.keys = times.length;
 
     const pairs = mapping.pairs;
-    const rotations = pairs.map(() => new Float32Array(times.length * 4));
+    const dense = pairs.map((p) => context.denseBones.has(p.target));
     const hipsPositions = new Float32Array(times.length * 3);
     const sourcePose = bindLocalPose(source);
     const sourceWorld = source.bones.map(() => new Matrix4());
@@ -191,19 +213,20 @@ export function retargetClip(clip: AnimationClip, context: RetargetContext): Ret
     const attached = [...context.attachedOffsets].filter(([bone]) => pairIndex.has(bone));
     const attachedIndex = new Map(attached.map(([bone], a) => [bone, a]));
     const attachedWorld = new Vector3();
-    // A position track is interpolated in a straight line while the chain it follows swings on an
-    // arc: attached bones are keyed at ATTACHED_KEY_RATE or more so the chord stays within a
-    // fraction of a millimetre of the chain's end (rotations keep the source's key times).
+    // Dense keys in between the source's for the dense bones: a position track is interpolated in a
+    // straight line while the chain an attached bone follows swings on an arc, and a rotation key in
+    // another parent's frame than the source's interpolates along another path.
     const frames: Array<{ time: number; key: number }> = [];
     times.forEach((time, f) => {
-      if (attached.length && f > 0) {
+      if (context.denseBones.size && f > 0) {
         const previous = times[f - 1]!;
-        const steps = Math.ceil((time - previous) * ATTACHED_KEY_RATE - 1e-6);
+        const steps = Math.ceil((time - previous) * DENSE_KEY_RATE - 1e-6);
         for (let s = 1; s < steps; s++) frames.push({ time: previous + ((time - previous) * s) / steps, key: -1 });
       }
       frames.push({ time, key: f });
     });
     const attachedPositions = attached.map(() => new Float32Array(frames.length * 3));
+    const rotations = pairs.map((_, k) => new Float32Array((dense[k] ? frames.length : times.length) * 4));
 
     frames.forEach(({ time, key: f }, frame) => {
       sampler.sample(time, sourcePose);
@@ -235,7 +258,8 @@ export function retargetClip(clip: AnimationClip, context: RetargetContext): Ret
           desired.copy(sourceRotation).multiply(context.sourceBindInverse[pair.source]!).multiply(reference.worldRotation[i]!);
           rotationOf(parentMatrix, parentRotation);
           rotation = parentRotation.invert().multiply(desired).normalize();
-          if (f >= 0) rotation.toArray(rotations[k]!, f * 4);
+          if (dense[k]) rotation.toArray(rotations[k]!, frame * 4);
+          else if (f >= 0) rotation.toArray(rotations[k]!, f * 4);
           if (i === hips.target) {
             hipsLocal.copy(hipsWorld).applyMatrix4(localMatrix.copy(parentMatrix).invert());
             if (f >= 0) hipsLocal.toArray(hipsPositions, f * 3);
@@ -257,10 +281,11 @@ export function retargetClip(clip: AnimationClip, context: RetargetContext): Ret
 
     const tracks: KeyframeTrack[] = [];
     const keyTimes = new Float32Array(times);
+    const denseTimes = new Float32Array(frames.map((frame) => frame.time));
     pairs.forEach((pair, k) => {
       const values = rotations[k]!;
       // Keep neighbouring keys on the same hemisphere so slerp takes the short way.
-      for (let f = 1; f < times.length; f++) {
+      for (let f = 1; f < values.length / 4; f++) {
         const a = (f - 1) * 4;
         const b = f * 4;
         if (
@@ -270,13 +295,12 @@ export function retargetClip(clip: AnimationClip, context: RetargetContext): Ret
           for (let c = 0; c < 4; c++) values[b + c] = -values[b + c]!;
         }
       }
-      tracks.push(new QuaternionKeyframeTrack(`${target.bones[pair.target]!.name}.quaternion`, keyTimes, values));
+      tracks.push(new QuaternionKeyframeTrack(`${target.bones[pair.target]!.name}.quaternion`, dense[k] ? denseTimes : keyTimes, values));
     });
     tracks.push(new VectorKeyframeTrack(`${target.bones[hips.target]!.name}.position`, keyTimes, hipsPositions));
-    const attachedTimes = new Float32Array(frames.map((frame) => frame.time));
     attached.forEach(([bone], a) => {
       if (bone !== hips.target)
-        tracks.push(new VectorKeyframeTrack(`${target.bones[bone]!.name}.position`, attachedTimes, attachedPositions[a]!));
+        tracks.push(new VectorKeyframeTrack(`${target.bones[bone]!.name}.position`, denseTimes, attachedPositions[a]!));
     });
     const result = new AnimationClip(clip.name, duration, tracks);
     const data = { ...(clip.userData as Record<string, unknown>) };
