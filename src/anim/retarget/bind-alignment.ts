@@ -1,5 +1,5 @@
 import { Matrix4, Quaternion, Vector3 } from 'three';
-import { ALIGNMENT } from './canonical.ts';
+import { ALIGNMENT, TORSO_LINE_DEG } from './canonical.ts';
 import { evaluationOrder, type BoneMapping } from './bone-map.ts';
 import { bindLocalPose, forwardKinematics, rotationOf, type LocalPose } from './kinematics.ts';
 import type { RigDescription } from './rig-description.ts';
@@ -55,6 +55,20 @@ export function alignBindPose(source: RigDescription, target: RigDescription, ma
     return { s, t };
   };
 
+  /** True when `c` lies within TORSO_LINE_DEG of the line to `line` from the bone, in both rigs' bind poses (or either direction is degenerate). */
+  const onTorsoLine = (s: number, t: number, c: { s: number; t: number }, line: { s: number; t: number }): boolean => {
+    const limit = Math.cos((TORSO_LINE_DEG * Math.PI) / 180);
+    for (const [rig, from, to, along] of [
+      [source, s, c.s, line.s],
+      [target, t, c.t, line.t],
+    ] as const) {
+      const a = rig.bones[to]!.worldPosition.clone().sub(rig.bones[from]!.worldPosition);
+      const b = rig.bones[along]!.worldPosition.clone().sub(rig.bones[from]!.worldPosition);
+      if (a.lengthSq() < 1e-12 || b.lengthSq() < 1e-12) continue;
+      if (a.normalize().dot(b.normalize()) < limit) return false;
+    }
+    return true;
+  };
   const parentWorld = new Matrix4();
   const localMatrix = new Matrix4();
   const head = new Vector3();
@@ -75,7 +89,8 @@ export function alignBindPose(source: RigDescription, target: RigDescription, ma
     const pair = mapping.byTarget.get(i);
     const spec = pair ? ALIGNMENT.get(pair.canonical) : undefined;
     if (!pair || !spec) continue;
-    const primary = spec.primary.map((c) => shared(c, pair.source, i)).find((x) => x !== null);
+    const candidates = spec.primary.map((c) => shared(c, pair.source, i)).filter((x) => x !== null);
+    const primary = spec.alongTorso ? candidates.find((c) => onTorsoLine(pair.source, i, c, candidates.at(-1)!)) : candidates[0];
     if (!primary) continue;
     head.setFromMatrixPosition(world[i]!);
     // Where a bind-relative descendant sits now: the bones in between are still at bind.

@@ -56,13 +56,23 @@ export const CORE_BONES: readonly CanonicalBone[] = [
 export interface AlignmentSpec {
   primary: readonly CanonicalBone[];
   secondary?: readonly [CanonicalBone, CanonicalBone];
+  /**
+   * Torso bones: a primary bone off the torso's line, more than {@link TORSO_LINE_DEG} from the
+   * direction to the last primary both rigs map (the head, for the hips) in either rig, is passed
+   * over for the next one up. A pelvis bone hanging below a Blender rig's `Body` bone, mapped as the
+   * spine, would otherwise turn the hips upside down.
+   */
+  alongTorso?: boolean;
 }
+
+/** How far (degrees) a torso bone's primary direction may stray from the torso's line; see {@link AlignmentSpec.alongTorso}. */
+export const TORSO_LINE_DEG = 30;
 
 function buildAlignment(): Map<CanonicalBone, AlignmentSpec> {
   const specs = new Map<CanonicalBone, AlignmentSpec>();
-  specs.set('hips', { primary: ['spine', 'chest', 'upperChest', 'neck', 'head'], secondary: ['leftUpperLeg', 'rightUpperLeg'] });
-  specs.set('spine', { primary: ['chest', 'upperChest', 'neck', 'head'], secondary: ['leftShoulder', 'rightShoulder'] });
-  specs.set('chest', { primary: ['upperChest', 'neck', 'head'], secondary: ['leftShoulder', 'rightShoulder'] });
+  specs.set('hips', { primary: ['spine', 'chest', 'upperChest', 'neck', 'head'], secondary: ['leftUpperLeg', 'rightUpperLeg'], alongTorso: true });
+  specs.set('spine', { primary: ['chest', 'upperChest', 'neck', 'head'], secondary: ['leftShoulder', 'rightShoulder'], alongTorso: true });
+  specs.set('chest', { primary: ['upperChest', 'neck', 'head'], secondary: ['leftShoulder', 'rightShoulder'], alongTorso: true });
   specs.set('upperChest', { primary: ['neck', 'neck2', 'head'], secondary: ['leftShoulder', 'rightShoulder'] });
   specs.set('neck', { primary: ['neck2', 'head'] });
   specs.set('neck2', { primary: ['head'] });
