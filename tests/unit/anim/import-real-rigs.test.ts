@@ -131,6 +131,7 @@ describe('Quaternius Male_Casual (Blender IK rig, deform feet under the root)', 
     expect(retargeted.reports.filter((r) => !r.ok)).toEqual([]);
     const report = checkLibraryParity(clips, retargeted.clips, context);
     expect(report.failures).toEqual([]);
+    expect(retargeted.clips.every((c) => c.tracks.every((t) => !t.name.startsWith('foot_') || t.name.endsWith('.quaternion')))).toBe(true);
     const ankle = target.bones[target.index.get('foot_l')!]!.worldPosition.y;
     for (const clip of retargeted.clips) {
       // The mannequin's feet swing through a stride (Quaternius's walk is in place) and come down to
@@ -143,5 +144,32 @@ describe('Quaternius Male_Casual (Blender IK rig, deform feet under the root)', 
         expect(track.lowest, `${clip.name} ${foot}`).toBeGreaterThan(ankle - 0.05);
       }
     }
+  });
+});
+
+describe('a foot that is only an IK bone', () => {
+  it('is mapped when the shin has no other child, kept at the end of the shin, and passes at full scale', () => {
+    // The mannequin with its feet moved under the root (no mesh, so no weights to tell from): the
+    // shin's only child is a twist bone, so the IK foot is the foot.
+    const bones = MANNEQUIN.bones.map((b) => (/^foot_[lr]$/.test(b.name) ? { ...b, parent: 'root' } : b));
+    const order = [...bones.filter((b) => !/^(foot|ball)_[lr]$/.test(b.name)), ...bones.filter((b) => /^(foot|ball)_[lr]$/.test(b.name))];
+    const ikFeet = rigFromDef({ name: 'ik-only-feet', bones: order });
+    const auto = mapRigBones(ikFeet, 'auto');
+    expect(auto.notes.join('\n')).toMatch(/left foot "foot_l" sits outside the leg chain and the shin has no child to stand in for it: the IK bone is mapped/);
+    const foot = ikFeet.index.get('foot_l')!;
+    expect(auto.canonical.get('leftFoot')).toBe(foot);
+    expect(auto.attachments.get(foot)).toBe(ikFeet.index.get('calf_l'));
+    const source = rigFromDef(MANNEQUIN);
+    const context = createRetargetContext(source, ikFeet, { targetMap: 'auto' });
+    const clips = ['walk_fwd', 'run_fwd'].map((name) => libraryClip(name));
+    const retargeted = retargetLibrary(clips, context);
+    const walk = retargeted.clips[0]!;
+    // The foot gets a position track keyed at 120 Hz or more; the other bones keep the source's keys.
+    const position = walk.tracks.find((t) => t.name === 'foot_l.position')!;
+    expect(position.times.length).toBeGreaterThanOrEqual(Math.floor(walk.duration * 120));
+    expect(walk.tracks.find((t) => t.name === 'calf_l.quaternion')!.times.length).toBeLessThan(position.times.length);
+    const report = checkLibraryParity(clips, retargeted.clips, context);
+    expect(report.failures).toEqual([]);
+    for (const clip of report.clips) expect(clip.positionDrift.value, clip.clip).toBeLessThan(DEFAULT_PARITY_BOUNDS.positionDrift);
   });
 });
