@@ -8,8 +8,11 @@ import { deformingBones, isAddressable, type RigDescription } from './rig-descri
  *    `mixamorig:LeftForeArm`, `thigh_twist_01_r` …), the side words and rig prefixes are set apart,
  *    and what is left is matched against body-part patterns. Helper bones (IK targets, "share"
  *    bones, end/nub bones, face and breast helpers, individual toes) are recognised and left out.
- * 2. **Hierarchy**: the spine, chest and neck are taken from the path between hips and head (rigs
- *    number their spine bones every which way), each limb bone must descend from the one above it,
+ * 2. **Hierarchy**: the hips are the bone that carries both legs and the spine (a hips-named bone
+ *    the legs do not hang from gives way to the bone above it that carries them), the spine, chest
+ *    and neck are taken from the path between hips and head (rigs number their spine bones every
+ *    which way), each limb bone must descend from the one above it (a hand or foot outside its
+ *    chain is chosen by skin weights: see `chainEnd`),
  *    finger joints are numbered by depth below the hand, missing links (an unnamed forearm) are
  *    filled from the path between their neighbours, and bones whose name carries no side get one
  *    from where they sit (left = up × forward, forward taken from the feet).
