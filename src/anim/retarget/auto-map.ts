@@ -335,7 +335,9 @@ export function autoMapBones(rig: RigDescription): AutoMapResult {
     if (outside === undefined) return inChain;
     const outsideName = `${side} ${partWord} "${bones[outside]!.name}"`;
     if (inChain !== undefined && (deforms(inChain) || !deforms(outside))) {
-      notes.push(`${outsideName} sits outside the ${limb} chain (an IK or control bone); the chain's ${partWord} is "${bones[inChain]!.name}"`);
+      notes.push(
+        `${outsideName} sits outside the ${limb} chain (an IK or control bone); the chain's ${partWord} is "${bones[inChain]!.name}"`,
+      );
       return inChain;
     }
     notes.push(

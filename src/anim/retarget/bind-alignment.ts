@@ -42,7 +42,8 @@ export function alignBindPose(source: RigDescription, target: RigDescription, ma
   const targetIndex = mapping.target.canonical;
   // Below in the chain: a descendant, or a bone attached (through its chain) to one.
   const isDescendant = (rig: RigDescription, attached: ReadonlyMap<number, number>, ancestor: number, bone: number): boolean => {
-    for (let p = attached.get(bone) ?? rig.bones[bone]!.parent; p >= 0; p = attached.get(p) ?? rig.bones[p]!.parent) if (p === ancestor) return true;
+    for (let p = attached.get(bone) ?? rig.bones[bone]!.parent; p >= 0; p = attached.get(p) ?? rig.bones[p]!.parent)
+      if (p === ancestor) return true;
     return false;
   };
   const attachments = mapping.target.attachments;

@@ -70,7 +70,11 @@ export const TORSO_LINE_DEG = 30;
 
 function buildAlignment(): Map<CanonicalBone, AlignmentSpec> {
   const specs = new Map<CanonicalBone, AlignmentSpec>();
-  specs.set('hips', { primary: ['spine', 'chest', 'upperChest', 'neck', 'head'], secondary: ['leftUpperLeg', 'rightUpperLeg'], alongTorso: true });
+  specs.set('hips', {
+    primary: ['spine', 'chest', 'upperChest', 'neck', 'head'],
+    secondary: ['leftUpperLeg', 'rightUpperLeg'],
+    alongTorso: true,
+  });
   specs.set('spine', { primary: ['chest', 'upperChest', 'neck', 'head'], secondary: ['leftShoulder', 'rightShoulder'], alongTorso: true });
   specs.set('chest', { primary: ['upperChest', 'neck', 'head'], secondary: ['leftShoulder', 'rightShoulder'], alongTorso: true });
   specs.set('upperChest', { primary: ['neck', 'neck2', 'head'], secondary: ['leftShoulder', 'rightShoulder'] });

@@ -155,7 +155,9 @@ describe('a foot that is only an IK bone', () => {
     const order = [...bones.filter((b) => !/^(foot|ball)_[lr]$/.test(b.name)), ...bones.filter((b) => /^(foot|ball)_[lr]$/.test(b.name))];
     const ikFeet = rigFromDef({ name: 'ik-only-feet', bones: order });
     const auto = mapRigBones(ikFeet, 'auto');
-    expect(auto.notes.join('\n')).toMatch(/left foot "foot_l" sits outside the leg chain and the shin has no child to stand in for it: the IK bone is mapped/);
+    expect(auto.notes.join('\n')).toMatch(
+      /left foot "foot_l" sits outside the leg chain and the shin has no child to stand in for it: the IK bone is mapped/,
+    );
     const foot = ikFeet.index.get('foot_l')!;
     expect(auto.canonical.get('leftFoot')).toBe(foot);
     expect(auto.attachments.get(foot)).toBe(ikFeet.index.get('calf_l'));
