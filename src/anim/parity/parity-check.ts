@@ -1,4 +1,5 @@
 import { AnimationMixer, LoopOnce, Quaternion, Vector3, type AnimationClip } from 'three';
+import type { RigDescription } from '../retarget/rig-description.ts';
 import { chainParentOf } from '../retarget/bone-map.ts';
 import { instantiateRig, type RigInstance } from '../retarget/instantiate.ts';
 import { angleBetween, rotationOf } from '../retarget/kinematics.ts';
@@ -54,8 +55,12 @@ export const DEFAULT_PARITY_BOUNDS: ParityBounds = {
   footSlide: 0.02,
 };
 
-/** Ratios and hip heights a humanoid retarget can plausibly have; outside them the units or the map are wrong. */
-export const PLAUSIBLE = { ratio: [0.2, 5], hipHeight: [0.2, 3] } as const;
+/**
+ * Ratios and hip heights a humanoid retarget can plausibly have, outside which the units or the map
+ * are wrong; and how far (degrees) the target's pelvis may face from the source's in the reference
+ * pose (see {@link pelvisFacingDeg}).
+ */
+export const PLAUSIBLE = { ratio: [0.2, 5], hipHeight: [0.2, 3], pelvisFacingDeg: 30 } as const;
 
 /** A figure and the bone it belongs to. */
 export interface BoneFigure {
@@ -372,6 +377,8 @@ export interface ParityReport {
   clips: ClipParity[];
   /** Largest bind-alignment residual (degrees) and its bone. */
   alignmentResidualDeg: BoneFigure;
+  /** How far the target's pelvis faces from the source's in the reference pose (degrees; {@link pelvisFacingDeg}). */
+  pelvisFacingDeg: number;
   ok: boolean;
   /** Every failure, prefixed with its clip. */
   failures: string[];
@@ -412,6 +419,7 @@ export function checkLibraryParity(
     bounds: checker.bounds,
     clips,
     alignmentResidualDeg: residual,
+    pelvisFacingDeg: pelvisFacingDeg(context),
     ok: failures.length === 0,
     failures,
     ms: performance.now() - start,
@@ -432,6 +440,11 @@ export function plausibilityFailures(context: RetargetContext): string[] {
         `implausible ${name} ratio ${value.toPrecision(3)} (a humanoid pair lies within ${low}–${high}): check the units and the map`,
       );
   }
+  const facing = pelvisFacingDeg(context);
+  if (facing > PLAUSIBLE.pelvisFacingDeg)
+    out.push(
+      `the target's pelvis faces ${facing.toFixed(1)}° away from the source's in the reference pose (bound ${PLAUSIBLE.pelvisFacingDeg}°): the hips' bind alignment is wrong`,
+    );
   const [hipLow, hipHigh] = PLAUSIBLE.hipHeight;
   for (const [label, height] of [
     ['source', ratios.sourceHipHeight],
@@ -443,4 +456,45 @@ export function plausibilityFailures(context: RetargetContext): string[] {
       );
   }
   return out;
+}
+
+const UP = new Vector3(0, 1, 0);
+
+/**
+ * A rig's facing in its bind pose (model space, horizontal), from the upper arms and the feet:
+ * left = left bone − right bone, forward = left × up. Neither the thighs nor the torso line (what
+ * the hips are aligned by) enter it, so it judges the hips' alignment independently.
+ */
+export function bindFacing(rig: RigDescription, canonical: ReadonlyMap<string, number>): Vector3 | null {
+  const left = new Vector3();
+  for (const part of ['UpperArm', 'Foot']) {
+    const l = canonical.get(`left${part}`);
+    const r = canonical.get(`right${part}`);
+    if (l === undefined || r === undefined) continue;
+    const line = rig.bones[l]!.worldPosition.clone().sub(rig.bones[r]!.worldPosition).setY(0);
+    if (line.lengthSq() > 1e-12) left.add(line.normalize());
+  }
+  if (left.lengthSq() < 1e-12) return null;
+  return left.normalize().cross(UP).normalize();
+}
+
+/**
+ * How far (degrees) the target's pelvis faces from the source's: the turn bind alignment gives the
+ * target's hips (reference rotation · bind rotation⁻¹) should carry the target's bind facing onto
+ * the source's and keep the vertical vertical. The larger of the two angles; 0 when a rig has no
+ * facing to read. The parity check's frames are measured against the reference pose, so a pelvis
+ * turned the wrong way there (a flipped or missing facing turn) would pass them; with this figure
+ * bounded and the hips' rotation drift bounded, the target's pelvis faces where the source's does
+ * in every frame. Torso pitch between the rigs' rest poses (a hunched or leaning rig: 11° on
+ * Quaternius's Male_Casual) and a skewed pelvis (4° on the zombie) stay well under the bound.
+ */
+export function pelvisFacingDeg(context: RetargetContext): number {
+  const sourceFacing = bindFacing(context.source, context.mapping.source.canonical);
+  const targetFacing = bindFacing(context.target, context.mapping.target.canonical);
+  if (!sourceFacing || !targetFacing) return 0;
+  const hips = context.hips.target;
+  const turn = context.reference.worldRotation[hips]!.clone().multiply(rotationOf(context.target.bones[hips]!.worldMatrix).invert());
+  const facing = targetFacing.applyQuaternion(turn).angleTo(sourceFacing);
+  const up = UP.clone().applyQuaternion(turn).angleTo(UP);
+  return (Math.max(facing, up) * 180) / Math.PI;
 }

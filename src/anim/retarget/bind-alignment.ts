@@ -90,7 +90,12 @@ export function alignBindPose(source: RigDescription, target: RigDescription, ma
     const pair = mapping.byTarget.get(i);
     const spec = pair ? ALIGNMENT.get(pair.canonical) : undefined;
     if (!pair || !spec) continue;
-    const candidates = spec.primary.map((c) => shared(c, pair.source, i)).filter((x) => x !== null);
+    // A candidate at the bone's own head in either rig (mocap's LowerBack on its Hips) gives no
+    // direction: passed over for the next one up, so the bone is still turned and rolled.
+    const apart = (c: { s: number; t: number }): boolean =>
+      source.bones[c.s]!.worldPosition.distanceToSquared(source.bones[pair.source]!.worldPosition) >= 1e-12 &&
+      target.bones[c.t]!.worldPosition.distanceToSquared(bone.worldPosition) >= 1e-12;
+    const candidates = spec.primary.map((c) => shared(c, pair.source, i)).filter((x) => x !== null && apart(x));
     const primary = spec.alongTorso ? candidates.find((c) => onTorsoLine(pair.source, i, c, candidates.at(-1)!)) : candidates[0];
     if (!primary) continue;
     head.setFromMatrixPosition(world[i]!);
