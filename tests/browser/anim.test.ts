@@ -206,7 +206,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
   });
 
   // The import corpus on the page (tests/fixtures/import; the same files run through the CLI in tests/unit/anim/import-cli.test.ts).
-  it('takes what artists ship: rigid parts, a Blender FBX character, IK feet, BVH and FBX mocap in centimetres, bones-only glTF, and refuses mocap as a target', async () => {
+  it('takes what artists ship: rigid parts, two Blender FBX characters, IK feet, BVH and FBX mocap in centimetres, bones-only glTF, and refuses mocap as a target', async () => {
     // A robot of rigid parts under bones, without clips: every part is drawn, the library plays on it.
     await drop(page, 'robot-rigid.glb', 'loadTarget');
     let s = await verdict(page);
@@ -236,6 +236,21 @@ describe('the retarget page: the library on the CC4-style character', () => {
     expect(s.imported).toMatchObject({ skeletonOnly: false, sourceVertices: 6348, skinnedVertices: 6348 });
     expect(s.clips).toBe(5);
     expect(s.retargeted).toBe(5);
+    expect(s.failed).toBe(0);
+    expect(s.verdict.ok, s.verdict.problems.join('; ')).toBe(true);
+    expect(s.parity?.ok).toBe(true);
+
+    // Quaternius's Male_Casual, a Blender IK rig (legs under `Body` above a small `Hips`, deform feet
+    // under the root), as the clip source: its eleven clips retarget onto the IK-feet rig and pass.
+    await drop(page, 'quaternius-male-casual.fbx', 'loadSource');
+    s = await verdict(page);
+    expect(s.error).toBeNull();
+    expect(s.source).toBe('quaternius-male-casual.fbx');
+    expect(s.target).toBe('ik-feet');
+    expect(s.imported?.notes.join('\n')).toMatch(/authored in millimetres \(485 units tall\)/);
+    expect(s.imported).toMatchObject({ skeletonOnly: false, sourceVertices: 5538, skinnedVertices: 5538 });
+    expect(s.clips).toBe(11);
+    expect(s.retargeted).toBe(11);
     expect(s.failed).toBe(0);
     expect(s.verdict.ok, s.verdict.problems.join('; ')).toBe(true);
     expect(s.parity?.ok).toBe(true);

@@ -1,8 +1,8 @@
 /**
- * A real artist's FBX character (Quaternius's zombie, CC0, exported from Blender; see
+ * Real artists' FBX characters (Quaternius's zombie and Male_Casual, CC0, exported from Blender; see
  * tests/fixtures/README.md) loaded for the crowd through the import layer, as `crowd.html?model=`
- * loads it: the whole skinned mesh drawn, its own clips kept, standing on the floor at the height
- * asked for, in its bind pose rather than the animation frame the file was saved on.
+ * loads them: the whole skinned mesh drawn, their own clips kept, standing on the floor at the
+ * height asked for, in the bind pose rather than the animation frame the file was saved on.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,5 +69,37 @@ describe('a real Blender FBX character in the crowd', () => {
     expect(y('Hips')).toBeGreaterThan(y('LeftLeg'));
     expect(y('LeftLeg')).toBeGreaterThan(y('LeftFoot'));
     expect(y('RightLeg')).toBeGreaterThan(y('RightFoot'));
+  });
+});
+
+describe('a Blender IK rig in the crowd (Quaternius Male_Casual: feet under the root, legs under Body)', () => {
+  const MALE_CASUAL = 'quaternius-male-casual.fbx';
+  const maleBytes = readFileSync(join(import.meta.dirname, '../../fixtures/import', MALE_CASUAL));
+  const MALE_CLIPS = ['Walk', 'Run', 'Death', 'Idle', 'Sitting', 'Standing', 'Jump', 'SwordSlash', 'RunningJump', 'Clapping', 'Punch'].map(
+    (name) => `HumanArmature|Man_${name}`,
+  );
+
+  it('draws every vertex, keeps its eleven clips and stands 1.8 m tall on the floor', async () => {
+    const template = await loadCrowdTemplateFromFile(new File([new Uint8Array(maleBytes)], MALE_CASUAL), { targetHeight: 1.8 });
+    const r = template.report;
+    expect(r.pieces).toBe(1);
+    expect(r.sourceVertices).toBe(5538);
+    expect(r.drawnVertices).toBe(r.sourceVertices);
+    expect(r.unweightedVertices).toBe(0);
+    // 42 bones in the file; the 11 leaf "_end" bones Blender adds carry no weights and no motion.
+    expect(r.bones).toBe(31);
+    expect(r.clips).toEqual(MALE_CLIPS);
+    expect(r.notes.join('\n')).not.toMatch(/library clips retargeted/);
+    expect(template.clips[template.resolveClip('HumanArmature|Man_Walk')]!.clip.duration).toBeCloseTo(1.04, 2);
+    // 485 units tall, read as millimetres; the crowd scales its 0.484 m skinned mesh to the height asked for.
+    expect(r.notes.join('\n')).toMatch(/authored in millimetres \(485 units tall\)/);
+    expect(r.scale).toBeGreaterThan(1.8 / 0.49);
+    expect(r.scale).toBeLessThan(1.8 / 0.48);
+    const size = template.bounds.getSize(new Vector3());
+    expect(size.y).toBeGreaterThan(1.75);
+    expect(size.y).toBeLessThan(1.85);
+    expect(Math.abs(template.bounds.min.y)).toBeLessThan(0.02);
+    // Upright: front to back it is a body's depth (0.35 m), not a figure lying along the floor.
+    expect(size.z).toBeLessThan(0.5);
   });
 });
