@@ -49,7 +49,10 @@ function play(rig: RigDescription, clip: AnimationClip, times: number[]): Matrix
 /** A rig's facing in its bind pose, from its feet: the horizontal mean of foot → toe. */
 function bindFacing(rig: RigDescription, toes: readonly [string, string, string, string]): Vector3 {
   const at = (name: string): Vector3 => rig.bones[rig.index.get(name)!]!.worldPosition;
-  const facing = at(toes[1]).clone().sub(at(toes[0])).add(at(toes[3]).clone().sub(at(toes[2])));
+  const facing = at(toes[1])
+    .clone()
+    .sub(at(toes[0]))
+    .add(at(toes[3]).clone().sub(at(toes[2])));
   return facing.setY(0).normalize();
 }
 
@@ -184,6 +187,8 @@ describe('the parity check judges the facing', () => {
     const hips = context.hips.target;
     context.reference.worldRotation[hips]!.setFromRotationMatrix(new Matrix4().extractRotation(context.target.bones[hips]!.worldMatrix));
     expect(pelvisFacingDeg(context)).toBeGreaterThan(85);
-    expect(plausibilityFailures(context).join('\n')).toMatch(/the target's pelvis faces 9\d\.\d° away from the source's in the reference pose/);
+    expect(plausibilityFailures(context).join('\n')).toMatch(
+      /the target's pelvis faces 9\d\.\d° away from the source's in the reference pose/,
+    );
   });
 });
