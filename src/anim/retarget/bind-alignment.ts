@@ -95,7 +95,9 @@ export function alignBindPose(source: RigDescription, target: RigDescription, ma
     const apart = (c: { s: number; t: number }): boolean =>
       source.bones[c.s]!.worldPosition.distanceToSquared(source.bones[pair.source]!.worldPosition) >= 1e-12 &&
       target.bones[c.t]!.worldPosition.distanceToSquared(bone.worldPosition) >= 1e-12;
-    const candidates = spec.primary.map((c) => shared(c, pair.source, i)).filter((x) => x !== null && apart(x));
+    const candidates = spec.primary
+      .map((c) => shared(c, pair.source, i))
+      .filter((x): x is { s: number; t: number } => x !== null && apart(x));
     const primary = spec.alongTorso ? candidates.find((c) => onTorsoLine(pair.source, i, c, candidates.at(-1)!)) : candidates[0];
     if (!primary) continue;
     head.setFromMatrixPosition(world[i]!);
