@@ -120,17 +120,22 @@ describe('a character file as the player', () => {
     expect(model.report.notes.join('\n')).toMatch(/its one clip "Armature\|mixamo\.com\|Layer0" is taken by the file's name: "Running"/);
   });
 
-  it('lifts a model whose origin is at its hips so its feet meet the ground', async () => {
+  it('lifts a model whose origin is at its hips so its feet meet the ground, scaled or not', async () => {
     const bytes = readFileSync(join(FIXTURES, 'robot-rigid.glb'));
-    const rig = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'robot.glb');
-    // As some exporters leave it: the file's origin at the hips, the feet 0.9 m below it.
-    rig.object.children[0]!.position.y -= 0.9;
-    const model = await prepareAvatarModel(rig, 'robot.glb');
-    expect(model.groundOffset).toBeGreaterThan(0.85);
-    expect(model.groundOffset).toBeLessThan(0.95);
-    model.object.position.y = model.groundOffset;
-    model.object.updateMatrixWorld(true);
-    expect(Math.abs(new Box3().setFromObject(model.object, true).min.y)).toBeLessThan(0.01);
+    for (const height of ['auto', 1.2] as const) {
+      const rig = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'robot.glb');
+      // As some exporters leave it: the file's origin at the hips, the feet 0.9 m below it.
+      rig.object.children[0]!.position.y -= 0.9;
+      const model = await prepareAvatarModel(rig, 'robot.glb', { height, library: false });
+      // Measured after scaling: 0.9 m of the file is 0.9 × 1.2 / 1.865 m of the player.
+      const lift = 0.9 * model.report.scale;
+      expect(model.report.scale).toBeCloseTo(height === 'auto' ? 1 : 1.2 / 1.865, 2);
+      expect(model.groundOffset).toBeGreaterThan(lift - 0.05);
+      expect(model.groundOffset).toBeLessThan(lift + 0.05);
+      model.object.position.y = model.groundOffset;
+      model.object.updateMatrixWorld(true);
+      expect(Math.abs(new Box3().setFromObject(model.object, true).min.y)).toBeLessThan(0.01);
+    }
   });
 
   it('refuses mocap (nothing to draw) and names a 404', async () => {
