@@ -133,20 +133,20 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> {
   /**
    * Loads a character from a URL or a File and swaps it in once ready; resolves with the stats
    * either way (a refusal keeps the character drawn now and says why in `error`). A later call
-   * supersedes an earlier one still loading. `height` overrides the avatar's height options for
+   * supersedes an earlier one still loading. `options` override the avatar's height options for
    * this load (`{ height: 'file' }` keeps a file's height that `'auto'` would scale).
    */
-  async load(source: string | File, height: AvatarHeightOptions = {}): Promise<AvatarStats> {
+  async load(source: string | File, options: AvatarHeightOptions = {}): Promise<AvatarStats> {
     const ticket = ++this.loads;
     const label = typeof source === 'string' ? source : source.name;
     this.setStats({ ...this.current, source: label, status: 'loading', error: null, reason: null }, []);
-    const { clipNames, height: h, humanHeights, characterHeights, defaultHeight } = this.options;
-    const options: AvatarModelOptions = withDefaults({ clipNames, height: h, humanHeights, characterHeights, defaultHeight }, height);
+    const { clipNames, height, humanHeights, characterHeights, defaultHeight } = this.options;
+    const resolved: AvatarModelOptions = withDefaults({ clipNames, height, humanHeights, characterHeights, defaultHeight }, options);
     let model: AvatarModel;
     try {
       // The import layer and its loaders come with the first model asked for, not with the world.
       const { loadAvatarModel } = await import('./avatar-model.ts');
-      model = await loadAvatarModel(source, options);
+      model = await loadAvatarModel(source, resolved);
     } catch (error) {
       if (ticket !== this.loads || this.disposed) return this.current;
       const reason = error instanceof AvatarLoadError ? error.reason : 'not-a-model';
