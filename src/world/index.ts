@@ -17,4 +17,5 @@ export * from './player/keyboard.ts';
 export * from './player/player-avatar.ts';
 export * from './player/avatar-clips.ts';
 export * from './player/avatar-report.ts';
+export * from './player/avatar-height.ts';
 export * from './services.ts';

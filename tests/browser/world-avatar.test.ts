@@ -25,6 +25,8 @@ interface AvatarStats {
   reason: string | null;
   name: string;
   height: number;
+  fileHeight: number;
+  scale: number;
   clips: Record<string, string>;
   clipSources: Record<string, string>;
   retargeted: string[];
@@ -125,6 +127,8 @@ describe('the world with ?avatar=', () => {
     expect(stats.retargeted).toEqual(['idle', 'walk_fwd', 'run_fwd', 'jump', 'swim_tread', 'swim_freestyle']);
     expect(stats.clips).toMatchObject({ idle: 'idle', walk: 'walk_fwd', run: 'run_fwd' });
     expect(stats.height).toBeGreaterThan(1.6);
+    // A person's height in metres: kept as the file has it.
+    expect(stats.scale).toBe(1);
     expect(requested.some((url) => /library-for-rig/.test(url))).toBe(true);
     const notice = await page.locator('.cairn-notice').filter({ hasText: 'Avatar: robot.glb' }).innerText();
     expect(notice).toMatch(/draws 360 of 360 vertices/);
@@ -171,6 +175,9 @@ describe('the world with ?avatar=', () => {
     // Its own idle, walk, sprint and jump; its 7-bone rig has no hips for the library, so the swims borrow.
     expect(stats.clips).toEqual({ idle: 'idle', walk: 'walk', run: 'sprint', jump: 'jump', swim: 'idle', swim_fast: 'walk' });
     expect(stats.clipSources).toMatchObject({ idle: 'file', run: 'file', swim: 'fallback' });
+    // A stylised 0.67 m character in a glTF's metres keeps its height under the 'auto' policy.
+    expect(stats.scale).toBe(1);
+    expect(stats.height).toBeCloseTo(0.67, 2);
     const notice = await page.locator('.cairn-notice[data-level="warn"]').filter({ hasText: 'Avatar: kenney.glb' }).innerText();
     expect(notice).toMatch(/swim plays idle, swim_fast plays walk/);
     await frames(page, 2);

@@ -42,7 +42,8 @@ export const STATE_CLIP_NAMES: Readonly<Record<PlayerClipState, readonly string[
   ],
   jump: ['jump', 'jump_up', 'jump_start', 'jumping', 'jump_loop', 'jump_01', 'jump_idle'],
   swim: ['swim_tread', 'tread', 'treading', 'treading_water', 'tread_water', 'swim_idle', 'swim_tread_water', 'swim'],
-  swim_fast: ['swim_freestyle', 'swim_fast', 'freestyle', 'crawl', 'front_crawl', 'swimming', 'swim_forward', 'swim_fwd'],
+  // Not a bare "crawl": packs name a crawl on the ground so (Quaternius's ZombieCrawl).
+  swim_fast: ['swim_freestyle', 'swim_fast', 'freestyle', 'front_crawl', 'swimming', 'swim_forward', 'swim_fwd'],
 };
 
 /**
@@ -58,10 +59,14 @@ const FALLBACK: Readonly<Record<PlayerClipState, readonly PlayerClipState[]>> = 
   swim_fast: ['swim', 'walk', 'idle', 'run', 'jump'],
 };
 
-/** A clip name as the matcher compares it: lower case, the part after the last `|`, words joined by `_`. */
+/**
+ * A clip name as the matcher compares it: lower case, the part after the last `|`, words (camel
+ * case too: `ZombieIdle`) joined by `_`.
+ */
 export function normaliseClipName(name: string): string {
   const last = name.split('|').pop() ?? name;
   return last
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '');
@@ -69,18 +74,24 @@ export function normaliseClipName(name: string): string {
 
 /**
  * The file's clip for each state it has one for: exact names from `names` (per state, best first)
- * after normalising. Extra names (`extraNames`) go before the built-in ones. A file clip is used for
- * one state at most.
+ * after normalising, or after a first word every clip of the file shares (a pack's character name:
+ * `Man_Idle`, `Man_Walk`; `ZombieIdle`, `ZombieWalk`). Extra names (`extraNames`) go before the
+ * built-in ones. A file clip is used for one state at most.
  */
 export function matchFileClips(
   clipNames: readonly string[],
   extraNames: Partial<Record<PlayerClipState, readonly string[]>> = {},
 ): Partial<Record<PlayerClipState, string>> {
   const byNormal = new Map<string, string>();
-  for (const name of clipNames) {
-    const normal = normaliseClipName(name);
-    if (!byNormal.has(normal)) byNormal.set(normal, name);
-  }
+  const normals = clipNames.map(normaliseClipName);
+  for (const [i, normal] of normals.entries()) if (!byNormal.has(normal)) byNormal.set(normal, clipNames[i]!);
+  // The shared first word, when two or more clips have one and something after it.
+  const first = normals[0]?.split('_')[0] ?? '';
+  if (normals.length > 1 && first && normals.every((n) => n.startsWith(`${first}_`)))
+    for (const [i, normal] of normals.entries()) {
+      const rest = normal.slice(first.length + 1);
+      if (!byNormal.has(rest)) byNormal.set(rest, clipNames[i]!);
+    }
   const used = new Set<string>();
   const found: Partial<Record<PlayerClipState, string>> = {};
   for (const state of PLAYER_CLIP_STATES) {

@@ -29,10 +29,11 @@ import {
   type AvatarClipAssignment,
   type PlayerClipState,
 } from './avatar-clips.ts';
+import { AVATAR_HEIGHT_DEFAULTS, avatarScale, type AvatarHeightOptions } from './avatar-height.ts';
 import { AvatarLoadError, avatarFileName } from './avatar-report.ts';
 
-/** Options of {@link loadAvatarModel} and {@link prepareAvatarModel}. */
-export interface AvatarModelOptions {
+/** Options of {@link loadAvatarModel} and {@link prepareAvatarModel}: its clips and its height. */
+export interface AvatarModelOptions extends AvatarHeightOptions {
   /**
    * More file clip names to recognise per state, tried before the built-in ones
    * (`{ walk: ['Locomotion_Walk_F'] }`). Default none.
@@ -42,14 +43,18 @@ export interface AvatarModelOptions {
   library?: boolean;
 }
 
-const AVATAR_MODEL_DEFAULTS: Required<AvatarModelOptions> = { clipNames: {}, library: true };
+const AVATAR_MODEL_DEFAULTS: Required<AvatarModelOptions> = { clipNames: {}, library: true, ...AVATAR_HEIGHT_DEFAULTS };
 
 /** What a loaded character is, for the notice and `cairn.stats.player.avatar`. */
 export interface AvatarReport {
   /** The file's name (the last part of the URL). */
   name: string;
-  /** Bind-pose height, metres (the import layer's: units already fixed, not rescaled here). */
+  /** Bind-pose height as drawn, metres: the file's times {@link scale}. */
   height: number;
+  /** Bind-pose height as the import layer reads the file (units fixed by its rule of thumb), metres. */
+  fileHeight: number;
+  /** Uniform scale of the wrapper under the height policy (1: the file's height kept). */
+  scale: number;
   bones: number;
   /** Clips in the file. */
   fileClips: number;
@@ -65,7 +70,10 @@ export interface AvatarReport {
 
 /** A character ready to be the player. */
 export interface AvatarModel {
-  /** The import wrapper (metres, +Y up); whoever places it adds {@link groundOffset} to its height. */
+  /**
+   * The import wrapper (metres, +Y up), scaled uniformly by `report.scale`; whoever places it adds
+   * {@link groundOffset} to its height.
+   */
   object: Object3D;
   /** The clips the player plays (file clips it uses, then retargeted library clips). */
   clips: AnimationClip[];
@@ -115,6 +123,11 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
       'skeleton-only',
     );
   const notes = [...rig.report.notes];
+  // The height policy scales the wrapper, never the bones: clips (the file's and those retargeted
+  // onto the rig in its own frame, which ignores the wrapper) play unchanged; only their figures in
+  // metres (ground speed, swim offset) follow the scale.
+  const { scale, note: scaleNote } = avatarScale(rig.report.height, rig.report.units, resolved);
+  if (scaleNote) notes.push(scaleNote);
   // One clip under an exporter's placeholder name (Mixamo's "mixamo.com", "Take 001"): the file's
   // name says what it is ("Walking.fbx").
   const only = rig.clips.length === 1 ? rig.clips[0]! : null;
@@ -149,12 +162,13 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
     const found = fromLibrary ? library.find((c) => c.name === clipName) : rig.clips.find((c) => c.name === clipName);
     if (!found) continue;
     // The controller moves the player: a file clip that travels (root motion) plays in place.
-    const { clip, travel } = fromLibrary ? { clip: found, travel: 0 } : withoutTravel(found, rig.object, rig.bones);
+    const { clip, travel: fileTravel } = fromLibrary ? { clip: found, travel: 0 } : withoutTravel(found, rig.object, rig.bones);
+    const travel = fileTravel * scale;
     if (travel > 0)
       notes.push(
         `${clipName}: its root travels ${travel.toFixed(2)} m over the clip; played in place at ${(travel / clip.duration).toFixed(2)} m/s`,
       );
-    clips.push(clip);
+    clips.push(scaledClip(clip, scale));
     added.add(clipName);
   }
   if (assignment.borrowed.length)
@@ -164,6 +178,7 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
   if (clips.length === 0) notes.push('no clips in the file and none retargeted: it stands in its bind pose');
 
   const object = rig.object;
+  object.scale.multiplyScalar(scale);
   let drawnVertices = 0;
   object.traverse((node) => {
     const mesh = node as Mesh;
@@ -173,6 +188,7 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
     mesh.frustumCulled = false;
     if (mesh.visible) drawnVertices += mesh.geometry.getAttribute('position')?.count ?? 0;
   });
+  // Measured after scaling: the offset is in the frame the wrapper is placed in.
   const groundOffset = -restPoseBottom(object);
   return {
     object,
@@ -182,7 +198,9 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
     dispose: () => disposeCharacter(object),
     report: {
       name,
-      height: rig.report.height,
+      height: rig.report.height * scale,
+      fileHeight: rig.report.height,
+      scale,
       bones: rig.bones.length,
       fileClips: rig.clips.length,
       retargeted: library.filter((clip) => added.has(clip.name)).map((clip) => clip.name),
@@ -191,6 +209,22 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
       notes,
     },
   };
+}
+
+/**
+ * A clip as it plays on a character scaled by `scale`: its figures in metres (`userData.speed`, the
+ * ground speed its playback follows, and `userData.rigOffset`, a swim's lift) scaled, its tracks
+ * shared (bone rotations and positions live under the scaled wrapper). The clip itself is left as is.
+ */
+function scaledClip(clip: AnimationClip, scale: number): AnimationClip {
+  const data = clip.userData as { speed?: unknown; rigOffset?: unknown };
+  if (scale === 1 || (typeof data.speed !== 'number' && typeof data.rigOffset !== 'number')) return clip;
+  const result = new AnimationClip(clip.name, clip.duration, clip.tracks, clip.blendMode);
+  const scaled: Record<string, unknown> = { ...(clip.userData as Record<string, unknown>) };
+  if (typeof data.speed === 'number') scaled.speed = data.speed * scale;
+  if (typeof data.rigOffset === 'number') scaled.rigOffset = data.rigOffset * scale;
+  result.userData = scaled;
+  return result;
 }
 
 /** Clip names exporters give when the animator gave none (Blender's `Armature|mixamo.com|Layer0` too), normalised. */

@@ -44,8 +44,12 @@ export interface AvatarStats {
   reason: AvatarFailure | null;
   /** The character drawn now (its file name, or 'humanoid'). */
   name: string;
-  /** Its bind-pose height, metres. */
+  /** Its bind-pose height as drawn, metres (`fileHeight` × `scale`). */
   height: number;
+  /** Its bind-pose height as the import reads the file, metres. */
+  fileHeight: number;
+  /** The uniform scale the height policy gave it (1: the file's height kept). */
+  scale: number;
   /** State → the clip it plays. */
   clips: Partial<Record<PlayerClipState, string>>;
   /** State → where that clip comes from. */
@@ -85,7 +89,7 @@ export function avatarNotice(stats: AvatarStats, notes: readonly string[] = []):
   const borrowed = Object.values(stats.clipSources).includes('fallback');
   const none = Object.keys(stats.clips).length === 0;
   const lines = [
-    `${stats.height.toFixed(2)} m tall; draws ${stats.drawnVertices.toLocaleString('en-US')} of ${stats.sourceVertices.toLocaleString('en-US')} vertices${partial ? ' (part of the file is not drawn)' : ''}`,
+    `${stats.height.toFixed(2)} m tall${stats.scale === 1 ? '' : ` (the file's ${stats.fileHeight.toFixed(2)} m ×${stats.scale.toFixed(2)})`}; draws ${stats.drawnVertices.toLocaleString('en-US')} of ${stats.sourceVertices.toLocaleString('en-US')} vertices${partial ? ' (part of the file is not drawn)' : ''}`,
     `${stats.fileClips} clip(s) in the file; ${stats.retargeted.length ? `${stats.retargeted.length} library clip(s) retargeted onto it (${stats.retargeted.join(', ')})` : 'no library clips needed'}`,
     none ? 'no clips: it stands in its bind pose' : `clips: ${clipLine(stats)}`,
     ...notes,

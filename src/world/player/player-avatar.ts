@@ -5,6 +5,7 @@ import { libraryClip, withoutRootMotion } from '../../anim/library/index.ts';
 import { MixerAnimationDriver, type MixerDriverOptions } from '../../anim/mixer-driver.ts';
 import { createHumanoid, type Humanoid, type HumanoidOptions } from '../../rig/humanoid.ts';
 import type { PlayerClipState } from './avatar-clips.ts';
+import { AVATAR_HEIGHT_DEFAULTS, type AvatarHeightOptions } from './avatar-height.ts';
 import type { AvatarModel, AvatarModelOptions } from './avatar-model.ts';
 import { AvatarLoadError, type AvatarStats } from './avatar-report.ts';
 import type { PlayerState } from './player-controller.ts';
@@ -25,8 +26,11 @@ const HUMANOID_STATE_CLIPS: Record<PlayerClipState, string> = {
   swim_fast: 'swim_freestyle',
 };
 
-/** Options of a {@link PlayerAvatar}: the built-in humanoid's, and how a loaded character's clips are found. */
-export interface PlayerAvatarOptions extends HumanoidOptions {
+/**
+ * Options of a {@link PlayerAvatar}: the built-in humanoid's, how a loaded character's clips are
+ * found, and how tall it stands (`height`: `'auto'`, `'file'` or metres).
+ */
+export interface PlayerAvatarOptions extends HumanoidOptions, AvatarHeightOptions {
   /**
    * More clip names to recognise in a loaded file per state, tried before the built-in names
    * (`{ run: ['Sprint_Fwd'] }`). Default none.
@@ -39,6 +43,7 @@ const PLAYER_AVATAR_DEFAULTS: Required<PlayerAvatarOptions> = {
   detail: 'high',
   castShadow: true,
   clipNames: {},
+  ...AVATAR_HEIGHT_DEFAULTS,
 };
 
 /** What a {@link PlayerAvatar} emits. */
@@ -85,13 +90,16 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> {
     const swimClips: AnimationClip[] = ['swim_tread', 'swim_freestyle'].map((name) => withoutRootMotion(libraryClip(name)));
     this.driver = createDriver(humanoid.object, [...humanoid.clips, ...swimClips], HUMANOID_STATE_CLIPS);
     const vertices = countVertices(humanoid.object);
+    const height = new Box3().setFromObject(humanoid.object).getSize(new Vector3()).y;
     this.current = {
       source: 'built-in',
       status: 'ready',
       error: null,
       reason: null,
       name: 'humanoid',
-      height: new Box3().setFromObject(humanoid.object).getSize(new Vector3()).y,
+      height,
+      fileHeight: height,
+      scale: 1,
       clips: { ...HUMANOID_STATE_CLIPS },
       clipSources: { idle: 'file', walk: 'file', run: 'file', jump: 'file', swim: 'library', swim_fast: 'library' },
       fileClips: humanoid.clips.length,
@@ -125,18 +133,20 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> {
   /**
    * Loads a character from a URL or a File and swaps it in once ready; resolves with the stats
    * either way (a refusal keeps the character drawn now and says why in `error`). A later call
-   * supersedes an earlier one still loading.
+   * supersedes an earlier one still loading. `options` override the avatar's height options for
+   * this load (`{ height: 'file' }` keeps a file's height that `'auto'` would scale).
    */
-  async load(source: string | File): Promise<AvatarStats> {
+  async load(source: string | File, options: AvatarHeightOptions = {}): Promise<AvatarStats> {
     const ticket = ++this.loads;
     const label = typeof source === 'string' ? source : source.name;
     this.setStats({ ...this.current, source: label, status: 'loading', error: null, reason: null }, []);
-    const options: AvatarModelOptions = { clipNames: this.options.clipNames };
+    const { clipNames, height, humanHeights, characterHeights, defaultHeight } = this.options;
+    const resolved: AvatarModelOptions = withDefaults({ clipNames, height, humanHeights, characterHeights, defaultHeight }, options);
     let model: AvatarModel;
     try {
       // The import layer and its loaders come with the first model asked for, not with the world.
       const { loadAvatarModel } = await import('./avatar-model.ts');
-      model = await loadAvatarModel(source, options);
+      model = await loadAvatarModel(source, resolved);
     } catch (error) {
       if (ticket !== this.loads || this.disposed) return this.current;
       const reason = error instanceof AvatarLoadError ? error.reason : 'not-a-model';
@@ -157,6 +167,8 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> {
         reason: null,
         name: report.name,
         height: report.height,
+        fileHeight: report.fileHeight,
+        scale: report.scale,
         clips: { ...assignment.clips },
         clipSources: { ...assignment.sources },
         fileClips: report.fileClips,

@@ -52,6 +52,27 @@ describe('avatar clip names', () => {
     expect(normaliseClipName('Armature|Walk_Loop')).toBe('walk_loop');
     expect(normaliseClipName('  Run-Forward ')).toBe('run_forward');
     expect(normaliseClipName('CharacterArmature|Idle')).toBe('idle');
+    expect(normaliseClipName('Zombie|ZombieIdle')).toBe('zombie_idle');
+    expect(normaliseClipName('WalkForward')).toBe('walk_forward');
+  });
+
+  it('reads clips under a first word every clip shares (a pack’s character name), and no ground crawl as a swim', () => {
+    // Quaternius's zombie and Male_Casual (tests/fixtures/import/).
+    const zombie = ['Zombie|ZombieRun', 'Zombie|ZombieBite', 'Zombie|ZombieCrawl', 'Zombie|ZombieWalk', 'Zombie|ZombieIdle'];
+    expect(matchFileClips(zombie)).toEqual({ idle: 'Zombie|ZombieIdle', walk: 'Zombie|ZombieWalk', run: 'Zombie|ZombieRun' });
+    const man = ['Man_Walk', 'Man_Run', 'Man_Death', 'Man_Idle', 'Man_Sitting', 'Man_Jump', 'Man_RunningJump'].map(
+      (n) => `HumanArmature|${n}`,
+    );
+    expect(matchFileClips(man)).toEqual({
+      idle: 'HumanArmature|Man_Idle',
+      walk: 'HumanArmature|Man_Walk',
+      run: 'HumanArmature|Man_Run',
+      jump: 'HumanArmature|Man_Jump',
+    });
+    // A first word only some clips share is part of the name: "Hero_Idle" beside "Walk" is no idle.
+    expect(matchFileClips(['Hero_Idle', 'Walk'])).toEqual({ walk: 'Walk' });
+    // A word alone is no prefix: "Jump" and "Jump_Loop" both keep their names.
+    expect(matchFileClips(['Jump', 'Jump_Loop'])).toEqual({ jump: 'Jump' });
   });
 
   it('retargets only library clips that exist, each listed under its own state alone', () => {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AnimationClip, Box3, VectorKeyframeTrack, type Mesh, type SkinnedMesh } from 'three';
+import { AnimationClip, AnimationMixer, Box3, Group, Vector3, VectorKeyframeTrack, type Mesh, type SkinnedMesh } from 'three';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseRig } from '../../../src/rig/load.ts';
 import { readModelFile } from '../../../src/rig/node/model-file.ts';
@@ -53,6 +53,8 @@ describe('a character file as the player', () => {
       reason: null,
       name: model.report.name,
       height: model.report.height,
+      fileHeight: model.report.fileHeight,
+      scale: model.report.scale,
       clips: model.assignment.clips,
       clipSources: model.assignment.sources,
       fileClips: 0,
@@ -62,6 +64,8 @@ describe('a character file as the player', () => {
       groundOffset: model.groundOffset,
     });
     expect(notice?.level).toBe('info');
+    // Inside a person's heights: the file's height is kept and the notice says no scale.
+    expect(model.report).toMatchObject({ scale: 1, fileHeight: model.report.height });
     expect(notice?.detail).toMatch(/1\.8\d m tall; draws 360 of 360 vertices/);
     expect(notice?.detail).toMatch(/6 library clip\(s\) retargeted onto it/);
     expect(notice?.detail).toMatch(/walk ← walk_fwd \(library\)/);
@@ -76,8 +80,10 @@ describe('a character file as the player', () => {
     expect(model.report.retargeted).toEqual([]);
     expect(model.report.notes.join('\n')).toMatch(/no hips bone/);
     expect(model.report.notes.join('\n')).toMatch(/swim plays idle, swim_fast plays walk/);
-    // Its own height (0.67 m): the avatar is not rescaled.
+    // Its own height (0.67 m, a stylised mini character in metres): the avatar is not rescaled.
     expect(model.report.height).toBeCloseTo(0.67, 2);
+    expect(model.report.scale).toBe(1);
+    expect(model.report.notes.join('\n')).not.toMatch(/scaled ×/);
   });
 
   it('plays a file clip that travels in place, at the speed it travelled', async () => {
@@ -114,17 +120,22 @@ describe('a character file as the player', () => {
     expect(model.report.notes.join('\n')).toMatch(/its one clip "Armature\|mixamo\.com\|Layer0" is taken by the file's name: "Running"/);
   });
 
-  it('lifts a model whose origin is at its hips so its feet meet the ground', async () => {
+  it('lifts a model whose origin is at its hips so its feet meet the ground, scaled or not', async () => {
     const bytes = readFileSync(join(FIXTURES, 'robot-rigid.glb'));
-    const rig = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'robot.glb');
-    // As some exporters leave it: the file's origin at the hips, the feet 0.9 m below it.
-    rig.object.children[0]!.position.y -= 0.9;
-    const model = await prepareAvatarModel(rig, 'robot.glb');
-    expect(model.groundOffset).toBeGreaterThan(0.85);
-    expect(model.groundOffset).toBeLessThan(0.95);
-    model.object.position.y = model.groundOffset;
-    model.object.updateMatrixWorld(true);
-    expect(Math.abs(new Box3().setFromObject(model.object, true).min.y)).toBeLessThan(0.01);
+    for (const height of ['auto', 1.2] as const) {
+      const rig = await parseRig(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, 'robot.glb');
+      // As some exporters leave it: the file's origin at the hips, the feet 0.9 m below it.
+      rig.object.children[0]!.position.y -= 0.9;
+      const model = await prepareAvatarModel(rig, 'robot.glb', { height, library: false });
+      // Measured after scaling: 0.9 m of the file is 0.9 × 1.2 / 1.865 m of the player.
+      const lift = 0.9 * model.report.scale;
+      expect(model.report.scale).toBeCloseTo(height === 'auto' ? 1 : 1.2 / 1.865, 2);
+      expect(model.groundOffset).toBeGreaterThan(lift - 0.05);
+      expect(model.groundOffset).toBeLessThan(lift + 0.05);
+      model.object.position.y = model.groundOffset;
+      model.object.updateMatrixWorld(true);
+      expect(Math.abs(new Box3().setFromObject(model.object, true).min.y)).toBeLessThan(0.01);
+    }
   });
 
   it('refuses mocap (nothing to draw) and names a 404', async () => {
@@ -143,6 +154,55 @@ describe('a character file as the player', () => {
 });
 
 describe('PlayerAvatar.load', () => {
+  it.each([
+    // Quaternius's Blender characters: 485 and 824 units tall, read as millimetres by the import.
+    [
+      'quaternius-male-casual.fbx',
+      0.485,
+      { height: '0.49', scale: '3.61' },
+      { idle: 'HumanArmature|Man_Idle', walk: 'HumanArmature|Man_Walk', run: 'HumanArmature|Man_Run', jump: 'HumanArmature|Man_Jump' },
+    ],
+    [
+      'quaternius-zombie.fbx',
+      0.824,
+      { height: '0.82', scale: '2.12' },
+      { idle: 'Zombie|ZombieIdle', walk: 'Zombie|ZombieWalk', run: 'Zombie|ZombieRun' },
+    ],
+  ])('scales %s (a unit guess, %f m) to a person, standing on its feet in idle and walk', async (name, fileHeight, shown, clips) => {
+    const avatar = new PlayerAvatar({ detail: 'low' });
+    let noticeNotes: readonly string[] = [];
+    avatar.on('status', ({ notes }) => (noticeNotes = notes));
+    const stats = await avatar.load(file(name));
+    expect(stats.status).toBe('ready');
+    expect(stats.fileHeight).toBeCloseTo(fileHeight, 2);
+    expect(stats.height).toBeCloseTo(1.75, 5);
+    expect(stats.scale).toBeCloseTo(1.75 / fileHeight, 2);
+    // Its own clips, by their names under the pack's character word.
+    expect(stats.clips).toMatchObject(clips);
+    for (const state of Object.keys(clips)) expect(stats.clipSources[state as keyof typeof clips]).toBe('file');
+    const notice = avatarNotice(stats, noticeNotes);
+    expect(notice?.detail).toMatch(new RegExp(`1\\.75 m tall \\(the file's ${shown.height} m ×${shown.scale}\\)`));
+    expect(noticeNotes.join('\n')).toMatch(
+      new RegExp(
+        `reads ${shown.height} m tall \\(authored in millimetres by the file's size, outside a person's 1\\.2–2\\.4 m\\); scaled ×${shown.scale} to 1\\.75 m`,
+      ),
+    );
+    // Drawn 1.75 m tall in its bind pose.
+    const model = avatar.object.children[0]!;
+    expect(new Box3().setFromObject(model, true).getSize(new Vector3()).y).toBeCloseTo(1.75, 1);
+    run(avatar, state({ state: 'idle' }), 0.5);
+    expect(avatar.clipName).toBe(clips.idle);
+    expect(Math.abs(bottom(avatar) - 2)).toBeLessThan(0.02);
+    run(avatar, state({ state: 'walk', speed: 1.6 }), 0.6);
+    expect(avatar.clipName).toBe(clips.walk);
+    for (let i = 0; i < 6; i++) {
+      run(avatar, state({ state: 'walk', speed: 1.6 }), 0.1);
+      // Mid-stride a foot dips or lifts a few centimetres; never floats or sinks by the scale's error.
+      expect(Math.abs(bottom(avatar) - 2)).toBeLessThan(0.1);
+    }
+    avatar.dispose();
+  });
+
   it('swaps the humanoid for the robot, releases the humanoid, and walks it on its feet', async () => {
     const avatar = new PlayerAvatar({ detail: 'low' });
     const humanoid = avatar.humanoid!;
@@ -184,6 +244,79 @@ describe('PlayerAvatar.load', () => {
     expect(avatar.clipName).toBe('swim_freestyle');
     avatar.dispose();
     expect(avatar.object.children).toHaveLength(0);
+  });
+
+  it("keeps the file's height with height: 'file' and scales to a number asked for", async () => {
+    const avatar = new PlayerAvatar({ detail: 'low', height: 'file' });
+    let noticeNotes: readonly string[] = [];
+    avatar.on('status', ({ notes }) => (noticeNotes = notes));
+    const kept = await avatar.load(file('quaternius-male-casual.fbx'));
+    expect(kept).toMatchObject({ status: 'ready', scale: 1 });
+    expect(kept.height).toBeCloseTo(0.485, 3);
+    expect(noticeNotes.join('\n')).not.toMatch(/scaled ×/);
+    expect(avatarNotice(kept, noticeNotes)?.detail).toMatch(/^0\.49 m tall; draws/);
+    run(avatar, state({ state: 'idle' }), 0.3);
+    expect(Math.abs(bottom(avatar) - 2)).toBeLessThan(0.01);
+
+    // A height for this load only: exactly 1.5 m, on its feet.
+    const asked = await avatar.load(file('quaternius-male-casual.fbx'), { height: 1.5 });
+    expect(asked.height).toBeCloseTo(1.5, 5);
+    expect(asked.scale).toBeCloseTo(1.5 / 0.485, 2);
+    expect(noticeNotes.join('\n')).toMatch(/reads 0\.49 m tall; scaled ×3\.09 to 1\.50 m as asked \(height: 1\.5\)/);
+    expect(new Box3().setFromObject(avatar.object.children[0]!, true).getSize(new Vector3()).y).toBeCloseTo(1.5, 1);
+    run(avatar, state({ state: 'idle' }), 0.3);
+    expect(Math.abs(bottom(avatar) - 2)).toBeLessThan(0.02);
+    avatar.dispose();
+  });
+
+  it('walks a scaled character on the library’s walk: feet on the ground, ground speed in the scaled frame', async () => {
+    // Male_Casual without its clips: every state comes from the library, retargeted onto the rig.
+    const prepare = async (height: 'auto' | 'file') => {
+      const rig = await readModelFile(join(FIXTURES, 'quaternius-male-casual.fbx'));
+      rig.clips = [];
+      return prepareAvatarModel(rig, 'quaternius-male-casual.fbx', { height });
+    };
+    const [scaled, unscaled] = [await prepare('auto'), await prepare('file')];
+    expect(scaled.assignment.sources.walk).toBe('library');
+    const speed = (model: typeof scaled, name: string) => (model.clips.find((c) => c.name === name)!.userData as { speed: number }).speed;
+    const swimLift = (model: typeof scaled) =>
+      (model.clips.find((c) => c.name === 'swim_tread')!.userData as { rigOffset: number }).rigOffset;
+    // The clip's ground speed and swim lift are metres: they follow the wrapper's scale.
+    expect(speed(scaled, 'walk_fwd') / speed(unscaled, 'walk_fwd')).toBeCloseTo(scaled.report.scale, 5);
+    expect(swimLift(scaled) / swimLift(unscaled)).toBeCloseTo(scaled.report.scale, 5);
+    // A person's walk speed, as on the robot (1.87 m): not a half-metre doll's.
+    expect(speed(scaled, 'walk_fwd')).toBeGreaterThan(0.9);
+    expect(speed(scaled, 'walk_fwd')).toBeLessThan(2);
+
+    // The lowest point over a clip's cycle, metres from the ground, with the model placed as the player places it.
+    const lows = (model: typeof scaled, name: string): number[] => {
+      const holder = new Group();
+      holder.add(model.object);
+      model.object.position.y = model.groundOffset;
+      const mixer = new AnimationMixer(model.object);
+      const clip = model.clips.find((c) => c.name === name)!;
+      mixer.clipAction(clip).play();
+      const out: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        mixer.setTime((i / 20) * clip.duration);
+        holder.updateMatrixWorld(true);
+        model.object.traverse((node) => (node as SkinnedMesh).isSkinnedMesh && (node as SkinnedMesh).skeleton.update());
+        out.push(new Box3().setFromObject(holder, true).min.y);
+      }
+      mixer.stopAllAction();
+      return out;
+    };
+    for (const low of lows(scaled, 'idle')) expect(Math.abs(low)).toBeLessThan(0.02);
+    // The walk's contact is the retargeted clip's, only larger: frame by frame the scaled
+    // character's lowest point is the unscaled one's times the scale (a wrong hips scale would
+    // float or sink it by centimetres), and it never lifts off the ground.
+    const [big, small] = [lows(scaled, 'walk_fwd'), lows(unscaled, 'walk_fwd')];
+    big.forEach((low, i) => expect(Math.abs(low - small[i]! * scaled.report.scale)).toBeLessThan(0.005));
+    expect(Math.max(...big)).toBeLessThan(0.03);
+    // The library walk dips a foot into the floor mid-stride on every rig (the robot 8 cm at 1.87 m).
+    expect(Math.min(...big)).toBeGreaterThan(-0.15);
+    scaled.dispose();
+    unscaled.dispose();
   });
 
   it('keeps what it draws when a load fails, and says why', async () => {
