@@ -2,7 +2,7 @@ import { Vector3, type Mesh } from 'three';
 import { createEnvironment, type Environment } from './environment.ts';
 import { KeyboardInput } from './player/keyboard.ts';
 import { avatarNotice } from './player/avatar-report.ts';
-import { PlayerAvatar } from './player/player-avatar.ts';
+import { PlayerAvatar, type PlayerAvatarOptions } from './player/player-avatar.ts';
 import type { HudRow } from './hud.ts';
 import { showNotice } from './notices.ts';
 import { createPlayerState, stepPlayer, type PlayerState } from './player/player-controller.ts';
@@ -24,6 +24,8 @@ export interface WorldOptions extends StageOptions {
    * The world page reads it from `?avatar=`. Default none: the built-in humanoid.
    */
   avatar?: string;
+  /** How the player's character is built and sized (its height policy, clip names). Default: the defaults of {@link PlayerAvatarOptions}. */
+  avatarOptions?: PlayerAvatarOptions;
 }
 
 /** The local player: controller state, its character, and the keyboard that drives it. */
@@ -56,7 +58,7 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
   const environment = createEnvironment(stage.scene, heightmap.waterLevel, heightmap.worldSize);
 
   const spawn = options.spawn ?? LANDMARKS.spawn;
-  const avatar = new PlayerAvatar();
+  const avatar = new PlayerAvatar(options.avatarOptions);
   stage.scene.add(avatar.object);
   avatar.on('status', ({ stats, notes }) => {
     const notice = avatarNotice(stats, notes);

@@ -78,3 +78,18 @@ export function avatarScale(fileHeight: number, units: ImportReport['units'], op
     note: `${reads} (${why}); scaled ×${scale.toFixed(2)} to ${options.defaultHeight.toFixed(2)} m (height: 'file' keeps the file's height)`,
   };
 }
+
+/** What {@link parseAvatarHeight} read: a height option, or the problem with the text. */
+export type ParsedAvatarHeight = { ok: true; height: AvatarHeightOptions['height'] } | { ok: false; problem: string };
+
+/**
+ * Reads the world page's `?avatarHeight=`: `auto`, `file` or a height in metres (`1.8`). Absent
+ * reads as `auto`; anything else is a problem the page shows instead of guessing.
+ */
+export function parseAvatarHeight(text: string | null): ParsedAvatarHeight {
+  if (text === null || text === '' || text === 'auto') return { ok: true, height: 'auto' };
+  if (text === 'file') return { ok: true, height: 'file' };
+  const metres = Number(text);
+  if (Number.isFinite(metres) && metres > 0 && metres <= 100) return { ok: true, height: metres };
+  return { ok: false, problem: `avatarHeight=${text}: expected auto, file or a height in metres (e.g. 1.8)` };
+}

@@ -3,7 +3,7 @@
  * person's, a height in metres is the artist's unless no character could be that size.
  */
 import { describe, expect, it } from 'vitest';
-import { AVATAR_HEIGHT_DEFAULTS, avatarScale } from '../../../src/world/player/avatar-height.ts';
+import { AVATAR_HEIGHT_DEFAULTS, avatarScale, parseAvatarHeight } from '../../../src/world/player/avatar-height.ts';
 import { withDefaults } from '../../../src/core/options.ts';
 
 const auto = AVATAR_HEIGHT_DEFAULTS;
@@ -49,5 +49,19 @@ describe('avatar height policy', () => {
     expect(() => avatarScale(1.865, 'm', withDefaults(auto, { height: -1 }))).toThrow(RangeError);
     // No height to scale from (an empty model): kept.
     expect(avatarScale(0, 'm', auto)).toEqual({ scale: 1, note: null });
+  });
+});
+
+describe('the world page reads ?avatarHeight=', () => {
+  it('takes auto, file and metres, and names a value it cannot use', () => {
+    expect(parseAvatarHeight(null)).toEqual({ ok: true, height: 'auto' });
+    expect(parseAvatarHeight('auto')).toEqual({ ok: true, height: 'auto' });
+    expect(parseAvatarHeight('file')).toEqual({ ok: true, height: 'file' });
+    expect(parseAvatarHeight('1.8')).toEqual({ ok: true, height: 1.8 });
+    for (const bad of ['0', '-1', 'tall', '1e9', 'NaN']) {
+      const read = parseAvatarHeight(bad);
+      expect(read.ok).toBe(false);
+      if (!read.ok) expect(read.problem).toContain(`avatarHeight=${bad}`);
+    }
   });
 });
