@@ -1,0 +1,198 @@
+import { Matrix4, Quaternion, Vector3, type Bone } from 'three';
+import type { ProceduralClip } from '../../rig/clips.ts';
+import { qx, type Pose } from '../../rig/pose.ts';
+import { buildSkeleton, type SkeletonDef } from '../../rig/skeleton-def.ts';
+
+/**
+ * The library's ground-contact rule. The mannequin's pose functions ground a step by its ankles (the
+ * lower ankle at its bind height), which lets a foot pitched toes-down at toe-off put the ball of the
+ * foot 60–80 mm under the floor, and a heel strike the heel 20 mm; every rig the library is
+ * retargeted onto inherits that. Here the floor is judged by the **sole**: points on the underside
+ * of each shoe (heel, mid-foot, ball, toe), carried by the foot and ball bones as the shoe's skin is.
+ * Per frame, after the ankle grounding:
+ *
+ * 1. a foot whose sole goes below the floor is pitched about its own lateral axis, by the smallest
+ *    angle that puts its lowest sole point back on the floor (the ball rolls up at toe-off, the heel
+ *    comes up at heel strike);
+ * 2. whatever is still below (a foot whose ankle itself is too low to clear, a joint under the floor
+ *    in clips that `clearFloor`) raises the pelvis.
+ *
+ * The floor is the root bone's height (in-place and root-motion clips alike; a ladder climb carries
+ * its floor up with the root).
+ */
+
+/** Sole points of one foot in the bind pose, relative to its ankle (`foot_*` head), metres: `[y, z]`. */
+const FOOT_SOLE: ReadonlyArray<readonly [number, number]> = [
+  // The shoe (src/rig/humanoid-body.ts) runs heel to toe along the foot, its underside on the floor.
+  [-0.07, -0.09],
+  [-0.082, -0.05],
+  [-0.085, 0.02],
+  [-0.085, 0.08],
+];
+/** Sole points carried by the ball (toe) bone, relative to its head: `[y, z]`. */
+const BALL_SOLE: ReadonlyArray<readonly [number, number]> = [
+  [-0.022, 0.0],
+  [-0.012, 0.05],
+  [0.005, 0.085],
+];
+
+/** The widest pitch correction tried (radians, about 46°). */
+const MAX_PITCH = 0.8;
+
+interface SolePoint {
+  bone: Bone;
+  /** Bind-pose model-space position. */
+  bind: Vector3;
+}
+
+/** A skeleton to pose and the sole points on it, for {@link withGroundContact}. */
+class GroundProbe {
+  readonly bones: Map<string, Bone>;
+  readonly root: Bone;
+  private readonly bindRotation = new Map<Bone, Quaternion>();
+  private readonly bindInverse = new Map<Bone, Matrix4>();
+  readonly feet: Array<{ foot: Bone; points: SolePoint[] }> = [];
+  readonly pelvisBind: Vector3;
+  readonly ankleBind: number;
+  /** The lowest joint of the bind pose above the root (the floor clearance of `clearFloor`). */
+  readonly clearance: number;
+
+  constructor(def: SkeletonDef) {
+    const built = buildSkeleton(def);
+    this.bones = built.byName;
+    this.root = built.root;
+    this.root.updateMatrixWorld(true);
+    for (const bone of built.bones) {
+      this.bindRotation.set(bone, bone.quaternion.clone());
+      this.bindInverse.set(bone, bone.matrixWorld.clone().invert());
+    }
+    const head = (name: string): Vector3 => new Vector3(...def.bones.find((b) => b.name === name)!.head);
+    const rootHead = new Vector3(...def.bones[0]!.head);
+    this.pelvisBind = head('pelvis').sub(rootHead);
+    this.ankleBind = head('foot_l').y;
+    this.clearance = Math.min(...def.bones.slice(1).map((b) => b.head[1] - rootHead.y));
+    for (const side of ['l', 'r']) {
+      const foot = this.bones.get(`foot_${side}`);
+      const ball = this.bones.get(`ball_${side}`);
+      if (!foot || !ball) continue;
+      const ankle = head(`foot_${side}`);
+      const toe = head(`ball_${side}`);
+      const points: SolePoint[] = [
+        ...FOOT_SOLE.map(([y, z]) => ({ bone: foot, bind: new Vector3(ankle.x, ankle.y + y, ankle.z + z) })),
+        ...BALL_SOLE.map(([y, z]) => ({ bone: ball, bind: new Vector3(toe.x, toe.y + y, toe.z + z) })),
+      ];
+      this.feet.push({ foot, points });
+    }
+  }
+
+  /** Poses the skeleton: bind rotations, then the pose's, with the pelvis at `pelvis` (root frame). */
+  set(pose: Pose, pelvis: Vector3): void {
+    for (const [bone, q] of this.bindRotation) bone.quaternion.copy(q);
+    for (const [name, q] of pose.rotations) this.bones.get(name)?.quaternion.copy(q);
+    this.bones.get('pelvis')!.position.copy(pelvis);
+    this.root.updateMatrixWorld(true);
+  }
+
+  /** Height above the root of the lower ankle. */
+  lowerAnkle(): number {
+    const y = (name: string): number => this.bones.get(name)!.matrixWorld.elements[13]!;
+    return Math.min(y('foot_l'), y('foot_r')) - this.rootY();
+  }
+
+  rootY(): number {
+    return this.root.matrixWorld.elements[13]!;
+  }
+
+  /** Lowest sole point of one foot above the root, as the bones place it now. */
+  lowestSole(foot: { points: SolePoint[] }): number {
+    let low = Infinity;
+    for (const point of foot.points) {
+      const bone = point.bone;
+      scratch.copy(point.bind).applyMatrix4(this.bindInverse.get(bone)!).applyMatrix4(bone.matrixWorld);
+      low = Math.min(low, scratch.y);
+    }
+    return low - this.rootY();
+  }
+
+  /** Lowest joint above the root. */
+  lowestJoint(): number {
+    let low = Infinity;
+    for (const bone of this.bones.values()) if (bone !== this.root) low = Math.min(low, bone.matrixWorld.elements[13]!);
+    return low - this.rootY();
+  }
+}
+
+const scratch = new Vector3();
+const probes = new WeakMap<SkeletonDef, GroundProbe>();
+
+/**
+ * A library clip whose poses keep every sole on or above the floor (see the module comment). The
+ * returned clip grounds and clears the floor itself, so it carries `grounded: false` and no
+ * `clearFloor` for `bakeClip`. Rigs without `foot_*`/`ball_*` bones keep the ankle rule only.
+ */
+export function withGroundContact<T extends ProceduralClip>(def: T, rig: SkeletonDef): T {
+  let probe = probes.get(rig);
+  if (!probe) probes.set(rig, (probe = new GroundProbe(rig)));
+  const ground = probe;
+  return {
+    ...def,
+    grounded: false,
+    clearFloor: false,
+    pose(time: number): Pose {
+      const pose = def.pose(time);
+      const pelvis = ground.pelvisBind.clone().add(pose.pelvisOffset);
+      if (def.grounded) {
+        ground.set(pose, pelvis);
+        pelvis.y += ground.ankleBind - ground.lowerAnkle();
+      }
+      ground.set(pose, pelvis);
+      for (const foot of ground.feet) {
+        if (ground.lowestSole(foot) >= 0) continue;
+        const base = foot.foot.quaternion.clone();
+        const pitched = (angle: number): number => {
+          foot.foot.quaternion.copy(base).multiply(qx(angle));
+          foot.foot.updateMatrixWorld(true);
+          return ground.lowestSole(foot);
+        };
+        // The smallest pitch either way that clears the floor: step out, then bisect.
+        let found: number | null = null;
+        let inside = 0;
+        for (let step = 0.05; step <= MAX_PITCH + 1e-9 && found === null; step += 0.05) {
+          for (const sign of [-1, 1]) {
+            if (pitched(sign * step) >= 0) {
+              found = sign * step;
+              inside = sign * (step - 0.05);
+              break;
+            }
+          }
+        }
+        let angle: number;
+        if (found === null) {
+          // Not clearable by the ankle alone: take the best pitch, the pelvis lifts the rest.
+          angle = 0;
+          let best = pitched(0);
+          for (let a = -MAX_PITCH; a <= MAX_PITCH + 1e-9; a += 0.05) {
+            const low = pitched(a);
+            if (low > best) [best, angle] = [low, a];
+          }
+        } else {
+          let [lo, hi] = [inside, found];
+          for (let i = 0; i < 12; i++) {
+            const mid = (lo + hi) / 2;
+            if (pitched(mid) >= 0) hi = mid;
+            else lo = mid;
+          }
+          angle = hi;
+        }
+        pitched(angle);
+        pose.rotations.set(foot.foot.name, foot.foot.quaternion.clone());
+      }
+      let lift = 0;
+      for (const foot of ground.feet) lift = Math.max(lift, -ground.lowestSole(foot));
+      if (def.clearFloor) lift = Math.max(lift, ground.clearance - ground.lowestJoint());
+      pelvis.y += lift;
+      pose.pelvisOffset.copy(pelvis).sub(ground.pelvisBind);
+      return pose;
+    },
+  };
+}
