@@ -1,0 +1,119 @@
+/**
+ * Feet on the floor, measured on the skinned mesh. The library grounds a step by its soles (see
+ * src/anim/library/ground-contact.ts): on the mannequin itself no shoe goes under the floor, and the
+ * rigs the library is retargeted onto inherit that. The world's avatar stands a model on its lowest
+ * bind-pose vertex, so the figure that matters is the lowest skinned vertex over the clip against
+ * the lowest of the bind pose. Before the sole rule, the mannequin's own walk put its shoes 66 mm
+ * under the floor and the robot's 84 mm.
+ */
+import { join } from 'node:path';
+import { AnimationMixer, Vector3, type AnimationClip, type Object3D, type SkinnedMesh } from 'three';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { libraryClip, withoutRootMotion } from '../../../src/anim/library/index.ts';
+import { libraryForRig } from '../../../src/anim/retarget/library-for-rig.ts';
+import { createCc4Character } from '../../../src/anim/rigs/cc4-character.ts';
+import { createHumanoid } from '../../../src/rig/humanoid.ts';
+import { readModelFile } from '../../../src/rig/node/model-file.ts';
+
+vi.setConfig({ testTimeout: 30_000 });
+
+const FIXTURES = join(import.meta.dirname, '../../fixtures/import');
+const CLIPS = ['walk_fwd', 'run_fwd'] as const;
+/** The avatar's height policy brings characters near this height; bounds are stated at it. */
+const PERSON = 1.75;
+
+interface Subject {
+  object: Object3D;
+  clips: AnimationClip[];
+  /** Bind-pose height (metres in the file's frame), to state figures at {@link PERSON}. */
+  height: number;
+}
+
+const v = new Vector3();
+
+/** The lowest skinned vertex (model frame) as the bones place it now. */
+function lowestVertex(object: Object3D): number {
+  object.updateMatrixWorld(true);
+  let low = Infinity;
+  object.traverse((node) => {
+    const mesh = node as SkinnedMesh;
+    if (!mesh.isSkinnedMesh || !mesh.visible) return;
+    mesh.skeleton.update();
+    const count = mesh.geometry.getAttribute('position').count;
+    for (let i = 0; i < count; i++) low = Math.min(low, mesh.getVertexPosition(i, v).applyMatrix4(mesh.matrixWorld).y);
+  });
+  return low;
+}
+
+/** Lowest skinned vertex over a clip (30 samples a second) below the bind pose's lowest, metres (negative: under the floor). */
+function sinkOverClip(subject: Subject, clip: AnimationClip): number {
+  const floor = lowestVertex(subject.object);
+  const mixer = new AnimationMixer(subject.object);
+  const action = mixer.clipAction(clip);
+  action.play();
+  let low = Infinity;
+  const frames = Math.round(clip.duration * 30);
+  for (let f = 0; f < frames; f++) {
+    action.time = (f / frames) * clip.duration;
+    mixer.update(0);
+    low = Math.min(low, lowestVertex(subject.object));
+  }
+  mixer.stopAllAction();
+  mixer.uncacheRoot(subject.object);
+  return low - floor;
+}
+
+async function retargeted(object: Object3D, bones: Parameters<typeof libraryForRig>[1], name: string, height: number): Promise<Subject> {
+  const result = await libraryForRig(object, bones, name, { clips: [...CLIPS] });
+  expect(result.problems).toEqual([]);
+  return { object, clips: result.clips, height };
+}
+
+const subjects = new Map<string, Subject>();
+
+beforeAll(async () => {
+  const mannequin = createHumanoid({ detail: 'low' });
+  subjects.set('mannequin', { object: mannequin.object, clips: CLIPS.map((n) => withoutRootMotion(libraryClip(n))), height: 1.8 });
+  const cc4 = createCc4Character({ detail: 'low' });
+  subjects.set('cc4', await retargeted(cc4.object, cc4.bones, 'cc4', 1.88));
+  for (const [key, file] of [
+    ['robot', 'robot-rigid.glb'],
+    ['male-casual', 'quaternius-male-casual.fbx'],
+    ['zombie', 'quaternius-zombie.fbx'],
+  ] as const) {
+    const model = await readModelFile(join(FIXTURES, file));
+    subjects.set(key, await retargeted(model.object, model.bones, key, model.report.height));
+  }
+});
+
+/** Lowest point of each clip below the bind floor, at a person's height (metres). */
+function sinks(key: string): Record<string, number> {
+  const subject = subjects.get(key)!;
+  return Object.fromEntries(subject.clips.map((clip) => [clip.name, (sinkOverClip(subject, clip) * PERSON) / subject.height]));
+}
+
+describe('ground contact: the lowest skinned point over the library locomotion', () => {
+  it('keeps the mannequin’s own shoes on the floor (the library’s sole rule)', () => {
+    for (const [clip, sink] of Object.entries(sinks('mannequin'))) {
+      expect(sink, clip).toBeGreaterThan(-0.003);
+      // Touching, not hovering: the stance shoe reaches the floor.
+      expect(sink, clip).toBeLessThan(0.003);
+    }
+  });
+
+  it.each(['cc4', 'robot', 'male-casual'])('keeps %s within 3 cm of its bind floor (at 1.75 m)', (key) => {
+    const figures = sinks(key);
+    expect(Object.keys(figures).sort()).toEqual([...CLIPS].sort());
+    for (const [clip, sink] of Object.entries(figures)) {
+      expect(sink, clip).toBeGreaterThan(-0.03);
+      expect(sink, clip).toBeLessThan(0.03);
+    }
+  });
+
+  it('keeps the zombie within 4 cm (its toes reach further past the toe joint than the mannequin’s)', () => {
+    for (const [clip, sink] of Object.entries(sinks('zombie'))) {
+      expect(sink, clip).toBeGreaterThan(-0.04);
+      expect(sink, clip).toBeLessThan(0.04);
+    }
+  });
+});
