@@ -36,8 +36,8 @@ const BALL_SOLE: ReadonlyArray<readonly [number, number]> = [
   [0.005, 0.085],
 ];
 
-/** The widest pitch correction tried (radians, about 46°). */
-const MAX_PITCH = 0.8;
+/** The widest pitch correction tried (radians, about 34°). */
+const MAX_PITCH = 0.6;
 
 interface SolePoint {
   bone: Bone;
@@ -154,36 +154,23 @@ export function withGroundContact<T extends ProceduralClip>(def: T, rig: Skeleto
           foot.foot.updateMatrixWorld(true);
           return ground.lowestSole(foot);
         };
-        // The smallest pitch either way that clears the floor: step out, then bisect.
-        let found: number | null = null;
-        let inside = 0;
-        for (let step = 0.05; step <= MAX_PITCH + 1e-9 && found === null; step += 0.05) {
-          for (const sign of [-1, 1]) {
-            if (pitched(sign * step) >= 0) {
-              found = sign * step;
-              inside = sign * (step - 0.05);
-              break;
-            }
-          }
-        }
-        let angle: number;
-        if (found === null) {
-          // Not clearable by the ankle alone: take the best pitch, the pelvis lifts the rest.
-          angle = 0;
-          let best = pitched(0);
-          for (let a = -MAX_PITCH; a <= MAX_PITCH + 1e-9; a += 0.05) {
-            const low = pitched(a);
-            if (low > best) [best, angle] = [low, a];
-          }
-        } else {
-          let [lo, hi] = [inside, found];
+        // Turn the way that raises the lowest sole point (toes up when the ball is under, toes down
+        // when the heel is), by the smallest angle that clears the floor: step out, then bisect.
+        const dir = pitched(0.05) >= pitched(-0.05) ? 1 : -1;
+        let angle = 0;
+        for (let step = 0.05; step <= MAX_PITCH + 1e-9; step += 0.05) {
+          if (pitched(dir * step) < 0) continue;
+          let [lo, hi] = [step - 0.05, step];
           for (let i = 0; i < 12; i++) {
             const mid = (lo + hi) / 2;
-            if (pitched(mid) >= 0) hi = mid;
+            if (pitched(dir * mid) >= 0) hi = mid;
             else lo = mid;
           }
-          angle = hi;
+          angle = dir * hi;
+          break;
         }
+        // A foot that no pitch within reach clears (upside down in a roll, an ankle under the
+        // floor) keeps its pose: the pelvis lifts it below.
         pitched(angle);
         pose.rotations.set(foot.foot.name, foot.foot.quaternion.clone());
       }
