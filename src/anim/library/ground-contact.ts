@@ -1,5 +1,6 @@
 import { Matrix4, Quaternion, Vector3, type Bone } from 'three';
 import type { ProceduralClip } from '../../rig/clips.ts';
+import { buildHumanoidPieces, DEFAULT_PALETTE } from '../../rig/humanoid-body.ts';
 import { qx, type Pose } from '../../rig/pose.ts';
 import { buildSkeleton, type SkeletonDef } from '../../rig/skeleton-def.ts';
 
@@ -14,8 +15,10 @@ import { buildSkeleton, type SkeletonDef } from '../../rig/skeleton-def.ts';
  * 1. a foot whose sole goes below the floor is pitched about its own lateral axis, by the smallest
  *    angle that puts its lowest sole point back on the floor (the ball rolls up at toe-off, the heel
  *    comes up at heel strike);
- * 2. whatever is still below (a foot whose ankle itself is too low to clear, a joint under the floor
- *    in clips that `clearFloor`) raises the pelvis.
+ * 2. whatever is still below raises the pelvis: a foot whose ankle itself is too low to clear, and,
+ *    in clips that `clearFloor` (sitting, rolling), any joint and the mannequin's skin itself (its
+ *    low-detail mesh, skinned on the CPU) below the bind pose's lowest vertex: a back that rolls
+ *    over the floor stays on it.
  *
  * The floor is the root bone's height (in-place and root-motion clips alike; a ladder climb carries
  * its floor up with the root).
@@ -56,9 +59,14 @@ class GroundProbe {
   readonly ankleBind: number;
   /** The lowest joint of the bind pose above the root (the floor clearance of `clearFloor`). */
   readonly clearance: number;
+  private readonly def: SkeletonDef;
+  private readonly boneList: readonly Bone[];
+  private skin: SkinSurface | null = null;
 
   constructor(def: SkeletonDef) {
+    this.def = def;
     const built = buildSkeleton(def);
+    this.boneList = built.bones;
     this.bones = built.byName;
     this.root = built.root;
     this.root.updateMatrixWorld(true);
@@ -114,6 +122,12 @@ class GroundProbe {
     return low - this.rootY();
   }
 
+  /** How far the skin goes below its bind pose's lowest vertex (0 when it does not), metres. */
+  skinBelow(): number {
+    this.skin ??= new SkinSurface(this.def, this.boneList, this.bindInverse);
+    return Math.max(0, this.skin.floor - (this.skin.lowest() - this.rootY()));
+  }
+
   /** Lowest joint above the root. */
   lowestJoint(): number {
     let low = Infinity;
@@ -121,6 +135,68 @@ class GroundProbe {
     return low - this.rootY();
   }
 }
+
+/** The mannequin's low-detail skin, every few vertices, for `clearFloor` clips. */
+class SkinSurface {
+  private readonly positions: Float32Array;
+  private readonly indices: Uint16Array;
+  private readonly weights: Float32Array;
+  /** Lowest vertex of the bind pose above the root. */
+  readonly floor: number;
+  private readonly matrices: Matrix4[];
+
+  constructor(
+    def: SkeletonDef,
+    private readonly bones: readonly Bone[],
+    private readonly bindInverse: ReadonlyMap<Bone, Matrix4>,
+  ) {
+    const positions: number[] = [];
+    const indices: number[] = [];
+    const weights: number[] = [];
+    for (const piece of buildHumanoidPieces(DEFAULT_PALETTE, 'low', def)) {
+      const position = piece.geometry.getAttribute('position');
+      const index = piece.geometry.getAttribute('skinIndex');
+      const weight = piece.geometry.getAttribute('skinWeight');
+      // Every few vertices: rings a few centimetres apart, a few millimetres of error at most.
+      for (let i = 0; i < position.count; i += SKIN_STRIDE) {
+        positions.push(position.getX(i), position.getY(i), position.getZ(i));
+        for (let c = 0; c < 4; c++) {
+          indices.push(index.getComponent(i, c));
+          weights.push(weight.getComponent(i, c));
+        }
+      }
+      piece.geometry.dispose();
+    }
+    this.positions = Float32Array.from(positions);
+    this.indices = Uint16Array.from(indices);
+    this.weights = Float32Array.from(weights);
+    this.matrices = bones.map(() => new Matrix4());
+    let floor = Infinity;
+    for (let i = 1; i < positions.length; i += 3) floor = Math.min(floor, positions[i]!);
+    this.floor = floor - def.bones[0]!.head[1];
+  }
+
+  /** Lowest skinned vertex (model frame) as the bones place it now. */
+  lowest(): number {
+    this.bones.forEach((bone, b) => this.matrices[b]!.multiplyMatrices(bone.matrixWorld, this.bindInverse.get(bone)!));
+    let low = Infinity;
+    const p = this.positions;
+    for (let v = 0; v < p.length / 3; v++) {
+      let y = 0;
+      for (let c = 0; c < 4; c++) {
+        const w = this.weights[v * 4 + c]!;
+        if (w === 0) continue;
+        const e = this.matrices[this.indices[v * 4 + c]!]!.elements;
+        y += w * (e[1]! * p[v * 3]! + e[5]! * p[v * 3 + 1]! + e[9]! * p[v * 3 + 2]! + e[13]!);
+      }
+      low = Math.min(low, y);
+    }
+    return low;
+  }
+}
+
+/** Every how many vertices of the low-detail mannequin {@link SkinSurface} keeps. */
+const SKIN_STRIDE = 3;
 
 const scratch = new Vector3();
 const probes = new WeakMap<SkeletonDef, GroundProbe>();
@@ -178,6 +254,11 @@ export function withGroundContact<T extends ProceduralClip>(def: T, rig: Skeleto
       for (const foot of ground.feet) lift = Math.max(lift, -ground.lowestSole(foot));
       if (def.clearFloor) lift = Math.max(lift, ground.clearance - ground.lowestJoint());
       pelvis.y += lift;
+      if (def.clearFloor) {
+        // The skin last: the lift above moves every bone the same, so one more lift settles it.
+        ground.set(pose, pelvis);
+        pelvis.y += ground.skinBelow();
+      }
       pose.pelvisOffset.copy(pelvis).sub(ground.pelvisBind);
       return pose;
     },

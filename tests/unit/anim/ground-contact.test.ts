@@ -9,7 +9,14 @@
 import { join } from 'node:path';
 import { AnimationMixer, Vector3, type AnimationClip, type Object3D, type SkinnedMesh } from 'three';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { libraryClip, withoutRootMotion } from '../../../src/anim/library/index.ts';
+import { ANIMATION_LIBRARY, libraryClip, withoutRootMotion } from '../../../src/anim/library/index.ts';
+import { checkLibraryParity, DEFAULT_PARITY_BOUNDS } from '../../../src/anim/parity/parity-check.ts';
+import { createRetargetContext } from '../../../src/anim/retarget/retarget-clip.ts';
+import { retargetLibrary } from '../../../src/anim/retarget/retarget-library.ts';
+import { rigFromDef } from '../../../src/anim/retarget/rig-description.ts';
+import { CC4_RIG } from '../../../src/anim/rigs/cc4.ts';
+import { bakeClip } from '../../../src/rig/clips.ts';
+import { MANNEQUIN } from '../../../src/rig/mannequin.ts';
 import { libraryForRig } from '../../../src/anim/retarget/library-for-rig.ts';
 import { createCc4Character } from '../../../src/anim/rigs/cc4-character.ts';
 import { createHumanoid } from '../../../src/rig/humanoid.ts';
@@ -101,6 +108,14 @@ describe('ground contact: the lowest skinned point over the library locomotion',
     }
   });
 
+  it('keeps the mannequin’s skin over the floor when it sits and rolls (was 40 and 180 mm under)', () => {
+    const mannequin = subjects.get('mannequin')!;
+    for (const name of ['sit_ground', 'roll_forward']) {
+      // Between keys (30 a second) a rolling body dips a little under the poses the keys hold.
+      expect(sinkOverClip(mannequin, withoutRootMotion(libraryClip(name))), name).toBeGreaterThan(-0.015);
+    }
+  });
+
   // What remains on other rigs is their feet's shape, not the library: the pose is carried over
   // joint for joint (the lowest toe joint stays within 11 mm of its bind height), but a foot whose
   // sole reaches further past its toe joint than the mannequin's shoe, or whose toe is not mapped
@@ -118,6 +133,29 @@ describe('ground contact: the lowest skinned point over the library locomotion',
       const bound = clip === 'walk_fwd' ? walk : run;
       expect(sink, clip).toBeGreaterThan(-bound);
       expect(sink, clip).toBeLessThan(bound);
+    }
+  });
+
+  it('fails the parity check on a source whose feet go through its floor (the ankle-only walk), passes the library’s', () => {
+    const context = createRetargetContext(rigFromDef(MANNEQUIN), rigFromDef(CC4_RIG));
+    const def = ANIMATION_LIBRARY.find((d) => d.name === 'walk_fwd')!;
+    // The walk as the pose functions ground it on their own: the lower ankle at its bind height.
+    const ankleOnly = bakeClip(def, MANNEQUIN);
+    ankleOnly.userData = { ...libraryClip('walk_fwd').userData };
+    const grounded = libraryClip('walk_fwd');
+    for (const [clip, fails] of [
+      [ankleOnly, true],
+      [grounded, false],
+    ] as const) {
+      const report = checkLibraryParity([clip], retargetLibrary([clip], context).clips, context);
+      const sink = report.clips[0]!.sourceFloorPenetration.value;
+      if (fails) {
+        expect(sink).toBeGreaterThan(DEFAULT_PARITY_BOUNDS.sourceFloorPenetration);
+        expect(report.failures.join('\n')).toMatch(/the source clip itself puts ball_[lr] \d+\.\d+ mm below its bind-pose floor/);
+      } else {
+        expect(sink).toBeLessThan(0.005);
+        expect(report.failures).toEqual([]);
+      }
     }
   });
 });
