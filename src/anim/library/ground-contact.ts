@@ -39,8 +39,8 @@ const BALL_SOLE: ReadonlyArray<readonly [number, number]> = [
   [0.005, 0.085],
 ];
 
-/** The widest pitch correction tried (radians, about 34°). */
-const MAX_PITCH = 0.6;
+/** The widest pitch correction tried (radians, about 69°): a crouch’s back foot needs most of it. */
+const MAX_PITCH = 1.2;
 
 interface SolePoint {
   bone: Bone;
