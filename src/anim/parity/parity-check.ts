@@ -36,7 +36,7 @@ export interface ParityBounds {
   pelvisVerticalDrift: number;
   /** Largest bind-alignment residual on any aligned bone (degrees). */
   alignmentResidualDeg: number;
-  /** How far the source clip itself may push a mapped joint below its bind-pose lowest joint (metres). */
+  /** How far the source clip itself may push a mapped joint below its bind pose's lowest body joint (metres). */
   sourceFloorPenetration: number;
   /** How much further below the floor than the (scaled) source the target may put a mapped joint (metres). */
   floorPenetration: number;

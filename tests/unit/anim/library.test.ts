@@ -106,7 +106,7 @@ describe('the animation library', () => {
     }
   });
 
-  it('keeps the lower foot on the floor in grounded locomotion, on its heel or its toes (played through a mixer)', () => {
+  it('keeps the lower foot on the floor in grounded locomotion, on its heel, sole or ball (played through a mixer)', () => {
     const { root, byName } = buildSkeleton(MANNEQUIN);
     const group = new Group();
     group.add(root);
