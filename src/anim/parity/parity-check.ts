@@ -36,7 +36,7 @@ export interface ParityBounds {
   pelvisVerticalDrift: number;
   /** Largest bind-alignment residual on any aligned bone (degrees). */
   alignmentResidualDeg: number;
-  /** How far the source clip itself may push a mapped joint below its bind-pose lowest joint (metres). */
+  /** How far the source clip itself may push a mapped joint below its bind pose's lowest body joint (metres). */
   sourceFloorPenetration: number;
   /** How much further below the floor than the (scaled) source the target may put a mapped joint (metres). */
   floorPenetration: number;
@@ -50,7 +50,7 @@ export const DEFAULT_PARITY_BOUNDS: ParityBounds = {
   rotationDriftDeg: 0.25,
   pelvisVerticalDrift: 0.003,
   alignmentResidualDeg: 0.5,
-  sourceFloorPenetration: 0.1,
+  sourceFloorPenetration: 0.03,
   floorPenetration: 0.03,
   footSlide: 0.02,
 };
@@ -204,8 +204,10 @@ export class ParityChecker {
     const targetHipsReference = context.reference.worldPosition[context.hips.target]!;
     const referenceInverse = pairs.map((p) => context.reference.worldRotation[p.target]!.clone().invert());
     const rootBind = context.sourceRoot >= 0 ? context.source.bones[context.sourceRoot]!.worldPosition : null;
-    // Floors: each rig's lowest mapped joint in its bind (reference) pose.
-    const sourceFloor = Math.min(...pairs.map((p) => context.source.bones[p.source]!.worldPosition.y));
+    // Floors: the source's lowest body joint in its bind pose (the hips and every bone below them,
+    // mapped or not: a map without toes must not raise the floor to the ankles), and the target's
+    // lowest mapped joint in its reference pose (compared with the scaled source, mapped joints only).
+    const sourceFloor = bodyFloor(context.source, context.hips.source);
     const targetFloor = Math.min(...pairs.map((p) => context.reference.worldPosition[p.target]!.y));
     let sourceLow = { bone: '', value: Infinity };
     let targetLow = { bone: '', value: Infinity };
@@ -366,6 +368,18 @@ export class ParityChecker {
 }
 
 const IDENTITY = new Quaternion();
+
+/** The lowest bind-pose joint height of the hips and the bones they carry (not a root at the origin). */
+function bodyFloor(rig: RetargetContext['source'], hips: number): number {
+  const inBody = rig.bones.map(() => false);
+  let floor = Infinity;
+  rig.bones.forEach((bone, i) => {
+    // Bones are parent-first, so a parent's flag is set before its children's.
+    inBody[i] = i === hips || (bone.parent >= 0 && inBody[bone.parent]!);
+    if (inBody[i]) floor = Math.min(floor, bone.worldPosition.y);
+  });
+  return floor;
+}
 const mm = (metres: number): string => `${(metres * 1000).toFixed(2)} mm`;
 
 /** The whole library's parity. */

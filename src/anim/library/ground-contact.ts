@@ -1,0 +1,266 @@
+import { Matrix4, Quaternion, Vector3, type Bone } from 'three';
+import type { ProceduralClip } from '../../rig/clips.ts';
+import { buildHumanoidPieces, DEFAULT_PALETTE } from '../../rig/humanoid-body.ts';
+import { qx, type Pose } from '../../rig/pose.ts';
+import { buildSkeleton, type SkeletonDef } from '../../rig/skeleton-def.ts';
+
+/**
+ * The library's ground-contact rule. The mannequin's pose functions ground a step by its ankles (the
+ * lower ankle at its bind height), which lets a foot pitched toes-down at toe-off put the ball of the
+ * foot 60–80 mm under the floor, and a heel strike the heel 20 mm; every rig the library is
+ * retargeted onto inherits that. Here the floor is judged by the **sole**: points on the underside
+ * of each shoe (heel, mid-foot, ball, toe), carried by the foot and ball bones as the shoe's skin is.
+ * Per frame, after the ankle grounding:
+ *
+ * 1. a foot whose sole goes below the floor is pitched about its own lateral axis, by the smallest
+ *    angle that puts its lowest sole point back on the floor (the ball rolls up at toe-off, the heel
+ *    comes up at heel strike);
+ * 2. whatever is still below raises the pelvis: a foot whose ankle itself is too low to clear, and,
+ *    in clips that `clearFloor` (sitting, rolling), any joint and the mannequin's skin itself (its
+ *    low-detail mesh, skinned on the CPU) below the bind pose's lowest vertex: a back that rolls
+ *    over the floor stays on it.
+ *
+ * The floor is the root bone's height (in-place and root-motion clips alike; a ladder climb carries
+ * its floor up with the root).
+ */
+
+/** Sole points of one foot in the bind pose, relative to its ankle (`foot_*` head), metres: `[y, z]`. */
+const FOOT_SOLE: ReadonlyArray<readonly [number, number]> = [
+  // The shoe (src/rig/humanoid-body.ts) runs heel to toe along the foot, its underside on the floor.
+  [-0.07, -0.09],
+  [-0.082, -0.05],
+  [-0.085, 0.02],
+  [-0.085, 0.08],
+];
+/** Sole points carried by the ball (toe) bone, relative to its head: `[y, z]`. */
+const BALL_SOLE: ReadonlyArray<readonly [number, number]> = [
+  [-0.022, 0.0],
+  [-0.012, 0.05],
+  [0.005, 0.085],
+];
+
+/** The widest pitch correction tried (radians, about 69°): a crouch’s back foot needs most of it. */
+const MAX_PITCH = 1.2;
+
+interface SolePoint {
+  bone: Bone;
+  /** Bind-pose model-space position. */
+  bind: Vector3;
+}
+
+/** A skeleton to pose and the sole points on it, for {@link withGroundContact}. */
+class GroundProbe {
+  readonly bones: Map<string, Bone>;
+  readonly root: Bone;
+  private readonly bindRotation = new Map<Bone, Quaternion>();
+  private readonly bindInverse = new Map<Bone, Matrix4>();
+  readonly feet: Array<{ foot: Bone; points: SolePoint[] }> = [];
+  readonly pelvisBind: Vector3;
+  readonly ankleBind: number;
+  /** The lowest joint of the bind pose above the root (the floor clearance of `clearFloor`). */
+  readonly clearance: number;
+  private readonly def: SkeletonDef;
+  private readonly boneList: readonly Bone[];
+  private skin: SkinSurface | null = null;
+
+  constructor(def: SkeletonDef) {
+    this.def = def;
+    const built = buildSkeleton(def);
+    this.boneList = built.bones;
+    this.bones = built.byName;
+    this.root = built.root;
+    this.root.updateMatrixWorld(true);
+    for (const bone of built.bones) {
+      this.bindRotation.set(bone, bone.quaternion.clone());
+      this.bindInverse.set(bone, bone.matrixWorld.clone().invert());
+    }
+    const head = (name: string): Vector3 => new Vector3(...def.bones.find((b) => b.name === name)!.head);
+    const rootHead = new Vector3(...def.bones[0]!.head);
+    this.pelvisBind = head('pelvis').sub(rootHead);
+    this.ankleBind = head('foot_l').y;
+    this.clearance = Math.min(...def.bones.slice(1).map((b) => b.head[1] - rootHead.y));
+    for (const side of ['l', 'r']) {
+      const foot = this.bones.get(`foot_${side}`);
+      const ball = this.bones.get(`ball_${side}`);
+      if (!foot || !ball) continue;
+      const ankle = head(`foot_${side}`);
+      const toe = head(`ball_${side}`);
+      const points: SolePoint[] = [
+        ...FOOT_SOLE.map(([y, z]) => ({ bone: foot, bind: new Vector3(ankle.x, ankle.y + y, ankle.z + z) })),
+        ...BALL_SOLE.map(([y, z]) => ({ bone: ball, bind: new Vector3(toe.x, toe.y + y, toe.z + z) })),
+      ];
+      this.feet.push({ foot, points });
+    }
+  }
+
+  /** Poses the skeleton: bind rotations, then the pose's, with the pelvis at `pelvis` (root frame). */
+  set(pose: Pose, pelvis: Vector3): void {
+    for (const [bone, q] of this.bindRotation) bone.quaternion.copy(q);
+    for (const [name, q] of pose.rotations) this.bones.get(name)?.quaternion.copy(q);
+    this.bones.get('pelvis')!.position.copy(pelvis);
+    this.root.updateMatrixWorld(true);
+  }
+
+  /** Height above the root of the lower ankle. */
+  lowerAnkle(): number {
+    const y = (name: string): number => this.bones.get(name)!.matrixWorld.elements[13]!;
+    return Math.min(y('foot_l'), y('foot_r')) - this.rootY();
+  }
+
+  rootY(): number {
+    return this.root.matrixWorld.elements[13]!;
+  }
+
+  /** Lowest sole point of one foot above the root, as the bones place it now. */
+  lowestSole(foot: { points: SolePoint[] }): number {
+    let low = Infinity;
+    for (const point of foot.points) {
+      const bone = point.bone;
+      scratch.copy(point.bind).applyMatrix4(this.bindInverse.get(bone)!).applyMatrix4(bone.matrixWorld);
+      low = Math.min(low, scratch.y);
+    }
+    return low - this.rootY();
+  }
+
+  /** How far the skin goes below its bind pose's lowest vertex (0 when it does not), metres. */
+  skinBelow(): number {
+    this.skin ??= new SkinSurface(this.def, this.boneList, this.bindInverse);
+    return Math.max(0, this.skin.floor - (this.skin.lowest() - this.rootY()));
+  }
+
+  /** Lowest joint above the root. */
+  lowestJoint(): number {
+    let low = Infinity;
+    for (const bone of this.bones.values()) if (bone !== this.root) low = Math.min(low, bone.matrixWorld.elements[13]!);
+    return low - this.rootY();
+  }
+}
+
+/** The mannequin's low-detail skin, every few vertices, for `clearFloor` clips. */
+class SkinSurface {
+  private readonly positions: Float32Array;
+  private readonly indices: Uint16Array;
+  private readonly weights: Float32Array;
+  /** Lowest vertex of the bind pose above the root. */
+  readonly floor: number;
+  private readonly matrices: Matrix4[];
+
+  constructor(
+    def: SkeletonDef,
+    private readonly bones: readonly Bone[],
+    private readonly bindInverse: ReadonlyMap<Bone, Matrix4>,
+  ) {
+    const positions: number[] = [];
+    const indices: number[] = [];
+    const weights: number[] = [];
+    for (const piece of buildHumanoidPieces(DEFAULT_PALETTE, 'low', def)) {
+      const position = piece.geometry.getAttribute('position');
+      const index = piece.geometry.getAttribute('skinIndex');
+      const weight = piece.geometry.getAttribute('skinWeight');
+      // Every few vertices: rings a few centimetres apart, a few millimetres of error at most.
+      for (let i = 0; i < position.count; i += SKIN_STRIDE) {
+        positions.push(position.getX(i), position.getY(i), position.getZ(i));
+        for (let c = 0; c < 4; c++) {
+          indices.push(index.getComponent(i, c));
+          weights.push(weight.getComponent(i, c));
+        }
+      }
+      piece.geometry.dispose();
+    }
+    this.positions = Float32Array.from(positions);
+    this.indices = Uint16Array.from(indices);
+    this.weights = Float32Array.from(weights);
+    this.matrices = bones.map(() => new Matrix4());
+    let floor = Infinity;
+    for (let i = 1; i < positions.length; i += 3) floor = Math.min(floor, positions[i]!);
+    this.floor = floor - def.bones[0]!.head[1];
+  }
+
+  /** Lowest skinned vertex (model frame) as the bones place it now. */
+  lowest(): number {
+    this.bones.forEach((bone, b) => this.matrices[b]!.multiplyMatrices(bone.matrixWorld, this.bindInverse.get(bone)!));
+    let low = Infinity;
+    const p = this.positions;
+    for (let v = 0; v < p.length / 3; v++) {
+      let y = 0;
+      for (let c = 0; c < 4; c++) {
+        const w = this.weights[v * 4 + c]!;
+        if (w === 0) continue;
+        const e = this.matrices[this.indices[v * 4 + c]!]!.elements;
+        y += w * (e[1]! * p[v * 3]! + e[5]! * p[v * 3 + 1]! + e[9]! * p[v * 3 + 2]! + e[13]!);
+      }
+      low = Math.min(low, y);
+    }
+    return low;
+  }
+}
+
+/** Every how many vertices of the low-detail mannequin {@link SkinSurface} keeps. */
+const SKIN_STRIDE = 3;
+
+const scratch = new Vector3();
+const probes = new WeakMap<SkeletonDef, GroundProbe>();
+
+/**
+ * A library clip whose poses keep every sole on or above the floor (see the module comment). The
+ * returned clip grounds and clears the floor itself, so it carries `grounded: false` and no
+ * `clearFloor` for `bakeClip`. Rigs without `foot_*`/`ball_*` bones keep the ankle rule only.
+ */
+export function withGroundContact<T extends ProceduralClip>(def: T, rig: SkeletonDef): T {
+  let probe = probes.get(rig);
+  if (!probe) probes.set(rig, (probe = new GroundProbe(rig)));
+  const ground = probe;
+  return {
+    ...def,
+    grounded: false,
+    clearFloor: false,
+    pose(time: number): Pose {
+      const pose = def.pose(time);
+      const pelvis = ground.pelvisBind.clone().add(pose.pelvisOffset);
+      if (def.grounded) {
+        ground.set(pose, pelvis);
+        pelvis.y += ground.ankleBind - ground.lowerAnkle();
+      }
+      ground.set(pose, pelvis);
+      for (const foot of ground.feet) {
+        if (ground.lowestSole(foot) >= 0) continue;
+        const base = foot.foot.quaternion.clone();
+        const pitched = (angle: number): number => {
+          foot.foot.quaternion.copy(base).multiply(qx(angle));
+          foot.foot.updateMatrixWorld(true);
+          return ground.lowestSole(foot);
+        };
+        // Turn the way that raises the lowest sole point (toes up when the ball is under, toes down
+        // when the heel is), by the smallest angle that clears the floor: step out, then bisect.
+        const dir = pitched(0.05) >= pitched(-0.05) ? 1 : -1;
+        let angle = 0;
+        for (let step = 0.05; step <= MAX_PITCH + 1e-9; step += 0.05) {
+          if (pitched(dir * step) < 0) continue;
+          let [lo, hi] = [step - 0.05, step];
+          for (let i = 0; i < 12; i++) {
+            const mid = (lo + hi) / 2;
+            if (pitched(dir * mid) >= 0) hi = mid;
+            else lo = mid;
+          }
+          angle = dir * hi;
+          break;
+        }
+        // A foot that no pitch within reach clears (upside down in a roll, an ankle under the
+        // floor) keeps its pose: the pelvis lifts it below.
+        pitched(angle);
+        pose.rotations.set(foot.foot.name, foot.foot.quaternion.clone());
+      }
+      let lift = 0;
+      for (const foot of ground.feet) lift = Math.max(lift, -ground.lowestSole(foot));
+      if (def.clearFloor) lift = Math.max(lift, ground.clearance - ground.lowestJoint());
+      pelvis.y += lift;
+      if (def.clearFloor) {
+        // The skin last: the lift above moves every bone the same, so one more lift settles it.
+        ground.set(pose, pelvis);
+        pelvis.y += ground.skinBelow();
+      }
+      pose.pelvisOffset.copy(pelvis).sub(ground.pelvisBind);
+      return pose;
+    },
+  };
+}
