@@ -1,7 +1,8 @@
-import { AnimationClip, QuaternionKeyframeTrack, Vector3, VectorKeyframeTrack, type Bone, type KeyframeTrack } from 'three';
+import { AnimationClip, QuaternionKeyframeTrack, VectorKeyframeTrack, type KeyframeTrack } from 'three';
+import { groundContact, type FloorContact } from './ground-contact.ts';
 import { MANNEQUIN } from './mannequin.ts';
 import { ankle, bend, curlHand, elbow, emptyPose, forearmRaise, hip, knee, qx, relaxedArms, SIDES, upperArm, type Pose } from './pose.ts';
-import { buildSkeleton, type SkeletonDef } from './skeleton-def.ts';
+import type { SkeletonDef } from './skeleton-def.ts';
 
 /** Names of the procedural clips every mannequin carries. */
 export const HUMANOID_CLIPS = ['idle', 'walk', 'run', 'jump', 'wave', 'dance'] as const;
@@ -21,6 +22,11 @@ export interface ProceduralClip {
    * lying): no joint goes lower than the lowest joint of the bind pose. Default false.
    */
   clearFloor?: boolean;
+  /**
+   * How the bake meets the floor: `'sole'` (default) keeps every shoe's sole on or above it (see
+   * src/rig/ground-contact.ts); `'ankle'` keeps the pose functions' ankle grounding alone.
+   */
+  contact?: FloorContact;
   pose(time: number): Pose;
 }
 
@@ -189,38 +195,30 @@ export const PROCEDURAL_CLIPS: Record<HumanoidClipName, ProceduralClip> = { idle
 /**
  * Samples a procedural clip into a three.js AnimationClip: one quaternion track per animated bone
  * and one position track for the pelvis. Loops repeat their first key at the end so they wrap
- * seamlessly. With `grounded`, the pelvis moves so the lower ankle stays at its bind height.
+ * seamlessly. Every frame meets the floor by the rule of src/rig/ground-contact.ts: with
+ * `grounded`, the pelvis moves so the lower ankle stays at its bind height; then a foot whose sole
+ * would go under the floor pitches back onto it, and the pelvis rises for what is left.
  */
 export function bakeClip(clip: ProceduralClip, def: SkeletonDef = MANNEQUIN, fps = 30): AnimationClip {
   const frames = Math.max(2, Math.round(clip.duration * fps) + 1);
   const times = new Float32Array(frames);
   const rotations = new Map<string, Float32Array>();
   const pelvis = new Float32Array(frames * 3);
-  const probe = clip.grounded || clip.clearFloor ? buildSkeleton(def) : null;
-  // The floor clearance: the lowest joint of the bind pose (the root bone, on the floor, aside).
-  const clearance = Math.min(...def.bones.slice(1).map((b) => b.head[1] - def.bones[0]!.head[1]));
-  const pelvisDef = def.bones.find((b) => b.name === 'pelvis');
-  if (!pelvisDef) throw new Error(`bakeClip: rig "${def.name}" has no pelvis bone`);
-  const rootHead = def.bones[0]!.head;
-  const pelvisBind = new Vector3(pelvisDef.head[0] - rootHead[0], pelvisDef.head[1] - rootHead[1], pelvisDef.head[2] - rootHead[2]);
-  const ankleBind = def.bones.find((b) => b.name === 'foot_l')?.head[1] ?? 0;
+  if (!def.bones.some((b) => b.name === 'pelvis')) throw new Error(`bakeClip: rig "${def.name}" has no pelvis bone`);
+  const ground = groundContact(def);
+  const contact = { grounded: clip.grounded, clearFloor: clip.clearFloor ?? false, contact: clip.contact ?? 'sole' };
 
   for (let f = 0; f < frames; f++) {
     const time = (f / (frames - 1)) * clip.duration;
     times[f] = time;
     const pose = clip.pose(clip.loop && f === frames - 1 ? 0 : time);
+    // Before the rotations are read: the sole rule pitches the feet.
+    ground.place(pose, contact).toArray(pelvis, f * 3);
     for (const [name, q] of pose.rotations) {
       let track = rotations.get(name);
       if (!track) rotations.set(name, (track = new Float32Array(frames * 4).fill(0).map((_, i) => (i % 4 === 3 ? 1 : 0))));
       q.toArray(track, f * 4);
     }
-    const offset = pose.pelvisOffset.clone();
-    if (probe && clip.grounded) offset.y += groundingLift(probe.byName, pose, pelvisBind.clone().add(offset), ankleBind);
-    if (probe && clip.clearFloor) offset.y += Math.max(0, clearance - lowestJoint(probe.byName, pose, pelvisBind.clone().add(offset)));
-    pelvisBind
-      .clone()
-      .add(offset)
-      .toArray(pelvis, f * 3);
   }
   // Quaternion tracks must take the short way between keys.
   for (const track of rotations.values()) {
@@ -237,33 +235,6 @@ export function bakeClip(clip: ProceduralClip, def: SkeletonDef = MANNEQUIN, fps
   const result = new AnimationClip(clip.name, clip.duration, tracks);
   result.userData = { loop: clip.loop, speed: clip.speed };
   return result;
-}
-
-/** How far to raise (or lower) the pelvis so the lower ankle sits at its bind height. */
-function groundingLift(bones: Map<string, Bone>, pose: Pose, pelvisPosition: Vector3, ankleBind: number): number {
-  for (const bone of bones.values()) bone.quaternion.identity();
-  for (const [name, q] of pose.rotations) bones.get(name)?.quaternion.copy(q);
-  bones.get('pelvis')!.position.copy(pelvisPosition);
-  const root = bones.get('root')!;
-  root.updateMatrixWorld(true);
-  const left = new Vector3().setFromMatrixPosition(bones.get('foot_l')!.matrixWorld).y;
-  const right = new Vector3().setFromMatrixPosition(bones.get('foot_r')!.matrixWorld).y;
-  return ankleBind - Math.min(left, right);
-}
-
-/** The lowest joint height (above the root bone) of a pose with the pelvis at `pelvisPosition`. */
-function lowestJoint(bones: Map<string, Bone>, pose: Pose, pelvisPosition: Vector3): number {
-  for (const bone of bones.values()) bone.quaternion.identity();
-  for (const [name, q] of pose.rotations) bones.get(name)?.quaternion.copy(q);
-  bones.get('pelvis')!.position.copy(pelvisPosition);
-  const root = bones.get('root')!;
-  root.updateMatrixWorld(true);
-  const rootY = root.matrixWorld.elements[13]!;
-  const position = new Vector3();
-  let lowest = Infinity;
-  for (const bone of bones.values())
-    if (bone !== root) lowest = Math.min(lowest, position.setFromMatrixPosition(bone.matrixWorld).y - rootY);
-  return lowest;
 }
 
 /** Bakes every mannequin clip. */

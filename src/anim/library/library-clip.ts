@@ -2,7 +2,6 @@ import { AnimationClip, Quaternion, QuaternionKeyframeTrack, Vector3, VectorKeyf
 import { bakeClip, type ProceduralClip } from '../../rig/clips.ts';
 import { MANNEQUIN } from '../../rig/mannequin.ts';
 import type { SkeletonDef } from '../../rig/skeleton-def.ts';
-import { withGroundContact } from './ground-contact.ts';
 
 /** What a clip is for; the parity check holds locomotion to the tightest hip bound. */
 export type ClipCategory = 'locomotion' | 'jump' | 'swim' | 'climb' | 'dodge' | 'hit' | 'sword' | 'bow' | 'emote';
@@ -63,8 +62,8 @@ const UP = new Vector3(0, 1, 0);
 export function bakeLibraryClip(def: LibraryClipDef, options: BakeLibraryOptions = {}): AnimationClip {
   const fps = options.fps ?? 30;
   const rig = options.def ?? MANNEQUIN;
-  // Soles on or above the floor in every frame (the pose functions ground by the ankles only).
-  const clip = bakeClip(withGroundContact(def, rig), rig, fps);
+  // Soles on or above the floor in every frame: bakeClip's ground-contact rule (src/rig/ground-contact.ts).
+  const clip = bakeClip(def, rig, fps);
   const data: LibraryClipData = {
     loop: def.loop,
     speed: def.speed,

@@ -1,6 +1,6 @@
 /**
  * Feet on the floor, measured on the skinned mesh. The library grounds a step by its soles (see
- * src/anim/library/ground-contact.ts): on the mannequin itself no shoe goes under the floor, and the
+ * src/rig/ground-contact.ts): on the mannequin itself no shoe goes under the floor, and the
  * rigs the library is retargeted onto inherit that. The world's avatar stands a model on its lowest
  * bind-pose vertex, so the figure that matters is the lowest skinned vertex over the clip against
  * the lowest of the bind pose. Before the sole rule, the mannequin's own walk put its shoes 66 mm
@@ -140,7 +140,7 @@ describe('ground contact: the lowest skinned point over the library locomotion',
     const context = createRetargetContext(rigFromDef(MANNEQUIN), rigFromDef(CC4_RIG));
     const def = ANIMATION_LIBRARY.find((d) => d.name === 'walk_fwd')!;
     // The walk as the pose functions ground it on their own: the lower ankle at its bind height.
-    const ankleOnly = bakeClip(def, MANNEQUIN);
+    const ankleOnly = bakeClip({ ...def, contact: 'ankle' }, MANNEQUIN);
     ankleOnly.userData = { ...libraryClip('walk_fwd').userData };
     const grounded = libraryClip('walk_fwd');
     for (const [clip, fails] of [

@@ -1,28 +1,43 @@
 import { Matrix4, Quaternion, Vector3, type Bone } from 'three';
-import type { ProceduralClip } from '../../rig/clips.ts';
-import { buildHumanoidPieces, DEFAULT_PALETTE } from '../../rig/humanoid-body.ts';
-import { qx, type Pose } from '../../rig/pose.ts';
-import { buildSkeleton, type SkeletonDef } from '../../rig/skeleton-def.ts';
+import { buildHumanoidPieces, DEFAULT_PALETTE } from './humanoid-body.ts';
+import { qx, type Pose } from './pose.ts';
+import { buildSkeleton, type SkeletonDef } from './skeleton-def.ts';
 
 /**
- * The library's ground-contact rule. The mannequin's pose functions ground a step by its ankles (the
- * lower ankle at its bind height), which lets a foot pitched toes-down at toe-off put the ball of the
- * foot 60–80 mm under the floor, and a heel strike the heel 20 mm; every rig the library is
- * retargeted onto inherits that. Here the floor is judged by the **sole**: points on the underside
- * of each shoe (heel, mid-foot, ball, toe), carried by the foot and ball bones as the shoe's skin is.
- * Per frame, after the ankle grounding:
+ * The ground-contact rule of every baked clip (`bakeClip`): the built-in humanoid's own clips and the
+ * animation library's alike. The pose functions ground a step by its ankles (the lower ankle at its
+ * bind height), which lets a foot pitched toes-down at toe-off put the ball of the foot 60–100 mm
+ * under the floor, and a heel strike the heel 20 mm; every rig the clips are retargeted onto would
+ * inherit that. Here the floor is judged by the **sole**: points on the underside of each shoe
+ * (heel, mid-foot, ball, toe), carried by the foot and ball bones as the shoe's skin is. Per frame,
+ * after the ankle grounding of `grounded` clips:
  *
  * 1. a foot whose sole goes below the floor is pitched about its own lateral axis, by the smallest
- *    angle that puts its lowest sole point back on the floor (the ball rolls up at toe-off, the heel
- *    comes up at heel strike);
+ *    angle (up to 1.2 rad) that puts its lowest sole point back on the floor (the ball rolls up at
+ *    toe-off, the heel comes up at heel strike);
  * 2. whatever is still below raises the pelvis: a foot whose ankle itself is too low to clear, and,
  *    in clips that `clearFloor` (sitting, rolling), any joint and the mannequin's skin itself (its
  *    low-detail mesh, skinned on the CPU) below the bind pose's lowest vertex: a back that rolls
  *    over the floor stays on it.
  *
  * The floor is the root bone's height (in-place and root-motion clips alike; a ladder climb carries
- * its floor up with the root).
+ * its floor up with the root). A clip with `contact: 'ankle'` keeps the ankle rule alone (and, with
+ * `clearFloor`, joints above the bind pose's lowest joint): what the pose functions give by
+ * themselves.
  */
+
+/** How a baked clip meets the floor: by the shoes' soles (default) or by the lower ankle alone. */
+export type FloorContact = 'sole' | 'ankle';
+
+/** What {@link GroundContact.place} needs of a clip. */
+export interface ContactOptions {
+  /** Keep the lower ankle at its bind height by moving the pelvis (in-place locomotion). */
+  grounded: boolean;
+  /** No joint (and, by the sole rule, no vertex of the mannequin's skin) below the bind pose's lowest. */
+  clearFloor: boolean;
+  /** See {@link FloorContact}. */
+  contact: FloorContact;
+}
 
 /** Sole points of one foot in the bind pose, relative to its ankle (`foot_*` head), metres: `[y, z]`. */
 const FOOT_SOLE: ReadonlyArray<readonly [number, number]> = [
@@ -48,17 +63,17 @@ interface SolePoint {
   bind: Vector3;
 }
 
-/** A skeleton to pose and the sole points on it, for {@link withGroundContact}. */
-class GroundProbe {
-  readonly bones: Map<string, Bone>;
-  readonly root: Bone;
+/** A skeleton to pose and the sole points on it: one per rig, see {@link groundContact}. */
+export class GroundContact {
+  private readonly bones: Map<string, Bone>;
+  private readonly root: Bone;
   private readonly bindRotation = new Map<Bone, Quaternion>();
   private readonly bindInverse = new Map<Bone, Matrix4>();
-  readonly feet: Array<{ foot: Bone; points: SolePoint[] }> = [];
-  readonly pelvisBind: Vector3;
-  readonly ankleBind: number;
+  private readonly feet: Array<{ foot: Bone; points: SolePoint[] }> = [];
+  private readonly pelvisBind: Vector3;
+  private readonly ankleBind: number;
   /** The lowest joint of the bind pose above the root (the floor clearance of `clearFloor`). */
-  readonly clearance: number;
+  private readonly clearance: number;
   private readonly def: SkeletonDef;
   private readonly boneList: readonly Bone[];
   private skin: SkinSurface | null = null;
@@ -77,7 +92,7 @@ class GroundProbe {
     const head = (name: string): Vector3 => new Vector3(...def.bones.find((b) => b.name === name)!.head);
     const rootHead = new Vector3(...def.bones[0]!.head);
     this.pelvisBind = head('pelvis').sub(rootHead);
-    this.ankleBind = head('foot_l').y;
+    this.ankleBind = def.bones.find((b) => b.name === 'foot_l')?.head[1] ?? 0;
     this.clearance = Math.min(...def.bones.slice(1).map((b) => b.head[1] - rootHead.y));
     for (const side of ['l', 'r']) {
       const foot = this.bones.get(`foot_${side}`);
@@ -93,26 +108,89 @@ class GroundProbe {
     }
   }
 
+  /**
+   * Meets the floor with one pose (see the module comment): pitches its feet in place (their
+   * rotations in `pose` change) and returns the pelvis position relative to the root bone. Rigs
+   * without `foot_*`/`ball_*` bones keep the ankle rule only.
+   */
+  place(pose: Pose, options: ContactOptions): Vector3 {
+    const pelvis = this.pelvisBind.clone().add(pose.pelvisOffset);
+    if (options.grounded) {
+      this.set(pose, pelvis);
+      pelvis.y += this.ankleBind - this.lowerAnkle();
+    }
+    if (options.contact === 'ankle') {
+      if (options.clearFloor) {
+        this.set(pose, pelvis);
+        pelvis.y += Math.max(0, this.clearance - this.lowestJoint());
+      }
+      return pelvis;
+    }
+    this.set(pose, pelvis);
+    for (const foot of this.feet) {
+      if (this.lowestSole(foot) >= 0) continue;
+      const base = foot.foot.quaternion.clone();
+      const pitched = (angle: number): number => {
+        foot.foot.quaternion.copy(base).multiply(qx(angle));
+        foot.foot.updateMatrixWorld(true);
+        return this.lowestSole(foot);
+      };
+      // Turn the way that raises the lowest sole point (toes up when the ball is under, toes down
+      // when the heel is), by the smallest angle that clears the floor: step out, then bisect.
+      const dir = pitched(0.05) >= pitched(-0.05) ? 1 : -1;
+      let angle = 0;
+      for (let step = 0.05; step <= MAX_PITCH + 1e-9; step += 0.05) {
+        if (pitched(dir * step) < 0) continue;
+        let [lo, hi] = [step - 0.05, step];
+        for (let i = 0; i < 12; i++) {
+          const mid = (lo + hi) / 2;
+          if (pitched(dir * mid) >= 0) hi = mid;
+          else lo = mid;
+        }
+        angle = dir * hi;
+        break;
+      }
+      // A foot that no pitch within reach clears (upside down in a roll, an ankle under the
+      // floor) keeps its pose: the pelvis lifts it below.
+      pitched(angle);
+      pose.rotations.set(foot.foot.name, foot.foot.quaternion.clone());
+    }
+    let lift = 0;
+    for (const foot of this.feet) lift = Math.max(lift, -this.lowestSole(foot));
+    if (options.clearFloor) lift = Math.max(lift, this.clearance - this.lowestJoint());
+    pelvis.y += lift;
+    if (options.clearFloor) {
+      // The skin last: the lift above moves every bone the same, so one more lift settles it.
+      this.set(pose, pelvis);
+      pelvis.y += this.skinBelow();
+    }
+    return pelvis;
+  }
+
   /** Poses the skeleton: bind rotations, then the pose's, with the pelvis at `pelvis` (root frame). */
-  set(pose: Pose, pelvis: Vector3): void {
+  private set(pose: Pose, pelvis: Vector3): void {
     for (const [bone, q] of this.bindRotation) bone.quaternion.copy(q);
     for (const [name, q] of pose.rotations) this.bones.get(name)?.quaternion.copy(q);
     this.bones.get('pelvis')!.position.copy(pelvis);
     this.root.updateMatrixWorld(true);
   }
 
-  /** Height above the root of the lower ankle. */
-  lowerAnkle(): number {
-    const y = (name: string): number => this.bones.get(name)!.matrixWorld.elements[13]!;
-    return Math.min(y('foot_l'), y('foot_r')) - this.rootY();
+  /** Height above the root of the lower ankle (the root's own height on a rig without feet). */
+  private lowerAnkle(): number {
+    let low = Infinity;
+    for (const name of ['foot_l', 'foot_r']) {
+      const bone = this.bones.get(name);
+      if (bone) low = Math.min(low, bone.matrixWorld.elements[13]!);
+    }
+    return (Number.isFinite(low) ? low : this.rootY()) - this.rootY();
   }
 
-  rootY(): number {
+  private rootY(): number {
     return this.root.matrixWorld.elements[13]!;
   }
 
   /** Lowest sole point of one foot above the root, as the bones place it now. */
-  lowestSole(foot: { points: SolePoint[] }): number {
+  private lowestSole(foot: { points: SolePoint[] }): number {
     let low = Infinity;
     for (const point of foot.points) {
       const bone = point.bone;
@@ -123,13 +201,13 @@ class GroundProbe {
   }
 
   /** How far the skin goes below its bind pose's lowest vertex (0 when it does not), metres. */
-  skinBelow(): number {
+  private skinBelow(): number {
     this.skin ??= new SkinSurface(this.def, this.boneList, this.bindInverse);
     return Math.max(0, this.skin.floor - (this.skin.lowest() - this.rootY()));
   }
 
   /** Lowest joint above the root. */
-  lowestJoint(): number {
+  private lowestJoint(): number {
     let low = Infinity;
     for (const bone of this.bones.values()) if (bone !== this.root) low = Math.min(low, bone.matrixWorld.elements[13]!);
     return low - this.rootY();
@@ -199,68 +277,11 @@ class SkinSurface {
 const SKIN_STRIDE = 3;
 
 const scratch = new Vector3();
-const probes = new WeakMap<SkeletonDef, GroundProbe>();
+const probes = new WeakMap<SkeletonDef, GroundContact>();
 
-/**
- * A library clip whose poses keep every sole on or above the floor (see the module comment). The
- * returned clip grounds and clears the floor itself, so it carries `grounded: false` and no
- * `clearFloor` for `bakeClip`. Rigs without `foot_*`/`ball_*` bones keep the ankle rule only.
- */
-export function withGroundContact<T extends ProceduralClip>(def: T, rig: SkeletonDef): T {
+/** The ground-contact probe of a rig, built once per rig definition. */
+export function groundContact(rig: SkeletonDef): GroundContact {
   let probe = probes.get(rig);
-  if (!probe) probes.set(rig, (probe = new GroundProbe(rig)));
-  const ground = probe;
-  return {
-    ...def,
-    grounded: false,
-    clearFloor: false,
-    pose(time: number): Pose {
-      const pose = def.pose(time);
-      const pelvis = ground.pelvisBind.clone().add(pose.pelvisOffset);
-      if (def.grounded) {
-        ground.set(pose, pelvis);
-        pelvis.y += ground.ankleBind - ground.lowerAnkle();
-      }
-      ground.set(pose, pelvis);
-      for (const foot of ground.feet) {
-        if (ground.lowestSole(foot) >= 0) continue;
-        const base = foot.foot.quaternion.clone();
-        const pitched = (angle: number): number => {
-          foot.foot.quaternion.copy(base).multiply(qx(angle));
-          foot.foot.updateMatrixWorld(true);
-          return ground.lowestSole(foot);
-        };
-        // Turn the way that raises the lowest sole point (toes up when the ball is under, toes down
-        // when the heel is), by the smallest angle that clears the floor: step out, then bisect.
-        const dir = pitched(0.05) >= pitched(-0.05) ? 1 : -1;
-        let angle = 0;
-        for (let step = 0.05; step <= MAX_PITCH + 1e-9; step += 0.05) {
-          if (pitched(dir * step) < 0) continue;
-          let [lo, hi] = [step - 0.05, step];
-          for (let i = 0; i < 12; i++) {
-            const mid = (lo + hi) / 2;
-            if (pitched(dir * mid) >= 0) hi = mid;
-            else lo = mid;
-          }
-          angle = dir * hi;
-          break;
-        }
-        // A foot that no pitch within reach clears (upside down in a roll, an ankle under the
-        // floor) keeps its pose: the pelvis lifts it below.
-        pitched(angle);
-        pose.rotations.set(foot.foot.name, foot.foot.quaternion.clone());
-      }
-      let lift = 0;
-      for (const foot of ground.feet) lift = Math.max(lift, -ground.lowestSole(foot));
-      if (def.clearFloor) lift = Math.max(lift, ground.clearance - ground.lowestJoint());
-      pelvis.y += lift;
-      if (def.clearFloor) {
-        // The skin last: the lift above moves every bone the same, so one more lift settles it.
-        ground.set(pose, pelvis);
-        pelvis.y += ground.skinBelow();
-      }
-      pose.pelvisOffset.copy(pelvis).sub(ground.pelvisBind);
-      return pose;
-    },
-  };
+  if (!probe) probes.set(rig, (probe = new GroundContact(rig)));
+  return probe;
 }
