@@ -7,7 +7,7 @@
  * under the floor and the robot's 84 mm.
  */
 import { join } from 'node:path';
-import { AnimationMixer, Vector3, type AnimationClip, type Object3D, type SkinnedMesh } from 'three';
+import type { AnimationClip, Object3D } from 'three';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ANIMATION_LIBRARY, libraryClip, withoutRootMotion } from '../../../src/anim/library/index.ts';
 import { checkLibraryParity, DEFAULT_PARITY_BOUNDS } from '../../../src/anim/parity/parity-check.ts';
@@ -21,6 +21,7 @@ import { libraryForRig } from '../../../src/anim/retarget/library-for-rig.ts';
 import { createCc4Character } from '../../../src/anim/rigs/cc4-character.ts';
 import { createHumanoid } from '../../../src/rig/humanoid.ts';
 import { readModelFile } from '../../../src/rig/node/model-file.ts';
+import { sinkOverClip } from '../../harness/skinned-floor.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -34,40 +35,6 @@ interface Subject {
   clips: AnimationClip[];
   /** Bind-pose height (metres in the file's frame), to state figures at {@link PERSON}. */
   height: number;
-}
-
-const v = new Vector3();
-
-/** The lowest skinned vertex (model frame) as the bones place it now. */
-function lowestVertex(object: Object3D): number {
-  object.updateMatrixWorld(true);
-  let low = Infinity;
-  object.traverse((node) => {
-    const mesh = node as SkinnedMesh;
-    if (!mesh.isSkinnedMesh || !mesh.visible) return;
-    mesh.skeleton.update();
-    const count = mesh.geometry.getAttribute('position').count;
-    for (let i = 0; i < count; i++) low = Math.min(low, mesh.getVertexPosition(i, v).applyMatrix4(mesh.matrixWorld).y);
-  });
-  return low;
-}
-
-/** Lowest skinned vertex over a clip (30 samples a second) below the bind pose's lowest, metres (negative: under the floor). */
-function sinkOverClip(subject: Subject, clip: AnimationClip): number {
-  const floor = lowestVertex(subject.object);
-  const mixer = new AnimationMixer(subject.object);
-  const action = mixer.clipAction(clip);
-  action.play();
-  let low = Infinity;
-  const frames = Math.round(clip.duration * 30);
-  for (let f = 0; f < frames; f++) {
-    action.time = (f / frames) * clip.duration;
-    mixer.update(0);
-    low = Math.min(low, lowestVertex(subject.object));
-  }
-  mixer.stopAllAction();
-  mixer.uncacheRoot(subject.object);
-  return low - floor;
 }
 
 async function retargeted(object: Object3D, bones: Parameters<typeof libraryForRig>[1], name: string, height: number): Promise<Subject> {
@@ -96,7 +63,7 @@ beforeAll(async () => {
 /** Lowest point of each clip below the bind floor, at a person's height (metres). */
 function sinks(key: string): Record<string, number> {
   const subject = subjects.get(key)!;
-  return Object.fromEntries(subject.clips.map((clip) => [clip.name, (sinkOverClip(subject, clip) * PERSON) / subject.height]));
+  return Object.fromEntries(subject.clips.map((clip) => [clip.name, (sinkOverClip(subject.object, clip) * PERSON) / subject.height]));
 }
 
 describe('ground contact: the lowest skinned point over the library locomotion', () => {
@@ -112,7 +79,7 @@ describe('ground contact: the lowest skinned point over the library locomotion',
     const mannequin = subjects.get('mannequin')!;
     for (const name of ['sit_ground', 'roll_forward']) {
       // Between keys (30 a second) a rolling body dips a little under the poses the keys hold.
-      expect(sinkOverClip(mannequin, withoutRootMotion(libraryClip(name))), name).toBeGreaterThan(-0.015);
+      expect(sinkOverClip(mannequin.object, withoutRootMotion(libraryClip(name))), name).toBeGreaterThan(-0.015);
     }
   });
 

@@ -6,45 +6,11 @@
  * alone (the pose functions' own grounding), the low-detail walk put the shoes 66 mm under the floor,
  * the run 103, the jump's crouch 76 and the dance 13.
  */
-import { AnimationMixer, Vector3, type AnimationClip, type Object3D, type SkinnedMesh } from 'three';
 import { describe, expect, it } from 'vitest';
 import { bakeClip, PROCEDURAL_CLIPS } from '../../../src/rig/clips.ts';
 import { createHumanoid } from '../../../src/rig/humanoid.ts';
 import { MANNEQUIN } from '../../../src/rig/mannequin.ts';
-
-const v = new Vector3();
-
-/** The lowest skinned vertex (model frame) as the bones place it now. */
-function lowestVertex(object: Object3D): number {
-  object.updateMatrixWorld(true);
-  let low = Infinity;
-  object.traverse((node) => {
-    const mesh = node as SkinnedMesh;
-    if (!mesh.isSkinnedMesh || !mesh.visible) return;
-    mesh.skeleton.update();
-    const count = mesh.geometry.getAttribute('position').count;
-    for (let i = 0; i < count; i++) low = Math.min(low, mesh.getVertexPosition(i, v).applyMatrix4(mesh.matrixWorld).y);
-  });
-  return low;
-}
-
-/** Lowest skinned vertex over a clip (30 samples a second) below the bind pose's lowest, metres. */
-function sinkOverClip(object: Object3D, clip: AnimationClip): number {
-  const floor = lowestVertex(object);
-  const mixer = new AnimationMixer(object);
-  const action = mixer.clipAction(clip);
-  action.play();
-  let low = Infinity;
-  const frames = Math.round(clip.duration * 30);
-  for (let f = 0; f < frames; f++) {
-    action.time = (f / frames) * clip.duration;
-    mixer.update(0);
-    low = Math.min(low, lowestVertex(object));
-  }
-  mixer.stopAllAction();
-  mixer.uncacheRoot(object);
-  return low - floor;
-}
+import { sinkOverClip } from '../../harness/skinned-floor.ts';
 
 describe('ground contact: the built-in humanoid’s own clips', () => {
   const humanoid = createHumanoid({ detail: 'low' });
