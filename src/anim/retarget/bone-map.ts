@@ -110,8 +110,8 @@ export function evaluationOrder(rig: RigDescription, attachments: ReadonlyMap<nu
   const order: number[] = [];
   const state = new Uint8Array(rig.bones.length);
   const visit = (i: number): void => {
-    if (state[i] === 2) return;
-    if (state[i] === 1) return; // cannot happen: attachments never loop (see withAttachments)
+    // Done, or on the current path (which cannot happen: attachments never loop, see withAttachments).
+    if (state[i] !== 0) return;
     state[i] = 1;
     const parent = rig.bones[i]!.parent;
     if (parent >= 0) visit(parent);
