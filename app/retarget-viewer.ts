@@ -94,7 +94,10 @@ export class RetargetViewer {
   private checker: ParityChecker | null = null;
   private readonly focus = new Vector3();
 
-  constructor(private readonly stage: Stage) {
+  private readonly stage: Stage;
+
+  constructor(stage: Stage) {
+    this.stage = stage;
     const { scene } = stage;
     scene.background = new Color(0.55, 0.63, 0.72);
     scene.add(new HemisphereLight(new Color(0.75, 0.82, 1), new Color(0.3, 0.26, 0.2), 1.3));

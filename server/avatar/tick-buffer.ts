@@ -27,11 +27,14 @@ export class TickBuffer {
   /** Frames per owner key this tick, in order of first arrival. */
   private readonly groups = new Map<number, { count: number; start: number; cursor: number }>();
 
+  readonly maxFrames: number;
+
   constructor(
     /** Most frames held in one tick; {@link add} refuses beyond it. */
-    readonly maxFrames: number,
+    maxFrames: number,
     initialFrames = 64,
   ) {
+    this.maxFrames = maxFrames;
     const n = Math.min(maxFrames, initialFrames);
     this.bytes = new Uint8Array(n * FRAME_BYTES);
     this.owners = new Int32Array(n);

@@ -93,12 +93,18 @@ export class ClientLedger<K extends string> {
   private readonly clients = new Map<string, Account<K>>();
   private readonly ips = new Map<string, Account<K>>();
 
+  private readonly limits: Record<K, TokenBucketLimits>;
+  readonly seats: SeatLimits;
+
   constructor(
     /** One client's limits per kind (×{@link ANONYMOUS_SHARE} for an address without session, ×{@link IP_SHARE} per address). */
-    private readonly limits: Record<K, TokenBucketLimits>,
+    limits: Record<K, TokenBucketLimits>,
     /** Most sockets one client, one session-less address, and one address in all may hold in this object. */
-    readonly seats: SeatLimits,
-  ) {}
+    seats: SeatLimits,
+  ) {
+    this.limits = limits;
+    this.seats = seats;
+  }
 
   /** Takes `cost` from the client's and its IP's `kind` budgets; false (nothing taken) when either is spent. */
   take(ref: ClientRef, kind: K, now: number, cost = 1): boolean {

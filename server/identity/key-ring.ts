@@ -9,11 +9,17 @@ export class KeyRing {
   private master: Promise<Uint8Array> | null = null;
   private readonly keys = new Map<TokenKind, Promise<CryptoKey>>();
 
+  private readonly storage: DurableObjectStorage;
+  private readonly fetchMaster: () => Promise<string>;
+
   constructor(
-    private readonly storage: DurableObjectStorage,
+    storage: DurableObjectStorage,
     /** The master key's raw bytes, base64 (the directory's `worldKey()`). */
-    private readonly fetchMaster: () => Promise<string>,
-  ) {}
+    fetchMaster: () => Promise<string>,
+  ) {
+    this.storage = storage;
+    this.fetchMaster = fetchMaster;
+  }
 
   key(kind: TokenKind): Promise<CryptoKey> {
     let key = this.keys.get(kind);

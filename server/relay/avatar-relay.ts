@@ -117,15 +117,20 @@ export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> {
   protected readonly keys: KeyRing;
   protected readonly ledger: ClientLedger<RelayBudget>;
 
+  protected readonly options: RelayOptions;
+  private readonly watching: boolean;
+
   constructor(
     ctx: DurableObjectState,
     env: Env,
     /** The relay's options (plain rooms: the defaults; cells: CELL_RELAY_OPTIONS). */
-    protected readonly options: RelayOptions,
+    options: RelayOptions,
     /** True for world cells: watchers from neighbouring cells get the frames not flagged near-only, paced. */
-    private readonly watching: boolean,
+    watching: boolean,
   ) {
     super(ctx, env);
+    this.options = options;
+    this.watching = watching;
     this.settings = options;
     this.mode = options.mode === 'coalesce' ? 'coalesce' : 'direct';
     this.tick = new TickBuffer(DEFAULT_RELAY_OPTIONS.capacity * 4);

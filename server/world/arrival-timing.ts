@@ -111,19 +111,31 @@ export class ArrivalTiming {
   private readonly samples: number[] = [];
   private readonly transit = new QuickestTransit();
 
+  readonly phase: number;
+  readonly period: number;
+  readonly samplesPerVerdict: number;
+  readonly toleranceMs: number;
+  readonly maxSpreadMs: number;
+
   constructor(
     /** The cell's send moment, ms within each period of the server's clock. */
-    readonly phase: number,
-    readonly period: number,
-    readonly samplesPerVerdict = TIMING_SAMPLES,
-    readonly toleranceMs = TIMING_TOLERANCE_MS,
+    phase: number,
+    period: number,
+    samplesPerVerdict = TIMING_SAMPLES,
+    toleranceMs = TIMING_TOLERANCE_MS,
     /**
      * Arrivals further apart than this (ms) say nothing: the relay (or the network) is queueing,
      * and a note would move the sender by the backlog, not by its error — with many cells on one
      * busy machine that chases itself. Default {@link TIMING_MAX_SPREAD_MS}.
      */
-    readonly maxSpreadMs = TIMING_MAX_SPREAD_MS,
-  ) {}
+    maxSpreadMs = TIMING_MAX_SPREAD_MS,
+  ) {
+    this.phase = phase;
+    this.period = period;
+    this.samplesPerVerdict = samplesPerVerdict;
+    this.toleranceMs = toleranceMs;
+    this.maxSpreadMs = maxSpreadMs;
+  }
 
   /**
    * Records a frame arriving at `at` (server ms since epoch), stamped `sentStamp` by its sender

@@ -12,11 +12,17 @@ export type GateResult = { ok: true; claims: TokenClaims } | { ok: false; code: 
 export class CellGate {
   private key: Promise<CryptoKey> | null = null;
 
+  readonly cell: Cell;
+  private readonly loadKey: () => Promise<CryptoKey>;
+
   constructor(
-    readonly cell: Cell,
+    cell: Cell,
     /** The world token key (the cell's KeyRing: its own storage, else the directory). */
-    private readonly loadKey: () => Promise<CryptoKey>,
-  ) {}
+    loadKey: () => Promise<CryptoKey>,
+  ) {
+    this.cell = cell;
+    this.loadKey = loadKey;
+  }
 
   async check(token: string | null, role: CellRole, now: number): Promise<GateResult> {
     if (!token) return { ok: false, code: CloseCode.badToken, reason: 'world cells need ?token= from POST /api/world/enter' };

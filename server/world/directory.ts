@@ -78,11 +78,12 @@ export class WorldDirectory {
   /** Half the map's edge (m), clamped so cells stay within ±{@link CELL_LIMIT} (and one more on the negative side). */
   readonly halfExtent: number;
 
-  constructor(
-    private readonly storage: DirectoryStorage,
-    private readonly now: () => number = Date.now,
-    halfExtentM = WORLD_HALF_EXTENT_M,
-  ) {
+  private readonly storage: DirectoryStorage;
+  private readonly now: () => number;
+
+  constructor(storage: DirectoryStorage, now: () => number = Date.now, halfExtentM = WORLD_HALF_EXTENT_M) {
+    this.storage = storage;
+    this.now = now;
     this.halfExtent = Math.min(Math.max(CELL_SIZE, halfExtentM), (CELL_LIMIT + 1) * CELL_SIZE);
   }
 

@@ -37,7 +37,11 @@ const SAVED_AT_HEADER = 'x-cairn-saved-at';
  * API is missing (insecure context) every call is a harmless miss.
  */
 export class CacheStorageCatalogCache implements CatalogCache {
-  constructor(readonly cacheName = 'cairn-assets-catalog-v1') {}
+  readonly cacheName: string;
+
+  constructor(cacheName = 'cairn-assets-catalog-v1') {
+    this.cacheName = cacheName;
+  }
 
   private async open(): Promise<Cache | null> {
     if (typeof caches === 'undefined') return null;

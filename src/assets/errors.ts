@@ -22,16 +22,23 @@ export type AssetErrorKind =
 /** An error from the assets module; `message` is written for the person using the page. */
 export class AssetError extends Error {
   override name = 'AssetError';
+  readonly kind: AssetErrorKind;
+  readonly url?: string;
+  readonly status?: number;
+
   constructor(
-    readonly kind: AssetErrorKind,
+    kind: AssetErrorKind,
     message: string,
     /** The URL involved, when there is one. */
-    readonly url?: string,
+    url?: string,
     /** HTTP status for 'http' / 'not-found'. */
-    readonly status?: number,
+    status?: number,
     options?: { cause?: unknown },
   ) {
     super(message, options);
+    this.kind = kind;
+    this.url = url;
+    this.status = status;
   }
 
   /** Whether trying again later can help (network trouble and server errors, not bad data). */

@@ -64,11 +64,12 @@ export class ModelSimplifier {
   readonly meshes: SimplifiedMesh[] = [];
   private currentRatio = 1;
 
-  constructor(
-    root: Object3D,
-    private readonly simplify: SimplifyFunction,
-    private readonly options: ModelSimplifierOptions = {},
-  ) {
+  private readonly simplify: SimplifyFunction;
+  private readonly options: ModelSimplifierOptions;
+
+  constructor(root: Object3D, simplify: SimplifyFunction, options: ModelSimplifierOptions = {}) {
+    this.simplify = simplify;
+    this.options = options;
     const seen = new Set<BufferGeometry>();
     root.traverse((object) => {
       if (!isTriangleMesh(object)) return;

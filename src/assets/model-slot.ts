@@ -30,7 +30,11 @@ export class ModelSlot {
   /** Totals freed so far, for the page's stats. */
   readonly freed: DisposedCounts = { geometries: 0, materials: 0, textures: 0 };
 
-  constructor(private readonly options: ModelSlotOptions) {}
+  private readonly options: ModelSlotOptions;
+
+  constructor(options: ModelSlotOptions) {
+    this.options = options;
+  }
 
   get current(): SlotContent | null {
     return this.content;

@@ -25,10 +25,12 @@ export class AudioInputBindings {
   private listening = false;
   private disposed = false;
 
-  constructor(
-    private readonly options: AudioInputOptions,
-    private readonly handlers: AudioInputHandlers,
-  ) {
+  private readonly options: AudioInputOptions;
+  private readonly handlers: AudioInputHandlers;
+
+  constructor(options: AudioInputOptions, handlers: AudioInputHandlers) {
+    this.options = options;
+    this.handlers = handlers;
     if (options.muteKey !== null) options.target.addEventListener('keydown', this.onMuteKey);
     options.document.addEventListener('visibilitychange', this.onVisibility);
   }

@@ -40,11 +40,14 @@ export class AudioLifecycle {
   private blockedTimer: ReturnType<typeof setTimeout> | null = null;
   private removeNotice: (() => void) | null = null;
 
-  constructor(
-    private readonly options: AudioLifecycleOptions,
-    private readonly stats: AudioStats,
-    private readonly input: AudioInputBindings,
-  ) {
+  private readonly options: AudioLifecycleOptions;
+  private readonly stats: AudioStats;
+  private readonly input: AudioInputBindings;
+
+  constructor(options: AudioLifecycleOptions, stats: AudioStats, input: AudioInputBindings) {
+    this.options = options;
+    this.stats = stats;
+    this.input = input;
     input.listenForGesture();
   }
 

@@ -35,7 +35,11 @@ const StoredSchema = v.object({
  * storage or a corrupt value never throw: settings then last for the session only.
  */
 export class AudioSettingsStore {
-  constructor(readonly key: string | null) {}
+  readonly key: string | null;
+
+  constructor(key: string | null) {
+    this.key = key;
+  }
 
   load(): StoredAudioSettings {
     if (!this.key) return { muted: false, volumes: {} };

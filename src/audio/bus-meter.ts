@@ -51,11 +51,12 @@ export class BusMeter {
   private intervalReadings = 0;
   private disposed = false;
 
-  constructor(
-    readonly context: BaseAudioContext,
-    private readonly source: AudioNode,
-    options: BusMeterOptions = {},
-  ) {
+  readonly context: BaseAudioContext;
+  private readonly source: AudioNode;
+
+  constructor(context: BaseAudioContext, source: AudioNode, options: BusMeterOptions = {}) {
+    this.context = context;
+    this.source = source;
     const hold = options.holdSeconds ?? 1.5;
     this.peakHold = new PeakHold(hold);
     this.truePeakHold = new PeakHold(hold);

@@ -6,10 +6,14 @@ export class ChimeStreak {
   private last = Number.NEGATIVE_INFINITY;
   private count = -1;
 
+  readonly window: number;
+
   constructor(
     /** Longest gap, in seconds, that keeps a streak going. Default 2.5. */
-    readonly window = 2.5,
-  ) {}
+    window = 2.5,
+  ) {
+    this.window = window;
+  }
 
   /** Registers a pickup at `now` and returns its step (0 for the first of a streak). */
   next(now: number): number {

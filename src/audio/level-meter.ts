@@ -37,7 +37,11 @@ export class PeakHold {
   private held = 0;
   private heldAt = Number.NEGATIVE_INFINITY;
 
-  constructor(readonly holdSeconds = 1.5) {}
+  readonly holdSeconds: number;
+
+  constructor(holdSeconds = 1.5) {
+    this.holdSeconds = holdSeconds;
+  }
 
   push(peak: number, now: number): number {
     if (peak >= this.held || now - this.heldAt > this.holdSeconds) {

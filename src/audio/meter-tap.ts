@@ -9,12 +9,17 @@ export class MeterTap {
   readonly analysers: [AnalyserNode, AnalyserNode];
   private readonly buffers: [Float32Array<ArrayBuffer>, Float32Array<ArrayBuffer>];
 
+  readonly context: BaseAudioContext;
+  private readonly source: AudioNode;
+
   constructor(
-    readonly context: BaseAudioContext,
-    private readonly source: AudioNode,
+    context: BaseAudioContext,
+    source: AudioNode,
     /** Samples per reading (a power of two, 32…32768). Default 2048 (≈ 43–46 ms). */
     fftSize = 2048,
   ) {
+    this.context = context;
+    this.source = source;
     this.splitter = context.createChannelSplitter(2);
     const make = (): AnalyserNode => {
       const analyser = context.createAnalyser();

@@ -29,11 +29,10 @@ export class MixBus {
   private mutedValue = false;
   private muffledValue = false;
 
-  constructor(
-    readonly context: BaseAudioContext,
-    settings: Partial<MixSettings> = {},
-    destination: AudioNode | null = context.destination,
-  ) {
+  readonly context: BaseAudioContext;
+
+  constructor(context: BaseAudioContext, settings: Partial<MixSettings> = {}, destination: AudioNode | null = context.destination) {
+    this.context = context;
     const s = (this.settings = mixSettings(settings));
     this.volumes = { ...s.volumes };
     const gain = (value: number): GainNode => {

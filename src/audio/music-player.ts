@@ -28,10 +28,10 @@ export class MusicPlayer {
   private startTime = Number.NaN;
   private nextBeat = 0;
 
-  constructor(
-    private readonly host: MusicHost,
-    options: MusicPlayerOptions = {},
-  ) {
+  private readonly host: MusicHost;
+
+  constructor(host: MusicHost, options: MusicPlayerOptions = {}) {
+    this.host = host;
     this.progression = options.progression ?? CAIRN_PROGRESSION;
     this.seed = options.seed ?? 1;
     this.mix = options.mix ?? DEFAULT_MUSIC_MIX;

@@ -25,12 +25,19 @@ export class Synth {
   /** The shared noise: {@link NOISE_SECONDS} of white noise, filled once from the seed's own noise sequence. */
   readonly noise: AudioBuffer;
 
+  readonly context: BaseAudioContext;
+  private readonly random: AudioRandom;
+  public output: AudioNode;
+
   constructor(
-    readonly context: BaseAudioContext,
-    private readonly random: AudioRandom,
+    context: BaseAudioContext,
+    random: AudioRandom,
     /** Where calls without a destination go. */
-    public output: AudioNode = context.destination,
+    output: AudioNode = context.destination,
   ) {
+    this.context = context;
+    this.random = random;
+    this.output = output;
     const length = Math.round(NOISE_SECONDS * context.sampleRate);
     this.noise = context.createBuffer(1, length, context.sampleRate);
     // From its own sequence of the same seed, so the noise does not depend on what was played

@@ -5,10 +5,14 @@
 export class Ema {
   value = Number.NaN;
 
+  public alpha: number;
+
   constructor(
     /** Weight of each new sample, 0..1 (0.1 ≈ the last ten samples). */
-    public alpha = 0.1,
-  ) {}
+    alpha = 0.1,
+  ) {
+    this.alpha = alpha;
+  }
 
   push(sample: number): number {
     this.value = Number.isNaN(this.value) ? sample : this.value + this.alpha * (sample - this.value);

@@ -28,11 +28,15 @@ export class Services<Registry extends object> {
   private values: Partial<Registry> = {};
   private readonly events = new Emitter<ServiceEvents<Registry>>();
 
+  private readonly onProvide?: <K extends keyof Registry & string>(key: K, value: Registry[K] | undefined) => void;
+
   /**
    * @param onProvide called after every `provide` and withdrawal (e.g. to mirror the services
    *   onto `window.cairn` for the console and tests).
    */
-  constructor(private readonly onProvide?: <K extends keyof Registry & string>(key: K, value: Registry[K] | undefined) => void) {}
+  constructor(onProvide?: <K extends keyof Registry & string>(key: K, value: Registry[K] | undefined) => void) {
+    this.onProvide = onProvide;
+  }
 
   /**
    * Publishes `value` under `key`, replacing any earlier value, and tells the key's subscribers.

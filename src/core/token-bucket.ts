@@ -26,12 +26,11 @@ export class TokenBucket {
   private tokens: number;
   private at: number;
 
+  readonly limits: TokenBucketLimits;
+
   /** A full bucket at `now`, or one resumed from `state`. */
-  constructor(
-    readonly limits: TokenBucketLimits,
-    now: number,
-    state?: TokenBucketState,
-  ) {
+  constructor(limits: TokenBucketLimits, now: number, state?: TokenBucketState) {
+    this.limits = limits;
     this.tokens = state ? Math.min(limits.burst, state.tokens) : limits.burst;
     this.at = state ? state.at : now;
   }

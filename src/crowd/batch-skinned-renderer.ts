@@ -60,10 +60,10 @@ class RecordBuffer {
   /** A new GPU buffer uploads whole on its first commit. */
   private fresh = true;
 
-  constructor(
-    readonly stride: number,
-    capacity: number,
-  ) {
+  readonly stride: number;
+
+  constructor(stride: number, capacity: number) {
+    this.stride = stride;
     this.buffer = RecordBuffer.create(stride, capacity);
     this.dirty = new Uint8Array(capacity);
   }

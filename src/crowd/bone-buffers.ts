@@ -42,7 +42,6 @@ export class LiveBoneBuffer {
   readonly path: BonePath;
   readonly boneCount: number;
   private array: Float32Array;
-  private capacity: number;
   private attribute: StorageBufferAttribute | null = null;
   private texture: DataArrayTexture | null = null;
   /** A new GPU resource uploads everything once, whatever changed. */
@@ -54,7 +53,6 @@ export class LiveBoneBuffer {
     this.path = path;
     this.boneCount = boneCount;
     this.array = array;
-    this.capacity = capacity;
     this.wrap(array, capacity);
   }
 
@@ -70,7 +68,6 @@ export class LiveBoneBuffer {
       throw new RangeError(`LiveBoneBuffer: array of ${array.length} floats does not hold ${capacity} slots of ${this.boneCount} bones`);
     this.dispose();
     this.array = array;
-    this.capacity = capacity;
     this.fresh = true;
     if (this.path === 'storage') {
       const attribute = new StorageBufferAttribute(array, 4);

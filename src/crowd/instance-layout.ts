@@ -27,19 +27,21 @@ export const ANIM_FLOATS = 12;
 /** Bytes an avatar can upload in one frame: a new pose and a new animation record. */
 export const RECORD_BYTES = (POSE_FLOATS + ANIM_FLOATS) * 4;
 
-export const enum AnimField {
-  Clip = 0,
-  Phase = 1,
-  Speed = 2,
-  LiveSlot = 3,
-  PreviousClip = 4,
-  PreviousPhase = 5,
-  PreviousSpeed = 6,
-  Palette = 7,
-  FadeStart = 8,
-  FadeRate = 9,
-  Variant = 10,
-}
+export const AnimField = {
+  Clip: 0,
+  Phase: 1,
+  Speed: 2,
+  LiveSlot: 3,
+  PreviousClip: 4,
+  PreviousPhase: 5,
+  PreviousSpeed: 6,
+  Palette: 7,
+  FadeStart: 8,
+  FadeRate: 9,
+  Variant: 10,
+} as const;
+/** An index into an animation record (see {@link AnimField}). */
+export type AnimField = (typeof AnimField)[keyof typeof AnimField];
 
 /**
  * Writes an avatar's animation record for crowd clock `clock` (seconds since the crowd's epoch).

@@ -49,10 +49,10 @@ export class RigLookup {
   private readonly index = new Map<string, number>();
   private readonly heads = new Map<string, Vec3>();
 
-  constructor(
-    def: SkeletonDef,
-    private readonly label: string,
-  ) {
+  private readonly label: string;
+
+  constructor(def: SkeletonDef, label: string) {
+    this.label = label;
     def.bones.forEach((bone, i) => {
       this.index.set(bone.name, i);
       this.heads.set(bone.name, bone.head);

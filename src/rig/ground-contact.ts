@@ -223,11 +223,12 @@ class SkinSurface {
   readonly floor: number;
   private readonly matrices: Matrix4[];
 
-  constructor(
-    def: SkeletonDef,
-    private readonly bones: readonly Bone[],
-    private readonly bindInverse: ReadonlyMap<Bone, Matrix4>,
-  ) {
+  private readonly bones: readonly Bone[];
+  private readonly bindInverse: ReadonlyMap<Bone, Matrix4>;
+
+  constructor(def: SkeletonDef, bones: readonly Bone[], bindInverse: ReadonlyMap<Bone, Matrix4>) {
+    this.bones = bones;
+    this.bindInverse = bindInverse;
     const positions: number[] = [];
     const indices: number[] = [];
     const weights: number[] = [];

@@ -24,7 +24,10 @@ export class BucketMeshes {
   private readonly synced: number[] = [];
   private readonly radius: number[] = [];
 
-  constructor(private readonly buckets: BucketSet) {
+  private readonly buckets: BucketSet;
+
+  constructor(buckets: BucketSet) {
+    this.buckets = buckets;
     this.group.name = 'scatter';
   }
 

@@ -48,11 +48,11 @@ export interface LodLevels {
 
 /** A level that did not shrink, or input the simplifier cannot use. Names the part and level. */
 export class LodBakeError extends Error {
-  constructor(
-    message: string,
-    readonly label: string,
-  ) {
+  readonly label: string;
+
+  constructor(message: string, label: string) {
     super(`${label}: ${message}`);
+    this.label = label;
     this.name = 'LodBakeError';
   }
 }

@@ -59,12 +59,12 @@ export class OverviewCamera {
   readonly panSpeed: number;
   private readonly keys = new Set<string>();
 
-  constructor(
-    readonly camera: PerspectiveCamera,
-    element: HTMLElement,
-    private readonly ground: HeightField,
-    options: OverviewCameraOptions = {},
-  ) {
+  readonly camera: PerspectiveCamera;
+  private readonly ground: HeightField;
+
+  constructor(camera: PerspectiveCamera, element: HTMLElement, ground: HeightField, options: OverviewCameraOptions = {}) {
+    this.camera = camera;
+    this.ground = ground;
     const o = { ...OVERVIEW_CAMERA_DEFAULTS, ...options };
     this.panSpeed = o.panSpeed;
     const controls = new OrbitControls(this.orbit);

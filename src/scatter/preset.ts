@@ -157,11 +157,13 @@ export interface PresetFieldError {
 
 /** Thrown (or returned) when a preset is unusable; names the preset and lists every bad field. */
 export class PresetError extends Error {
-  constructor(
-    readonly presetName: string,
-    readonly errors: PresetFieldError[],
-  ) {
+  readonly presetName: string;
+  readonly errors: PresetFieldError[];
+
+  constructor(presetName: string, errors: PresetFieldError[]) {
     super(`preset "${presetName}" is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+    this.presetName = presetName;
+    this.errors = errors;
     this.name = 'PresetError';
   }
 }

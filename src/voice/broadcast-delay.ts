@@ -25,10 +25,10 @@ export class BroadcastDelay {
   private readonly fadeTau: number;
   private readonly dumpTau: number;
 
-  constructor(
-    private readonly context: BaseAudioContext,
-    options: BroadcastDelayOptions = {},
-  ) {
+  private readonly context: BaseAudioContext;
+
+  constructor(context: BaseAudioContext, options: BroadcastDelayOptions = {}) {
+    this.context = context;
     this.schedule = new DelaySchedule(options.seconds ?? 5);
     this.fadeTau = options.fadeTau ?? 0.01;
     this.dumpTau = options.dumpTau ?? 0.005;

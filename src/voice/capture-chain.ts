@@ -90,10 +90,12 @@ export class CaptureChain {
   private readonly meterBuffer: Float32Array<ArrayBuffer>;
   private disposed = false;
 
-  private constructor(
-    readonly context: BaseAudioContext,
-    private readonly options: CaptureChainOptions,
-  ) {
+  readonly context: BaseAudioContext;
+  private readonly options: CaptureChainOptions;
+
+  private constructor(context: BaseAudioContext, options: CaptureChainOptions) {
+    this.context = context;
+    this.options = options;
     this.input = context.createGain();
     this.compressor = new DynamicsCompressorNode(context, COMPRESSOR_SETTINGS);
     this.ptt = new PushToTalk(context, { mode: options.mode ?? 'push-to-talk' });

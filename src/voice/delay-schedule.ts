@@ -25,7 +25,10 @@ export class DelaySchedule {
   /** Whether the current closed stretch comes from a dump (else from enabling). */
   private dumped = false;
 
-  constructor(readonly seconds = 5) {
+  readonly seconds: number;
+
+  constructor(seconds = 5) {
+    this.seconds = seconds;
     if (!(seconds > 0)) throw new Error(`broadcast delay must be positive, got ${seconds}`);
   }
 

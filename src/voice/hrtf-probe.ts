@@ -44,10 +44,10 @@ export class HrtfProbe {
   private timer: ReturnType<typeof setInterval> | null = null;
   private done = false;
 
-  constructor(
-    readonly context: BaseAudioContext,
-    options: HrtfProbeOptions = {},
-  ) {
+  readonly context: BaseAudioContext;
+
+  constructor(context: BaseAudioContext, options: HrtfProbeOptions = {}) {
+    this.context = context;
     // 0.25 s of seeded white noise, looped: broadband, so the ears differ clearly once panned.
     const length = Math.round(context.sampleRate / 4);
     const noise = context.createBuffer(1, length, context.sampleRate);

@@ -103,11 +103,12 @@ class PeerLink {
   /** Bundling: candidates found now go inside the description about to be sent, not alone. */
   holdCandidates = false;
 
-  constructor(
-    readonly id: number,
-    readonly role: LinkRole,
-    configuration: RTCConfiguration,
-  ) {
+  readonly id: number;
+  readonly role: LinkRole;
+
+  constructor(id: number, role: LinkRole, configuration: RTCConfiguration) {
+    this.id = id;
+    this.role = role;
     this.pc = new RTCPeerConnection(configuration);
   }
 }

@@ -25,10 +25,10 @@ export class PushToTalk {
   private readonly attackTau: number;
   private readonly releaseTau: number;
 
-  constructor(
-    private readonly context: BaseAudioContext,
-    options: PushToTalkOptions = {},
-  ) {
+  private readonly context: BaseAudioContext;
+
+  constructor(context: BaseAudioContext, options: PushToTalkOptions = {}) {
+    this.context = context;
     this.modeValue = options.mode ?? 'push-to-talk';
     this.attackTau = options.attackTau ?? PTT_ATTACK_TAU;
     this.releaseTau = options.releaseTau ?? PTT_RELEASE_TAU;

@@ -50,10 +50,10 @@ export class SpatialMixer {
   private listener: WirePosition = { x: 0, y: 0, z: 0, facing: 0 };
   private readonly probe: HrtfProbe;
 
-  constructor(
-    readonly context: AudioContext,
-    options: SpatialMixerOptions = {},
-  ) {
+  readonly context: AudioContext;
+
+  constructor(context: AudioContext, options: SpatialMixerOptions = {}) {
+    this.context = context;
     this.elementParent = options.elementParent ?? document.body;
     this.master = context.createGain();
     this.master.channelCount = 2;

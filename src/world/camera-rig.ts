@@ -58,11 +58,10 @@ export class CameraRig {
   private readonly groundClearance: number;
   private readonly element: HTMLElement;
 
-  constructor(
-    readonly camera: PerspectiveCamera,
-    element: HTMLElement,
-    options: CameraRigOptions = {},
-  ) {
+  readonly camera: PerspectiveCamera;
+
+  constructor(camera: PerspectiveCamera, element: HTMLElement, options: CameraRigOptions = {}) {
+    this.camera = camera;
     const o = { ...CAMERA_RIG_DEFAULTS, ...options };
     this.element = element;
     this.lookHeight = o.lookHeight;

@@ -24,7 +24,10 @@ export class RelayClient {
   readonly closeFrame: Promise<{ code: number; reason: string }>;
   private readonly waiters = new Set<() => void>();
 
-  private constructor(readonly socket: WebSocket) {
+  readonly socket: WebSocket;
+
+  private constructor(socket: WebSocket) {
+    this.socket = socket;
     socket.binaryType = 'nodebuffer';
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       if (isBinary) this.binary.push(Buffer.from(data));

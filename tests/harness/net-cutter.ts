@@ -12,10 +12,13 @@ export class NetCutter {
   private readonly live = new Set<Socket>();
   private refusing = false;
 
-  private constructor(
-    private readonly server: Server,
-    readonly port: number,
-  ) {}
+  private readonly server: Server;
+  readonly port: number;
+
+  private constructor(server: Server, port: number) {
+    this.server = server;
+    this.port = port;
+  }
 
   static async start(targetPort: number): Promise<NetCutter> {
     let cutter: NetCutter | null = null;

@@ -14,7 +14,10 @@ export class VoiceSocket {
   private waiters: Array<() => void> = [];
   closeInfo: { code: number; reason: string } | null = null;
 
-  private constructor(readonly socket: WebSocket) {
+  readonly socket: WebSocket;
+
+  private constructor(socket: WebSocket) {
+    this.socket = socket;
     socket.on('message', (data, isBinary) => {
       this.received.push(isBinary ? { type: '<binary>' } : (JSON.parse(data.toString()) as Received));
       this.wake();
@@ -143,10 +146,13 @@ export class VoiceTestRooms {
   private sockets: VoiceSocket[] = [];
   private counter = 0;
 
-  constructor(
-    private readonly base: string,
-    private readonly prefix: string,
-  ) {}
+  private readonly base: string;
+  private readonly prefix: string;
+
+  constructor(base: string, prefix: string) {
+    this.base = base;
+    this.prefix = prefix;
+  }
 
   room(prefix = this.prefix): string {
     return `${prefix}-${process.pid}-${Date.now().toString(36)}-${this.counter++}`;

@@ -115,10 +115,10 @@ export class ParityChecker {
   private readonly bindDelta: number[];
   private readonly hipsPair: number;
 
-  constructor(
-    readonly context: RetargetContext,
-    options: ParityOptions = {},
-  ) {
+  readonly context: RetargetContext;
+
+  constructor(context: RetargetContext, options: ParityOptions = {}) {
+    this.context = context;
     this.bounds = { ...DEFAULT_PARITY_BOUNDS, ...options.bounds };
     this.sampleRate = options.sampleRate ?? 60;
     this.source = instantiateRig(context.source);

@@ -26,10 +26,12 @@ export class ClipSampler {
   readonly bound: readonly BoundTrack[];
   private readonly bind: LocalPose;
 
-  constructor(
-    readonly rig: RigDescription,
-    readonly clip: AnimationClip,
-  ) {
+  readonly rig: RigDescription;
+  readonly clip: AnimationClip;
+
+  constructor(rig: RigDescription, clip: AnimationClip) {
+    this.rig = rig;
+    this.clip = clip;
     this.bind = bindLocalPose(rig);
     const bound: BoundTrack[] = [];
     for (const track of clip.tracks) {

@@ -53,12 +53,7 @@ export function hipHeight(positions: readonly Vector3[], canonical: ReadonlyMap<
 }
 
 /** The two ratios for a mapping (target reference pose against source bind pose). */
-export function computeScaleRatios(
-  source: RigDescription,
-  target: RigDescription,
-  mapping: BoneMapping,
-  reference: ReferencePose,
-): ScaleRatios {
+export function computeScaleRatios(source: RigDescription, mapping: BoneMapping, reference: ReferencePose): ScaleRatios {
   const notes: string[] = [];
   const sourcePositions = source.bones.map((b) => b.worldPosition);
   const sourceHip = hipHeight(sourcePositions, mapping.source.canonical);

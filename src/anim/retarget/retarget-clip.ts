@@ -53,13 +53,16 @@ export interface RetargetContext {
 
 /** Thrown when two rigs cannot be retargeted at all; `problems` lists every reason. */
 export class RetargetError extends Error {
-  constructor(readonly problems: RigProblem[]) {
+  readonly problems: RigProblem[];
+
+  constructor(problems: RigProblem[]) {
     super(
       `cannot retarget:\n- ${problems
         .filter((p) => p.severity === 'error')
         .map((p) => p.message)
         .join('\n- ')}`,
     );
+    this.problems = problems;
     this.name = 'RetargetError';
   }
 }
@@ -73,7 +76,7 @@ export function createRetargetContext(source: RigDescription, target: RigDescrip
   const attachedOffsets = new Map<number, Vector3>();
   for (const [bone, chain] of mapping.target.attachments)
     attachedOffsets.set(bone, reference.worldPosition[bone]!.clone().applyMatrix4(reference.world[chain]!.clone().invert()));
-  const ratios = computeScaleRatios(source, target, mapping, reference);
+  const ratios = computeScaleRatios(source, mapping, reference);
   const hips = { source: mapping.source.canonical.get('hips')!, target: mapping.target.canonical.get('hips')! };
   let sourceRoot = hips.source;
   while (source.bones[sourceRoot]!.parent >= 0) sourceRoot = source.bones[sourceRoot]!.parent;

@@ -25,12 +25,14 @@ export class FireAmbience {
   private started = false;
   private nextCrackle = Number.NaN;
 
-  constructor(
-    private readonly synth: Synth,
-    private readonly random: AudioRandom,
-    private readonly host: CrackleHost,
-    destination: AudioNode,
-  ) {
+  private readonly synth: Synth;
+  private readonly random: AudioRandom;
+  private readonly host: CrackleHost;
+
+  constructor(synth: Synth, random: AudioRandom, host: CrackleHost, destination: AudioNode) {
+    this.synth = synth;
+    this.random = random;
+    this.host = host;
     const ctx = synth.context;
     this.source = ctx.createBufferSource();
     this.source.buffer = synth.noise;

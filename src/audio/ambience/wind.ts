@@ -14,10 +14,10 @@ export class WindAmbience {
   private level = 0;
   private started = false;
 
-  constructor(
-    private readonly synth: Synth,
-    destination: AudioNode,
-  ) {
+  private readonly synth: Synth;
+
+  constructor(synth: Synth, destination: AudioNode) {
+    this.synth = synth;
     const ctx = synth.context;
     this.source = ctx.createBufferSource();
     this.source.buffer = synth.noise;

@@ -151,10 +151,10 @@ export class LoudnessMeter {
   private squareCount = 0;
   private samples = 0;
 
-  constructor(
-    readonly sampleRate: number,
-    options: LoudnessMeterOptions = {},
-  ) {
+  readonly sampleRate: number;
+
+  constructor(sampleRate: number, options: LoudnessMeterOptions = {}) {
+    this.sampleRate = sampleRate;
     if (!(sampleRate >= 8000 && sampleRate <= 384000))
       throw new RangeError(`LoudnessMeter: sampleRate must be in [8000, 384000] (got ${sampleRate})`);
     this.channels = options.channels ?? 2;

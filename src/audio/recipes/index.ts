@@ -32,8 +32,11 @@ export const RECIPE_NAMES = Object.keys(RECIPES) as RecipeName[];
 
 /** Thrown (in development) for a name that is not in {@link RECIPES}. */
 export class UnknownRecipeError extends Error {
-  constructor(readonly recipe: string) {
+  readonly recipe: string;
+
+  constructor(recipe: string) {
     super(`Unknown sound recipe "${recipe}". Known recipes: ${RECIPE_NAMES.join(', ')}.`);
+    this.recipe = recipe;
     this.name = 'UnknownRecipeError';
   }
 }

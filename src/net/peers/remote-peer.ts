@@ -76,11 +76,12 @@ export class RemotePeer {
   /** Frames accepted from this peer. */
   frames = 0;
 
-  constructor(
-    readonly id: number,
-    now: number,
-    private readonly capacity = 16,
-  ) {
+  readonly id: number;
+  private readonly capacity: number;
+
+  constructor(id: number, now: number, capacity = 16) {
+    this.id = id;
+    this.capacity = capacity;
     this.lastHeard = now;
     this.ring = Array.from({ length: capacity }, () => ({ t: 0, seq: 0, x: 0, y: 0, z: 0, facing: 0, speed: 0, state: 0, animTime: 0 }));
   }

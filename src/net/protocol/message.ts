@@ -38,10 +38,14 @@ export class MessageReader {
   lastSkip: FrameProblem | null = null;
   private readonly rejection: MessageRejection = { problem: MessageProblem.empty, frame: -1 };
 
+  readonly maxFrames: number;
+
   constructor(
     /** Most frames one message may hold; a relay room of 512 peers sends at most 511 per tick. Default 1024. */
-    readonly maxFrames = 1024,
-  ) {}
+    maxFrames = 1024,
+  ) {
+    this.maxFrames = maxFrames;
+  }
 
   /**
    * Reads `bytes`. Returns null when the message is accepted (see {@link frames}/{@link count};

@@ -55,10 +55,13 @@ class CrowdAvatar implements RemoteAvatar {
   private clipPending = true;
   private removed = false;
 
-  constructor(
-    readonly id: number,
-    private readonly view: CrowdPeerView,
-  ) {}
+  readonly id: number;
+  private readonly view: CrowdPeerView;
+
+  constructor(id: number, view: CrowdPeerView) {
+    this.id = id;
+    this.view = view;
+  }
 
   setTransform(x: number, y: number, z: number, facing: number): void {
     this.x = x;

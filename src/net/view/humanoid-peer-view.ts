@@ -28,10 +28,12 @@ class HumanoidAvatar implements RemoteAvatar {
   detail: AvatarDetail = 'live';
   private accumulated = 0;
 
-  constructor(
-    readonly humanoid: Humanoid,
-    private readonly onRemove: (avatar: HumanoidAvatar) => void,
-  ) {
+  readonly humanoid: Humanoid;
+  private readonly onRemove: (avatar: HumanoidAvatar) => void;
+
+  constructor(humanoid: Humanoid, onRemove: (avatar: HumanoidAvatar) => void) {
+    this.humanoid = humanoid;
+    this.onRemove = onRemove;
     // The mannequin has no swim clip: treading water plays idle (as for the local player).
     this.animation = new MixerAnimationDriver(humanoid.object, humanoid.clips, {
       aliases: { swim: 'idle' },

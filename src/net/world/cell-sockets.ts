@@ -49,7 +49,11 @@ export class CellSockets {
   readonly events = new Emitter<CellSocketsEvents>();
   private readonly sockets = new Map<string, CellSocket & { offs: Array<() => void> }>();
 
-  constructor(private readonly options: CellSocketsOptions) {}
+  private readonly options: CellSocketsOptions;
+
+  constructor(options: CellSocketsOptions) {
+    this.options = options;
+  }
 
   get size(): number {
     return this.sockets.size;

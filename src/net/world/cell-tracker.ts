@@ -11,11 +11,16 @@ export class CellTracker {
   /** Cell changes so far. */
   changes = 0;
 
+  readonly size: number;
+  readonly margin: number;
+
   constructor(
-    readonly size = CELL_SIZE,
+    size = CELL_SIZE,
     /** Metres past a border before the publication moves. Default 4. */
-    readonly margin = 4,
+    margin = 4,
   ) {
+    this.size = size;
+    this.margin = margin;
     if (!(margin >= 0 && margin < size / 2)) throw new RangeError(`CellTracker: margin ${margin} must be in [0, ${size / 2})`);
   }
 

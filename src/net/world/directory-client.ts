@@ -31,12 +31,11 @@ export interface Timed<T> {
 
 /** A refused or failed directory request; `status` is the HTTP status when there was one. */
 export class DirectoryError extends Error {
-  constructor(
-    message: string,
-    readonly status: number | null,
-    options?: ErrorOptions,
-  ) {
+  readonly status: number | null;
+
+  constructor(message: string, status: number | null, options?: ErrorOptions) {
     super(message, options);
+    this.status = status;
     this.name = 'DirectoryError';
   }
 }

@@ -23,13 +23,18 @@ export type ImportFailure =
  */
 export class RigLoadError extends Error {
   override name = 'RigLoadError';
+  readonly source: string;
+  readonly reason: ImportFailure;
+
   constructor(
     message: string,
     /** The file name or URL as the caller gave it. */
-    readonly source: string,
+    source: string,
     /** The cause. */
-    readonly reason: ImportFailure = 'not-a-model',
+    reason: ImportFailure = 'not-a-model',
   ) {
     super(`${source}: ${message}`);
+    this.source = source;
+    this.reason = reason;
   }
 }

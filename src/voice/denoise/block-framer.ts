@@ -14,14 +14,16 @@ export class BlockFramer {
   private readPos = 0;
   private writePos: number;
 
+  readonly frameSize: number;
+  private readonly processFrame: (frame: Float32Array) => void;
+
   /**
    * @param frameSize samples per processing frame (480 for RNNoise at 48 kHz).
    * @param processFrame transforms one frame in place.
    */
-  constructor(
-    readonly frameSize: number,
-    private readonly processFrame: (frame: Float32Array) => void,
-  ) {
+  constructor(frameSize: number, processFrame: (frame: Float32Array) => void) {
+    this.frameSize = frameSize;
+    this.processFrame = processFrame;
     if (!Number.isInteger(frameSize) || frameSize <= 0) throw new Error(`frameSize must be a positive integer, got ${frameSize}`);
     this.latency = frameSize;
     this.frame = new Float32Array(frameSize);

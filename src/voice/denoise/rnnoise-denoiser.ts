@@ -45,11 +45,16 @@ export class RnnoiseDenoiser {
   private readonly dryLine = new Float32Array(RNNOISE_INTERNAL_DELAY + RNNOISE_FRAME);
   private disposed = false;
 
+  private readonly module: RnnoiseModule;
+  readonly wet: number;
+
   constructor(
-    private readonly module: RnnoiseModule,
+    module: RnnoiseModule,
     /** Wet share, 0..1. Fixed at {@link DENOISE_WET} in Cairn's chain; tests and benches vary it. */
-    readonly wet = DENOISE_WET,
+    wet = DENOISE_WET,
   ) {
+    this.module = module;
+    this.wet = wet;
     this.state = module._rnnoise_create();
     if (!this.state) throw new Error('rnnoise_create returned null');
     this.pointer = module._malloc(RNNOISE_FRAME * 4);

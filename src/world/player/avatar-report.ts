@@ -13,12 +13,15 @@ export type AvatarFailure = ImportFailure | 'skeleton-only';
 /** A character file that cannot be the player; the message names the file and the cause. */
 export class AvatarLoadError extends Error {
   override name = 'AvatarLoadError';
+  readonly reason: AvatarFailure;
+
   constructor(
     message: string,
     /** The cause, for code. */
-    readonly reason: AvatarFailure,
+    reason: AvatarFailure,
   ) {
     super(message);
+    this.reason = reason;
   }
 }
 

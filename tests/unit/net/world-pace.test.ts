@@ -13,7 +13,10 @@ function fakeSockets(): { Impl: WebSocketConstructor; byCell: Map<string, FakeSo
     onopen?: () => void;
     onmessage?: (event: { data: unknown }) => void;
     onclose?: (event: { code: number; reason: string }) => void;
-    constructor(readonly url: string) {
+    readonly url: string;
+
+    constructor(url: string) {
+      this.url = url;
       byCell.set(decodeURIComponent(/\/rooms\/avatar\/([^?]+)/.exec(url)![1]!), this);
     }
     send(data: unknown): void {
