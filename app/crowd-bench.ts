@@ -30,7 +30,28 @@ import { clone as cloneSkinned } from 'three/addons/utils/SkeletonUtils.js';
 import { backendHandles, Crowd, CrowdTemplate, crowdDeviceInfo } from '../src/crowd/index.ts';
 import { Mulberry32 } from '../src/core/rng.ts';
 import { createHumanoid } from '../src/rig/humanoid.ts';
-import { cairnGlobal, createRenderer } from '../src/world/index.ts';
+import { createRenderer } from '../src/world/index.ts';
+import { pageCairn } from './cairn.ts';
+
+/** What the crowd bench publishes on `window.cairn` (read by bench/crowd). */
+export interface CrowdBenchResult {
+  backend: string;
+  adapter: string | null;
+  frames: number;
+  rounds: number;
+  bigFrom: number;
+  rows: BenchRow[];
+  baked: { clips: number; rows: number; fps: number; bytes: number; precision: string };
+}
+
+declare module '../src/world/cairn-global.ts' {
+  interface CairnGlobal {
+    /** Runs measured so far, of how many (the crowd bench). */
+    benchProgress?: { done: number; total: number };
+    /** The crowd bench's figures once it has finished. */
+    benchResult?: CrowdBenchResult;
+  }
+}
 
 /** Where the avatars stand: `spread` 2–30 m ahead, standing; `near` all within 8 m, walking in small circles. */
 export type BenchScenario = 'spread' | 'near';
@@ -78,7 +99,7 @@ export async function startBench(): Promise<void> {
     count >= bigFrom
       ? { frames: Math.max(3, Math.ceil(framesPerRun / 2)), warmup: Math.min(warmup, 2), rounds: 1 }
       : { frames: framesPerRun, warmup, rounds };
-  const cairn = cairnGlobal();
+  const cairn = pageCairn();
   const { renderer, canvas, status } = await createRenderer({ forceWebGL: params.get('webgl') === '1', antialias: false });
   renderer.shadowMap.enabled = false;
   renderer.setPixelRatio(1);
@@ -271,10 +292,10 @@ export async function startBench(): Promise<void> {
   };
 
   const rows: BenchRow[] = [];
-  cairn.benchProgress = {
+  const progress = (cairn.benchProgress = {
     done: 0,
     total: scenarios.length * (counts.reduce((sum, count) => sum + plan(count).rounds * paths.size, 0) + cairnOnly.length) + 1,
-  };
+  });
   // One unrecorded pass over the empty scene: pipelines compiled, the renderer's code warmed up.
   await measure(
     () => undefined,
@@ -282,7 +303,7 @@ export async function startBench(): Promise<void> {
     4,
     2,
   );
-  (cairn.benchProgress as { done: number }).done++;
+  progress.done++;
   cairn.ready = true;
   for (const scenario of scenarios) {
     for (const count of counts) {
@@ -291,13 +312,13 @@ export async function startBench(): Promise<void> {
         for (const run of [runThree, runCairn]) {
           if (!paths.has(run === runThree ? 'three' : 'cairn')) continue;
           rows.push(await run(scenario, count));
-          (cairn.benchProgress as { done: number }).done++;
+          progress.done++;
         }
       }
     }
     for (const count of cairnOnly) {
       rows.push(await runCairn(scenario, count));
-      (cairn.benchProgress as { done: number }).done++;
+      progress.done++;
     }
   }
   const baked = {

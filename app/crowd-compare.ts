@@ -8,15 +8,51 @@
  * speed change.
  */
 import { AnimationMixer, Color, DirectionalLight, HemisphereLight, Mesh, MeshStandardMaterial, PlaneGeometry } from 'three';
-import { Crowd, CrowdTemplate, crowdDeviceInfo, type BonePath, type CrowdAgent } from '../src/crowd/index.ts';
+import { Crowd, CrowdTemplate, crowdDeviceInfo, type AgentMode, type BonePath, type CrowdAgent } from '../src/crowd/index.ts';
 import { createHumanoid } from '../src/rig/humanoid.ts';
 import { createStage } from '../src/world/index.ts';
+import { pageStageOptions } from './cairn.ts';
 
 export type CompareView = 'three' | 'live' | 'gpu' | 'none';
 
+/** What the comparison scene publishes as `cairn.compare`. */
+export interface CrowdCompareApi {
+  /** Shows one of the three renderings (or none: the empty floor). */
+  show(view: CompareView): void;
+  /**
+   * Restarts both crowd avatars on `from` at `time`, starts a crossfade to `to` lasting `fade`
+   * seconds, and holds them `elapsed` seconds into it.
+   */
+  crossfade(from: string, time: number, to: string, fade: number, elapsed: number): void;
+  /**
+   * Starts `clip` at `time`, plays `before` seconds at speed 1, switches to `speed` and plays
+   * `after` seconds more; three's mesh is posed at the clip time that adds up to.
+   */
+  speedChange(clip: string, time: number, before: number, speed: number, after: number): void;
+  /** Poses three's SkinnedMesh at another time (a control: the images must then differ). */
+  setReferenceTime(time: number): void;
+  /** Each crowd avatar's path (live or GPU). */
+  modes(): AgentMode[];
+  /** The bone path in use. */
+  path: BonePath;
+}
+
+declare module '../src/world/cairn-global.ts' {
+  interface CairnGlobal {
+    /** The comparison scene's controls (crowd.html?scene=compare). */
+    compare?: CrowdCompareApi;
+    /** True once the comparison scene has drawn its first frames. */
+    compareReady?: boolean;
+    /** The comparison scene's live-path crowd. */
+    crowdLive?: Crowd;
+    /** The comparison scene's GPU-path crowd. */
+    crowdGpu?: Crowd;
+  }
+}
+
 export async function startCompare(): Promise<void> {
   const params = new URLSearchParams(location.search);
-  const stage = await createStage({ hud: params.get('hud') === '1' });
+  const stage = await createStage({ ...pageStageOptions(params), hud: params.get('hud') === '1' });
   // Nothing but the scene in the picture: the page's help line would cover the feet.
   document.querySelector<HTMLElement>('.cairn-help')?.remove();
   const { scene, camera } = stage;
@@ -107,49 +143,46 @@ export async function startCompare(): Promise<void> {
     return ((t % d) + d) % d;
   };
 
-  Object.assign(stage.cairn, {
-    compare: {
-      /** Shows one of the three renderings (or none: the empty floor). */
-      show(next: CompareView) {
-        view = next;
-        apply();
-      },
-      /**
-       * Restarts both crowd avatars on `from` at `time`, starts a crossfade to `to` lasting `fade`
-       * seconds, and holds them `elapsed` seconds into it.
-       */
-      crossfade(from: string, time: number, to: string, fade: number, elapsed: number) {
-        for (const [i, crowd] of crowds.entries()) {
-          const agent = spawn(i, from, time);
-          crowd.update(0, camera);
-          agent.play(to, { fade });
-          crowd.update(elapsed, camera);
-        }
-        // three: both actions at the same times, the incoming one at the eased weight.
-        poseBlend(to, wrap(to, elapsed), from, wrap(from, time + elapsed), smooth(Math.min(1, elapsed / fade)));
-      },
-      /**
-       * Starts `clip` at `time`, plays `before` seconds at speed 1, switches to `speed` and plays
-       * `after` seconds more; three's mesh is posed at the clip time that adds up to.
-       */
-      speedChange(clip: string, time: number, before: number, speed: number, after: number) {
-        for (const [i, crowd] of crowds.entries()) {
-          const agent = spawn(i, clip, time);
-          crowd.update(0, camera);
-          crowd.update(before, camera);
-          agent.play(clip, { speed });
-          crowd.update(after, camera);
-        }
-        poseBlend(clip, wrap(clip, time + before + speed * after));
-      },
-      /** Poses three's SkinnedMesh at another time (a control: the images must then differ). */
-      setReferenceTime: poseReference,
-      modes: () => agents.map((a) => a.mode),
-      path: live.pathChoice.path,
+  const compare: CrowdCompareApi = {
+    /** Shows one of the three renderings (or none: the empty floor). */
+    show(next: CompareView) {
+      view = next;
+      apply();
     },
-    crowdLive: live,
-    crowdGpu: gpu,
-  });
+    /**
+     * Restarts both crowd avatars on `from` at `time`, starts a crossfade to `to` lasting `fade`
+     * seconds, and holds them `elapsed` seconds into it.
+     */
+    crossfade(from: string, time: number, to: string, fade: number, elapsed: number) {
+      for (const [i, crowd] of crowds.entries()) {
+        const agent = spawn(i, from, time);
+        crowd.update(0, camera);
+        agent.play(to, { fade });
+        crowd.update(elapsed, camera);
+      }
+      // three: both actions at the same times, the incoming one at the eased weight.
+      poseBlend(to, wrap(to, elapsed), from, wrap(from, time + elapsed), smooth(Math.min(1, elapsed / fade)));
+    },
+    /**
+     * Starts `clip` at `time`, plays `before` seconds at speed 1, switches to `speed` and plays
+     * `after` seconds more; three's mesh is posed at the clip time that adds up to.
+     */
+    speedChange(clip: string, time: number, before: number, speed: number, after: number) {
+      for (const [i, crowd] of crowds.entries()) {
+        const agent = spawn(i, clip, time);
+        crowd.update(0, camera);
+        crowd.update(before, camera);
+        agent.play(clip, { speed });
+        crowd.update(after, camera);
+      }
+      poseBlend(clip, wrap(clip, time + before + speed * after));
+    },
+    /** Poses three's SkinnedMesh at another time (a control: the images must then differ). */
+    setReferenceTime: poseReference,
+    modes: () => agents.map((a) => a.mode),
+    path: live.pathChoice.path,
+  };
+  Object.assign(stage.cairn, { compare, crowdLive: live, crowdGpu: gpu });
   stage.start();
   await stage.frames(2);
   stage.cairn.compareReady = true;

@@ -16,7 +16,27 @@ import {
   StageCrowd,
   type LoadPhase,
 } from '../src/crowd/index.ts';
+import { PlayerAvatar } from '../src/avatar/player-avatar.ts';
 import { createWorld, showNotice } from '../src/world/index.ts';
+import { pageBonePath, pageStageOptions } from './cairn.ts';
+
+/** What the crowd showcase publishes as `cairn.crowdPage`. */
+export interface CrowdPageApi {
+  /** Sets the number of synthetic peers (clamped to 0–1000) and the panel with it. */
+  setCount(count: number): void;
+  /** Loads a character file into the crowd; the running crowd stays if it is refused. */
+  loadModelUrl(url: string): Promise<void>;
+  loadModelFile(file: File): Promise<void>;
+}
+
+declare module '../src/world/cairn-global.ts' {
+  interface CairnGlobal {
+    /** The crowd showcase's controls. */
+    crowdPage?: CrowdPageApi;
+    /** True once the showcase has its peers (and `?model=` has loaded or been refused). */
+    crowdReady?: boolean;
+  }
+}
 
 const STYLE = `
 .crowd-panel { position: fixed; right: 10px; bottom: 10px; z-index: 10; padding: 10px 12px; border-radius: 6px;
@@ -32,7 +52,11 @@ const STYLE = `
 
 export async function startShowcase(): Promise<void> {
   const params = new URLSearchParams(location.search);
-  const world = await createWorld();
+  const world = await createWorld(pageStageOptions(params));
+  // The player walks among the crowd as Cairn's humanoid.
+  const avatar = new PlayerAvatar();
+  world.player.setCharacter(avatar);
+  world.services.provide('avatar', avatar);
   const initial = clampCount(Number(params.get('count') ?? 120));
   const spawn = world.player.state;
   const stageCrowd = new StageCrowd(world, {
@@ -49,6 +73,7 @@ export async function startShowcase(): Promise<void> {
       moving: params.get('still') !== '1',
     },
     count: 0,
+    path: pageBonePath(params),
   });
   // The GPU budget calibrates on the empty crowd for a few frames before the peers arrive.
   await Promise.race([world.frames(6), new Promise((resolve) => setTimeout(resolve, 4000))]);
@@ -94,17 +119,15 @@ export async function startShowcase(): Promise<void> {
   panel.onFile((file) => void load({ file }));
   installDrop((file) => void load({ file }));
 
-  Object.assign(world.cairn, {
-    stageCrowd,
-    crowdPage: {
-      setCount: (n: number) => {
-        stageCrowd.setCount(clampCount(n));
-        panel.sync(stageCrowd.count);
-      },
-      loadModelUrl: (url: string) => load({ url }),
-      loadModelFile: (file: File) => load({ file }),
+  world.cairn.stageCrowd = stageCrowd;
+  world.cairn.crowdPage = {
+    setCount: (n) => {
+      stageCrowd.setCount(clampCount(n));
+      panel.sync(stageCrowd.count);
     },
-  });
+    loadModelUrl: (url) => load({ url }),
+    loadModelFile: (file) => load({ file }),
+  };
   const model = params.get('model');
   if (model) await load({ url: model });
   world.cairn.crowdReady = true;

@@ -4,7 +4,7 @@
  * tests use (three's SkinnedMesh + mixer vs the crowd's live and GPU paths); `?bench=1` is the
  * benchmark harness driven by bench/crowd. Each lives in its own module, loaded on demand.
  */
-import { showFatal } from '../src/world/index.ts';
+import { pageFatal } from './cairn.ts';
 
 const scene = new URLSearchParams(location.search);
 
@@ -14,4 +14,4 @@ async function start(): Promise<void> {
   else await (await import('./crowd-showcase.ts')).startShowcase();
 }
 
-start().catch((error: unknown) => showFatal('The crowd page cannot start', (error as Error).message));
+start().catch((error: unknown) => pageFatal('The crowd page cannot start', (error as Error).message));

@@ -1,36 +1,31 @@
-import { createWorld, parseAvatarHeight, showFatal, showNotice, type World } from '../src/world/index.ts';
+import { createWorld, installPlugins, showNotice, type World, type WorldPlugin } from '../src/world/index.ts';
+import { pageFatal, pageStageOptions } from './cairn.ts';
 
 /**
- * The world page. Modules wire themselves in through app/world-plugins/*.ts: each exports
- * `install(world)` and is picked up here without editing this file.
+ * The world page. Modules wire themselves in through app/world-plugins/*.ts: each exports a
+ * `plugin` (what it provides, needs and uses, and its install step) and is picked up here without
+ * editing this file; the host orders them by those declarations. Leaving the page disposes the
+ * world, and with it every plugin (sockets closed cleanly, so the others hear of it at once).
  */
-interface WorldPlugin {
-  install(world: World): void | Promise<void>;
-}
-
-const plugins = import.meta.glob<WorldPlugin>('./world-plugins/*.ts', { eager: true });
+const plugins = Object.values(import.meta.glob<{ plugin: WorldPlugin }>('./world-plugins/*.ts', { eager: true })).map((m) => m.plugin);
 
 async function main(): Promise<void> {
   let world: World;
-  const params = new URLSearchParams(location.search);
-  const avatarHeight = parseAvatarHeight(params.get('avatarHeight'));
   try {
-    world = await createWorld({
-      avatar: params.get('avatar') ?? undefined,
-      avatarOptions: { height: avatarHeight.ok ? avatarHeight.height : 'auto' },
-    });
+    world = await createWorld(pageStageOptions());
   } catch (error) {
-    showFatal('Cairn cannot start', (error as Error).message);
+    pageFatal('Cairn cannot start', (error as Error).message);
     return;
   }
-  if (!avatarHeight.ok) showNotice({ level: 'warn', title: 'Avatar height ignored', detail: avatarHeight.problem });
-  for (const [path, plugin] of Object.entries(plugins)) {
-    try {
-      await plugin.install(world);
-    } catch (error) {
-      console.error(`world plugin ${path} failed to install`, error);
-      showNotice({ level: 'error', title: `${path} failed`, detail: (error as Error).message });
-    }
+  addEventListener('pagehide', () => world.dispose(), { once: true });
+  for (const report of await installPlugins(world, plugins)) {
+    if (report.status === 'installed') continue;
+    console.error(`world plugin ${report.name} ${report.status}: ${report.reason}`);
+    showNotice({
+      level: 'error',
+      title: `The ${report.name} module ${report.status === 'failed' ? 'failed to start' : 'is not installed'}`,
+      detail: report.reason,
+    });
   }
 }
 

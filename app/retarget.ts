@@ -4,7 +4,8 @@
  * it. Everything lives in app/retarget-viewer.ts; `window.cairn.retarget` is the viewer.
  */
 import { RetargetViewer } from './retarget-viewer.ts';
-import { createStage, showFatal } from '../src/world/index.ts';
+import { createStage } from '../src/world/index.ts';
+import { pageFatal, pageStageOptions } from './cairn.ts';
 
 declare module '../src/world/cairn-global.ts' {
   interface CairnGlobal {
@@ -14,11 +15,11 @@ declare module '../src/world/cairn-global.ts' {
 }
 
 async function start(): Promise<void> {
-  const stage = await createStage();
+  const stage = await createStage(pageStageOptions());
   const viewer = new RetargetViewer(stage);
   stage.cairn.retarget = viewer;
   stage.start();
   await viewer.start();
 }
 
-start().catch((error: unknown) => showFatal('The retarget page cannot start', (error as Error).message));
+start().catch((error: unknown) => pageFatal('The retarget page cannot start', (error as Error).message));

@@ -1,10 +1,26 @@
 import { Vector3 } from 'three';
-import { createStage, showFatal, type Stage } from '../src/world/index.ts';
+import { createStage, type Environment, type Stage } from '../src/world/index.ts';
+import type { Mesh } from 'three';
+import { pageFatal, pageStageOptions } from './cairn.ts';
+import type { ScatterBench } from './scatter-bench.ts';
 import { createEnvironment } from '../src/world/environment.ts';
 import { generateTerrain, LANDMARKS } from '../src/world/terrain/generate.ts';
 import { createTerrainMesh } from '../src/world/terrain/terrain-mesh.ts';
 import { OverviewCamera } from '../src/scatter/overview-camera.ts';
 import { createScatterTool } from '../src/scatter/scatter-tool.ts';
+
+declare module '../src/world/cairn-global.ts' {
+  interface CairnGlobal {
+    /** The scatter page's overview camera. */
+    view?: OverviewCamera;
+    /** The scatter page's terrain mesh. */
+    terrain?: Mesh;
+    /** The scatter page's sky, sun and water. */
+    environment?: Environment;
+    /** The scatter page's benchmark helpers (`?bench=1`). */
+    scatterBench?: ScatterBench;
+  }
+}
 
 /**
  * The scatter page: Cairn's terrain seen from above, the brush and its panel. URL options:
@@ -15,9 +31,9 @@ async function main(): Promise<void> {
   const params = new URLSearchParams(location.search);
   let stage: Stage;
   try {
-    stage = await createStage();
+    stage = await createStage(pageStageOptions(params));
   } catch (error) {
-    showFatal('Cairn cannot start', (error as Error).message);
+    pageFatal('Cairn cannot start', (error as Error).message);
     return;
   }
   const heightmap = generateTerrain({ seed: 1 });

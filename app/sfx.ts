@@ -10,14 +10,30 @@ import {
   type BusVolumes,
   type RecipeName,
 } from '../src/audio/index.ts';
-import { cairnGlobal } from '../src/world/cairn-global.ts';
+import { pageCairn } from './cairn.ts';
+
+/** What the sound page publishes as `cairn.sfx` (the module itself, for tests that render offline). */
+export interface SfxLab {
+  audio: typeof audio;
+  /** Plays the scripted gameplay slice; returns its start on the audio clock. */
+  playSlice(): number;
+  /** Twenty strikes at once (or `count`); returns the start on the audio clock. */
+  flood(count?: number): number;
+}
+
+declare module '../src/world/cairn-global.ts' {
+  interface CairnGlobal {
+    /** The sound page's lab. */
+    sfx?: SfxLab;
+  }
+}
 
 /**
  * The sound page: every recipe on a button, the mix controls, the output meters after the soft
  * clipper, a scripted gameplay slice and a flood. `?seed=N` fixes the random sequence (test mode).
  * Publishes `cairn.audio` (the engine), `cairn.stats.audio` and `cairn.sfx` (the module, for tests).
  */
-const cairn = cairnGlobal();
+const cairn = pageCairn();
 const params = new URLSearchParams(location.search);
 const seedParam = params.get('seed');
 const engine = new AudioEngine({

@@ -1,10 +1,26 @@
 // The HUD, notices and window.cairn straight from their files: the world's index would pull
 // three.js and the whole world into a page that draws with a 2D canvas (a megabyte to parse).
-import { cairnGlobal } from '../src/world/cairn-global.ts';
 import { Hud } from '../src/world/hud.ts';
-import { showFatal, showNotice } from '../src/world/notices.ts';
+import { showNotice } from '../src/world/notices.ts';
+import { pageCairn, pageFatal } from './cairn.ts';
 import * as voiceModule from '../src/voice/index.ts';
 import { VoiceChat, VoicePanel, voiceHudRows, roomNameIssue, type TalkMode, type WirePosition } from '../src/voice/index.ts';
+
+/** What the voice page publishes as `cairn.voicePage`. */
+export interface VoicePageApi {
+  panel: VoicePanel;
+  /** Moves the local listener (and so what others hear of us); tests use it to stage scenes. */
+  place(x: number, y: number, z: number, facing: number): void;
+}
+
+declare module '../src/world/cairn-global.ts' {
+  interface CairnGlobal {
+    /** The voice page's controls. */
+    voicePage?: VoicePageApi;
+    /** The voice module itself, so tests render its graphs offline. */
+    voiceModule?: typeof voiceModule;
+  }
+}
 
 /**
  * The voice page: a top-down map of the voice room. You are the green arrow; everyone else is a
@@ -28,11 +44,11 @@ const num = (name: string, fallback: number): number => {
 const SCALE = 12;
 
 async function main(): Promise<void> {
-  const cairn = cairnGlobal();
+  const cairn = pageCairn();
   const room = params.get('room') ?? 'lobby';
   const problem = roomNameIssue(room);
   if (problem) {
-    showFatal('Bad voice room', `?room=${room.slice(0, 64)}: ${problem}`);
+    pageFatal('Bad voice room', `?room=${room.slice(0, 64)}: ${problem}`);
     return;
   }
   const mode: TalkMode = params.get('mode') === 'open' ? 'open' : 'push-to-talk';
@@ -49,11 +65,12 @@ async function main(): Promise<void> {
   document.body.append(canvas);
   const g = canvas.getContext('2d');
   if (!g) {
-    showFatal('Cairn cannot start', 'this browser has no 2D canvas');
+    pageFatal('Cairn cannot start', 'this browser has no 2D canvas');
     return;
   }
 
-  const hud = new Hud();
+  const hud = new Hud({ stats: () => cairn.stats });
+  cairn.hud = hud;
   // This page renders no 3D: its first HUD section is the page's own, not the renderer's.
   hud.addSection('frame', {
     title: 'Voice page',
@@ -72,6 +89,8 @@ async function main(): Promise<void> {
         notify: showNotice,
       });
       voice.setListener(me);
+      cairn.voice = voice;
+      cairn.stats.voice = voice.stats;
       await voice.join();
       return voice;
     },

@@ -1,10 +1,15 @@
 /**
- * `npm run lint` runs this after ESLint: fails when runtime imports form a cycle anywhere in src/,
- * app/, server/, bin/, bench/ or scripts/. Type-only imports (`import type`, `export type`, or
- * every named import marked `type`) are erased at build time and cannot cycle at run time, and
- * dynamic `import()` is lazy, so neither counts. Prints each cycle as a chain of files.
- * Modules (src/<module>/) are checked the same way one level up: world importing anim while anim
- * imports world is a cycle between modules even when no two files import each other.
+ * `npm run lint` runs this after ESLint. It fails when:
+ * - runtime imports form a cycle between files anywhere in src/, app/, server/, bin/, bench/ or
+ *   scripts/ (type-only imports — `import type`, `export type`, every named import marked `type` —
+ *   are erased at build time and cannot cycle at run time, and dynamic `import()` is lazy, so
+ *   neither counts between files);
+ * - modules (src/<module>/) form a cycle one level up, counting every import, type-only and
+ *   dynamic ones and `declare module` augmentations included: a type import is still a dependency
+ *   of the module's declarations (its .d.ts), and module dependencies point one way;
+ * - the host (src/world) or the core (src/core) names another module at all: the host is extended
+ *   by modules (they declare their own services and stats keys), it never names them.
+ * Prints each cycle as a chain of files.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -22,10 +27,26 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The files `file` imports at run time (relative specifiers that resolve to a source file). */
-export function runtimeImports(file: string, code: string): string[] {
-  const source = ts.createSourceFile(file, code, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
-  const out: string[] = [];
+/**
+ * The files `file` imports at run time (relative specifiers that resolve to a source file); with
+ * `all`, every file it names: type-only imports, dynamic `import()` and `declare module`
+ * augmentations too.
+ */
+export function runtimeImports(file: string, code: string, all = false): string[] {
+  const source = ts.createSourceFile(file, code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const specifiers: string[] = [];
+  if (all) {
+    const visit = (node: ts.Node): void => {
+      if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+        const [argument] = node.arguments;
+        if (argument && ts.isStringLiteral(argument)) specifiers.push(argument.text);
+      } else if (ts.isModuleDeclaration(node) && ts.isStringLiteral(node.name)) specifiers.push(node.name.text);
+      else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal))
+        specifiers.push(node.argument.literal.text);
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
   for (const statement of source.statements) {
     let specifier: string | null = null;
     if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
@@ -38,23 +59,30 @@ export function runtimeImports(file: string, code: string): string[] {
             ts.isNamedImports(clause.namedBindings) &&
             clause.namedBindings.elements.length > 0 &&
             clause.namedBindings.elements.every((element) => element.isTypeOnly)));
-      if (!typeOnly) specifier = statement.moduleSpecifier.text;
+      if (all || !typeOnly) specifier = statement.moduleSpecifier.text;
     } else if (
       ts.isExportDeclaration(statement) &&
       statement.moduleSpecifier &&
       ts.isStringLiteral(statement.moduleSpecifier) &&
-      !statement.isTypeOnly
+      (all || !statement.isTypeOnly)
     ) {
       specifier = statement.moduleSpecifier.text;
     }
-    if (specifier === null || !specifier.startsWith('.')) continue;
+    if (specifier !== null) specifiers.push(specifier);
+  }
+  const out: string[] = [];
+  for (const specifier of specifiers) {
+    if (!specifier.startsWith('.')) continue;
     const target = resolve(dirname(file), specifier);
     const candidates = [target, `${target}.ts`, join(target, 'index.ts')];
     const found = candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
-    if (found) out.push(found);
+    if (found && !out.includes(found)) out.push(found);
   }
   return out;
 }
+
+/** Modules nothing below may name: the host and the core are named by modules, never the other way. */
+export const FOUNDATIONS = ['core', 'world'] as const;
 
 /** Every cycle (strongly connected component of two or more files, or a file importing itself). */
 export function findCycles(graph: Map<string, string[]>): string[][] {
@@ -116,7 +144,12 @@ function loopThrough(component: string[], graph: Map<string, string[]>): string[
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   const graph = new Map<string, string[]>();
-  for (const file of DIRS.flatMap((dir) => sourceFiles(join(root, dir)))) graph.set(file, runtimeImports(file, readFileSync(file, 'utf8')));
+  const everything = new Map<string, string[]>();
+  for (const file of DIRS.flatMap((dir) => sourceFiles(join(root, dir)))) {
+    const code = readFileSync(file, 'utf8');
+    graph.set(file, runtimeImports(file, code));
+    everything.set(file, runtimeImports(file, code, true));
+  }
   const cycles = findCycles(graph);
   for (const cycle of cycles)
     console.error(
@@ -124,11 +157,11 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
         .map((file) => relative(root, file))
         .join(' → ')}`,
     );
-  // One level up: src/<module> → src/<other module>, with one example import per edge.
+  // One level up: src/<module> → src/<other module>, every import counted, with one example per edge.
   const moduleOf = (file: string): string | null => /^src\/([^/]+)\//.exec(relative(root, file))?.[1] ?? null;
   const modules = new Map<string, string[]>();
   const example = new Map<string, string>();
-  for (const [file, imports] of graph) {
+  for (const [file, imports] of everything) {
     const from = moduleOf(file);
     if (from === null) continue;
     if (!modules.has(from)) modules.set(from, []);
@@ -145,9 +178,16 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
     const edges = loop.slice(1).map((to, i) => example.get(`${loop[i]}>${to}`));
     console.error(`module cycle: ${loop.join(' → ')} (${edges.join('; ')})`);
   }
-  if (cycles.length || moduleCycles.length) {
+  // The host and the core name no module (core names not even the host).
+  const named: string[] = [];
+  for (const foundation of FOUNDATIONS)
+    for (const to of modules.get(foundation) ?? [])
+      if (foundation === 'core' || !(FOUNDATIONS as readonly string[]).includes(to))
+        named.push(`src/${foundation} names ${to} (${example.get(`${foundation}>${to}`)})`);
+  for (const line of named) console.error(line);
+  if (cycles.length || moduleCycles.length || named.length) {
     console.error(
-      `${cycles.length} file and ${moduleCycles.length} module import cycle(s). Break them (move the shared piece down, or import types with \`import type\`).`,
+      `${cycles.length} file and ${moduleCycles.length} module import cycle(s), ${named.length} foundation import(s). Break cycles by moving the shared piece down (or, between files, \`import type\`); a module extends the host by declaration merging instead of the host naming it.`,
     );
     process.exit(1);
   }

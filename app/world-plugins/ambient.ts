@@ -1,8 +1,10 @@
+import { pageBonePath } from '../cairn.ts';
 import type { StageCrowd } from '../../src/crowd/stage-crowd.ts';
-import { setAmbient, type Ambient } from '../../src/ambient/index.ts';
+import type { Ambient } from '../../src/ambient/index.ts';
+import { Disposers } from '../../src/core/disposers.ts';
 import type { AmbientScatter } from '../../src/ambient/ambient-scatter.ts';
 import { keepClear } from '../../src/ambient/keep-clear.ts';
-import { showNotice, type World } from '../../src/world/index.ts';
+import { showNotice, type World, type WorldPlugin } from '../../src/world/index.ts';
 
 /**
  * The world a visitor meets: vegetation and rocks over the whole map (streamed by distance,
@@ -19,7 +21,10 @@ const DEFAULT_PEOPLE = 8;
 /** How close people may come to the player, metres. */
 const PERSONAL_SPACE = 1.6;
 
-export function install(world: World): void {
+export const plugin: WorldPlugin = { name: 'ambient', provides: ['ambient'], install };
+
+function install(world: World): () => void {
+  const undo = new Disposers();
   const params = new URLSearchParams(location.search);
   const seed = Number(params.get('seed') ?? 1) || 1;
   const software = /swiftshader|llvmpipe|software|basic render/i.test(world.status.adapter);
@@ -32,8 +37,7 @@ export function install(world: World): void {
 
   let resolveScatter!: (scatter: AmbientScatter | null) => void;
   const ambient: Ambient = { scatter: null, crowd: null, scatterReady: new Promise((resolve) => (resolveScatter = resolve)) };
-  setAmbient(world, ambient);
-  world.services.provide('ambient', ambient);
+  undo.add(world.services.provide('ambient', ambient));
 
   if (!scatterOn) resolveScatter(null);
   else {
@@ -41,12 +45,14 @@ export function install(world: World): void {
       .frames(2)
       .then(() => import('../../src/ambient/ambient-scatter.ts'))
       .then(({ AmbientScatter }) => {
+        if (disposed) return;
         const scatter = new AmbientScatter({ ground: world.heightmap, seed, parent: world.scene, ...tier });
         ambient.scatter = scatter;
         world.cairn.stats.ambient = { ...scatter.stats, quality };
-        world.onFrame(() => Object.assign(world.cairn.stats.ambient!, scatter.stats));
-        world.onFrame((_dt, time) => scatter.update(world.player.state, world.camera.position, time));
-        world.hud?.addSection('ambient', {
+        undo.add(() => scatter.dispose());
+        undo.add(world.onFrame(() => Object.assign(world.cairn.stats.ambient!, scatter.stats)));
+        undo.add(world.onFrame((_dt, time) => scatter.update(world.player.state, world.camera.position, time)));
+        const removeSection = world.hud?.addSection('ambient', {
           title: 'World',
           rows: () => {
             const s = scatter.stats;
@@ -63,6 +69,7 @@ export function install(world: World): void {
             ];
           },
         });
+        if (removeSection) undo.add(removeSection);
         resolveScatter(scatter);
       })
       .catch((error: Error) => {
@@ -77,17 +84,21 @@ export function install(world: World): void {
       .frames(3)
       .then(() => import('../../src/crowd/stage-crowd.ts'))
       .then(({ StageCrowd }) => {
+        if (disposed) return;
         // Registered before the crowd's own frame step, so people are moved aside before drawing.
         let crowd: StageCrowd | null = null;
-        world.onFrame(() => {
-          if (crowd)
-            keepClear(crowd.peers.peers, world.player.state.x, world.player.state.z, PERSONAL_SPACE, (x, z) =>
-              world.heightmap.sampleHeight(x, z),
-            );
-        });
+        undo.add(
+          world.onFrame(() => {
+            if (crowd)
+              keepClear(crowd.peers.peers, world.player.state.x, world.player.state.z, PERSONAL_SPACE, (x, z) =>
+                world.heightmap.sampleHeight(x, z),
+              );
+          }),
+        );
         const ground = world.heightmap;
         crowd = new StageCrowd(world, {
           heightmap: ground,
+          path: pageBonePath(),
           peers: {
             seed: seed + 101,
             centerX: spawn.x,
@@ -102,7 +113,13 @@ export function install(world: World): void {
           publish: false,
         });
         ambient.crowd = crowd;
+        undo.add(() => crowd?.dispose());
       })
       .catch((error: Error) => showNotice({ level: 'warn', title: 'The people in the world could not start', detail: error.message }));
   }
+  let disposed = false;
+  return () => {
+    disposed = true;
+    undo.dispose();
+  };
 }

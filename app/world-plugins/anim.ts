@@ -1,5 +1,6 @@
 import type { AnimationClip } from 'three';
 import type { World } from '../../src/world/world.ts';
+import type { WorldPlugin } from '../../src/world/plugins.ts';
 import { bindReferenceKey, ReferenceView } from '../../src/anim/view/reference-view.ts';
 
 /**
@@ -8,7 +9,9 @@ import { bindReferenceKey, ReferenceView } from '../../src/anim/view/reference-v
  * twist in the source or added by retargeting?" is answered by looking. Idle cost is one key
  * listener: the reference character and its clips are built on the first backslash.
  */
-export function install(world: World): void {
+export const plugin: WorldPlugin = { name: 'anim', provides: ['anim'], needs: ['avatar'], install };
+
+function install(world: World): () => void {
   const stats = { reference: false, clip: null as string | null, missing: null as string | null, time: 0 };
   world.cairn.stats.anim = stats;
   let view: ReferenceView | null = null;
@@ -48,7 +51,8 @@ export function install(world: World): void {
   const removeFrame = world.onFrame(() => {
     if (!view?.visible) return;
     const player = world.player.state;
-    const driver = world.player.avatar.animation;
+    const driver = world.services.get('avatar')?.animation;
+    if (!driver) return;
     const clip = driver.clip;
     const action = clip ? driver.mixer.existingAction(clip) : null;
     // Stand on the ground beside the player; in the air or in the water, at the player's height.
@@ -65,7 +69,7 @@ export function install(world: World): void {
     stats.time = action?.time ?? 0;
   });
 
-  world.hud?.addSection('anim', {
+  const removeSection = world.hud?.addSection('anim', {
     title: 'Animation',
     rows: () => [
       { label: 'reference (\\)', value: stats.reference ? `source: ${stats.clip ?? '—'}` : 'off' },
@@ -79,12 +83,11 @@ export function install(world: World): void {
     },
   });
 
-  const baseDispose = world.dispose;
-  world.dispose = () => {
+  return () => {
     unbindKey();
     removeFrame();
+    removeSection?.();
     withdraw();
     view?.dispose();
-    baseDispose();
   };
 }

@@ -1,21 +1,28 @@
 import { createAssetsToggle } from '../../src/assets/ui/assets-toggle.ts';
 import type { WorldAssets } from '../../src/assets/world-assets.ts';
-import type { World } from '../../src/world/index.ts';
+import type { World, WorldPlugin } from '../../src/world/index.ts';
+import { apiFromLocation } from '../assets-api.ts';
 
 /**
  * Assets in the world: an "Assets" button (search Poly Haven's CC0 models, click to put one in
  * front of the player) and `?place=<id>` from the assets page. Idle cost is the button: the
  * module, meshoptimizer and the catalog load on first use.
  */
-export function install(world: World): void {
+export const plugin: WorldPlugin = { name: 'assets', provides: ['assets'], install };
+
+function install(world: World): () => void {
+  const params = new URLSearchParams(location.search);
   const button = createAssetsToggle();
   let controller: WorldAssets | null = null;
   let loading: Promise<WorldAssets> | null = null;
   const load = (): Promise<WorldAssets> =>
-    (loading ??= import('../../src/assets/world-assets.ts').then(({ WorldAssets }) => (controller = new WorldAssets(world, { button }))));
+    (loading ??= import('../../src/assets/world-assets.ts').then(
+      ({ WorldAssets }) =>
+        (controller = new WorldAssets(world, { button, api: apiFromLocation(params), resolution: params.get('res') ?? undefined })),
+    ));
   button.onclick = () => void load().then((assets) => assets.open());
 
-  world.services.provide('assets', {
+  const withdraw = world.services.provide('assets', {
     open: async () => (await load()).open(),
     close: async () => (await load()).close(),
     preview: async (id: string, options?: { resolution?: string }) => {
@@ -38,5 +45,11 @@ export function install(world: World): void {
       return controller;
     },
   });
-  if (new URLSearchParams(location.search).has('place')) void load().then((assets) => assets.placeFromLocation());
+  const place = params.get('place');
+  if (place) void load().then((assets) => assets.placeOrSay(place, { resolution: params.get('res') ?? undefined }));
+  return () => {
+    withdraw();
+    if (controller) controller.dispose();
+    else button.remove();
+  };
 }

@@ -1,6 +1,6 @@
 import { AudioEngine, FootstepTracker, audioHudRows, surfaceAt } from '../../src/audio/index.ts';
 import { smoothstep } from '../../src/core/math.ts';
-import type { World } from '../../src/world/index.ts';
+import type { World, WorldPlugin } from '../../src/world/index.ts';
 
 /**
  * Sound in the world: footsteps by the surface under the player, jump and land, menu clicks on
@@ -8,15 +8,17 @@ import type { World } from '../../src/world/index.ts';
  * Nothing is created until the first pointerdown/keydown (the engine listens in the capture phase).
  * Keys: M mutes, P pauses (the world muffled, the player still). `?seed=N` fixes the random sequence.
  */
-export function install(world: World): void {
+export const plugin: WorldPlugin = { name: 'audio', provides: ['audio'], install };
+
+function install(world: World): () => void {
   const seed = new URLSearchParams(location.search).get('seed');
   const engine = new AudioEngine({ seed: seed === null ? undefined : Number(seed), music: true, ambience: { wind: 0.35 } });
   const tracker = new FootstepTracker();
-  world.services.provide('audio', engine);
+  const withdraw = world.services.provide('audio', engine);
   world.cairn.stats.audio = engine.stats;
 
   let windTarget = -1;
-  world.onFrame(() => {
+  const removeFrame = world.onFrame(() => {
     if (engine.state !== 'running') return;
     const s = world.player.state;
     const surface = surfaceAt(world.heightmap, s.x, s.z);
@@ -50,13 +52,14 @@ export function install(world: World): void {
   };
   window.addEventListener('keydown', onKey);
 
-  world.hud?.addSection('audio', { title: 'Audio', rows: (stats) => audioHudRows(stats.audio) });
+  const removeSection = world.hud?.addSection('audio', { title: 'Audio', rows: (stats) => audioHudRows(stats.audio) });
 
-  const baseDispose = world.dispose;
-  world.dispose = () => {
+  return () => {
+    removeSection?.();
+    removeFrame();
     document.removeEventListener('click', onClick, true);
     window.removeEventListener('keydown', onKey);
+    withdraw();
     engine.dispose();
-    baseDispose();
   };
 }

@@ -1,5 +1,5 @@
 import { BudgetCalibrator, type CalibrationState } from '../../src/world/budget-calibration.ts';
-import type { World } from '../../src/world/index.ts';
+import type { World, WorldPlugin } from '../../src/world/index.ts';
 
 /**
  * The crowd's GPU budget calibrates itself in the world: once the crowd plugin's StageCrowd exists
@@ -9,7 +9,12 @@ import type { World } from '../../src/world/index.ts';
  * for a moment would change the draws a test is counting — and `cairn.budgetCalibrator.calibrate()`
  * runs it on demand.
  */
-export function install(world: World): void {
+export const plugin: WorldPlugin = { name: 'crowd-budget', provides: ['budgetCalibrator'], needs: ['stageCrowd'], install };
+
+function install(world: World): () => void {
+  let calibrator: BudgetCalibrator | null = null;
+  let withdraw: (() => void) | null = null;
+  let stopStats: (() => void) | null = null;
   let started = false;
   const off = world.services.subscribe('stageCrowd', (target) => {
     if (!target || started) return;
@@ -17,11 +22,17 @@ export function install(world: World): void {
     // subscribe() may call back before it returns `off`.
     queueMicrotask(() => off());
     const automated = navigator.webdriver === true;
-    const calibrator = new BudgetCalibrator(world, target, { onResize: !automated });
-    world.services.provide('budgetCalibrator', calibrator);
-    const stats: { state: CalibrationState; runs: number } = { state: calibrator.state, runs: 0 };
+    const running = (calibrator = new BudgetCalibrator(world, target, { onResize: !automated }));
+    withdraw = world.services.provide('budgetCalibrator', running);
+    const stats: { state: CalibrationState; runs: number } = { state: running.state, runs: 0 };
     world.cairn.stats.budgetCalibration = stats;
-    world.afterRender(() => Object.assign(stats, { state: calibrator.state, runs: calibrator.runs }));
-    if (!automated) void calibrator.calibrate();
+    stopStats = world.afterRender(() => Object.assign(stats, { state: running.state, runs: running.runs }));
+    if (!automated) void running.calibrate();
   });
+  return () => {
+    off();
+    stopStats?.();
+    withdraw?.();
+    calibrator?.dispose();
+  };
 }

@@ -6,31 +6,33 @@
  * first frames, and updates arriving before then are dropped (counted in its `dropped`), never
  * dereferenced — the next update creates the avatar.
  */
+import { pageBonePath } from '../cairn.ts';
 import { MAX_SYNTHETIC_PEERS, RemoteAvatars, StageCrowd } from '../../src/crowd/index.ts';
-import { showNotice, type World } from '../../src/world/index.ts';
+import { showNotice, type World, type WorldPlugin } from '../../src/world/index.ts';
 
-export function install(world: World): void {
+export const plugin: WorldPlugin = { name: 'crowd', provides: ['crowdRemotes', 'stageCrowd'], install };
+
+function install(world: World): () => void {
+  let stageCrowd: StageCrowd | null = null;
+  let disposed = false;
   // Keyed by the net module's avatar ids.
   const remotes = new RemoteAvatars<number>();
-  world.services.provide('crowdRemotes', remotes);
+  const withdrawRemotes = world.services.provide('crowdRemotes', remotes);
   const requested = Number(new URLSearchParams(location.search).get('crowd') ?? 0);
   const count = Number.isFinite(requested) ? Math.min(MAX_SYNTHETIC_PEERS, Math.max(0, Math.round(requested))) : 0;
   const spawn = world.player.state;
   const build = (): void => {
+    if (disposed) return;
     try {
-      const stageCrowd = new StageCrowd(world, {
+      stageCrowd = new StageCrowd(world, {
         heightmap: world.heightmap,
         peers: { seed: 11, centerX: spawn.x, centerZ: spawn.z, radius: 45 },
         count,
         remotes,
         hudWhenActive: true,
+        path: pageBonePath(),
       });
       world.services.provide('stageCrowd', stageCrowd);
-      const baseDispose = world.dispose;
-      world.dispose = () => {
-        stageCrowd.dispose();
-        baseDispose();
-      };
     } catch (error) {
       showNotice({ level: 'error', title: 'The crowd could not start', detail: (error as Error).message });
     }
@@ -38,4 +40,9 @@ export function install(world: World): void {
   // Built after the world's first frames so it never delays them; at once when asked for peers.
   if (count > 0) build();
   else void world.frames(2).then(build);
+  return () => {
+    disposed = true;
+    withdrawRemotes();
+    stageCrowd?.dispose();
+  };
 }

@@ -3,14 +3,15 @@ import { FallbackTransport, relayAttempt } from '../../src/net/transport/fallbac
 import { avatarRoomPath, relayUrl } from '../../src/net/transport/open-transport.ts';
 import type { FrameTransport } from '../../src/net/transport/transport.ts';
 import { roomNameIssue } from '../../src/net/protocol/room-name.ts';
-import { NetSession, type NetStats } from '../../src/net/net-session.ts';
+import { NetSession, type NetPageStats, type NetStats } from '../../src/net/net-session.ts';
 import type { LocalPublisherOptions } from '../../src/net/peers/local-publisher.ts';
 import type { WorldDirectory } from '../../src/net/protocol/world.ts';
 import { WorldTransport, worldAttempt } from '../../src/net/world/world-transport.ts';
 import { HumanoidPeerView } from '../../src/net/view/humanoid-peer-view.ts';
 import { CrowdPeerView } from '../../src/net/view/crowd-peer-view.ts';
 import type { RemotePeerView } from '../../src/net/view/remote-peer-view.ts';
-import { createPlayerState, showNotice, type NetPageStats, type World } from '../../src/world/index.ts';
+import { Disposers } from '../../src/core/disposers.ts';
+import { createPlayerState, showNotice, type World, type WorldPlugin } from '../../src/world/index.ts';
 
 /**
  * How long the page waits for the relay before falling back to the BroadcastChannel (ms). A
@@ -36,23 +37,37 @@ const RELAY_WAIT_MS = 20_000;
  *   humanoid per peer instead (also the fallback when the crowd plugin is missing).
  * The HUD's Net section shows which transport is in use and its state.
  */
-export function install(world: World): void {
+export const plugin: WorldPlugin = { name: 'net', provides: ['net', 'netView'], uses: ['crowdRemotes'], install };
+
+function install(world: World): (() => void) | void {
   const params = new URLSearchParams(location.search);
   if (params.get('net') === 'off') return;
+  const undo = new Disposers();
   const room = params.get('room');
   const stats = world.cairn.stats;
   const placeholder: Partial<NetStats> & { fallback: string | null } = { state: 'connecting', fallback: null };
   stats.net = placeholder;
-  world.hud?.addSection('net', { title: 'Net', rows: (s) => netRows(s.net) });
-  const open = params.get('world') === '1' ? startWorld(world) : start(world, room, params.get('net') === 'broadcast', params.get('relay'));
+  const removeSection = world.hud?.addSection('net', { title: 'Net', rows: (s) => netRows(s.net) });
+  if (removeSection) undo.add(removeSection);
+  const open =
+    params.get('world') === '1'
+      ? startWorld(world, undo)
+      : start(world, undo, room, params.get('net') === 'broadcast', params.get('relay'));
   void open.catch((error: Error) => {
     placeholder.state = 'closed';
     placeholder.lastError = error.message;
     showNotice({ level: 'error', title: 'Avatar sync failed to start', detail: error.message });
   });
+  return () => undo.dispose();
 }
 
-async function start(world: World, room: string | null, forceBroadcast: boolean, relayOrigin: string | null): Promise<void> {
+async function start(
+  world: World,
+  undo: Disposers,
+  room: string | null,
+  forceBroadcast: boolean,
+  relayOrigin: string | null,
+): Promise<void> {
   let transport: FrameTransport;
   let fallback: string | null = null;
   const issue = room === null ? null : roomNameIssue(room);
@@ -93,14 +108,14 @@ async function start(world: World, room: string | null, forceBroadcast: boolean,
     transport = new BroadcastTransport({ channel: room ?? 'lobby' });
   }
 
-  run(world, transport, fallback);
+  run(world, undo, transport, fallback);
 }
 
 /**
  * The open world: cells through the Worker's /api/world; while it does not answer, the
  * BroadcastChannel `world`, retrying the world in the background and switching back when it answers.
  */
-async function startWorld(world: World): Promise<void> {
+async function startWorld(world: World, undo: Disposers): Promise<void> {
   const at = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(new URLSearchParams(location.search).get('at') ?? '');
   if (at) {
     const half = world.heightmap.worldSize / 2 - 1;
@@ -126,7 +141,7 @@ async function startWorld(world: World): Promise<void> {
       detail: `${fallback}.\nOther tabs of this browser with ?world=1 still see you. Retrying the world in the background.`,
     });
   }
-  const session = run(world, transport, fallback, { farRateDivisor: 2 });
+  const session = run(world, undo, transport, fallback, { farRateDivisor: 2 });
   const cells = (): WorldTransport | null => (transport.current instanceof WorldTransport ? transport.current : null);
   const population = { players: 0, cells: 0 };
   // The world's figures for the HUD, from whichever world transport is in use (a switch back brings a new one).
@@ -136,7 +151,7 @@ async function startWorld(world: World): Promise<void> {
   };
   showCells();
   session.events.on('switched', showCells);
-  world.onFrame(() => cells()?.setPosition(world.player.state.x, world.player.state.z));
+  undo.add(world.onFrame(() => cells()?.setPosition(world.player.state.x, world.player.state.z)));
   // The directory's view of the world, for the HUD (cheap: one small GET every 10 s, only while on the world).
   const poll = async (): Promise<void> => {
     if (!cells()) return;
@@ -150,10 +165,16 @@ async function startWorld(world: World): Promise<void> {
   };
   void poll();
   const timer = setInterval(() => void poll(), 10_000);
-  addEventListener('pagehide', () => clearInterval(timer), { once: true });
+  undo.add(() => clearInterval(timer));
 }
 
-function run(world: World, transport: FrameTransport, fallback: string | null, publisher?: LocalPublisherOptions): NetSession {
+function run(
+  world: World,
+  undo: Disposers,
+  transport: FrameTransport,
+  fallback: string | null,
+  publisher?: LocalPublisherOptions,
+): NetSession {
   const view = createView(world);
   const session = new NetSession({ transport, view, publisher });
   const published = Object.assign(session.stats, { fallback });
@@ -168,17 +189,19 @@ function run(world: World, transport: FrameTransport, fallback: string | null, p
     showNotice({ level: 'info', title, detail: `Connected to ${target}.` });
   });
   world.cairn.stats.net = published;
-  world.services.provide('net', session);
-  world.services.provide('netView', view);
+  // Leave cleanly when the world goes (the page's pagehide disposes it): the channel gets a leave
+  // frame, the relay sees the close and tells the others.
+  undo.add(() => session.dispose());
+  undo.add(world.services.provide('net', session));
+  undo.add(world.services.provide('netView', view));
   const player = world.player;
-  world.onFrame((dt) => {
+  const removeFrame = world.onFrame((dt) => {
     const s = player.state;
     session.setLocalPose({ x: s.x, y: s.y, z: s.z, facing: s.facing, speed: s.speed, state: s.state });
     session.setFocus(s.x, s.z);
     session.update(dt);
   });
-  // Leave cleanly: the channel gets a leave frame, the relay sees the close and tells the others.
-  addEventListener('pagehide', () => session.dispose(), { once: true });
+  undo.add(removeFrame);
   return session;
 }
 

@@ -1,6 +1,7 @@
 import type { World } from '../../src/world/world.ts';
+import type { WorldPlugin } from '../../src/world/plugins.ts';
 import type { ScatterTool } from '../../src/scatter/scatter-tool.ts';
-import { ambientOf } from '../../src/ambient/index.ts';
+import { Disposers } from '../../src/core/disposers.ts';
 import { isTyping } from '../../src/core/typing.ts';
 
 /**
@@ -14,7 +15,10 @@ import { isTyping } from '../../src/core/typing.ts';
  * one's own last stroke (own: painted under this browser's session, `POST /api/session`).
  * `?shared=0` keeps the brush local.
  */
-export function install(world: World): void {
+export const plugin: WorldPlugin = { name: 'scatter', provides: ['scatter', 'sharedScatter'], uses: ['ambient'], install };
+
+function install(world: World): () => void {
+  const undo = new Disposers();
   let tool: ScatterTool | null = null;
   let loading: Promise<ScatterTool> | null = null;
 
@@ -38,11 +42,12 @@ export function install(world: World): void {
     cursor: 'pointer',
   });
   document.body.append(button);
+  undo.add(() => button.remove());
 
   // No preset until the brush is first switched on: a layer that only draws shared strokes bakes
   // just the props those strokes use.
   const load = (): Promise<ScatterTool> =>
-    (loading ??= Promise.all([import('../../src/scatter/scatter-tool.ts'), ambientOf(world)?.scatterReady ?? null]).then(
+    (loading ??= Promise.all([import('../../src/scatter/scatter-tool.ts'), world.services.get('ambient')?.scatterReady ?? null]).then(
       ([{ createScatterTool }, ambient]) => {
         tool = createScatterTool({
           stage: world,
@@ -53,18 +58,21 @@ export function install(world: World): void {
           catalog: ambient?.catalog,
           preset: null,
         });
+        undo.add(() => tool?.dispose());
         return tool;
       },
     ));
 
   // The asset browser's panel is a sidebar at the right: the brush panel moves to its left.
   let frame = 0;
-  world.onFrame(() => {
-    if (!tool || ++frame % 10 !== 0) return;
-    const assets = document.querySelector<HTMLElement>('.cairn-assets');
-    const right = assets && assets.offsetParent !== null ? `${assets.offsetWidth + 10}px` : '10px';
-    if (tool.panel.element.style.right !== right) tool.panel.element.style.right = right;
-  });
+  undo.add(
+    world.onFrame(() => {
+      if (!tool || ++frame % 10 !== 0) return;
+      const assets = document.querySelector<HTMLElement>('.cairn-assets');
+      const right = assets && assets.offsetParent !== null ? `${assets.offsetWidth + 10}px` : '10px';
+      if (tool.panel.element.style.right !== right) tool.panel.element.style.right = right;
+    }),
+  );
 
   // Shared edits: the brush layer is built (idle) once the world is up, and joins the edit cells
   // around the player, so strokes others painted appear without opening the brush.
@@ -78,18 +86,23 @@ export function install(world: World): void {
         // A session proves who painted a stroke: only it can undo the stroke (kept across reloads while valid).
         const session = await editSession(location.origin, localStorage);
         const shared = new SharedScatter({ layer: ready.layer, brush: ready.brush, seed, session });
-        world.services.provide('sharedScatter', shared);
+        undo.add(world.services.provide('sharedScatter', shared));
+        undo.add(() => shared.dispose());
         world.cairn.stats.sharedScatter = shared.stats;
         let tick = 0;
-        world.onFrame(() => {
-          if (tick++ % 30 === 0) shared.focus(world.player.state.x, world.player.state.z);
-        });
-        window.addEventListener('keydown', (event) => {
+        undo.add(
+          world.onFrame(() => {
+            if (tick++ % 30 === 0) shared.focus(world.player.state.x, world.player.state.z);
+          }),
+        );
+        const onUndoKey = (event: KeyboardEvent): void => {
           if (event.code === 'KeyZ' && (event.ctrlKey || event.metaKey) && !isTyping(event)) {
             event.preventDefault();
             shared.undo();
           }
-        });
+        };
+        window.addEventListener('keydown', onUndoKey);
+        undo.add(() => window.removeEventListener('keydown', onUndoKey));
       })
       .catch((error: Error) => console.warn('shared scatter could not start', error));
   }
@@ -103,8 +116,11 @@ export function install(world: World): void {
   };
 
   button.addEventListener('click', () => void toggle());
-  window.addEventListener('keydown', (event) => {
+  const onKey = (event: KeyboardEvent): void => {
     if (event.code !== 'KeyB' || event.repeat || isTyping(event)) return;
     void toggle();
-  });
+  };
+  window.addEventListener('keydown', onKey);
+  undo.add(() => window.removeEventListener('keydown', onKey));
+  return () => undo.dispose();
 }

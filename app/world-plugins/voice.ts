@@ -1,4 +1,4 @@
-import { showNotice, type World } from '../../src/world/index.ts';
+import { showNotice, type World, type WorldPlugin } from '../../src/world/index.ts';
 import { DeferredHearing, VoiceChat, VoicePanel, voiceHudRows, roomNameIssue, type VoiceHearingSource } from '../../src/voice/index.ts';
 import type { NetSession } from '../../src/net/net-session.ts';
 
@@ -15,7 +15,9 @@ import type { NetSession } from '../../src/net/net-session.ts';
  * shares positions through it, as the standalone voice page does. Idle cost: one button, no
  * audio context, no socket.
  */
-export function install(world: World): void {
+export const plugin: WorldPlugin = { name: 'voice', provides: ['voice', 'voicePanel'], uses: ['net'], install };
+
+function install(world: World): (() => void) | void {
   const params = new URLSearchParams(location.search);
   const voiceParam = params.get('voice');
   if (voiceParam === 'off') return;
@@ -26,6 +28,7 @@ export function install(world: World): void {
   let removeFrame: (() => void) | null = null;
   let releaseHearing: (() => void) | null = null;
   let unsubscribeNet: (() => void) | null = null;
+  let withdrawVoice: (() => void) | null = null;
 
   const panel = new VoicePanel({
     join: async () => {
@@ -47,6 +50,8 @@ export function install(world: World): void {
         ...(hearing ? { hearing } : {}),
       });
       voice.setListener(world.player.state);
+      withdrawVoice = world.services.provide('voice', voice);
+      world.cairn.stats.voice = voice.stats;
       // Avatar sync may start after voice (and the world's cells take a round trip): bind once
       // it is provided.
       if (hearing) {
@@ -73,12 +78,19 @@ export function install(world: World): void {
     removeSection?.();
     releaseHearing?.();
     unsubscribeNet?.();
-    removeFrame = removeSection = releaseHearing = unsubscribeNet = null;
+    withdrawVoice?.();
+    removeFrame = removeSection = releaseHearing = unsubscribeNet = withdrawVoice = null;
   });
-  world.services.provide('voicePanel', panel);
+  const withdrawPanel = world.services.provide('voicePanel', panel);
   if (voiceParam === '1' || voiceParam === 'open') {
     void panel.joinNow().catch((error: Error) => showNotice({ level: 'error', title: 'Voice failed to start', detail: error.message }));
   }
+  return () => {
+    // Leaving (if joined) runs the 'left' handler above, which undoes the rest.
+    panel.leave();
+    withdrawPanel();
+    panel.dispose();
+  };
 }
 
 /**

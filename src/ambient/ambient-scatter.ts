@@ -326,3 +326,10 @@ export class AmbientScatter {
     this.pump();
   }
 }
+
+declare module '../world/cairn-global.ts' {
+  interface CairnStats {
+    /** The ambient vegetation's figures and the quality tier it runs at (the world). */
+    ambient?: AmbientScatterStats & { quality: string };
+  }
+}

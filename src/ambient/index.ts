@@ -1,10 +1,9 @@
 /**
  * The world's ambient content: vegetation and rocks streamed over the map, and people walking
- * about. Installed by app/world-plugins/ambient.ts; other plugins find it with {@link ambientOf}
- * (typed, no `window.cairn` lookups).
+ * about. Installed by app/world-plugins/ambient.ts; other plugins find it as the `ambient` service
+ * (`world.services.get('ambient')`).
  */
 import type { StageCrowd } from '../crowd/stage-crowd.ts';
-import type { World } from '../world/world.ts';
 import type { AmbientScatter } from './ambient-scatter.ts';
 
 export interface Ambient {
@@ -16,13 +15,9 @@ export interface Ambient {
   scatterReady: Promise<AmbientScatter | null>;
 }
 
-const registry = new WeakMap<World, Ambient>();
-
-export function setAmbient(world: World, ambient: Ambient): void {
-  registry.set(world, ambient);
-}
-
-/** The world's ambient content, or null where the ambient plugin is not installed. */
-export function ambientOf(world: World): Ambient | null {
-  return registry.get(world) ?? null;
+declare module '../world/services.ts' {
+  interface WorldServices {
+    /** Vegetation, rocks and people at spawn (app/world-plugins/ambient.ts). */
+    ambient: Ambient;
+  }
 }

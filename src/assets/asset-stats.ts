@@ -38,3 +38,10 @@ export function assetHudRows(s: AssetPageStats | undefined): Array<{ label: stri
     rows.push({ label: 'last error', value: s.lastError.length > 60 ? `${s.lastError.slice(0, 60)}…` : s.lastError, tone: 'bad' });
   return rows;
 }
+
+declare module '../world/cairn-global.ts' {
+  interface CairnStats {
+    /** The asset browser's figures. */
+    assets?: AssetPageStats;
+  }
+}

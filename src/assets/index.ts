@@ -6,7 +6,7 @@
  * Pure (Node-testable): asset-id, errors, catalog-parse, search-index, debounce, include-map,
  * simplify-index, fetch-json, catalog-cache (memory), catalog-client, polyhaven-api.
  * three glue (no renderer): model-loader, model-simplifier, model-slot, dispose-object,
- * placement, scatter-bridge, asset-browser. Page glue: studio, assets-page, world-assets, ui/*.
+ * placement, scatter-bridge, asset-browser. Page glue: studio, world-assets, ui/*.
  */
 export * from './asset-id.ts';
 export * from './errors.ts';
@@ -29,8 +29,6 @@ export * from './scatter-bridge.ts';
 export * from './asset-browser.ts';
 export * from './asset-stats.ts';
 export * from './studio.ts';
-export * from './api-from-location.ts';
-export * from './assets-page.ts';
 export * from './world-assets.ts';
 export * from './ui/asset-panel.ts';
 export * from './ui/lazy-images.ts';

@@ -4,13 +4,13 @@ import { Group, type Mesh, type Object3D } from 'three';
 import { showNotice } from '../world/notices.ts';
 import type { World } from '../world/world.ts';
 import { AssetBrowser } from './asset-browser.ts';
-import { apiFromLocation } from './api-from-location.ts';
 import { assetHudRows, type AssetPageStats } from './asset-stats.ts';
 import { CacheStorageCatalogCache } from './catalog-cache.ts';
 import { disposeObject3D } from './dispose-object.ts';
 import type { LoadedModel } from './model-loader.ts';
 import { ModelSlot } from './model-slot.ts';
 import { pointAhead, restOn } from './placement.ts';
+import { PolyHavenApi } from './polyhaven-api.ts';
 import { compactDrawnIndices, guessScatterCategory, scatterPropId, type ScatterPropCatalog } from './scatter-bridge.ts';
 import { AssetPanel, type PanelAction } from './ui/asset-panel.ts';
 import { createAssetsToggle } from './ui/assets-toggle.ts';
@@ -26,8 +26,10 @@ export interface WorldAssetsOptions {
   aside?: number;
   /** Extra buttons for the panel's model section (e.g. "Add to scatter catalog"). */
   actions?: PanelAction[];
-  /** Page query (reads ?api=, ?res=, ?place=). Default location.search. */
-  params?: URLSearchParams;
+  /** The Poly Haven API (or a mirror) to search. Default the official API. */
+  api?: PolyHavenApi;
+  /** Texture resolution models load at. Default '1k'. */
+  resolution?: string;
   /** A toggle button to adopt (the plugin makes one before this module loads). Default: a new one. */
   button?: HTMLButtonElement;
 }
@@ -72,8 +74,8 @@ export interface WorldAssetsConsole {
 /**
  * Assets in the world: an "Assets" button opens the search panel; clicking a card puts that model
  * on the ground in front of the player (the next click replaces it, freeing the previous one) and
- * "Keep here" leaves it in the world. `?place=<id>` places a model at start-up (the assets page's
- * "Place in world" uses it). Nothing is fetched and no per-frame work runs until first use.
+ * "Keep here" leaves it in the world; {@link placeOrSay} places one at start-up (the world page's
+ * `?place=<id>`, which the assets page's "Place in world" opens). Nothing is fetched and no per-frame work runs until first use.
  */
 export class WorldAssets {
   readonly world: World;
@@ -84,7 +86,8 @@ export class WorldAssets {
   private readonly distance: number;
   private readonly aside: number;
   private readonly actions: PanelAction[];
-  private readonly params: URLSearchParams;
+  private readonly api: PolyHavenApi;
+  private readonly resolution: string;
   private started: Promise<AssetBrowser> | null = null;
   private stopStats: (() => void) | null = null;
 
@@ -94,13 +97,15 @@ export class WorldAssets {
       distance: 4,
       aside: 1.5,
       actions: [],
-      params: new URLSearchParams(location.search),
+      api: new PolyHavenApi(),
+      resolution: '1k',
     };
     const resolved = withDefaults(defaults, options);
     this.distance = resolved.distance;
     this.aside = resolved.aside;
     this.actions = resolved.actions;
-    this.params = resolved.params;
+    this.api = resolved.api;
+    this.resolution = resolved.resolution;
     injectAssetStyles();
     this.button = options.button ?? createAssetsToggle();
     this.button.onclick = () => void this.toggle();
@@ -117,10 +122,10 @@ export class WorldAssets {
         place: (root) => this.putInFrontOfPlayer(root),
       });
       const browser = new AssetBrowser({
-        api: apiFromLocation(this.params),
+        api: this.api,
         slot,
         cache: new CacheStorageCatalogCache(),
-        resolution: this.params.get('res') ?? '1k',
+        resolution: this.resolution,
       });
       this.browser = browser;
       this.stopStats = world.afterRender(() => {
@@ -276,11 +281,10 @@ export class WorldAssets {
   }
 
   /** Acts on `?place=` (called once at install). */
-  async placeFromLocation(): Promise<void> {
-    const id = this.params.get('place');
-    if (!id) return;
+  /** Places model `id` as {@link place} does, showing a notice instead of rejecting (a page's start-up placement). */
+  async placeOrSay(id: string, options: { resolution?: string } = {}): Promise<void> {
     try {
-      await this.place(id, { resolution: this.params.get('res') ?? undefined });
+      await this.place(id, options);
     } catch (error) {
       showNotice({ level: 'error', title: `Could not place "${id.slice(0, 60)}"`, detail: (error as Error).message });
     }
@@ -292,5 +296,12 @@ export class WorldAssets {
     this.panel?.dispose();
     this.browser?.dispose();
     this.button.remove();
+  }
+}
+
+declare module '../world/services.ts' {
+  interface WorldServices {
+    /** The asset browser in the world. */
+    assets: WorldAssetsConsole;
   }
 }

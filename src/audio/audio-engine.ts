@@ -457,3 +457,10 @@ export class AudioEngine {
     this.store.save({ muted: this.mutedValue, volumes: this.volumes });
   }
 }
+
+declare module '../world/services.ts' {
+  interface WorldServices {
+    /** Sound: footsteps, ambience, music, menu clicks. */
+    audio: AudioEngine;
+  }
+}

@@ -149,3 +149,10 @@ export function createAudioStats(init: {
     reason: 'waiting for a click or key press',
   };
 }
+
+declare module '../world/cairn-global.ts' {
+  interface CairnStats {
+    /** Sound: the bus, its meters, voices. */
+    audio?: AudioStats;
+  }
+}

@@ -8,3 +8,4 @@ export * from './decibels.ts';
 export * from './services.ts';
 export * from './options.ts';
 export * from './typing.ts';
+export * from './disposers.ts';

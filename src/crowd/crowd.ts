@@ -688,3 +688,20 @@ export class Crowd {
     agent.dwell = 0;
   }
 }
+
+declare module '../world/services.ts' {
+  interface WorldServices {
+    /** The crowd renderer now in use (replaced when the character model changes). */
+    crowd: Crowd;
+  }
+}
+
+declare module '../world/cairn-global.ts' {
+  interface CairnStats {
+    /**
+     * The crowd's figures: their shape differs per page (the world and crowd pages publish
+     * `CrowdPageStats`, the comparison page one per renderer).
+     */
+    crowd?: unknown;
+  }
+}

@@ -87,3 +87,10 @@ export class RemoteAvatars<Id = string> {
     this.crowd = null;
   }
 }
+
+declare module '../world/services.ts' {
+  interface WorldServices {
+    /** The crowd's registry of remote avatars, keyed by net avatar id. */
+    crowdRemotes: RemoteAvatars<number>;
+  }
+}

@@ -27,7 +27,7 @@ export interface StageCrowdOptions {
   peers?: SyntheticPeersOptions;
   /** Synthetic peers at start. Default 0. */
   count?: number;
-  /** Bone path override. Default 'auto' (or `?bonePath=` in the URL). */
+  /** Bone path override (Cairn's pages pass `?bonePath=`). Default 'auto'. */
   path?: BonePath | 'auto';
   lod?: LodOptions;
   /** Publish under `cairn.crowd`/`cairn.stats.crowd` and add a HUD section. Default true. */
@@ -187,11 +187,10 @@ export class StageCrowd {
   private readonly lookAtShare: number;
 
   private build(template: CrowdTemplate): Crowd {
-    const requested = (new URLSearchParams(location.search).get('bonePath') as BonePath | null) ?? this.options.path ?? 'auto';
     const options: CrowdOptions = {
       template,
       device: this.device,
-      path: requested === 'storage' || requested === 'texture' ? requested : 'auto',
+      path: this.options.path ?? 'auto',
       lod: this.options.lod,
       capacity: 64,
       maxBakedRows: Math.min(8192, this.device.maxTextureSize),
@@ -246,5 +245,12 @@ export class StageCrowd {
       drawnVertices: model.drawnVertices,
     };
     this.stage.cairn.stats.crowd = stats;
+  }
+}
+
+declare module '../world/services.ts' {
+  interface WorldServices {
+    /** The crowd on the stage: synthetic peers plus remote avatars. */
+    stageCrowd: StageCrowd;
   }
 }

@@ -9,6 +9,7 @@ import type { AvatarDetail, RemoteAvatar, RemotePeerView } from './view/remote-p
 import { Emitter } from '../core/emitter.ts';
 import { HearingSet, type HearingChange, type HearingOptions } from './world/hearing.ts';
 import { phaseOf } from './protocol/world.ts';
+import type { WorldStats } from './world/world-transport.ts';
 
 export interface NetSessionOptions {
   transport: FrameTransport;
@@ -69,7 +70,18 @@ export function resolveNetSessionOptions(options: NetSessionOptions): ResolvedNe
   };
 }
 
-/** `window.cairn.stats.net`: what the HUD shows and tests assert. */
+/**
+ * The avatar-sync figures a page publishes under `stats.net`: the session's own, which transport it
+ * fell back to and why (null when none), and in the open world the cell client's figures and the
+ * directory's counts.
+ */
+export type NetPageStats = Partial<NetStats> & {
+  fallback?: string | null;
+  world?: WorldStats;
+  population?: { players: number; cells: number };
+};
+
+/** `cairn.stats.net`: what the HUD shows and tests assert. */
 export interface NetStats {
   transport: TransportKind;
   /** Relay URL or channel name. */
@@ -367,5 +379,19 @@ export class NetSession {
     s.reconnects = t.reconnects;
     s.lastError = t.lastError;
     s.pingMs = t.pingMs;
+  }
+}
+
+declare module '../world/services.ts' {
+  interface WorldServices {
+    /** Avatar sync (app/world-plugins/net.ts). */
+    net: NetSession;
+  }
+}
+
+declare module '../world/cairn-global.ts' {
+  interface CairnStats {
+    /** Avatar sync: the session's figures, its fallback and, in the open world, the cells'. */
+    net?: NetPageStats;
   }
 }

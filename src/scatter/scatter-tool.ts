@@ -135,3 +135,17 @@ function hudRows(all: CairnStats): HudRow[] {
   for (const name of Object.keys(s.invalidPresets)) rows.push({ label: 'invalid preset', value: name, tone: 'bad' });
   return rows;
 }
+
+declare module '../world/services.ts' {
+  interface WorldServices {
+    /** The scatter brush and its layer. */
+    scatter: ScatterTool;
+  }
+}
+
+declare module '../world/cairn-global.ts' {
+  interface CairnStats {
+    /** The scatter layer's figures and the cursor. */
+    scatter?: ScatterPageStats;
+  }
+}

@@ -376,3 +376,17 @@ function readSession(text: string | null): EditSession | null {
     return null;
   }
 }
+
+declare module '../world/services.ts' {
+  interface WorldServices {
+    /** Scatter strokes shared per world cell through the edits rooms. */
+    sharedScatter: SharedScatter;
+  }
+}
+
+declare module '../world/cairn-global.ts' {
+  interface CairnStats {
+    /** Shared scatter strokes (the world). */
+    sharedScatter?: SharedScatterStats;
+  }
+}

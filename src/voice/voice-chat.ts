@@ -1,4 +1,4 @@
-import { cairnGlobal, type CairnNotice } from '../world/cairn-global.ts';
+import type { CairnNotice } from '../world/cairn-global.ts';
 import { AvatarClaim } from './avatar-claim.ts';
 import { CAPTURE_CONSTRAINTS, CaptureChain } from './capture-chain.ts';
 import { RNNOISE_SAMPLE_RATE } from './denoise/rnnoise-denoiser.ts';
@@ -29,8 +29,6 @@ export interface VoiceChatOptions {
   deadMs?: number;
   /** Position updates sent per second at most. Default 10 (the room accepts 15). */
   positionRate?: number;
-  /** Publish `cairn.voice` and `cairn.stats.voice`. Default true. */
-  publish?: boolean;
   /** Shows a message to the user (e.g. showNotice). Default: none. */
   notify?: (notice: CairnNotice) => void;
   /**
@@ -62,7 +60,6 @@ export interface ResolvedVoiceChatOptions {
   pingMs: number;
   deadMs: number;
   positionRate: number;
-  publish: boolean;
   notify: (notice: CairnNotice) => void;
   hearing: VoiceHearingSource | null;
   avatarId: number | null;
@@ -81,7 +78,6 @@ export function resolveVoiceChatOptions(options: VoiceChatOptions = {}): Resolve
     pingMs: options.pingMs ?? 5000,
     deadMs: options.deadMs ?? 15_000,
     positionRate: options.positionRate ?? 10,
-    publish: options.publish ?? true,
     notify: options.notify ?? (() => undefined),
     hearing: options.hearing ?? null,
     avatarId: options.avatarId ?? null,
@@ -166,11 +162,6 @@ export class VoiceChat {
     this.stats.avatarId = this.avatarId;
     this.wireSignaling();
     if (this.hearing) this.unsubscribeHearing = this.hearing.onChange(() => this.followHearing());
-    if (o.publish) {
-      const cairn = cairnGlobal();
-      cairn.voice = this;
-      cairn.stats.voice = this.stats;
-    }
   }
 
   /**
@@ -454,5 +445,12 @@ export class VoiceChat {
       s.hearingReady = this.hearing.ready !== false;
     }
     if (++this.statsTicks % 4 === 0 && !this.disposed) void this.mesh.pollStats();
+  }
+}
+
+declare module '../world/services.ts' {
+  interface WorldServices {
+    /** The voice chat while joined. */
+    voice: VoiceChat;
   }
 }

@@ -153,3 +153,10 @@ export class VoicePanel {
     this.voice?.release();
   };
 }
+
+declare module '../world/services.ts' {
+  interface WorldServices {
+    /** The voice panel (join / leave button) of the world. */
+    voicePanel: VoicePanel;
+  }
+}

@@ -91,3 +91,10 @@ export function emptyVoiceStats(room: string, mode: TalkMode): VoiceStats {
     signals: { descriptions: 0, candidates: 0 },
   };
 }
+
+declare module '../world/cairn-global.ts' {
+  interface CairnStats {
+    /** Voice chat: links, levels, the capture chain. */
+    voice?: VoiceStats;
+  }
+}

@@ -1,40 +1,43 @@
 import type { PerspectiveCamera, Scene, WebGPURenderer } from 'three/webgpu';
-import type { AssetsPageApi } from '../assets/assets-page.ts';
-import type { AssetPageStats } from '../assets/asset-stats.ts';
-import type { AudioStats } from '../audio/index.ts';
-import type { NetStats, WorldStats } from '../net/index.ts';
-import type { ScatterPageStats } from '../scatter/scatter-tool.ts';
-import type { SharedScatterStats } from '../scatter/shared-scatter.ts';
-import type { AmbientScatterStats } from '../ambient/ambient-scatter.ts';
 import type { CalibrationState } from './budget-calibration.ts';
-import type { VoiceStats } from '../voice/index.ts';
 import type { Hud } from './hud.ts';
+import { noticeLog } from './notices.ts';
 import type { RendererStatus } from './renderer.ts';
 import type { ShaderError } from './shader-diagnostics.ts';
 import type { WorldServices } from './services.ts';
 import type { Stage } from './stage.ts';
 import type { Heightmap } from './terrain/index.ts';
-import type { AvatarStats } from './player/avatar-report.ts';
 import type { Player, World } from './world.ts';
 
-/**
- * The avatar-sync figures under `stats.net`: the session's own, which transport it fell back to and
- * why (null when none), and in the open world the cell client's figures and the directory's counts.
- */
-export type NetPageStats = Partial<NetStats> & {
-  fallback?: string | null;
-  world?: WorldStats;
-  population?: { players: number; cells: number };
-};
+/** The local player's pose and clip under `stats.player` (the world). */
+export interface PlayerPageStats {
+  x: number;
+  y: number;
+  z: number;
+  facing: number;
+  speed: number;
+  state: string;
+  clip: string;
+}
 
 /**
- * `window.cairn`: every page publishes its live figures (`stats`) and main objects here, for the
- * console and for automation. The HUD reads the same object, so what a person sees is what tests
- * assert. Modules add their own figures under their own key (`stats.crowd`, `stats.net`, …).
+ * A page's live figures (`cairn.stats`): what the HUD shows and tests assert. The stage's own
+ * figures are declared here; each module adds its own key from its own file by declaration merging,
+ * next to the type of its figures:
+ * ```text
+ * declare module '../world/cairn-global.ts' {
+ *   interface CairnStats { net?: NetPageStats }
+ * }
+ * ```
  */
 export interface CairnStats {
   /** Rendering backend in use, or 'none' before start-up / when nothing can render. */
   backend: 'WebGPU' | 'WebGL2' | 'none';
+  /**
+   * Why the page runs on WebGL2 rather than WebGPU, for as long as it does (null on WebGPU or before
+   * start-up). The HUD shows it beside the backend.
+   */
+  backendReason: string | null;
   fps: number;
   /** Main-thread ms per frame: update plus render submission (EMA). */
   frameMs: number;
@@ -45,28 +48,13 @@ export interface CairnStats {
   /** Frames rendered since start. */
   frame: number;
   shaderErrors: number;
-  /** The player's pose and clip, and what its character is (the world). */
-  player?: { x: number; y: number; z: number; facing: number; speed: number; state: string; clip: string; avatar: AvatarStats };
-  net?: NetPageStats;
-  voice?: VoiceStats;
-  audio?: AudioStats;
-  assets?: AssetPageStats;
-  scatter?: ScatterPageStats;
-  /** The ambient vegetation's figures and the quality tier it runs at (the world). */
-  ambient?: AmbientScatterStats & { quality: string };
-  /** Shared scatter strokes (the world). */
-  sharedScatter?: SharedScatterStats;
+  /** The player's pose and clip (the world). */
+  player?: PlayerPageStats;
   /** The crowd budget's calibration (the world). */
   budgetCalibration?: { state: CalibrationState; runs: number };
-  /**
-   * The crowd's and the animation module's figures: their shape differs per page (the world and
-   * crowd pages publish `CrowdPageStats`, the comparison page one per renderer; the world publishes
-   * the reference view's state, the retarget page `RetargetViewerStats`).
-   */
-  crowd?: unknown;
-  anim?: unknown;
 }
 
+/** A message shown on the page by {@link showNotice} and recorded in `cairn.notices`. */
 export interface CairnNotice {
   level: 'info' | 'warn' | 'error';
   title: string;
@@ -74,16 +62,20 @@ export interface CairnNotice {
 }
 
 /**
- * What `window.cairn` holds. It is the read-only window for the console and tests: modules publish
- * their services through `stage.services` (mirrored here under the same keys, see
- * {@link WorldServices}) and find each other there, never through this object.
+ * A page's state for the console and automation: its live figures (`stats`), its notices and its
+ * main objects. A stage fills the object it is given (`StageOptions.cairn`) and mirrors every
+ * service provided on it under the service's key (see {@link WorldServices}); the page, not the
+ * library, decides to publish it (Cairn's pages as `window.cairn`, app/cairn.ts). Modules find each
+ * other through `stage.services`, never through this object. A page adds its own handles by
+ * declaration merging, as the stats do.
  */
-export interface CairnGlobal extends Partial<Omit<WorldServices, 'assets'>> {
+export interface CairnGlobal extends Partial<WorldServices> {
   /** True once the page has rendered its first frame. */
   ready: boolean;
   /** Set when the page cannot run at all; the message is also shown on the page. */
   fatal?: string;
   stats: CairnStats;
+  /** Every notice shown so far (the same list for every stage on the page). */
   notices: CairnNotice[];
   /** Every shader compile error so far, with the compiler's own message. */
   shaderErrors?: ShaderError[];
@@ -97,46 +89,23 @@ export interface CairnGlobal extends Partial<Omit<WorldServices, 'assets'>> {
   world?: World;
   player?: Player;
   heightmap?: Heightmap;
-  /** The world's asset browser (world page) or the assets page's own controls (assets page). */
-  assets?: WorldServices['assets'] | AssetsPageApi;
-  /**
-   * Page-specific handles for automation; each page (app/*.ts) documents its own shape: the voice
-   * page (`voicePage`, `voiceModule`), the sound page (`sfx`), the crowd pages (`crowdPage`,
-   * `crowdReady`, `compare`, `compareReady`, `crowdLive`, `crowdBaked`), the crowd bench
-   * (`benchProgress`, `benchResult`) and the scatter page (`view`, `terrain`, `environment`,
-   * `scatterBench`).
-   */
-  voicePage?: unknown;
-  voiceModule?: unknown;
-  sfx?: unknown;
-  crowdPage?: unknown;
-  crowdReady?: boolean;
-  compare?: unknown;
-  compareReady?: boolean;
-  crowdLive?: unknown;
-  crowdBaked?: unknown;
-  benchProgress?: { done: number; total: number };
-  benchResult?: unknown;
-  view?: unknown;
-  terrain?: unknown;
-  environment?: unknown;
-  scatterBench?: unknown;
 }
 
-declare global {
-  interface Window {
-    cairn: CairnGlobal;
-  }
-}
-
-/** Returns `window.cairn`, creating it with empty figures on first use. */
-export function cairnGlobal(): CairnGlobal {
-  if (!window.cairn) {
-    window.cairn = {
-      ready: false,
-      stats: { backend: 'none', fps: 0, frameMs: 0, gpuMs: null, drawCalls: 0, triangles: 0, frame: 0, shaderErrors: 0 },
-      notices: [],
-    };
-  }
-  return window.cairn;
+/** A fresh page state with empty figures; its `notices` is the page's one notice log. */
+export function createCairnGlobal(): CairnGlobal {
+  return {
+    ready: false,
+    stats: {
+      backend: 'none',
+      backendReason: null,
+      fps: 0,
+      frameMs: 0,
+      gpuMs: null,
+      drawCalls: 0,
+      triangles: 0,
+      frame: 0,
+      shaderErrors: 0,
+    },
+    notices: noticeLog,
+  };
 }

@@ -1,4 +1,4 @@
-import { cairnGlobal, type CairnStats } from './cairn-global.ts';
+import type { CairnStats } from './cairn-global.ts';
 import { overlayColumn } from './overlay.ts';
 import { isTyping } from '../core/typing.ts';
 
@@ -30,8 +30,16 @@ const STYLE = `
 .cairn-hud [data-tone="bad"] { color: #ff8a8a; }
 `;
 
+/** Options of a {@link Hud}. */
+export interface HudOptions {
+  /** The element it goes into. Default document.body, where it heads the page's left overlay column. */
+  container?: HTMLElement;
+  /** The figures it renders from (a page's `cairn.stats`), read at every refresh. */
+  stats: () => CairnStats;
+}
+
 /**
- * The heads-up display. It renders only from `window.cairn.stats` (four times a second), so the
+ * The heads-up display. It renders only from the page's `cairn.stats` (four times a second), so the
  * figures a person reads are the ones tests assert. Modules add sections with {@link addSection}.
  *
  * Compact by default (the first few rows; every figure is still in the element, clipped), H
@@ -41,9 +49,13 @@ const STYLE = `
 export class Hud {
   readonly element: HTMLElement;
   private readonly sections = new Map<string, HudSection>();
+  private readonly stats: () => CairnStats;
   private timer: number;
 
-  constructor(parent: HTMLElement = document.body) {
+  constructor(options: HudOptions) {
+    // The default container is resolved here, not in a module-level defaults object: the module also loads where there is no document.
+    const parent = options.container ?? document.body;
+    this.stats = options.stats;
     const style = document.createElement('style');
     style.textContent = STYLE;
     document.head.append(style);
@@ -57,8 +69,6 @@ export class Hud {
     window.addEventListener('keydown', this.onKey);
     this.addSection('frame', { title: 'Frame', rows: frameRows });
     this.timer = window.setInterval(() => this.refresh(), 250);
-    // Published so automation can redraw it before reading it, instead of racing the 250 ms beat.
-    cairnGlobal().hud = this;
   }
 
   /** True while the HUD shows only its first rows (the default); H toggles it. */
@@ -87,7 +97,7 @@ export class Hud {
   }
 
   refresh(): void {
-    const stats = cairnGlobal().stats;
+    const stats = this.stats();
     const parts: string[] = [];
     for (const [id, section] of this.sections) {
       let rows: HudRow[];
@@ -110,14 +120,14 @@ export class Hud {
     clearInterval(this.timer);
     window.removeEventListener('keydown', this.onKey);
     this.element.remove();
-    const cairn = cairnGlobal();
-    if (cairn.hud === this) delete cairn.hud;
   }
 }
 
 function frameRows(stats: CairnStats): HudRow[] {
   return [
     { label: 'backend', value: stats.backend, tone: stats.backend === 'WebGPU' ? 'ok' : 'warn' },
+    // The reason stays on screen for as long as the fallback is in use, not only in a fading notice.
+    ...(stats.backendReason ? [{ label: 'because', value: stats.backendReason, tone: 'warn' as const }] : []),
     { label: 'fps', value: stats.fps.toFixed(0) },
     { label: 'cpu ms', value: stats.frameMs.toFixed(2) },
     { label: 'gpu ms', value: stats.gpuMs === null ? 'n/a (no timestamp queries)' : stats.gpuMs.toFixed(2) },

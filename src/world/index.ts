@@ -1,4 +1,7 @@
-/** cairn/world: renderer bootstrap, terrain, sky, player, camera, HUD, the frame loop and window.cairn. */
+/**
+ * cairn/world: the host — renderer bootstrap, terrain, sky, the player and its camera, HUD, notices,
+ * the frame loop, the page state (`cairn`) and the typed service registry modules extend.
+ */
 export * from './renderer.ts';
 export * from './wgsl-dialect.ts';
 export * from './shader-diagnostics.ts';
@@ -14,8 +17,6 @@ export * from './terrain/index.ts';
 export * from './terrain/terrain-mesh.ts';
 export * from './player/player-controller.ts';
 export * from './player/keyboard.ts';
-export * from './player/player-avatar.ts';
-export * from './player/avatar-clips.ts';
-export * from './player/avatar-report.ts';
-export * from './player/avatar-height.ts';
+export * from './player/player-character.ts';
 export * from './services.ts';
+export * from './plugins.ts';

@@ -1,4 +1,4 @@
-import { cairnGlobal, type CairnNotice } from './cairn-global.ts';
+import type { CairnNotice } from './cairn-global.ts';
 import { overlayColumn } from './overlay.ts';
 
 const STYLE = `
@@ -33,6 +33,12 @@ function ensureContainer(): HTMLElement {
   return container;
 }
 
+/**
+ * Every notice shown on this page so far, oldest first: one list for the page (notices are one
+ * column on the page, whoever shows them). Each page state's `notices` is this list.
+ */
+export const noticeLog: CairnNotice[] = [];
+
 /** Seconds a notice stays before it fades, by level: errors stay longest. */
 export const NOTICE_SECONDS: Record<CairnNotice['level'], number> = { info: 8, warn: 20, error: 45 };
 /** Faded notices kept (hidden) in the page for the console and tests; older ones are removed. */
@@ -40,12 +46,12 @@ const KEEP_FADED = 30;
 
 /**
  * Shows a message where the user looks (the left column, under the HUD) and records it in
- * `cairn.notices`. Notices stack newest last, fade after {@link NOTICE_SECONDS} (then stay in the
+ * {@link noticeLog} (`cairn.notices`). Notices stack newest last, fade after {@link NOTICE_SECONDS} (then stay in the
  * page, hidden, so their text can still be read by automation), and never take the pointer but
  * for their ×. Returns a function that removes it. Detail text is shown preformatted.
  */
 export function showNotice(notice: CairnNotice): () => void {
-  cairnGlobal().notices.push(notice);
+  noticeLog.push(notice);
   const element = document.createElement('div');
   element.className = 'cairn-notice';
   element.dataset.level = notice.level;
@@ -82,10 +88,11 @@ export function showNotice(notice: CairnNotice): () => void {
   };
 }
 
-/** Replaces the page with a full-screen explanation and sets `cairn.fatal`. */
-export function showFatal(title: string, message: string): void {
-  const cairn = cairnGlobal();
-  cairn.fatal = `${title}: ${message}`;
+/**
+ * Replaces the page with a full-screen explanation. Returns the one-line message (`title: message`)
+ * a page records as its `cairn.fatal`.
+ */
+export function showFatal(title: string, message: string): string {
   const element = document.createElement('div');
   element.className = 'cairn-fatal';
   element.setAttribute('role', 'alert');
@@ -98,4 +105,5 @@ export function showFatal(title: string, message: string): void {
   element.append(box);
   ensureContainer();
   document.body.append(element);
+  return `${title}: ${message}`;
 }

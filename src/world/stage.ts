@@ -1,7 +1,8 @@
 import { PerspectiveCamera, Scene } from 'three';
 import type { WebGPURenderer } from 'three/webgpu';
+import { Disposers } from '../core/disposers.ts';
 import { Services } from '../core/services.ts';
-import { cairnGlobal, type CairnGlobal } from './cairn-global.ts';
+import { createCairnGlobal, type CairnGlobal } from './cairn-global.ts';
 import { FrameStats } from './frame-stats.ts';
 import { Hud } from './hud.ts';
 import { showNotice } from './notices.ts';
@@ -12,8 +13,14 @@ import type { WorldServices } from './services.ts';
 export interface StageOptions {
   /** Element the canvas and HUD go into. Default document.body. */
   container?: HTMLElement;
-  /** Use the WebGL2 backend even where WebGPU works. Default: true when the URL has ?webgl=1. */
+  /** Use the WebGL2 backend even where WebGPU works (Cairn's pages set it from `?webgl=1`). Default false. */
   forceWebGL?: boolean;
+  /**
+   * The page state the stage fills: its figures, main objects and a mirror of every service. Pass
+   * the object the page publishes (Cairn's pages: `window.cairn`). Default a fresh one, on
+   * `stage.cairn`.
+   */
+  cairn?: CairnGlobal;
   /** Field of view in degrees. Default 55. */
   fov?: number;
   /** Show the HUD. Default true. */
@@ -44,19 +51,24 @@ export interface Stage {
   afterRender(callback: FrameCallback): () => void;
   /** Resolves after `count` more frames have rendered. */
   frames(count?: number): Promise<void>;
+  /**
+   * Adds what to undo when the stage is disposed (a module's listeners, sockets, scene objects);
+   * they run in reverse order of adding, before the renderer goes. Returns the function that removes it.
+   */
+  onDispose(dispose: () => void): () => void;
   start(): void;
   stop(): void;
+  /** Runs every {@link onDispose} callback (newest first), then frees the renderer, HUD and canvas. */
   dispose(): void;
 }
 
 export async function createStage(options: StageOptions = {}): Promise<Stage> {
   const container = options.container ?? document.body;
-  const cairn = cairnGlobal();
+  const cairn = options.cairn ?? createCairnGlobal();
   const shaderErrors: ShaderError[] = [];
   cairn.shaderErrors = shaderErrors;
-  const forceWebGL = options.forceWebGL ?? new URLSearchParams(location.search).get('webgl') === '1';
   const { renderer, canvas, status } = await createRenderer({
-    forceWebGL,
+    forceWebGL: options.forceWebGL ?? false,
     onShaderError(error) {
       shaderErrors.push(error);
       cairn.stats.shaderErrors = shaderErrors.length;
@@ -68,6 +80,7 @@ export async function createStage(options: StageOptions = {}): Promise<Stage> {
   Object.assign(canvas.style, { position: 'fixed', inset: '0', width: '100%', height: '100%', display: 'block', touchAction: 'none' });
   container.append(canvas);
   cairn.stats.backend = status.backend;
+  cairn.stats.backendReason = status.fallbackReason;
   cairn.renderer = renderer;
   cairn.rendererStatus = status;
   if (status.fallbackReason) {
@@ -90,11 +103,15 @@ export async function createStage(options: StageOptions = {}): Promise<Stage> {
   resize();
   window.addEventListener('resize', resize);
 
-  const hud = options.hud === false ? null : new Hud(container);
+  const hud = options.hud === false ? null : new Hud({ container, stats: () => cairn.stats });
+  // Published so automation can redraw it before reading it, instead of racing the 250 ms beat.
+  if (hud) cairn.hud = hud;
   const frameStats = new FrameStats();
   const frameCallbacks = new Set<FrameCallback>();
   const afterCallbacks = new Set<FrameCallback>();
   const waiters: Array<{ frame: number; resolve: () => void }> = [];
+  const disposers = new Disposers();
+  let disposed = false;
   let lastTime = Number.NaN;
   let resolving = false;
 
@@ -154,6 +171,10 @@ export async function createStage(options: StageOptions = {}): Promise<Stage> {
     frames(count = 1) {
       return new Promise((resolve) => waiters.push({ frame: frameStats.frame + count, resolve }));
     },
+    onDispose(dispose) {
+      disposers.add(dispose);
+      return () => disposers.remove(dispose);
+    },
     start() {
       void renderer.setAnimationLoop(tick);
     },
@@ -161,9 +182,13 @@ export async function createStage(options: StageOptions = {}): Promise<Stage> {
       void renderer.setAnimationLoop(null);
     },
     dispose() {
+      if (disposed) return;
+      disposed = true;
       stage.stop();
+      disposers.dispose();
       window.removeEventListener('resize', resize);
       hud?.dispose();
+      if (cairn.hud === hud) delete cairn.hud;
       stage.services.dispose();
       renderer.dispose();
       canvas.remove();

@@ -1,10 +1,7 @@
 import { Vector3, type Mesh } from 'three';
 import { createEnvironment, type Environment } from './environment.ts';
 import { KeyboardInput } from './player/keyboard.ts';
-import { avatarNotice } from './player/avatar-report.ts';
-import { PlayerAvatar, type PlayerAvatarOptions } from './player/player-avatar.ts';
-import type { HudRow } from './hud.ts';
-import { showNotice } from './notices.ts';
+import { PlaceholderCharacter, type PlayerCharacter } from './player/player-character.ts';
 import { createPlayerState, stepPlayer, type PlayerState } from './player/player-controller.ts';
 import { CameraRig } from './camera-rig.ts';
 import { createStage, type Stage, type StageOptions } from './stage.ts';
@@ -18,20 +15,22 @@ export interface WorldOptions extends StageOptions {
   /** Where the player starts (x, z). Default: the spawn landmark. */
   spawn?: { x: number; z: number };
   /**
-   * The player's character: a model URL (.glb, .gltf, .fbx) loaded after start through the import
-   * layer, with Cairn's clip library retargeted onto it for the states its file has no clip for.
-   * The built-in humanoid plays meanwhile, and stays if the file is refused (a notice says why).
-   * The world page reads it from `?avatar=`. Default none: the built-in humanoid.
+   * The player's character. Default a {@link PlaceholderCharacter} (a capsule); Cairn's world page
+   * sets the avatar module's humanoid or the visitor's own file.
    */
-  avatar?: string;
-  /** How the player's character is built and sized (its height policy, clip names). Default: the defaults of {@link PlayerAvatarOptions}. */
-  avatarOptions?: PlayerAvatarOptions;
+  character?: PlayerCharacter;
 }
 
 /** The local player: controller state, its character, and the keyboard that drives it. */
 export interface Player {
   state: PlayerState;
-  avatar: PlayerAvatar;
+  /** The character drawn for the player (change it with {@link setCharacter}). */
+  readonly character: PlayerCharacter;
+  /**
+   * Draws `character` for the player from the next frame; the one drawn before is removed from the
+   * scene and disposed.
+   */
+  setCharacter(character: PlayerCharacter): void;
   input: KeyboardInput;
   /** When false the keyboard is ignored (menus, tools that capture keys). */
   enabled: boolean;
@@ -58,13 +57,23 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
   const environment = createEnvironment(stage.scene, heightmap.waterLevel, heightmap.worldSize);
 
   const spawn = options.spawn ?? LANDMARKS.spawn;
-  const avatar = new PlayerAvatar(options.avatarOptions);
-  stage.scene.add(avatar.object);
-  avatar.on('status', ({ stats, notes }) => {
-    const notice = avatarNotice(stats, notes);
-    if (notice) showNotice(notice);
-  });
-  const player: Player = { state: createPlayerState(spawn.x, spawn.z, heightmap), avatar, input: new KeyboardInput(), enabled: true };
+  let character: PlayerCharacter = options.character ?? new PlaceholderCharacter();
+  stage.scene.add(character.object);
+  const player: Player = {
+    state: createPlayerState(spawn.x, spawn.z, heightmap),
+    get character() {
+      return character;
+    },
+    setCharacter(next) {
+      if (next === character) return;
+      character.dispose();
+      character = next;
+      stage.scene.add(next.object);
+      next.update(player.state, 0);
+    },
+    input: new KeyboardInput(),
+    enabled: true,
+  };
   const cameraRig = new CameraRig(stage.camera, stage.canvas);
   const focus = new Vector3();
   const idle = { forward: 0, right: 0, run: false, jump: false };
@@ -72,7 +81,7 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
   stage.onFrame((dt) => {
     const input = player.enabled ? player.input.read() : idle;
     player.state = stepPlayer(player.state, input, cameraRig.yaw, heightmap, dt);
-    avatar.update(player.state, dt);
+    character.update(player.state, dt);
     focus.set(player.state.x, player.state.y, player.state.z);
     cameraRig.update(focus, (x, z) => heightmap.sampleHeight(x, z));
     environment.follow(focus);
@@ -84,8 +93,7 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
       facing: s.facing,
       speed: s.speed,
       state: s.state,
-      clip: avatar.clipName,
-      avatar: avatar.stats,
+      clip: character.clipName,
     };
   });
   stage.hud?.addSection('player', {
@@ -94,36 +102,22 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
       const s = player.state;
       return [
         { label: 'position', value: `${s.x.toFixed(1)}, ${s.y.toFixed(1)}, ${s.z.toFixed(1)}` },
-        { label: 'state', value: `${s.state} (${avatar.clipName})` },
+        { label: 'state', value: character.clipName ? `${s.state} (${character.clipName})` : s.state },
         { label: 'speed', value: `${s.speed.toFixed(2)} m/s` },
-        avatarRow(avatar),
+        ...(character.hudRows?.() ?? []),
       ];
     },
   });
 
   const world: World = Object.assign(stage, { heightmap, terrain, environment, player, cameraRig });
-  const baseDispose = stage.dispose;
-  world.dispose = () => {
-    baseDispose();
+  stage.onDispose(() => {
     player.input.dispose();
-    avatar.dispose();
+    character.dispose();
     cameraRig.dispose();
     environment.dispose();
     terrain.geometry.dispose();
-  };
+  });
   Object.assign(stage.cairn, { world, player, heightmap });
   stage.start();
-  if (options.avatar) void avatar.load(options.avatar);
   return world;
-}
-
-/** The HUD's avatar row: what is drawn, or what is loading or was refused. */
-function avatarRow(avatar: PlayerAvatar): HudRow {
-  const a = avatar.stats;
-  if (a.status === 'loading') return { label: 'avatar', value: `loading ${a.source}…` };
-  if (a.status === 'failed') return { label: 'avatar', value: `${a.name} (${a.reason ?? 'failed'})`, tone: 'warn' };
-  return {
-    label: 'avatar',
-    value: `${a.name}, ${a.height.toFixed(2)} m${a.retargeted.length ? `, ${a.retargeted.length} clips retargeted` : ''}`,
-  };
 }

@@ -196,32 +196,32 @@ describe('the assets page against the Poly Haven fixture', () => {
 
   it('loading the next model frees the previous one: GPU memory returns to the same counts', async () => {
     const withRock = await gpuMemory(page);
-    await page.evaluate(() => (window.cairn.assets as { search(q: string): unknown }).search('barrel'));
+    await page.evaluate(() => window.cairn.assetsPage!.search('barrel'));
     await page.locator('.cairn-asset-card[data-id="wooden_barrel_01"]').click();
     await waitFor(page, `window.cairn.stats.assets.model === 'wooden_barrel_01' && window.cairn.stats.assets.modelState === 'loaded'`);
     await frames(page, 3);
     expect(await gpuMemory(page)).toEqual(withRock); // two geometries and two textures out, two and two in
-    await page.evaluate(() => (window.cairn.assets as { load(id: string): Promise<unknown> }).load('oil_drum_01'));
+    await page.evaluate(() => window.cairn.assetsPage!.load('oil_drum_01'));
     await frames(page, 2);
     expect(await gpuMemory(page)).toEqual(withRock);
     await frames(page, 1);
     expect((await assetStats(page)).freed).toEqual({ geometries: 4, materials: 4, textures: 4 });
-    await page.evaluate(() => (window.cairn.assets as { unload(): void }).unload());
+    await page.evaluate(() => window.cairn.assetsPage!.unload());
     await frames(page, 2);
     expect(await gpuMemory(page)).toEqual(baseline);
-    await page.evaluate(() => (window.cairn.assets as { load(id: string): Promise<unknown> }).load('mossy_rock_01'));
+    await page.evaluate(() => window.cairn.assetsPage!.load('mossy_rock_01'));
     await frames(page, 2);
   });
 
   it('a corrupt glTF or a 404 puts an error on that card and keeps the previous model', async () => {
     const drawBefore = (await frameStats(page)).drawCalls;
-    await page.evaluate(() => (window.cairn.assets as { search(q: string): unknown }).search('statue'));
+    await page.evaluate(() => window.cairn.assetsPage!.search('statue'));
     await page.locator('.cairn-asset-card[data-id="broken_statue"]').click();
     const broken = page.locator('.cairn-asset-card[data-id="broken_statue"]');
     await expect.poll(() => broken.getAttribute('data-state'), { timeout: 30_000 }).toBe('error');
     expect(await broken.locator('.state').innerText()).toMatch(/model file is broken/);
 
-    await page.evaluate(() => (window.cairn.assets as { search(q: string): unknown }).search('lamp'));
+    await page.evaluate(() => window.cairn.assetsPage!.search('lamp'));
     const missing = page.locator('.cairn-asset-card[data-id="missing_lamp"]');
     await missing.click();
     await expect.poll(() => missing.getAttribute('data-state'), { timeout: 30_000 }).toBe('error');
@@ -229,7 +229,7 @@ describe('the assets page against the Poly Haven fixture', () => {
 
     fixture.requests.length = 0;
     const refused = await page.evaluate(() =>
-      (window.cairn.assets as { load(id: string): Promise<unknown> }).load('../../files/secret').then(
+      window.cairn.assetsPage!.load('../../files/secret').then(
         () => 'loaded',
         (e: { kind: string }) => e.kind,
       ),

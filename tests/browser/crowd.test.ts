@@ -164,12 +164,7 @@ describe('the crowd page on WebGPU', () => {
     await waitForCairn(page, 120_000);
     await page.waitForFunction(() => window.cairn.crowdReady === true, undefined, { timeout: 120_000, polling: 200 });
     // The player is animated too; hide it so every change on screen belongs to the crowd.
-    await page.evaluate(
-      () =>
-        ((
-          window.cairn.world as { player: { avatar: { humanoid: { object: { visible: boolean } } } } }
-        ).player.avatar.humanoid.object.visible = false),
-    );
+    await page.evaluate(() => (window.cairn.avatar!.humanoid!.object.visible = false));
     // Overlays would show up as changed pixels; transparent, they still hold their text.
     await page.addStyleTag({ content: '.cairn-notices, .crowd-panel, .cairn-help, .cairn-hud { opacity: 0 !important; }' });
     await frames(page, 2);

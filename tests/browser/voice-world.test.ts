@@ -131,11 +131,14 @@ describe('voice in the world page', () => {
   });
 
   it('leaves cleanly with the button', async () => {
+    // Held on the page: leaving withdraws the voice service, so `cairn.voice` goes with it.
+    await world.evaluate(() => Reflect.set(window, 'leftVoice', window.cairn.voice));
     await world.locator('.cairn-voice button[data-kind="join"]').click();
     await expect.poll(() => world.evaluate(() => (window.cairn.stats.voice as { state: string }).state)).toBe('closed');
     await expect.poll(async () => (await voiceStats(peer)).peers.length, { timeout: 10_000 }).toBe(0);
     expect(await world.locator('.cairn-voice button[data-kind="join"]').innerText()).toBe('Join voice');
-    expect(await world.evaluate(() => (window.cairn.voice as { context: AudioContext }).context.state)).toBe('closed');
+    expect(await world.evaluate(() => window.cairn.voice)).toBeUndefined();
+    expect(await world.evaluate(() => (Reflect.get(window, 'leftVoice') as { context: AudioContext }).context.state)).toBe('closed');
     expect(errors).toEqual([]);
   });
 

@@ -35,7 +35,7 @@ interface AvatarStats {
 }
 
 async function avatarStats(page: Page): Promise<AvatarStats> {
-  return page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.player!.avatar)));
+  return page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.avatar)));
 }
 
 async function frames(page: Page, count: number): Promise<void> {
@@ -45,7 +45,8 @@ async function frames(page: Page, count: number): Promise<void> {
 /** The player's drawn character: its name, skinned meshes, a thigh's rotation, and how far its lowest vertex is above the player's feet. */
 async function pose(page: Page): Promise<{ child: string; skinned: number; thigh: number[]; clearance: number; grounded: boolean }> {
   return page.evaluate(() => {
-    const { avatar, state } = window.cairn.player!;
+    const avatar = window.cairn.avatar!;
+    const { state } = window.cairn.player!;
     const object = avatar.object;
     object.updateMatrixWorld(true);
     let skinned = 0;
@@ -103,7 +104,7 @@ describe('the world with ?avatar=', () => {
   afterAll(async () => browser?.close());
 
   it('keeps the built-in humanoid when the file is not there, and says why', async () => {
-    await page.waitForFunction(() => window.cairn.stats.player?.avatar.status === 'failed', undefined, {
+    await page.waitForFunction(() => window.cairn.stats.avatar?.status === 'failed', undefined, {
       timeout: 60_000,
       polling: 100,
     });
@@ -121,7 +122,7 @@ describe('the world with ?avatar=', () => {
 
   it('swaps in a robot without clips, the library retargeted onto it, walking on W with its feet on the ground', async () => {
     const stats: AvatarStats = await page.evaluate(() =>
-      window.cairn.player!.avatar.load('/models/robot.glb').then((s) => JSON.parse(JSON.stringify(s))),
+      window.cairn.avatar!.load('/models/robot.glb').then((s) => JSON.parse(JSON.stringify(s))),
     );
     expect(stats).toMatchObject({ status: 'ready', name: 'robot.glb', sourceVertices: 360, drawnVertices: 360, error: null });
     expect(stats.retargeted).toEqual(['idle', 'walk_fwd', 'run_fwd', 'jump', 'swim_tread', 'swim_freestyle']);
@@ -169,7 +170,7 @@ describe('the world with ?avatar=', () => {
 
   it('swaps the robot for a textured character that brings its own clips', async () => {
     const stats: AvatarStats = await page.evaluate(() =>
-      window.cairn.player!.avatar.load('/models/kenney.glb').then((s) => JSON.parse(JSON.stringify(s))),
+      window.cairn.avatar!.load('/models/kenney.glb').then((s) => JSON.parse(JSON.stringify(s))),
     );
     expect(stats).toMatchObject({ status: 'ready', name: 'kenney.glb', sourceVertices: 1259, drawnVertices: 1259, retargeted: [] });
     // Its own idle, walk, sprint and jump; its 7-bone rig has no hips for the library, so the swims borrow.
@@ -182,7 +183,7 @@ describe('the world with ?avatar=', () => {
     expect(notice).toMatch(/swim plays idle, swim_fast plays walk/);
     await frames(page, 2);
     const drawn = await page.evaluate(() => {
-      const object = window.cairn.player!.avatar.object;
+      const object = window.cairn.avatar!.object;
       const textures: number[] = [];
       object.traverse((node) => {
         const map = ((node as SkinnedMesh).material as { map?: { image?: { width: number } } | null } | undefined)?.map;

@@ -157,12 +157,7 @@ describe('the world page on WebGPU', () => {
     } else saveDocPicture('screenshot.png', await page.screenshot());
     const withPlayer = await stats(page);
 
-    await page.evaluate(
-      () =>
-        ((
-          window.cairn.world as { player: { avatar: { humanoid: { object: { visible: boolean } } } } }
-        ).player.avatar.humanoid.object.visible = false),
-    );
+    await page.evaluate(() => (window.cairn.avatar!.humanoid!.object.visible = false));
     await frames(page, 2);
     const noPlayer = await shot(page);
     const withoutPlayer = await stats(page);
@@ -170,12 +165,7 @@ describe('the world page on WebGPU', () => {
     expect(withPlayer.drawCalls - withoutPlayer.drawCalls).toBeGreaterThanOrEqual(3);
     const playerPixels = countDifferentPixels(all, noPlayer);
     expect(playerPixels).toBeGreaterThan(800);
-    await page.evaluate(
-      () =>
-        ((
-          window.cairn.world as { player: { avatar: { humanoid: { object: { visible: boolean } } } } }
-        ).player.avatar.humanoid.object.visible = true),
-    );
+    await page.evaluate(() => (window.cairn.avatar!.humanoid!.object.visible = true));
 
     await page.evaluate(() => ((window.cairn.world as { terrain: { visible: boolean } }).terrain.visible = false));
     await frames(page, 2);
@@ -383,6 +373,10 @@ describe('the world page without WebGPU', () => {
       const notice = page.locator('.cairn-notice[data-level="warn"]');
       await expect.poll(() => notice.innerText()).toMatch(/Running on WebGL2[\s\S]*requestAdapter\(\) returned no adapter/);
       expect(s.drawCalls).toBeGreaterThan(3);
+      // The reason stays on the page (HUD and stats) for as long as the fallback runs, after the notice fades.
+      expect(s.backendReason).toMatch(/requestAdapter\(\) returned no adapter/);
+      await page.evaluate(() => document.querySelectorAll('.cairn-notice').forEach((n) => n.remove()));
+      expect(await hudText(page)).toMatch(/backend\s*WebGL2\s*because\s*[^\n]*requestAdapter\(\) returned no adapter/);
     } finally {
       await browser.close();
     }

@@ -129,3 +129,25 @@ export function bindReferenceKey(onToggle: () => void, target: Window = window):
   target.addEventListener('keydown', listener);
   return () => target.removeEventListener('keydown', listener);
 }
+
+/** The animation reference view as the anim world plugin publishes it. */
+export interface AnimReference {
+  /** Shows or hides the source rig beside the player (loading it on first use); resolves with the new visibility. */
+  toggleReference(): Promise<boolean>;
+  /** The view once it has loaded (null before the first toggle). */
+  readonly reference: ReferenceView | null;
+}
+
+declare module '../../world/services.ts' {
+  interface WorldServices {
+    /** The animation reference view. */
+    anim: AnimReference;
+  }
+}
+
+declare module '../../world/cairn-global.ts' {
+  interface CairnStats {
+    /** The animation module's figures: the world publishes the reference view's state, the retarget page `RetargetViewerStats`. */
+    anim?: unknown;
+  }
+}

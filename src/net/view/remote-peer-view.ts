@@ -28,3 +28,10 @@ export interface RemotePeerView {
   readonly count: number;
   dispose(): void;
 }
+
+declare module '../../world/services.ts' {
+  interface WorldServices {
+    /** How remote players are drawn (the crowd's renderer or one humanoid per peer). */
+    netView: RemotePeerView;
+  }
+}

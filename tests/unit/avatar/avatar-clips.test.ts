@@ -9,7 +9,7 @@ import {
   PLAYER_CLIP_STATES,
   PLAYER_LIBRARY_CLIPS,
   STATE_CLIP_NAMES,
-} from '../../../src/world/player/avatar-clips.ts';
+} from '../../../src/avatar/avatar-clips.ts';
 
 /** The 32 clip names of Kenney's Mini Characters (tests/fixtures/import/kenney-character-male-a.glb). */
 const KENNEY = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SWIM_RIG_OFFSETS } from '../../../src/anim/library/movement.ts';
-import { PlayerAvatar } from '../../../src/world/player/player-avatar.ts';
+import { PlayerAvatar } from '../../../src/avatar/player-avatar.ts';
 import type { PlayerState } from '../../../src/world/player/player-controller.ts';
 
 function state(overrides: Partial<PlayerState>): PlayerState {

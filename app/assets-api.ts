@@ -1,5 +1,5 @@
-import { showNotice } from '../world/notices.ts';
-import { POLY_HAVEN_API, PolyHavenApi } from './polyhaven-api.ts';
+import { POLY_HAVEN_API, PolyHavenApi } from '../src/assets/polyhaven-api.ts';
+import { showNotice } from '../src/world/notices.ts';
 
 /**
  * The API a page talks to: the real Poly Haven API unless `?api=<base URL>` names another (tests

@@ -1,14 +1,16 @@
 import { Box3, Group, Vector3, type AnimationClip, type Mesh, type Object3D } from 'three';
-import { Emitter } from '../../core/emitter.ts';
-import { withDefaults } from '../../core/options.ts';
-import { libraryClip, withoutRootMotion } from '../../anim/library/index.ts';
-import { MixerAnimationDriver, type MixerDriverOptions } from '../../anim/mixer-driver.ts';
-import { createHumanoid, type Humanoid, type HumanoidOptions } from '../../rig/humanoid.ts';
+import { Emitter } from '../core/emitter.ts';
+import { withDefaults } from '../core/options.ts';
+import { libraryClip, withoutRootMotion } from '../anim/library/index.ts';
+import { MixerAnimationDriver, type MixerDriverOptions } from '../anim/mixer-driver.ts';
+import { createHumanoid, type Humanoid, type HumanoidOptions } from '../rig/humanoid.ts';
 import type { PlayerClipState } from './avatar-clips.ts';
 import { AVATAR_HEIGHT_DEFAULTS, type AvatarHeightOptions } from './avatar-height.ts';
 import type { AvatarModel, AvatarModelOptions } from './avatar-model.ts';
 import { AvatarLoadError, type AvatarStats } from './avatar-report.ts';
-import type { PlayerState } from './player-controller.ts';
+import type { HudRow } from '../world/hud.ts';
+import type { PlayerCharacter } from '../world/player/player-character.ts';
+import type { PlayerState } from '../world/player/player-controller.ts';
 
 /** Above this speed (m/s) a swimming player crawls; below it, treads water. */
 const SWIM_STROKE_SPEED = 0.6;
@@ -64,7 +66,7 @@ export interface PlayerAvatarEvents extends Record<string, unknown> {
  * GLB, FBX) once it has loaded: its own clips for the states they cover, the library retargeted onto
  * it for the rest; the humanoid keeps walking meanwhile, and stays when the file is refused.
  */
-export class PlayerAvatar extends Emitter<PlayerAvatarEvents> {
+export class PlayerAvatar extends Emitter<PlayerAvatarEvents> implements PlayerCharacter {
   /** The scene handle: placed at the player's feet each update; holds the character drawn now. */
   readonly object = new Group();
   private readonly options: Required<PlayerAvatarOptions>;
@@ -125,7 +127,7 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> {
     return this.driver.clip?.name ?? '';
   }
 
-  /** What is drawn and how the last load went (`cairn.stats.player.avatar` publishes it). */
+  /** What is drawn and how the last load went (`cairn.stats.avatar` publishes it). */
   get stats(): AvatarStats {
     return this.current;
   }
@@ -180,6 +182,19 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> {
       report.notes,
     );
     return this.current;
+  }
+
+  /** The HUD's avatar row: what is drawn, or what is loading or was refused. */
+  hudRows(): HudRow[] {
+    const a = this.current;
+    if (a.status === 'loading') return [{ label: 'avatar', value: `loading ${a.source}…` }];
+    if (a.status === 'failed') return [{ label: 'avatar', value: `${a.name} (${a.reason ?? 'failed'})`, tone: 'warn' }];
+    return [
+      {
+        label: 'avatar',
+        value: `${a.name}, ${a.height.toFixed(2)} m${a.retargeted.length ? `, ${a.retargeted.length} clips retargeted` : ''}`,
+      },
+    ];
   }
 
   /** Places the character and advances its animation to match the controller's state. */
@@ -245,4 +260,18 @@ function countVertices(object: Object3D): number {
     if (mesh.isMesh) count += mesh.geometry.getAttribute('position')?.count ?? 0;
   });
   return count;
+}
+
+declare module '../world/services.ts' {
+  interface WorldServices {
+    /** The local player's character (app/world-plugins/avatar.ts). */
+    avatar: PlayerAvatar;
+  }
+}
+
+declare module '../world/cairn-global.ts' {
+  interface CairnStats {
+    /** What the player's character is and how its last load went (the world). */
+    avatar?: AvatarStats;
+  }
 }

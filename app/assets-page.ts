@@ -1,17 +1,17 @@
 import { MeshoptSimplifier } from 'meshoptimizer/simplifier';
 import { Group } from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
-import type { Stage } from '../world/index.ts';
-import { AssetBrowser } from './asset-browser.ts';
-import { assetHudRows, type AssetPageStats } from './asset-stats.ts';
-import { CacheStorageCatalogCache } from './catalog-cache.ts';
-import type { LoadedModel } from './model-loader.ts';
-import { ModelSlot } from './model-slot.ts';
-import { restOn } from './placement.ts';
-import { apiFromLocation } from './api-from-location.ts';
-import type { PolyHavenApi } from './polyhaven-api.ts';
-import { createStudio, frameObject } from './studio.ts';
-import { AssetPanel, type PanelAction } from './ui/asset-panel.ts';
+import type { Stage } from '../src/world/index.ts';
+import { AssetBrowser } from '../src/assets/asset-browser.ts';
+import { assetHudRows, type AssetPageStats } from '../src/assets/asset-stats.ts';
+import { CacheStorageCatalogCache } from '../src/assets/catalog-cache.ts';
+import type { LoadedModel } from '../src/assets/model-loader.ts';
+import { ModelSlot } from '../src/assets/model-slot.ts';
+import { restOn } from '../src/assets/placement.ts';
+import { apiFromLocation } from './assets-api.ts';
+import type { PolyHavenApi } from '../src/assets/polyhaven-api.ts';
+import { createStudio, frameObject } from '../src/assets/studio.ts';
+import { AssetPanel, type PanelAction } from '../src/assets/ui/asset-panel.ts';
 
 /** Width of the side panel, which covers the right of the canvas. */
 const PANEL_WIDTH = 340;
@@ -25,7 +25,7 @@ export function worldPlacementUrl(model: LoadedModel, api: PolyHavenApi, from: s
   return url.href;
 }
 
-/** What the assets page publishes as `window.cairn.assets`. */
+/** What the assets page publishes as `window.cairn.assetsPage`. */
 export interface AssetsPageApi {
   browser: AssetBrowser;
   panel: AssetPanel;
@@ -136,7 +136,7 @@ export async function startAssetsPage(stage: Stage, params = new URLSearchParams
       return (await browser.loadCatalog({ force: true })).status;
     },
   };
-  cairn.assets = page;
+  cairn.assetsPage = page;
 
   void browser.loadCatalog().then(() => {
     const query = params.get('q');
@@ -145,4 +145,11 @@ export async function startAssetsPage(stage: Stage, params = new URLSearchParams
     if (id) void browser.load(id).catch(() => undefined);
   });
   return page;
+}
+
+declare module '../src/world/cairn-global.ts' {
+  interface CairnGlobal {
+    /** The assets page's controls (search, load, simplify). */
+    assetsPage?: AssetsPageApi;
+  }
 }

@@ -3,7 +3,7 @@
  * person's, a height in metres is the artist's unless no character could be that size.
  */
 import { describe, expect, it } from 'vitest';
-import { AVATAR_HEIGHT_DEFAULTS, avatarScale, parseAvatarHeight } from '../../../src/world/player/avatar-height.ts';
+import { AVATAR_HEIGHT_DEFAULTS, avatarScale, parseAvatarHeight } from '../../../src/avatar/avatar-height.ts';
 import { withDefaults } from '../../../src/core/options.ts';
 
 const auto = AVATAR_HEIGHT_DEFAULTS;

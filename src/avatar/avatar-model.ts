@@ -19,8 +19,8 @@ import {
   type SkinnedMesh,
   type Texture,
 } from 'three';
-import { fetchModelBytes, parseRig, rigFormatOf, RigLoadError, type LoadedRig } from '../../rig/load.ts';
-import { withDefaults } from '../../core/options.ts';
+import { fetchModelBytes, parseRig, rigFormatOf, RigLoadError, type LoadedRig } from '../rig/load.ts';
+import { withDefaults } from '../core/options.ts';
 import {
   assignAvatarClips,
   normaliseClipName,
@@ -45,7 +45,7 @@ export interface AvatarModelOptions extends AvatarHeightOptions {
 
 const AVATAR_MODEL_DEFAULTS: Required<AvatarModelOptions> = { clipNames: {}, library: true, ...AVATAR_HEIGHT_DEFAULTS };
 
-/** What a loaded character is, for the notice and `cairn.stats.player.avatar`. */
+/** What a loaded character is, for the notice and `cairn.stats.avatar`. */
 export interface AvatarReport {
   /** The file's name (the last part of the URL). */
   name: string;
@@ -143,7 +143,7 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
   let library: AnimationClip[] = [];
   if (plan.libraryClips.length > 0 && resolved.library) {
     // Loaded on demand: a character whose file covers every state never downloads the retargeter.
-    const { libraryForRig } = await import('../../anim/retarget/library-for-rig.ts');
+    const { libraryForRig } = await import('../anim/retarget/library-for-rig.ts');
     const result = await libraryForRig(rig.object, rig.bones, name, { clips: plan.libraryClips });
     library = result.clips;
     notes.push(...result.problems);

@@ -7,7 +7,7 @@
  * artist's (a 0.67 m chibi stays small) unless no character could be that size. No loaders here:
  * the world imports this at start.
  */
-import type { ImportReport } from '../../rig/import/import-model.ts';
+import type { ImportReport } from '../rig/import/import-model.ts';
 
 /** How a loaded character's height is chosen. */
 export interface AvatarHeightOptions {

@@ -1,10 +1,10 @@
 /**
- * What the player's character is and why a file was refused: the figures `cairn.stats.player.avatar`
+ * What the player's character is and why a file was refused: the figures `cairn.stats.avatar`
  * publishes, the notice that says them, and the refusal error. No loaders here: the world imports
  * this at start, and the avatar's loader (avatar-model.ts) only when a model is asked for.
  */
-import type { ImportFailure } from '../../rig/import/errors.ts';
-import type { CairnNotice } from '../cairn-global.ts';
+import type { ImportFailure } from '../rig/import/errors.ts';
+import type { CairnNotice } from '../world/cairn-global.ts';
 import { PLAYER_CLIP_STATES, type ClipSource, type PlayerClipState } from './avatar-clips.ts';
 
 /** Why a character was refused: the import layer's causes, or a skeleton with nothing to draw. */
@@ -35,7 +35,7 @@ export function avatarFileName(source: string): string {
   }
 }
 
-/** The player's character as `cairn.stats.player.avatar` publishes it. */
+/** The player's character as `cairn.stats.avatar` publishes it. */
 export interface AvatarStats {
   /** The model asked for last (URL or file name), or 'built-in' for the procedural humanoid. */
   source: string;

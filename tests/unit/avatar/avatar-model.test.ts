@@ -9,9 +9,9 @@ import { AnimationClip, AnimationMixer, Box3, Group, Vector3, VectorKeyframeTrac
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseRig } from '../../../src/rig/load.ts';
 import { readModelFile } from '../../../src/rig/node/model-file.ts';
-import { loadAvatarModel, prepareAvatarModel } from '../../../src/world/player/avatar-model.ts';
-import { avatarNotice } from '../../../src/world/player/avatar-report.ts';
-import { PlayerAvatar } from '../../../src/world/player/player-avatar.ts';
+import { loadAvatarModel, prepareAvatarModel } from '../../../src/avatar/avatar-model.ts';
+import { avatarNotice } from '../../../src/avatar/avatar-report.ts';
+import { PlayerAvatar } from '../../../src/avatar/player-avatar.ts';
 import type { PlayerState } from '../../../src/world/player/player-controller.ts';
 
 vi.setConfig({ testTimeout: 60_000 });
