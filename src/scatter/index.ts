@@ -11,6 +11,7 @@
 export * from './preset.ts';
 export * from './presets/index.ts';
 export * from './placement.ts';
+export * from './ground.ts';
 export * from './session.ts';
 export * from './transform.ts';
 export * from './instance-buckets.ts';

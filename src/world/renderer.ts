@@ -1,5 +1,12 @@
 import { ACESFilmicToneMapping, PCFShadowMap, SRGBColorSpace, WebGPURenderer } from 'three/webgpu';
-import { installShaderDiagnostics, needsFlatSamplingShim, stripFlatInterpolationSampling, type ShaderError } from './shader-diagnostics.ts';
+import { showNotice } from './notices.ts';
+import {
+  formatShaderError,
+  installShaderDiagnostics,
+  needsFlatSamplingShim,
+  stripFlatInterpolationSampling,
+  type ShaderError,
+} from './shader-diagnostics.ts';
 
 export type BackendName = 'WebGPU' | 'WebGL2';
 
@@ -38,70 +45,141 @@ export class NoRendererError extends Error {
   override name = 'NoRendererError';
 }
 
+/** Options of {@link prepareWebGPUDevice}. */
+export interface PrepareDeviceOptions {
+  /** Default 'high-performance'. */
+  powerPreference?: GPUPowerPreference;
+  /**
+   * Called for every WGSL compile error with the compiler's own message. Default
+   * {@link showShaderError}: a notice on the page.
+   */
+  onShaderError?: (error: ShaderError) => void;
+}
+
+/** A WebGPU device made ready for Cairn ({@link prepareWebGPUDevice}), or why there is none. */
+export type PreparedDevice =
+  | {
+      device: GPUDevice;
+      /** Adapter vendor/architecture/description, as far as the browser tells. */
+      adapter: string;
+      /** The WGSL flat-interpolation shim rewrites shader source on this device (WebKit). */
+      flatSamplingShim: boolean;
+      timestampQueries: boolean;
+      reason: null;
+    }
+  | { device: null; reason: string };
+
+/** Shows a WGSL compile error as a notice on the page, with the compiler's own message. */
+export function showShaderError(error: ShaderError): void {
+  showNotice({ level: 'error', title: 'A shader failed to compile', detail: formatShaderError(error) });
+}
+
 /**
- * Creates a WebGPURenderer on a real WebGPU device when there is one: `navigator.gpu` must exist,
- * `requestAdapter()` must return an adapter, the device must be created, and the backend three
- * ends up using must really be WebGPU. Otherwise it falls back to three's WebGL2 backend and says
- * why in `status.fallbackReason`. Shader compile errors surface through `onShaderError`.
+ * Cairn's browser-support layer for a renderer you create yourself: checks that WebGPU really
+ * works here (`navigator.gpu`, a secure context, an adapter, a device), requests the device with
+ * every optional feature and the storage limits the crowd needs, installs the WebKit WGSL shim where
+ * the device needs it and reports each WGSL compile error with the compiler's own message. Pass
+ * the device to your own `WebGPURenderer`, or fall back to WebGL2 with the reason:
+ * ```text
+ * const gpu = await prepareWebGPUDevice();
+ * const renderer = new WebGPURenderer({ device: gpu.device ?? undefined, forceWebGL: gpu.device === null });
+ * await renderer.init();
+ * const status = describeRenderer(renderer, gpu);   // backend, fallbackReason, adapter, …
+ * ```
+ * {@link createRenderer} does exactly this (and makes the canvas).
+ */
+export async function prepareWebGPUDevice(options: PrepareDeviceOptions = {}): Promise<PreparedDevice> {
+  if (typeof navigator === 'undefined' || !('gpu' in navigator) || !navigator.gpu) {
+    const secure = typeof window === 'undefined' || window.isSecureContext;
+    return {
+      device: null,
+      reason: secure ? 'this browser has no WebGPU (navigator.gpu is missing)' : 'WebGPU needs a secure context (https or localhost)',
+    };
+  }
+  try {
+    const adapter = await navigator.gpu.requestAdapter({ powerPreference: options.powerPreference ?? 'high-performance' });
+    if (!adapter)
+      return { device: null, reason: 'WebGPU is present but requestAdapter() returned no adapter (GPU blocklisted or unavailable)' };
+    // Ask for every optional feature the adapter has (timestamp queries, texture formats…) and the
+    // storage limits crowds need, as three does when it creates the device itself.
+    const device = await adapter.requestDevice({
+      requiredFeatures: [...adapter.features] as GPUFeatureName[],
+      requiredLimits: {
+        maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
+        maxBufferSize: adapter.limits.maxBufferSize,
+        maxStorageBuffersPerShaderStage: adapter.limits.maxStorageBuffersPerShaderStage,
+      },
+    });
+    const shim = await needsFlatSamplingShim(device);
+    installShaderDiagnostics(device, options.onShaderError ?? showShaderError, shim ? stripFlatInterpolationSampling : undefined);
+    const info = adapter.info;
+    return {
+      device,
+      adapter: [info?.vendor, info?.architecture, info?.description].filter(Boolean).join(' / ') || 'unknown adapter',
+      flatSamplingShim: shim,
+      timestampQueries: device.features.has('timestamp-query'),
+      reason: null,
+    };
+  } catch (error) {
+    return { device: null, reason: `the WebGPU device could not be created (${(error as Error).message})` };
+  }
+}
+
+/**
+ * What an initialised renderer runs on (call after `await renderer.init()`): the backend three
+ * really started, and why it is not WebGPU (three falls back to WebGL2 by itself when it cannot
+ * start WebGPU, and says so only in the console).
+ */
+export function describeRenderer(renderer: WebGPURenderer, prepared: PreparedDevice): RendererStatus {
+  const backend = renderer.backend as { isWebGPUBackend?: boolean; compatibilityMode?: boolean };
+  if (backend.isWebGPUBackend === true && prepared.device !== null) {
+    return {
+      backend: 'WebGPU',
+      fallbackReason: null,
+      adapter: prepared.adapter,
+      timestampQueries: prepared.timestampQueries,
+      flatSamplingShim: prepared.flatSamplingShim,
+      compatibilityMode: backend.compatibilityMode === true,
+    };
+  }
+  return {
+    backend: 'WebGL2',
+    fallbackReason: prepared.reason ?? 'three.js did not start its WebGPU backend on this device',
+    adapter: 'WebGL2',
+    timestampQueries: false,
+    flatSamplingShim: false,
+    compatibilityMode: false,
+  };
+}
+
+/**
+ * Creates a WebGPURenderer on a real WebGPU device when there is one ({@link prepareWebGPUDevice}):
+ * the backend three ends up using must really be WebGPU. Otherwise it falls back to three's WebGL2
+ * backend and says why in `status.fallbackReason`. Shader compile errors surface through `onShaderError`.
  */
 export async function createRenderer(options: CreateRendererOptions = {}): Promise<CreatedRenderer> {
   let reason: string | null = options.forceWebGL ? 'WebGL2 was requested (?webgl=1)' : null;
   if (!reason) {
-    try {
-      return await createWebGPU(options);
-    } catch (error) {
-      reason = (error as Error).message;
-    }
+    const prepared = await prepareWebGPUDevice({ onShaderError: options.onShaderError });
+    if (prepared.device) {
+      const canvas = document.createElement('canvas');
+      const renderer = new WebGPURenderer({
+        canvas,
+        device: prepared.device,
+        antialias: options.antialias ?? true,
+        trackTimestamp: prepared.timestampQueries,
+      });
+      await renderer.init();
+      const status = describeRenderer(renderer, prepared);
+      if (status.backend === 'WebGPU') {
+        configure(renderer);
+        return { renderer, canvas, status };
+      }
+      renderer.dispose();
+      reason = status.fallbackReason;
+    } else reason = prepared.reason;
   }
-  return createWebGL2(options, reason);
-}
-
-async function createWebGPU(options: CreateRendererOptions): Promise<CreatedRenderer> {
-  if (typeof navigator === 'undefined' || !('gpu' in navigator) || !navigator.gpu) {
-    throw new Error(
-      window.isSecureContext
-        ? 'this browser has no WebGPU (navigator.gpu is missing)'
-        : 'WebGPU needs a secure context (https or localhost)',
-    );
-  }
-  const adapter = await navigator.gpu.requestAdapter({ powerPreference: 'high-performance' });
-  if (!adapter) throw new Error('WebGPU is present but requestAdapter() returned no adapter (GPU blocklisted or unavailable)');
-  // Ask for every optional feature the adapter has (timestamp queries, texture formats…) and the
-  // storage limits crowds need, as three does when it creates the device itself.
-  const device = await adapter.requestDevice({
-    requiredFeatures: [...adapter.features] as GPUFeatureName[],
-    requiredLimits: {
-      maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
-      maxBufferSize: adapter.limits.maxBufferSize,
-      maxStorageBuffersPerShaderStage: adapter.limits.maxStorageBuffersPerShaderStage,
-    },
-  });
-  const shim = await needsFlatSamplingShim(device);
-  installShaderDiagnostics(device, (error) => options.onShaderError?.(error), shim ? stripFlatInterpolationSampling : undefined);
-
-  const canvas = document.createElement('canvas');
-  const timestampQueries = device.features.has('timestamp-query');
-  const renderer = new WebGPURenderer({ canvas, device, antialias: options.antialias ?? true, trackTimestamp: timestampQueries });
-  await renderer.init();
-  const backend = renderer.backend as { isWebGPUBackend?: boolean; compatibilityMode?: boolean };
-  if (backend.isWebGPUBackend !== true) {
-    renderer.dispose();
-    throw new Error('three.js did not start its WebGPU backend on this device');
-  }
-  configure(renderer);
-  const info = adapter.info;
-  return {
-    renderer,
-    canvas,
-    status: {
-      backend: 'WebGPU',
-      fallbackReason: null,
-      adapter: [info?.vendor, info?.architecture, info?.description].filter(Boolean).join(' / ') || 'unknown adapter',
-      timestampQueries,
-      flatSamplingShim: shim,
-      compatibilityMode: backend.compatibilityMode === true,
-    },
-  };
+  return createWebGL2(options, reason ?? 'WebGPU is unavailable');
 }
 
 async function createWebGL2(options: CreateRendererOptions, reason: string): Promise<CreatedRenderer> {

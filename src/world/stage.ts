@@ -6,8 +6,8 @@ import { createCairnGlobal, type CairnGlobal } from './cairn-global.ts';
 import { FrameStats } from './frame-stats.ts';
 import { Hud } from './hud.ts';
 import { showNotice } from './notices.ts';
-import { createRenderer, type RendererStatus } from './renderer.ts';
-import { formatShaderError, type ShaderError } from './shader-diagnostics.ts';
+import { createRenderer, showShaderError, type RendererStatus } from './renderer.ts';
+import type { ShaderError } from './shader-diagnostics.ts';
 import type { WorldServices } from './services.ts';
 
 export interface StageOptions {
@@ -73,7 +73,7 @@ export async function createStage(options: StageOptions = {}): Promise<Stage> {
       shaderErrors.push(error);
       cairn.stats.shaderErrors = shaderErrors.length;
       // The real compiler message, on the page — not only three's generic log line.
-      showNotice({ level: 'error', title: 'A shader failed to compile', detail: formatShaderError(error) });
+      showShaderError(error);
     },
   });
   canvas.className = 'cairn-canvas';
