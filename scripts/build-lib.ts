@@ -1,0 +1,160 @@
+/**
+ * `npm run build:lib`: compiles src/ into lib/, the package's built ES modules with one `.d.ts`
+ * per module (tsconfig.build.json; the `exports` of package.json point here).
+ *
+ * The sources import each other with `.ts` specifiers. tsc's `rewriteRelativeImportExtensions`
+ * turns those into `.js` in the JavaScript it emits, but leaves declaration files and
+ * `new URL('./x.ts', import.meta.url)` alone, so two transformers finish the job:
+ * - declarations: every relative `.ts` specifier (imports, exports, `import('…')` types and the
+ *   `declare module '…'` blocks through which modules extend the host's interfaces) becomes `.js`,
+ *   so a consumer's compiler resolves them under any `moduleResolution`, with or without
+ *   `allowImportingTsExtensions`;
+ * - JavaScript: `new URL('./x.ts', import.meta.url)` (a Worker's file) becomes `./x.js`.
+ * Worklets are committed as self-contained `.js` bundles beside their sources and are copied;
+ * the ambient scatter's Worker is bundled into one self-contained file, because a module Worker
+ * sees no import map, so on a page without a bundler it could not resolve `valibot`.
+ * Finally every `new URL('./…', import.meta.url)` in lib/ is checked to name a file that exists.
+ */
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { bundleWorklet } from './bundle-worklet.ts';
+
+const root = resolve(import.meta.dirname, '..');
+const src = join(root, 'src');
+const lib = join(root, 'lib');
+
+/** `./a.ts` → `./a.js`; anything else (bare names, `.json`, `.js`) unchanged. */
+export function jsSpecifier(specifier: string): string {
+  return /^\.\.?\//.test(specifier) && specifier.endsWith('.ts') && !specifier.endsWith('.d.ts')
+    ? specifier.slice(0, -3) + '.js'
+    : specifier;
+}
+
+function rewriteLiteral(factory: ts.NodeFactory, node: ts.Expression | undefined): ts.StringLiteral | undefined {
+  if (!node || !ts.isStringLiteral(node)) return undefined;
+  const next = jsSpecifier(node.text);
+  return next === node.text ? undefined : factory.createStringLiteral(next);
+}
+
+/** Relative `.ts` specifiers in declaration files → `.js`. */
+const declarationSpecifiers: ts.TransformerFactory<ts.SourceFile | ts.Bundle> = (context) => {
+  const { factory } = context;
+  const visit = (node: ts.Node): ts.Node => {
+    if (ts.isImportDeclaration(node)) {
+      const literal = rewriteLiteral(factory, node.moduleSpecifier);
+      if (literal) node = factory.updateImportDeclaration(node, node.modifiers, node.importClause, literal, node.attributes);
+    } else if (ts.isExportDeclaration(node)) {
+      const literal = rewriteLiteral(factory, node.moduleSpecifier);
+      if (literal)
+        node = factory.updateExportDeclaration(node, node.modifiers, node.isTypeOnly, node.exportClause, literal, node.attributes);
+    } else if (ts.isModuleDeclaration(node) && ts.isStringLiteral(node.name)) {
+      const literal = rewriteLiteral(factory, node.name);
+      if (literal) node = factory.updateModuleDeclaration(node, node.modifiers, literal, node.body);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      const literal = rewriteLiteral(factory, node.argument.literal as ts.Expression);
+      if (literal)
+        node = factory.updateImportTypeNode(
+          node,
+          factory.updateLiteralTypeNode(node.argument, literal),
+          node.attributes,
+          node.qualifier,
+          node.typeArguments,
+          node.isTypeOf,
+        );
+    }
+    return ts.visitEachChild(node, visit, context);
+  };
+  return (file) => ts.visitNode(file, visit) as ts.SourceFile | ts.Bundle;
+};
+
+function isImportMetaUrl(node: ts.Expression): boolean {
+  return (
+    ts.isPropertyAccessExpression(node) &&
+    node.name.text === 'url' &&
+    ts.isMetaProperty(node.expression) &&
+    node.expression.keywordToken === ts.SyntaxKind.ImportKeyword
+  );
+}
+
+/** `new URL('./x.ts', import.meta.url)` → `new URL('./x.js', import.meta.url)` in emitted JavaScript. */
+const workerUrls: ts.TransformerFactory<ts.SourceFile> = (context) => {
+  const { factory } = context;
+  const visit = (node: ts.Node): ts.Node => {
+    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'URL' && node.arguments?.length === 2) {
+      const [first, second] = node.arguments;
+      const literal = rewriteLiteral(factory, first);
+      if (literal && isImportMetaUrl(second!))
+        node = factory.updateNewExpression(node, node.expression, node.typeArguments, [literal, second!]);
+    }
+    return ts.visitEachChild(node, visit, context);
+  };
+  return (file) => ts.visitNode(file, visit) as ts.SourceFile;
+};
+
+function compile(): void {
+  const configPath = join(root, 'tsconfig.build.json');
+  const config = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => fail([d]) });
+  if (!config) throw new Error(`cannot read ${configPath}`);
+  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options, projectReferences: config.projectReferences });
+  const before = ts.getPreEmitDiagnostics(program);
+  if (before.length > 0) fail(before);
+  const result = program.emit(undefined, undefined, undefined, false, { after: [workerUrls], afterDeclarations: [declarationSpecifiers] });
+  if (result.diagnostics.length > 0) fail(result.diagnostics);
+}
+
+function fail(diagnostics: readonly ts.Diagnostic[]): never {
+  const host: ts.FormatDiagnosticsHost = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' };
+  console.error(ts.formatDiagnosticsWithColorAndContext(diagnostics, host));
+  process.exit(1);
+}
+
+function* files(dir: string): Generator<string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* files(path);
+    else yield path;
+  }
+}
+
+/** Every `new URL('./…', import.meta.url)` in a JavaScript file: the files it needs beside it. */
+export function moduleRelativeUrls(code: string): string[] {
+  return [...code.matchAll(/new URL\(\s*(['"])(\.\.?\/[^'"]+)\1\s*,\s*import\.meta\.url\s*\)/g)].map((m) => m[2]!);
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  rmSync(lib, { recursive: true, force: true });
+  compile();
+  // Worklets: committed, self-contained bundles next to the file that loads them.
+  for (const file of files(lib)) {
+    if (!file.endsWith('.js')) continue;
+    for (const url of moduleRelativeUrls(readFileSync(file, 'utf8'))) {
+      const target = resolve(dirname(file), url);
+      const source = join(src, relative(lib, target));
+      if (!existsSync(target) && existsSync(source) && source.endsWith('.js')) {
+        mkdirSync(dirname(target), { recursive: true });
+        copyFileSync(source, target);
+      }
+    }
+  }
+  // The scatter Worker: tsc's per-file output imports valibot by name; replace it with one file.
+  const worker = join(lib, 'ambient/scatter-worker.js');
+  await bundleWorklet({
+    entry: join(src, 'ambient/scatter-worker.ts'),
+    file: worker,
+    header: ['GENERATED by scripts/build-lib.ts from src/ambient/scatter-worker.ts and what it imports: one self-contained module Worker.'],
+  });
+  const missing: string[] = [];
+  for (const file of files(lib)) {
+    if (!file.endsWith('.js')) continue;
+    for (const url of moduleRelativeUrls(readFileSync(file, 'utf8'))) {
+      if (!existsSync(resolve(dirname(file), url))) missing.push(`${relative(root, file)}: ${url}`);
+    }
+  }
+  if (missing.length > 0) throw new Error(`lib/ names files it does not have:\n${missing.join('\n')}`);
+  const count = [...files(lib)].filter((f) => f.endsWith('.js')).length;
+  console.log(`lib/: ${count} modules with declarations in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) await main();
