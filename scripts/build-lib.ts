@@ -14,8 +14,13 @@
  * the ambient scatter's Worker is bundled into one self-contained file, because a module Worker
  * sees no import map, so on a page without a bundler it could not resolve `valibot`.
  * Finally every `new URL('./…', import.meta.url)` in lib/ is checked to name a file that exists.
+ *
+ * It skips the work when lib/ was built from exactly these inputs (a hash of src/, the configs,
+ * this script and the lock file, kept in node_modules/.cache): `npm pack` runs it every time.
+ * `--force` builds anyway.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { bundleWorklet } from './bundle-worklet.ts';
@@ -23,6 +28,7 @@ import { bundleWorklet } from './bundle-worklet.ts';
 const root = resolve(import.meta.dirname, '..');
 const src = join(root, 'src');
 const lib = join(root, 'lib');
+const stamp = join(root, 'node_modules/.cache/cairn-lib-inputs');
 
 /** `./a.ts` → `./a.js`; anything else (bare names, `.json`, `.js`) unchanged. */
 export function jsSpecifier(specifier: string): string {
@@ -122,8 +128,32 @@ export function moduleRelativeUrls(code: string): string[] {
   return [...code.matchAll(/new URL\(\s*(['"])(\.\.?\/[^'"]+)\1\s*,\s*import\.meta\.url\s*\)/g)].map((m) => m[2]!);
 }
 
+/** A hash of everything lib/ is built from. */
+export function inputsHash(): string {
+  const hash = createHash('sha256');
+  const inputs = [
+    ...files(src),
+    ...['tsconfig.json', 'tsconfig.build.json', 'package-lock.json', 'scripts/build-lib.ts', 'scripts/bundle-worklet.ts'].map((f) =>
+      join(root, f),
+    ),
+  ];
+  for (const file of inputs.sort()) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
+  return hash.digest('hex');
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
+  const inputs = inputsHash();
+  if (
+    !process.argv.includes('--force') &&
+    existsSync(join(lib, 'core/index.js')) &&
+    existsSync(stamp) &&
+    readFileSync(stamp, 'utf8') === inputs
+  ) {
+    console.log('lib/ is up to date with its sources (npm run build:lib -- --force rebuilds it)');
+    return;
+  }
+  rmSync(stamp, { force: true });
   rmSync(lib, { recursive: true, force: true });
   compile();
   // Worklets: committed, self-contained bundles next to the file that loads them.
@@ -153,6 +183,8 @@ async function main(): Promise<void> {
     }
   }
   if (missing.length > 0) throw new Error(`lib/ names files it does not have:\n${missing.join('\n')}`);
+  mkdirSync(dirname(stamp), { recursive: true });
+  writeFileSync(stamp, inputs);
   const count = [...files(lib)].filter((f) => f.endsWith('.js')).length;
   console.log(`lib/: ${count} modules with declarations in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
