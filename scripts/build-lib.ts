@@ -22,8 +22,10 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
-import { bundleWorklet } from './bundle-worklet.ts';
+import type TypeScript from 'typescript';
+
+// Loaded only when there is something to build: the up-to-date check stays quick.
+let ts: typeof TypeScript;
 
 const root = resolve(import.meta.dirname, '..');
 const src = join(root, 'src');
@@ -37,16 +39,16 @@ export function jsSpecifier(specifier: string): string {
     : specifier;
 }
 
-function rewriteLiteral(factory: ts.NodeFactory, node: ts.Expression | undefined): ts.StringLiteral | undefined {
+function rewriteLiteral(factory: TypeScript.NodeFactory, node: TypeScript.Expression | undefined): TypeScript.StringLiteral | undefined {
   if (!node || !ts.isStringLiteral(node)) return undefined;
   const next = jsSpecifier(node.text);
   return next === node.text ? undefined : factory.createStringLiteral(next);
 }
 
 /** Relative `.ts` specifiers in declaration files → `.js`. */
-const declarationSpecifiers: ts.TransformerFactory<ts.SourceFile | ts.Bundle> = (context) => {
+const declarationSpecifiers: TypeScript.TransformerFactory<TypeScript.SourceFile | TypeScript.Bundle> = (context) => {
   const { factory } = context;
-  const visit = (node: ts.Node): ts.Node => {
+  const visit = (node: TypeScript.Node): TypeScript.Node => {
     if (ts.isImportDeclaration(node)) {
       const literal = rewriteLiteral(factory, node.moduleSpecifier);
       if (literal) node = factory.updateImportDeclaration(node, node.modifiers, node.importClause, literal, node.attributes);
@@ -58,7 +60,7 @@ const declarationSpecifiers: ts.TransformerFactory<ts.SourceFile | ts.Bundle> = 
       const literal = rewriteLiteral(factory, node.name);
       if (literal) node = factory.updateModuleDeclaration(node, node.modifiers, literal, node.body);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
-      const literal = rewriteLiteral(factory, node.argument.literal as ts.Expression);
+      const literal = rewriteLiteral(factory, node.argument.literal as TypeScript.Expression);
       if (literal)
         node = factory.updateImportTypeNode(
           node,
@@ -71,10 +73,10 @@ const declarationSpecifiers: ts.TransformerFactory<ts.SourceFile | ts.Bundle> = 
     }
     return ts.visitEachChild(node, visit, context);
   };
-  return (file) => ts.visitNode(file, visit) as ts.SourceFile | ts.Bundle;
+  return (file) => ts.visitNode(file, visit) as TypeScript.SourceFile | TypeScript.Bundle;
 };
 
-function isImportMetaUrl(node: ts.Expression): boolean {
+function isImportMetaUrl(node: TypeScript.Expression): boolean {
   return (
     ts.isPropertyAccessExpression(node) &&
     node.name.text === 'url' &&
@@ -84,9 +86,9 @@ function isImportMetaUrl(node: ts.Expression): boolean {
 }
 
 /** `new URL('./x.ts', import.meta.url)` → `new URL('./x.js', import.meta.url)` in emitted JavaScript. */
-const workerUrls: ts.TransformerFactory<ts.SourceFile> = (context) => {
+const workerUrls: TypeScript.TransformerFactory<TypeScript.SourceFile> = (context) => {
   const { factory } = context;
-  const visit = (node: ts.Node): ts.Node => {
+  const visit = (node: TypeScript.Node): TypeScript.Node => {
     if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'URL' && node.arguments?.length === 2) {
       const [first, second] = node.arguments;
       const literal = rewriteLiteral(factory, first);
@@ -95,7 +97,7 @@ const workerUrls: ts.TransformerFactory<ts.SourceFile> = (context) => {
     }
     return ts.visitEachChild(node, visit, context);
   };
-  return (file) => ts.visitNode(file, visit) as ts.SourceFile;
+  return (file) => ts.visitNode(file, visit) as TypeScript.SourceFile;
 };
 
 function compile(): void {
@@ -109,8 +111,12 @@ function compile(): void {
   if (result.diagnostics.length > 0) fail(result.diagnostics);
 }
 
-function fail(diagnostics: readonly ts.Diagnostic[]): never {
-  const host: ts.FormatDiagnosticsHost = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' };
+function fail(diagnostics: readonly TypeScript.Diagnostic[]): never {
+  const host: TypeScript.FormatDiagnosticsHost = {
+    getCanonicalFileName: (f) => f,
+    getCurrentDirectory: () => root,
+    getNewLine: () => '\n',
+  };
   console.error(ts.formatDiagnosticsWithColorAndContext(diagnostics, host));
   process.exit(1);
 }
@@ -155,6 +161,8 @@ async function main(): Promise<void> {
   }
   rmSync(stamp, { force: true });
   rmSync(lib, { recursive: true, force: true });
+  ts = (await import('typescript')).default;
+  const { bundleWorklet } = await import('./bundle-worklet.ts');
   compile();
   // Worklets: committed, self-contained bundles next to the file that loads them.
   for (const file of files(lib)) {
