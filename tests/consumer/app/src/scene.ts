@@ -67,7 +67,14 @@ export async function start(canvas: HTMLCanvasElement): Promise<ConsumerHandle> 
     worker: true,
   });
   ambient.update({ x: cx + 40, z: cz - 20 }, camera.position, 0);
-  await ambient.ready();
+  // ready() waits for the Worker's regions; a Worker that failed to start says so in stats.lastError.
+  let watch = 0;
+  await Promise.race([
+    ambient.ready(),
+    new Promise<never>((_, reject) => {
+      watch = window.setInterval(() => ambient.stats.lastError && reject(new Error(`ambient scatter: ${ambient.stats.lastError}`)), 100);
+    }),
+  ]).finally(() => clearInterval(watch));
 
   // A crowd of 200 in front of the trees.
   const template = new CrowdTemplate(createHumanoid({ detail: 'low' }), { name: 'mannequin' });
