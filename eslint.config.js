@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.wrangler/', 'scratch/', 'coverage/'] },
+  { ignores: ['node_modules/', 'dist/', 'lib/', 'public/api/', '.wrangler/', 'scratch/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

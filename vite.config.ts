@@ -19,8 +19,17 @@ const workerPort = Number(process.env.CAIRN_WORKER_PORT ?? 8788);
 export default defineConfig({
   root: appDir,
   publicDir: resolve(import.meta.dirname, 'public'),
-  // The package's public entry points (`cairn/world`, `cairn/net`, …) as the docs' examples import them.
-  resolve: { alias: [{ find: /^cairn\/([a-z]+)$/, replacement: `${srcDir}/$1/index.ts` }] },
+  resolve: {
+    alias: [
+      // The package's public entry points (`cairn-world/crowd`, …; `cairn/crowd` too) as the docs' examples import them.
+      { find: /^cairn(?:-world)?\/([a-z]+)$/, replacement: `${srcDir}/$1/index.ts` },
+      // The pages render with WebGPURenderer only. three's addons and the docs' examples import 'three',
+      // whose build (three.module.js) is three.core.js plus the classic WebGLRenderer; three.webgpu.js
+      // is three.core.js plus WebGPURenderer, so mapping one onto the other (as three's own WebGPU
+      // examples do in their import map) leaves one copy of three's core and no unused renderer.
+      { find: /^three$/, replacement: 'three/webgpu' },
+    ],
+  },
   // docs-examples.html runs every ```ts block of README.md, DEVELOPERS.md and docs/*.md (tests/browser/docs-examples.test.ts).
   plugins: [docsExamples(import.meta.dirname)],
   build: {

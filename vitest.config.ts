@@ -1,10 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Three suites, run in this order by `npm test`:
+ * Four suites, run in this order by `npm test`:
  * - unit: pure logic in Node, fast;
  * - server: the real Worker in workerd (wrangler dev), over HTTP and WebSockets;
- * - browser: Debian's Chromium with WebGPU on SwiftShader against the real server and built pages.
+ * - browser: Debian's Chromium with WebGPU on SwiftShader against the real server and built pages;
+ * - consumer: the packed tarball installed into a fresh Vite app and an import-map page, rendered in Chromium.
  * The server and browser suites share one server per run (globalSetup) and run files one at a time:
  * this machine has two cores and SwiftShader uses both.
  */
@@ -41,6 +42,18 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 180_000,
           hookTimeout: 180_000,
+        },
+      },
+      {
+        test: {
+          // The package as a three.js developer installs it: `npm pack`, a Vite app and an import-map
+          // page in a temp folder, each rendering in Chromium (tests/consumer/consumer.test.ts).
+          name: 'consumer',
+          include: ['tests/consumer/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: 400_000,
+          hookTimeout: 400_000,
         },
       },
     ],

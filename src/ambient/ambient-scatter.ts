@@ -20,13 +20,6 @@ import { LANDMARKS } from '../world/terrain/generate.ts';
 import { ambientPresetChooser, SPAWN_CLEARING } from './ambient-presets.ts';
 import type { ScatterWorkerReply, ScatterWorkerRequest } from './scatter-worker.ts';
 
-/**
- * Vegetation and rocks over the whole map, from the scatter presets, with nothing painted: the
- * map is cut into square regions, each placed off the main thread (a Worker; inline where there
- * is none, e.g. Node) from the world seed, and streamed in and out by distance from the player.
- * Drawn through one {@link ScatterLayer} (instanced buckets with distance LOD), whose catalog the
- * brush can share so props bake once. Regions once placed are kept, so walking back is free.
- */
 /** LOD edges for the ambient layer: full detail to 24 m, half to 70 m, 15 % beyond. */
 export const AMBIENT_LOD_BANDS: LodBands = { edges: [24, 70], hysteresis: 4 };
 
@@ -103,6 +96,13 @@ export interface AmbientScatterStats {
   lastError: string | null;
 }
 
+/**
+ * Vegetation and rocks over the whole map, from the scatter presets, with nothing painted: the
+ * map is cut into square regions, each placed off the main thread (a Worker; inline where there
+ * is none, e.g. Node) from the world seed, and streamed in and out by distance from the player.
+ * Drawn through one {@link ScatterLayer} (instanced buckets with distance LOD), whose catalog the
+ * brush can share so props bake once. Regions once placed are kept, so walking back is free.
+ */
 export class AmbientScatter {
   readonly layer: ScatterLayer;
   readonly stats: AmbientScatterStats;

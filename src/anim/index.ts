@@ -1,4 +1,9 @@
-/** cairn/anim: animation state machine with clip aliases, mixer driver, retargeting, parity check. */
+/**
+ * cairn-world/anim: animation state machine with clip aliases, mixer driver, retargeting, parity
+ * check.
+ *
+ * @module anim
+ */
 export * from './state-machine.ts';
 export * from './mixer-driver.ts';
 export * from './rig-offset.ts';
@@ -13,10 +18,6 @@ export * from './retarget/canonical.ts';
 export * from './retarget/bone-maps.ts';
 export * from './retarget/auto-map.ts';
 export * from './retarget/bone-map.ts';
-export * from './retarget/kinematics.ts';
-export * from './retarget/bind-alignment.ts';
-export * from './retarget/position-scaling.ts';
-export * from './retarget/clip-sampler.ts';
 export * from './retarget/retarget-clip.ts';
 export * from './retarget/retarget-library.ts';
 export * from './retarget/instantiate.ts';

@@ -1,5 +1,5 @@
 /**
- * cairn/assets: type a word, get a CC0 model. A client for Poly Haven's public API (catalog,
+ * cairn-world/assets: type a word, get a CC0 model. A client for Poly Haven's public API (catalog,
  * file lists), client-side search, include-map glTF loading, non-destructive group-wise
  * simplification, disposal, and the glue for the assets page and the world. See docs/assets.md.
  *
@@ -7,13 +7,14 @@
  * simplify-index, fetch-json, catalog-cache (memory), catalog-client, polyhaven-api.
  * three glue (no renderer): model-loader, model-simplifier, model-slot, dispose-object,
  * placement, scatter-bridge, asset-browser. Page glue: studio, world-assets, ui/*.
+ *
+ * @module assets
  */
 export * from './asset-id.ts';
 export * from './errors.ts';
 export * from './polyhaven-types.ts';
 export * from './catalog-parse.ts';
 export * from './search-index.ts';
-export * from './debounce.ts';
 export * from './include-map.ts';
 export * from './fetch-json.ts';
 export * from './catalog-cache.ts';
@@ -31,4 +32,3 @@ export * from './asset-stats.ts';
 export * from './studio.ts';
 export * from './world-assets.ts';
 export * from './ui/asset-panel.ts';
-export * from './ui/lazy-images.ts';

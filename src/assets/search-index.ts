@@ -187,6 +187,7 @@ export function compareHits(a: SearchHit, b: SearchHit): number {
   );
 }
 
+/** Client-side search over a Poly Haven catalog: tokens, prefixes and tags, ranked by match then downloads. */
 export class SearchIndex {
   readonly limit: number;
   private readonly narrow: boolean;

@@ -1,7 +1,9 @@
 /**
- * cairn/audio: procedural sound through one mix bus. Context lifecycle (AudioEngine), the mix bus
+ * cairn-world/audio: procedural sound through one mix bus. Context lifecycle (AudioEngine), the mix bus
  * (MixBus), the synth blocks (Synth.tone / Synth.noiseHit), layered recipes (RECIPES), procedural
  * music (MusicPlayer), ambiences, cooldowns and voice limits, level meters and offline renders.
+ *
+ * @module audio
  */
 export * from './audio-engine.ts';
 export * from './audio-input.ts';

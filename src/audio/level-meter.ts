@@ -5,7 +5,7 @@
 
 import { toDb } from '../core/decibels.ts';
 
-/** dBFS conversion, re-exported from core so `cairn/audio` users keep one import. */
+/** dBFS conversion, re-exported from core so `cairn-world/audio` users keep one import. */
 export { toDb } from '../core/decibels.ts';
 
 export interface Level {

@@ -4,7 +4,7 @@
  * disposer. A callback that throws is logged and the rest still run.
  *
  * ```ts
- * import { Disposers } from 'cairn/core';
+ * import { Disposers } from 'cairn-world/core';
  *
  * const undo = new Disposers();
  * const order: string[] = [];

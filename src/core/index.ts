@@ -1,4 +1,10 @@
-/** cairn/core: math, seeded RNG, spatial hash and small utilities shared by every module. */
+/**
+ * cairn-world/core: math, the seeded RNG, the spatial hash and the small building blocks every
+ * module shares, one of each: the defaults resolver, `Emitter`, `Services`, `Disposers`, decibels,
+ * backoff, the reconnecting socket and the token bucket. No three, no DOM.
+ *
+ * @module core
+ */
 export * from './math.ts';
 export * from './rng.ts';
 export * from './spatial-hash.ts';
@@ -9,3 +15,6 @@ export * from './services.ts';
 export * from './options.ts';
 export * from './typing.ts';
 export * from './disposers.ts';
+export * from './backoff.ts';
+export * from './reconnecting-socket.ts';
+export * from './token-bucket.ts';

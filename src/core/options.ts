@@ -4,7 +4,7 @@
  * its defaults in one object next to its options interface, which is also where they are documented.
  *
  * ```ts
- * import { withDefaults } from 'cairn/core';
+ * import { withDefaults } from 'cairn-world/core';
  *
  * interface GridOptions {
  *   /** Cell size in metres. Default 4. *\/

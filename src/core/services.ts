@@ -10,7 +10,7 @@ export type ServiceEvents<Registry> = { [K in keyof Registry & string]: Registry
  * `get`, and wait for a service that starts later with `subscribe`.
  *
  * ```ts
- * import { Services } from 'cairn/core';
+ * import { Services } from 'cairn-world/core';
  *
  * interface Registry {
  *   clock: { now(): number };

@@ -311,6 +311,7 @@ export class CrowdAgent {
 /** Seconds of crowd clock after which record phases are rebased (keeps float32 time precise). */
 const EPOCH_SPAN = 256;
 
+/** Many animated characters sharing one {@link CrowdTemplate}, animated on the GPU, live where controlled, culled outside the view (see the file's comment); `object` goes into your scene, `update(dt, camera)` into your loop. */
 export class Crowd {
   readonly template: CrowdTemplate;
   readonly renderer: BatchSkinnedRenderer<CrowdAgent>;

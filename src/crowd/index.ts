@@ -1,21 +1,17 @@
-/** cairn/crowd: hundreds of animated characters, one draw call per geometry piece, a few ms of CPU. */
-export * from './slot-table.ts';
-export * from './anim-state.ts';
-export * from './baked-layout.ts';
+/**
+ * cairn-world/crowd: hundreds of animated characters, one draw call per geometry piece, a few ms of
+ * CPU: {@link Crowd} and {@link MixedCrowd} over a {@link CrowdTemplate}, procedural control on the live
+ * path ({@link headLookAt}), the bone path and LOD policy, remote avatars and the world's `StageCrowd`.
+ * The baking, buffer layouts and materials behind them are internal. See docs/crowd.md.
+ *
+ * @module crowd
+ */
 export * from './lod-policy.ts';
 export * from './gpu-budget.ts';
 export * from './bone-path.ts';
-export * from './influences.ts';
-export * from './instance-layout.ts';
-export * from './geometry-prep.ts';
 export * from './template.ts';
-export * from './virtual-skeleton.ts';
 export * from './clip-sampler.ts';
 export * from './look-at.ts';
-export * from './bake.ts';
-export * from './bone-buffers.ts';
-export * from './crowd-material.ts';
-export * from './batch-skinned-renderer.ts';
 export * from './crowd.ts';
 export * from './mixed-crowd.ts';
 export * from './load-template.ts';

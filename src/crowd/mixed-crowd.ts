@@ -18,6 +18,7 @@ export interface AddMixedAgentOptions extends AddAgentOptions {
   body?: number;
 }
 
+/** Several bodies in one crowd: one {@link Crowd} per template behind one `add`/`update`/`stats`; each body draws once per geometry piece. */
 export class MixedCrowd {
   /** Add this to the scene: one child per body. */
   readonly object = new Group();

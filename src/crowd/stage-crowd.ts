@@ -58,6 +58,7 @@ export const CROWD_PALETTE: ReadonlyArray<readonly [number, number, number]> = [
 /** Most synthetic peers the page controls offer. */
 export const MAX_SYNTHETIC_PEERS = 1000;
 
+/** The crowd of a page with a Stage: builds the crowd for the running device, drives it each frame, holds the remote avatars and its HUD section. */
 export class StageCrowd {
   readonly stage: Stage;
   readonly device: CrowdDeviceInfo;

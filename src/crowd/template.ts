@@ -85,6 +85,7 @@ export interface CrowdClip extends ClipTiming {
   clip: AnimationClip;
 }
 
+/** One character prepared once for batched drawing: the crowd's bone order, its pieces' geometry, its clips and bounds (see the file's comment). */
 export class CrowdTemplate {
   readonly name: string;
   /** The source scene graph; virtual skeletons clone it. */

@@ -1,10 +1,13 @@
-/** cairn/net: avatar sync — the 36-byte protocol, transports, the peer table and the session glue. */
+/**
+ * cairn-world/net: avatar sync — the 36-byte protocol, transports, the peer table and the session
+ * glue.
+ *
+ * @module net
+ */
 export * from './protocol/frame.ts';
 export * from './protocol/message.ts';
 export * from './protocol/control.ts';
 export * from './protocol/room-name.ts';
-export * from '../core/backoff.ts';
-export * from '../core/reconnecting-socket.ts';
 export * from './transport/transport.ts';
 export * from './transport/websocket-transport.ts';
 export * from './transport/broadcast-transport.ts';

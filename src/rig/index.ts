@@ -1,4 +1,9 @@
-/** cairn/rig: skeleton definitions, the body builder, the procedural humanoid and its clips, and the import layer (glTF/GLB, FBX, BVH). */
+/**
+ * cairn-world/rig: skeleton definitions, the body builder, the procedural humanoid and its clips,
+ * and the import layer (glTF/GLB, FBX, BVH).
+ *
+ * @module rig
+ */
 export * from './skeleton-def.ts';
 export * from './mannequin.ts';
 export * from './tube.ts';

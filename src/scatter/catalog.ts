@@ -86,6 +86,7 @@ interface Entry {
   error?: Error;
 }
 
+/** Which props exist, in which category, and how to get their geometry; `resolve` loads and bakes a prop's LOD levels once. */
 export class PropCatalog extends Emitter<CatalogEvents> {
   private readonly entries = new Map<string, Entry>();
   private readonly byCategory = new Map<string, string[]>();

@@ -1,4 +1,4 @@
-import { MeshoptSimplifier, type SimplifierFlags } from 'meshoptimizer';
+import { MeshoptSimplifier, type SimplifierFlags } from 'meshoptimizer/simplifier';
 
 /**
  * LOD baking with meshoptimizer (pure: typed arrays in, index buffers out; runs in Node and the

@@ -1,7 +1,7 @@
 import { basename, resolve } from 'node:path';
 import { RigLoadError } from '../rig/import/errors.ts';
 import { gltfBytesForThree, readGltfDocument } from '../rig/node/model-file.ts';
-import type { SimplifierFlags } from 'meshoptimizer';
+import type { SimplifierFlags } from 'meshoptimizer/simplifier';
 import { parseGltfProp } from './gltf-prop.ts';
 import { bakeLodLevelsSync, LOD_RATIOS, simplifierReady } from './lod-bake.ts';
 import { prepareGeometry } from './prop-lod.ts';

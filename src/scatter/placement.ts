@@ -74,6 +74,7 @@ export interface PlacementEngineOptions {
 /** Random numbers each candidate consumes, kept or not: radius, angle, pick, prop, scale, yaw. */
 export const DRAWS_PER_CANDIDATE = 6;
 
+/** Pure, seeded placement of brush dabs on a ground (see the file's comment): the same dabs give the same instances. */
 export class PlacementEngine {
   readonly rng: Mulberry32;
   /** Candidates rejected, by cause, since the engine started (or {@link resetCounts}). */

@@ -108,6 +108,7 @@ interface Rendered {
   level: number;
 }
 
+/** A {@link ScatterSession} drawn through instanced buckets with distance LOD, under the `parent` you give it; no DOM, no renderer (see the file's comment). */
 export class ScatterLayer extends Emitter<ScatterLayerEvents> {
   readonly catalog: PropCatalog;
   readonly presets = new Map<string, ScatterPreset>();

@@ -43,6 +43,7 @@ export interface ScatterTool {
 /** `window.cairn.stats.scatter`: the layer's figures plus the cursor. */
 export type ScatterPageStats = ScatterStats & { cursor: BrushTool['cursor']; active: boolean };
 
+/** The scatter brush on a page with a Stage: the layer, the brush and its panel, the HUD section and per-frame LOD. */
 export function createScatterTool(options: ScatterToolOptions): ScatterTool {
   const { stage, ground } = options;
   const layer = new ScatterLayer({ ground, seed: options.seed ?? 1, parent: stage.scene, catalog: options.catalog });

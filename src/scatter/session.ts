@@ -53,6 +53,7 @@ export class BrushEventError extends Error {
   override name = 'BrushEventError';
 }
 
+/** A brush session: the recorded events (choose, paint, erase) and the placements they produce, replayable exactly. */
 export class ScatterSession extends Emitter<SessionEvents> {
   readonly seed: number;
   readonly engine: PlacementEngine;

@@ -1,13 +1,12 @@
 /**
- * cairn/voice: proximity voice chat. Signaling client and protocol, peer mesh, spatial receive,
+ * cairn-world/voice: proximity voice chat. Signaling client and protocol, peer mesh, spatial receive,
  * Opus SDP edits, the capture chain (RNNoise worklet, compressor, push-to-talk, broadcast delay),
  * and the HUD rows. See docs/voice.md.
+ *
+ * @module voice
  */
 export * from './protocol/signaling.ts';
 export * from './sdp.ts';
-export { Backoff, type BackoffOptions } from '../core/backoff.ts';
-export { ReconnectingSocket, type ReconnectingSocketOptions, type SocketState } from '../core/reconnecting-socket.ts';
-export * from './negotiation-roles.ts';
 export * from './levels.ts';
 export * from './ptt-envelope.ts';
 export * from './push-to-talk.ts';
@@ -25,7 +24,6 @@ export * from './voice-hud.ts';
 export * from './voice-chat.ts';
 export * from './avatar-claim.ts';
 export * from './hearing-source.ts';
-export * from './link-plan.ts';
 export * from './voice-panel.ts';
 /** Voice rooms follow the one room-name rule of the Worker and the relay. */
 export { ROOM_NAME_RULE, roomNameIssue } from '../net/protocol/room-name.ts';

@@ -1,6 +1,8 @@
 /**
- * cairn/world: the host — renderer bootstrap, terrain, sky, the player and its camera, HUD, notices,
+ * cairn-world/world: the host — renderer bootstrap, terrain, sky, the player and its camera, HUD, notices,
  * the frame loop, the page state (`cairn`) and the typed service registry modules extend.
+ *
+ * @module world
  */
 export * from './renderer.ts';
 export * from './wgsl-dialect.ts';

@@ -13,7 +13,7 @@ export type ServiceKey = keyof WorldServices & string;
  * before the plugins that need or use them), so no plugin depends on file names sorting right.
  *
  * ```ts
- * import type { WorldPlugin } from 'cairn/world';
+ * import type { WorldPlugin } from 'cairn-world/world';
  *
  * const clock: WorldPlugin = {
  *   name: 'clock',

@@ -62,6 +62,7 @@ export interface Stage {
   dispose(): void;
 }
 
+/** Any page's shell: the renderer (WebGPU, the WebGL2 fallback with its reason), scene, camera, HUD and frame loop. */
 export async function createStage(options: StageOptions = {}): Promise<Stage> {
   const container = options.container ?? document.body;
   const cairn = options.cairn ?? createCairnGlobal();

@@ -32,7 +32,7 @@ export async function rewriteExample(code: string, where: string, resolvable: (s
     const module = `__example${n++}`;
     const load = (await resolvable(specifier))
       ? `await import(${JSON.stringify(specifier)})`
-      : `await Promise.reject(new Error(${JSON.stringify(`cannot resolve import '${specifier}' (examples import Cairn as cairn/<module>)`)}))`;
+      : `await Promise.reject(new Error(${JSON.stringify(`cannot resolve import '${specifier}' (examples import Cairn as cairn-world/<module>)`)}))`;
     const lines = [`const ${module} = ${load};`];
     if (clause?.name) lines.push(`const ${clause.name.text} = ${module}.default;`);
     const bindings = clause?.namedBindings;

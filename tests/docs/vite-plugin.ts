@@ -11,7 +11,7 @@ const RESOLVED_ID = '\0' + DOCS_EXAMPLES_ID;
 /**
  * Vite plugin behind app/docs-examples.html: writes each ```ts block of README.md, DEVELOPERS.md and docs/*.md
  * as a module of its own (under node_modules/.cache, so the normal TypeScript transform and the
- * `cairn/<module>` alias apply) and serves `virtual:cairn-docs-examples`, which lists them with
+ * `cairn-world/<module>` alias apply) and serves `virtual:cairn-docs-examples`, which lists them with
  * their file and line and imports each one only when asked.
  */
 export function docsExamples(root: string): Plugin {

@@ -12,7 +12,7 @@ import { resolveObjectURL } from 'node:buffer';
 import { dirname, resolve } from 'node:path';
 import { Document, NodeIO, type Accessor, type Node as GltfNode, type Texture as GltfTexture } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
-import { MeshoptDecoder } from 'meshoptimizer';
+import { MeshoptDecoder } from 'meshoptimizer/decoder';
 import {
   AnimationClip,
   InterpolateDiscrete,
