@@ -316,8 +316,8 @@ describe('abuse: voice signaling', () => {
     const proof = await relayProof(base, name);
     track(proof.client);
     const watcher = track(await voiceFrom(base, name, freshIp()));
-    const ip = freshIp();
-    const griefer = track(await voiceFrom(base, name, ip, await session(base, ip)));
+    // The griefer flips its own avatar (its relay socket's session): a token counts only there.
+    const griefer = track(await voiceFrom(base, name, freshIp(), proof.session));
     await watcher.collect(200);
     flood(griefer.socket, 1000, (i) =>
       JSON.stringify(i % 2 === 0 ? { type: 'avatar', id: proof.id, token: proof.token } : { type: 'avatar', id: null }),
@@ -331,7 +331,7 @@ describe('abuse: voice signaling', () => {
     const name = voiceRoom('forged');
     const victim = await relayProof(base, name);
     track(victim.client);
-    const page = track(await voiceFrom(base, name, freshIp()));
+    const page = track(await voiceFrom(base, name, freshIp(), victim.session));
     page.send({ type: 'avatar', id: victim.id, token: victim.token });
     const griefer = track(await voiceFrom(base, name, freshIp()));
     const near = await relayProof(base, name);
@@ -356,6 +356,104 @@ describe('abuse: voice signaling', () => {
     expect(outcomes.slice(4)).toEqual(['in', 'in', 'in', 'in', 'in', 'in', 4006, 4006]);
     // Someone else still gets in.
     expect(await voiceSeat(name, freshIp())).toBe('in');
+  });
+});
+
+describe('abuse: avatar tokens are bound to their session and socket', () => {
+  /** Waits until `room`'s relay object counts `peers` sockets (a closed socket's leave has run). */
+  const peersIn = async (room: string, peers: number): Promise<void> => {
+    await expect.poll(async () => (await roomStats(base, room)).peers, { timeout: 10_000 }).toBe(peers);
+  };
+
+  it('refuses a relay room token replayed from another session, from no session and after its socket closed; the owner still claims, and nobody hears of the rest', async () => {
+    const name = `replay-${run}`;
+    const ownerIp = freshIp();
+    const owner = await relayProof(base, name, ownerIp);
+    track(owner.client);
+    // An honest page in the voice room: it would offer its microphone to whoever holds an avatar in earshot.
+    const page = track(await voiceFrom(base, name, freshIp()));
+    const squatterIp = freshIp();
+    const squatters = [
+      track(await voiceFrom(base, name, squatterIp, await session(base, squatterIp))), // another session
+      track(await voiceFrom(base, name, freshIp())), // no session
+      track(await voiceFrom(base, name, ownerIp)), // the owner's own address, without its session
+    ];
+    const claim = { type: 'avatar', id: owner.id, token: owner.token };
+    for (const squatter of squatters) {
+      squatter.send(claim);
+      const error = await squatter.next(ofType('error'));
+      expect(error).toMatchObject({ code: 'bad-avatar-token', ref: 'avatar' });
+      expect(String(error.message)).toMatch(/another client/);
+    }
+    // The owner's voice socket (same session) claims after them: accepted, and not told `avatar-taken`.
+    const ownerVoice = track(await voiceFrom(base, name, ownerIp, owner.session));
+    ownerVoice.send(claim);
+    expect(await page.next(ofType('avatar'))).toEqual({ type: 'avatar', from: ownerVoice.id, id: owner.id });
+    expect(await ownerVoice.collect(300, (m) => m.type === 'error')).toEqual([]);
+    // The page heard of the owner's claim only; a newcomer's roster names the owner's voice alone.
+    expect(await page.collect(300, ofType('avatar'))).toEqual([]);
+    const late = track(await voiceFrom(base, name, freshIp()));
+    const roster = late.welcome.peers as Array<{ id: number; avatar: number | null }>;
+    expect(roster.filter((p) => p.avatar === owner.id).map((p) => p.id)).toEqual([ownerVoice.id]);
+
+    // The owner leaves voice and closes its avatar socket: the token dies with the socket, even
+    // for a socket of the owner's own session (a copied session).
+    await ownerVoice.close();
+    await owner.client.close();
+    await peersIn(name, 0);
+    const replay = track(await voiceFrom(base, name, freshIp(), owner.session));
+    replay.send(claim);
+    const closedError = await replay.next(ofType('error'));
+    expect(closedError).toMatchObject({ code: 'bad-avatar-token' });
+    expect(String(closedError.message)).toMatch(/connection this avatar token was issued to is closed/);
+    // The owner's own reconnect brings a fresh token, which its session's voice socket claims.
+    const again = await relayProof(base, name, ownerIp, owner.session);
+    track(again.client);
+    replay.send({ type: 'avatar', id: again.id, token: again.token });
+    expect(await page.next(ofType('avatar'))).toEqual({ type: 'avatar', from: replay.id, id: again.id });
+    expect(await page.collect(300, (m) => m.type === 'avatar' && m.from !== replay.id)).toEqual([]);
+  });
+
+  it('refuses a world cell token replayed from another session or after a reconnect replaced its socket; the owner claims with the new one', async () => {
+    const name = `world:replay-${run}`;
+    const x = 27 * 64 + 5;
+    const z = -30 * 64 + 5;
+    const owner = await worldProof(base, x, z);
+    track(owner.client);
+    const page = track(await voiceFrom(base, name, freshIp()));
+    const squatterIp = freshIp();
+    const squatter = track(await voiceFrom(base, name, squatterIp, await session(base, squatterIp)));
+    const claim = { type: 'avatar', id: owner.entry.id, token: owner.token };
+    squatter.send(claim);
+    expect(await squatter.next(ofType('error'))).toMatchObject({
+      code: 'bad-avatar-token',
+      message: expect.stringMatching(/another client/),
+    });
+    const ownerVoice = track(await voiceFrom(base, name, freshIp(), owner.session));
+    ownerVoice.send(claim);
+    expect(await page.next(ofType('avatar'))).toEqual({ type: 'avatar', from: ownerVoice.id, id: owner.entry.id });
+    expect(await ownerVoice.collect(300, (m) => m.type === 'error')).toEqual([]);
+    await ownerVoice.close();
+    await page.next(ofType('leave'));
+
+    // The owner's cell socket reconnects (same identity, same session): the newer socket replaces
+    // the older, whose token no longer proves anything; the new ack's token does.
+    const reconnect = track(
+      await RelayClient.join(`${cellUrl(base, owner.entry.cell, owner.entry.token, 'pub')}&session=${owner.session}`),
+    );
+    await reconnect.waitFor(() => reconnect.controls('cell').length > 0, 'cell ack');
+    const fresh = reconnect.controls<{ avatarToken: string }>('cell')[0]!.avatarToken;
+    expect(fresh).not.toBe(owner.token);
+    await owner.client.closeFrame;
+    const voiceAgain = track(await voiceFrom(base, name, freshIp(), owner.session));
+    voiceAgain.send(claim);
+    expect(await voiceAgain.next(ofType('error'))).toMatchObject({
+      code: 'bad-avatar-token',
+      message: expect.stringMatching(/is closed/),
+    });
+    voiceAgain.send({ type: 'avatar', id: owner.entry.id, token: fresh });
+    expect(await page.next(ofType('avatar'))).toEqual({ type: 'avatar', from: voiceAgain.id, id: owner.entry.id });
+    expect(await page.collect(300, (m) => m.type === 'avatar' && m.from === squatter.id)).toEqual([]);
   });
 });
 
