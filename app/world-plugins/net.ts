@@ -7,6 +7,7 @@ import { NetSession, type NetStats } from '../../src/net/net-session.ts';
 import type { LocalPublisherOptions } from '../../src/net/peers/local-publisher.ts';
 import type { WorldDirectory } from '../../src/net/protocol/world.ts';
 import { WorldTransport, worldAttempt } from '../../src/net/world/world-transport.ts';
+import { tabSession } from '../../src/net/tab-session.ts';
 import { HumanoidPeerView } from '../../src/net/view/humanoid-peer-view.ts';
 import { CrowdPeerView } from '../../src/net/view/crowd-peer-view.ts';
 import type { RemotePeerView } from '../../src/net/view/remote-peer-view.ts';
@@ -63,6 +64,11 @@ async function start(world: World, room: string | null, forceBroadcast: boolean,
   } else if (!forceBroadcast) {
     room ??= 'lobby';
     let target = avatarRoomPath(room);
+    // This tab's session (shared with voice), so the welcome's avatar token proves our avatar to our voice socket.
+    if (relayOrigin === null) {
+      const tab = await tabSession(location.origin, pageSessionStorage());
+      if (tab) target += `?session=${encodeURIComponent(tab)}`;
+    }
     if (relayOrigin !== null) {
       if (/^wss?:\/\/[^/]+$/.test(relayOrigin)) target = relayOrigin + target;
       else
@@ -109,8 +115,10 @@ async function startWorld(world: World): Promise<void> {
     world.player.state = createPlayerState(x, z, world.heightmap);
   }
   const origin = location.origin;
+  // This tab's session (shared with voice), so the cells' avatar tokens prove our avatar to our voice socket.
+  const tab = await tabSession(origin, pageSessionStorage());
   // Each try enters where the player stands at that moment.
-  const attempt = worldAttempt(() => ({ origin, start: { x: world.player.state.x, z: world.player.state.z } }));
+  const attempt = worldAttempt(() => ({ origin, session: tab, start: { x: world.player.state.x, z: world.player.state.z } }));
   const transport = new FallbackTransport({
     kind: 'world',
     target: `${origin}/api/world`,
@@ -151,6 +159,15 @@ async function startWorld(world: World): Promise<void> {
   void poll();
   const timer = setInterval(() => void poll(), 10_000);
   addEventListener('pagehide', () => clearInterval(timer), { once: true });
+}
+
+/** The page's sessionStorage, or null where reading it throws (a sandboxed frame). */
+function pageSessionStorage(): Storage | null {
+  try {
+    return sessionStorage;
+  } catch {
+    return null;
+  }
 }
 
 function run(world: World, transport: FrameTransport, fallback: string | null, publisher?: LocalPublisherOptions): NetSession {

@@ -58,6 +58,12 @@ export interface WorldTransportOptions {
    * directory's answers alone set the clock).
    */
   clockProbeMs?: number;
+  /**
+   * This tab's session token (`POST /api/session`; `tabSession()` in src/net/tab-session.ts), sent as `?session=` on
+   * every cell socket: the avatar token a cell hands out then proves this player's avatar to the
+   * voice socket of the same session only. Default none.
+   */
+  session?: string | null;
 }
 
 /** {@link WorldTransportOptions} with every default filled in. */
@@ -72,6 +78,7 @@ export interface ResolvedWorldTransportOptions {
   requestTimeoutMs: number;
   closeWatch: boolean;
   clockProbeMs: number;
+  session: string | null;
 }
 
 /** The defaults, applied once. */
@@ -87,6 +94,7 @@ export function resolveWorldTransportOptions(options: WorldTransportOptions): Re
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     closeWatch: options.closeWatch ?? true,
     clockProbeMs: options.clockProbeMs ?? 30_000,
+    session: options.session ?? null,
   };
 }
 
@@ -197,6 +205,7 @@ export class WorldTransport implements FrameTransport {
       wsOrigin: this.directory.options.origin.replace(/^http/, 'ws'),
       backoff: o.backoff,
       WebSocket: o.WebSocket,
+      session: o.session,
     });
     this.tracker = new CellTracker(undefined, o.margin);
     this.position = { ...o.start };
