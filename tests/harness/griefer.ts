@@ -4,6 +4,7 @@
  * and the attacks of docs/security.md as small functions, so each test runs one attack while
  * honest clients exchange traffic and asserts what the honest clients receive.
  */
+import { networkInterfaces } from 'node:os';
 import WebSocket from 'ws';
 import { FRAME_BYTES, FRAME_OFFSET, createFrame, encodeFrame } from '../../src/net/protocol/frame.ts';
 import { cellRoom, type Cell, type WorldEntry } from '../../src/net/protocol/world.ts';
@@ -14,6 +15,26 @@ import { wsUrl } from './ws-client.ts';
 /** Headers that make a request come from `ip` (test servers only). */
 export function fromIp(ip: string): Record<string, string> {
   return { 'X-Test-Client-IP': ip };
+}
+
+/**
+ * The address header Cloudflare sets, sent by a client that hopes to be believed (a forgery: the
+ * front of every local server replaces it with the connection's real address, scripts/front.ts).
+ */
+export function forgedAddress(ip: string): Record<string, string> {
+  return { 'CF-Connecting-IP': ip };
+}
+
+/**
+ * This machine's first non-loopback IPv4 address: connecting to it, a client's real address is
+ * not loopback, as a visitor's on the local network is (`npm start -- --ip 0.0.0.0`).
+ */
+export function networkAddress(): string {
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && !a.internal && a.family === 'IPv4');
+  if (!address) throw new Error('this test needs a non-loopback IPv4 address on this machine (none in os.networkInterfaces())');
+  return address.address;
 }
 
 let nextAddress = 1;

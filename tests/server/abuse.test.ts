@@ -3,7 +3,7 @@
  * honest clients exchange traffic, and each test asserts what the honest clients receive. Every
  * client plays its own address (`X-Test-Client-IP`, trusted only by the test server).
  */
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import WsClient from 'ws';
 import type WebSocket from 'ws';
 import { FRAME_BYTES, createFrame, encodeFrame } from '../../src/net/protocol/frame.ts';
@@ -11,9 +11,11 @@ import { cellRoom, type WorldEntry } from '../../src/net/protocol/world.ts';
 import {
   cellUrl,
   flood,
+  forgedAddress,
   freshIp,
   fromIp,
   invalidFrames,
+  networkAddress,
   rawSocket,
   relayProof,
   session,
@@ -24,6 +26,7 @@ import {
 import { RelayClient, roomStats, settle } from '../harness/net-client.ts';
 import { SAMPLE_SDP, type Received } from '../harness/voice-socket.ts';
 import { wsUrl } from '../harness/ws-client.ts';
+import { startServer, type RunningServer } from '../harness/server.ts';
 
 const base = inject('serverUrl');
 const run = Date.now().toString(36);
@@ -359,6 +362,105 @@ describe('abuse: voice signaling', () => {
   });
 });
 
+describe('abuse: a forged address header changes nothing (the front of every local server)', () => {
+  /** Frames from `senders` that `listener` got. */
+  const framesFrom = (listener: RelayClient, senders: RelayClient[]): number =>
+    listener.frames().filter((f) => senders.some((s) => s.id === f.senderId)).length;
+
+  it('on loopback, a socket that names its own address gets one client’s frame budget, not an address’s; honest delivery stays 100%', async () => {
+    const room = 'forged-loopback';
+    const honest = [await RelayClient.join(roomUrl(room, '?mode=direct')), await RelayClient.join(roomUrl(room))].map(track);
+    // No X-Test-Client-IP: the Worker reads CF-Connecting-IP, which this socket sets to a remote address.
+    const griefer = track(await RelayClient.join(roomUrl(room), forgedAddress('198.51.100.77')));
+    const traffic = honestTraffic(honest, 6);
+    for (let seq = 1; seq <= 300; seq++) griefer.sendFrame({ seq });
+    await traffic;
+    await settle(600);
+    const got = framesFrom(honest[0]!, [griefer]);
+    console.log(`forged address on loopback: ${got} of 300 flooded frames relayed in ~1 s (one client: burst 15, 30/s)`);
+    // Believed, the header would make it `ip:198.51.100.77`: 8 clients' worth (a burst of 120).
+    expect(got).toBeGreaterThanOrEqual(15);
+    expect(got).toBeLessThanOrEqual(15 + 30 * 2);
+    await expectFullHonestDelivery(honest, 6);
+  });
+
+  describe('bound beyond loopback (npm start -- --ip 0.0.0.0), reached at this machine’s network address', () => {
+    let lan: RunningServer;
+    let lanBase: string;
+    beforeAll(async () => {
+      // As a user runs it: no test address header is honoured; every client is its connection's address.
+      lan = await startServer({ ip: '0.0.0.0', trustTestAddresses: false });
+      lanBase = `http://${networkAddress()}:${lan.port}`;
+    });
+    afterAll(async () => {
+      await lan?.stop();
+    });
+    const post = async (url: string, headers: Record<string, string>, body?: unknown): Promise<number> => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      await response.text();
+      return response.status;
+    };
+
+    it('mints one address’s burst of sessions for 200 requests naming 200 addresses; the host’s own tab still gets one', async () => {
+      const began = Date.now();
+      const statuses: number[] = [];
+      for (let i = 0; i < 200; i++) statuses.push(await post(`${lanBase}/api/session`, forgedAddress(`198.51.100.${i % 250}`)));
+      const minted = statuses.filter((s) => s === 200).length;
+      console.log(`forged addresses on the network: ${minted} of 200 sessions minted in ${Date.now() - began} ms`);
+      // A burst of 20, then one every 6 s.
+      expect(minted).toBeGreaterThanOrEqual(20);
+      expect(minted).toBeLessThanOrEqual(20 + Math.ceil((Date.now() - began) / 6000));
+      expect(statuses.at(-1)).toBe(429);
+      expect(await post(`${lan.url}/api/session`, {})).toBe(200);
+    });
+
+    it('holds enters naming 14 addresses to one address’s 10; an honest visitor from another address enters', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 14; i++)
+        statuses.push(await post(`${lanBase}/api/world/enter`, forgedAddress(`198.51.101.${i}`), { x: -26 * 64 + 5, z: -26 * 64 + 5 }));
+      expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+      expect(statuses.slice(10)).toEqual([429, 429, 429, 429]);
+      expect(await post(`${lan.url}/api/world/enter`, {}, { x: -26 * 64 + 9, z: -26 * 64 + 9 })).toBe(200);
+    });
+
+    it('holds 36 session-less sockets naming 36 addresses to one address’s 32 seats and one budget; honest players elsewhere get every frame', async () => {
+      const room = `forged-lan-${run}`;
+      const url = (query = ''): string => wsUrl(lanBase, `/rooms/avatar/${room}${query}`);
+      const honest = [
+        await RelayClient.join(wsUrl(lan.url, `/rooms/avatar/${room}?mode=direct`)),
+        await RelayClient.join(wsUrl(lan.url, `/rooms/avatar/${room}`)),
+      ].map(track);
+      const admitted: RelayClient[] = [];
+      const refused: number[] = [];
+      for (let i = 0; i < 36; i++) {
+        const client = track(await RelayClient.connect(url(), 10_000, forgedAddress(`198.51.102.${i}`)));
+        const outcome = await admission(client);
+        if (outcome === 'in') admitted.push(client);
+        else refused.push(outcome.code);
+      }
+      expect(admitted).toHaveLength(32);
+      expect(refused).toEqual([4006, 4006, 4006, 4006]);
+      // Ten of them flood at once: one address's budget (8 clients' worth: a burst of 120) reaches the others, not ten.
+      const flooders = admitted.slice(0, 10);
+      const traffic = honestTraffic(honest, 6);
+      for (const socket of flooders) for (let seq = 1; seq <= 150; seq++) socket.sendFrame({ seq });
+      await traffic;
+      await settle(600);
+      const got = framesFrom(honest[0]!, flooders);
+      console.log(
+        `forged addresses on the network: ${got} of 1,500 flooded frames from 10 sockets relayed in ~1 s (one address: burst 120, 240/s)`,
+      );
+      expect(got).toBeGreaterThanOrEqual(120);
+      expect(got).toBeLessThanOrEqual(120 + 240 * 2);
+      await expectFullHonestDelivery(honest, 6);
+    });
+  });
+});
+
 describe('abuse: avatar tokens are bound to their session and socket', () => {
   /** Waits until `room`'s relay object counts `peers` sockets (a closed socket's leave has run). */
   const peersIn = async (room: string, peers: number): Promise<void> => {
@@ -511,7 +613,7 @@ describe('abuse: world cells and routes', () => {
     socket.send(bytes);
     socket.close();
     const listener = await join(roomUrl('raw'));
-    expect(listener.welcome()?.avatarToken).toMatch(/^[A-Za-z0-9_-]{30,40}$/);
+    expect(listener.welcome()?.avatarToken).toMatch(/^[A-Za-z0-9_-]{46}$/);
   });
 });
 
