@@ -28,6 +28,8 @@ export interface FrontOptions {
   port: number;
   /** The Worker's loopback port once it answers; waits while it is (re)starting, rejects when it will not come back. */
   upstream: () => Promise<number>;
+  /** Where the front says what it did (requests sent again after a reload: one line a second at most). */
+  log?: (line: string) => void;
 }
 
 /** The client's address as the Worker should see it: the socket's peer, IPv4 written as IPv4. */
@@ -82,7 +84,7 @@ async function readBody(request: IncomingMessage): Promise<Buffer | null> {
   return Buffer.concat(chunks);
 }
 
-/** One upstream answer, buffered when it is wrangler's "restarted mid-request" 503 (so it can be retried). */
+/** One upstream answer: a response, wrangler's "restarted mid-request" (to send again), or none. */
 type Answer = { kind: 'response'; response: IncomingMessage } | { kind: 'restarted' } | { kind: 'unreached'; error: Error };
 
 function forward(port: number, request: IncomingMessage, body: Buffer, agent: Agent): Promise<Answer> {
@@ -98,15 +100,12 @@ function forward(port: number, request: IncomingMessage, body: Buffer, agent: Ag
         agent,
       },
       (response) => {
+        // wrangler's proxy, when the Worker reloaded under a request: "Your worker restarted
+        // mid-request. Please try sending the request again." (503, Retry-After: 0, gzipped; the
+        // Worker's own 503s carry no Retry-After).
         if (response.statusCode === 503 && response.headers['retry-after'] === '0') {
-          // wrangler's proxy: "Your worker restarted mid-request. Please try sending the request again."
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => {
-            const text = Buffer.concat(chunks).toString();
-            if (/restarted mid-request/.test(text)) resolve({ kind: 'restarted' });
-            else resolve({ kind: 'response', response: Object.assign(response, { bufferedBody: Buffer.concat(chunks) }) });
-          });
+          response.resume();
+          response.on('end', () => resolve({ kind: 'restarted' }));
           return;
         }
         resolve({ kind: 'response', response });
@@ -131,7 +130,34 @@ function answerText(response: ServerResponse, status: number, text: string): voi
   response.end(text + '\n');
 }
 
-async function handle(request: IncomingMessage, response: ServerResponse, options: FrontOptions, agent: Agent): Promise<void> {
+/** Counts requests sent again after a reload of wrangler's, and says so at most once a second. */
+class RetryNotes {
+  private count = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly log: (line: string) => void;
+
+  constructor(log: (line: string) => void) {
+    this.log = log;
+  }
+
+  note(): void {
+    this.count++;
+    this.timer ??= setTimeout(() => {
+      this.log(`Cairn: the Worker reloaded under ${this.count} request(s); the front sent them again`);
+      this.count = 0;
+      this.timer = null;
+    }, 1000);
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+}
+
+async function handle(
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: FrontOptions,
+  agent: Agent,
+  notes: RetryNotes,
+): Promise<void> {
   const body = await readBody(request);
   if (body === null) return answerText(response, 413, `request body too large (the local server takes at most ${MAX_BODY_BYTES} bytes)`);
   for (let attempt = 0; ; attempt++) {
@@ -143,17 +169,18 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
     }
     const answer = await forward(port, request, body, agent);
     if (answer.kind === 'response') {
-      const upstream = answer.response as IncomingMessage & { bufferedBody?: Buffer };
+      const upstream = answer.response;
       response.writeHead(upstream.statusCode ?? 502, upstream.statusMessage, upstream.rawHeaders);
-      if (upstream.bufferedBody) response.end(upstream.bufferedBody);
-      else upstream.pipe(response);
+      upstream.pipe(response);
       return;
     }
-    const again = attempt < 3 && (answer.kind === 'restarted' ? retrySafe(request) : !('partial' in answer.error) || retrySafe(request));
+    // A reload of wrangler's takes a few hundred ms; a restart of the supervisor's, a few seconds (requests wait in upstream() then).
+    const again = attempt < 5 && (answer.kind === 'restarted' ? retrySafe(request) : !('partial' in answer.error) || retrySafe(request));
     if (!again) {
       if (answer.kind === 'restarted') return answerText(response, 503, 'the Worker restarted mid-request; send it again');
       return answerText(response, 502, `the local Worker did not answer: ${answer.error.message}`);
     }
+    if (answer.kind === 'restarted') notes.note();
     await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
   }
 }
@@ -193,8 +220,9 @@ async function upgrade(request: IncomingMessage, socket: Socket, head: Buffer, o
 export function startFront(options: FrontOptions): Promise<Server> {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const server = createServer({ noDelay: true });
+  const notes = new RetryNotes(options.log ?? (() => undefined));
   server.on('request', (request, response) => {
-    handle(request, response, options, agent).catch((error: Error) => answerText(response, 502, error.message));
+    handle(request, response, options, agent, notes).catch((error: Error) => answerText(response, 502, error.message));
   });
   server.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => {
     void upgrade(request, socket, head, options);

@@ -71,7 +71,7 @@ setInterval(() => {
 }, 500).unref();
 
 try {
-  front = await startFront({ ip: options.ip, port: options.port, upstream: () => supervisor.upstream() });
+  front = await startFront({ ip: options.ip, port: options.port, upstream: () => supervisor.upstream(), log: (line) => console.log(line) });
 } catch (error) {
   console.error(`Cairn: cannot listen on ${options.ip}:${options.port}: ${(error as Error).message}`);
   await shutdown('', 1);

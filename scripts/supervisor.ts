@@ -327,15 +327,22 @@ export class WorkerSupervisor {
   }
 
   /**
-   * Is every workerd still there? A missing one not replaced within the grace is a crash. The
-   * replacement wrangler starts at once, beside the grace: a crash costs one wrangler start, not
-   * the grace and then a start; after a reload the replacement is dropped.
+   * Is every workerd still there? One that is gone without a new one beside it (wrangler's reload
+   * starts its new workerd as the old one ends) is a crash unless a new one appears within the
+   * grace. The replacement wrangler starts at once, beside the grace: a crash costs one wrangler
+   * start, not the grace and then a start; after a late reload the replacement is dropped.
    */
   private async check(): Promise<void> {
     const generation = this.current;
     if (this.checking || this.restarting || this.stopping || !generation?.child.pid) return;
     const gone = this.workerd.filter((pid) => !alive(pid));
     if (gone.length === 0) return;
+    // wrangler's own reload (a source or asset changed) replaces workerd with a new process at once.
+    const replaced = (): boolean => workerdOf(generation.child.pid!).some((pid) => !this.workerd.includes(pid));
+    if (replaced()) {
+      this.workerd = workerdOf(generation.child.pid);
+      return;
+    }
     this.checking = true;
     // New requests wait (at the front) until the Worker answers again, old or new.
     this.hold();
@@ -344,10 +351,7 @@ export class WorkerSupervisor {
       const deadline = Date.now() + RELOAD_GRACE_MS;
       while (Date.now() < deadline) {
         await sleep(100);
-        const now = workerdOf(generation.child.pid);
-        const replaced = now.filter((pid) => !this.workerd.includes(pid));
-        // wrangler's own reload starts new workerd processes; once they answer, watch those.
-        if (replaced.length > 0 && (await healthy(generation.port, 1000))) {
+        if (replaced()) {
           await this.end(await standby, 'SIGKILL', 0);
           this.adopt(generation);
           return;

@@ -362,6 +362,64 @@ describe('abuse: voice signaling', () => {
   });
 });
 
+describe('abuse: the world directory', () => {
+  const enterFrom = async (ip: string, x: number, z: number): Promise<{ status: number; entry: WorldEntry | null }> => {
+    const response = await fetch(`${base}/api/world/enter`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...fromIp(ip) },
+      body: JSON.stringify({ x, z }),
+    });
+    return response.ok
+      ? { status: 200, entry: (await response.json()) as WorldEntry }
+      : { status: response.status, entry: (await response.text(), null) };
+  };
+  const hopFrom = async (ip: string, token: string, cell: { x: number; z: number }): Promise<{ status: number; text: string }> => {
+    const response = await fetch(`${base}/api/world/hop`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...fromIp(ip) },
+      body: JSON.stringify({ token, cell }),
+    });
+    return { status: response.status, text: await response.text() };
+  };
+
+  it('refuses a flood of same-cell renewals beyond one per 10 s; an honest visitor enters and hops meanwhile', async () => {
+    const griefIp = freshIp();
+    const cell = { x: -6, z: -30 };
+    const { entry } = await enterFrom(griefIp, cell.x * 64 + 5, cell.z * 64 + 5);
+    const token = entry!.token;
+    const statuses: Array<{ status: number; text: string }> = [];
+    // 400 renewals, 20 in flight at a time.
+    const began = Date.now();
+    const flood = (async () => {
+      for (let batch = 0; batch < 20; batch++)
+        statuses.push(...(await Promise.all(Array.from({ length: 20 }, () => hopFrom(griefIp, token, cell)))));
+    })();
+    // The honest visitor, elsewhere, from its own address: enters, publishes, hops to the next cell and publishes there.
+    const honestIp = freshIp();
+    const honest = await worldProof(base, -4 * 64 + 60, -30 * 64 + 10, honestIp);
+    track(honest.client);
+    const hop = await hopFrom(honestIp, honest.entry.token, { x: -3, z: -30 });
+    expect(hop.status).toBe(200);
+    const grant = JSON.parse(hop.text) as { token: string };
+    const next = track(
+      await RelayClient.join(`${cellUrl(base, { x: -3, z: -30 }, grant.token, 'pub')}&session=${honest.session}`, fromIp(honestIp)),
+    );
+    await next.waitFor(() => next.controls<{ role: string }>('cell').some((a) => a.role === 'pub'), 'publishing in the new cell');
+    await flood;
+    const accepted = statuses.filter((s) => s.status === 200).length;
+    const early = statuses.filter((s) => /renew at most once per 10 s/.test(s.text)).length;
+    const perAddress = statuses.filter((s) => /too many hops and renewals from this address/.test(s.text)).length;
+    const seconds = (Date.now() - began) / 1000;
+    console.log(
+      `renewal flood: ${accepted} of ${statuses.length} accepted in ${seconds.toFixed(1)} s; ${early} refused as too soon, ${perAddress} by the address's budget`,
+    );
+    // One renewal per 10 s of the identity's last token (it entered just before), however many are asked for.
+    expect(accepted).toBeLessThanOrEqual(Math.floor(seconds / 10));
+    expect(early + perAddress + accepted).toBe(statuses.length);
+    expect(perAddress).toBeGreaterThan(0);
+  });
+});
+
 describe('abuse: a forged address header changes nothing (the front of every local server)', () => {
   /** Frames from `senders` that `listener` got. */
   const framesFrom = (listener: RelayClient, senders: RelayClient[]): number =>

@@ -34,7 +34,11 @@ export interface WorldTransportOptions {
   start: { x: number; z: number };
   /** Metres past a border before publication moves (hysteresis). Default 4. */
   margin?: number;
-  /** Renew the identity token this often (ms); tokens last 120 s. Default 40,000. */
+  /**
+   * Renew the identity token this often (ms); tokens last 120 s. Default 40,000. A token younger
+   * than half of this (a hop just brought one) is not renewed yet; the directory refuses a
+   * renewal within 10 s of the last token.
+   */
   renewMs?: number;
   backoff?: BackoffOptions;
   /** WebSocket implementation (Node: `ws`). Default the global one. */
@@ -187,6 +191,8 @@ export class WorldTransport implements FrameTransport {
   private readonly cells: CellSockets;
   private token: string | null = null;
   private tokenCell: Cell | null = null;
+  /** `Date.now()` when {@link token} was issued to us (enter, hop or renewal). */
+  private tokenAt = 0;
   private busy = false;
   private retryAt = 0;
   private renewTimer: ReturnType<typeof setInterval> | null = null;
@@ -373,6 +379,7 @@ export class WorldTransport implements FrameTransport {
     this.selfId = entry.id;
     this.setAvatarToken(null);
     this.token = entry.token;
+    this.tokenAt = Date.now();
     this.tokenCell = entry.cell;
     this.cell = null;
     this.tracker.reset(entry.cell);
@@ -415,6 +422,7 @@ export class WorldTransport implements FrameTransport {
 
   private adopt(grant: WorldHop): void {
     this.token = grant.token;
+    this.tokenAt = Date.now();
     this.tokenCell = grant.cell;
     this.cells.retarget(grant.token, grant.cell);
   }
@@ -422,6 +430,8 @@ export class WorldTransport implements FrameTransport {
   /** Keeps the identity alive: a fresh token for the current cell, passed to every open cell. */
   private async renew(): Promise<void> {
     if (this.busy || !this.token || !this.tokenCell || this.disposed) return;
+    // A hop brought a fresh token moments ago: it lasts; renewing it now would only cost the directory a write.
+    if (Date.now() - this.tokenAt < this.options.renewMs / 2) return;
     this.busy = true;
     try {
       const grant: WorldHop = this.timed(await this.directory.hop(this.token, this.tokenCell));
