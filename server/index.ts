@@ -64,7 +64,11 @@ async function worldApi(request: Request, url: URL, env: Env): Promise<Response>
   if (url.pathname === '/api/world/hop') {
     const parsed = v.safeParse(HopBody, body);
     if (!parsed.success) return text(400, 'expected {"token": "…", "cell": {"x": n, "z": n}}');
-    const result = await stub.worldHop(parsed.output.token.slice(0, 200), parsed.output.cell);
+    const result = await stub.worldHop(
+      parsed.output.token.slice(0, 200),
+      parsed.output.cell,
+      requestIp(request, env.TRUST_TEST_IP_HEADER === '1'),
+    );
     return result.ok ? Response.json(result.value) : text(result.status, result.problem);
   }
   return text(404, `not found: ${url.pathname}; the world API has GET /api/world, POST /api/world/enter, POST /api/world/hop`);

@@ -1,5 +1,5 @@
 import { TokenBucket, type TokenBucketLimits } from '../src/core/token-bucket.ts';
-import { DIRECTORY_ROOM } from '../src/net/protocol/world.ts';
+import { cellRoom, DIRECTORY_ROOM, type Cell } from '../src/net/protocol/world.ts';
 import {
   PING_TEXT,
   PONG_TEXT,
@@ -14,7 +14,7 @@ import {
 } from '../src/voice/protocol/signaling.ts';
 import type { Env } from './env.ts';
 import { HibernatingRoom, type SocketAttachment } from './hibernating-room.ts';
-import { avatarTokenProblem, voiceScope } from './identity/avatar-token.ts';
+import { verifyAvatarToken, voiceScope, type AvatarIssuer } from './identity/avatar-token.ts';
 import { ClientLedger, identifyClient, type ClientRef, type SeatLimits } from './identity/client.ts';
 import { KeyRing } from './identity/key-ring.ts';
 import { send } from './send.ts';
@@ -107,6 +107,8 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
   private readonly inbound = new Map<number, { total: Allowance; from: Map<string, Allowance> }>();
   /** Client identities worked out in admit(), for describePeer of the same request. */
   private readonly admitted = new WeakMap<Request, ClientRef>();
+  /** Each socket's avatar claim in progress (claims of one socket are handled in order). */
+  private readonly claiming = new WeakMap<WebSocket, Promise<void>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -223,37 +225,15 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
         return;
       }
       case 'avatar': {
-        if (message.id === (peer.avatar ?? null)) return;
-        if (message.id !== null) {
-          const problem = await avatarTokenProblem(
-            await this.keys.key('avatar'),
-            message.token ?? '',
-            message.id,
-            voiceScope(peer.room, isWorldVoiceRoom(peer.room)),
-            now,
-          );
-          if (problem)
-            return refuse(
-              ws,
-              'bad-avatar-token',
-              `avatar ${message.id} not accepted: ${problem}; yours stays ${peer.avatar ?? 'none'}`,
-              'avatar',
-            );
-          // One avatar, one voice: a second claim would get the links meant for its owner.
-          const holder = this.peers().find((p) => p.ws !== ws && p.peer.avatar === message.id);
-          if (holder)
-            return refuse(
-              ws,
-              'avatar-taken',
-              `avatar ${message.id} is already announced by peer ${holder.peer.id} in this room; yours stays ${peer.avatar ?? 'none'}`,
-              'avatar',
-            );
-        }
-        peer.avatar = message.id;
-        this.updatePeer(ws, peer);
-        const text = JSON.stringify({ type: 'avatar', from: peer.id, id: message.id } satisfies ServerMessage);
-        for (const other of this.openSockets()) if (other !== ws) send(other, text);
-        return;
+        // A claim waits on other objects (the token's issuer): claims of one socket run one after
+        // another, so the last one sent is the one that stands and none is announced twice.
+        const previous = this.claiming.get(ws) ?? Promise.resolve();
+        const done = previous.then(() => this.claimAvatar(ws, peer, message.id, message.token ?? '', now));
+        this.claiming.set(
+          ws,
+          done.catch(() => undefined),
+        );
+        return done;
       }
       case 'pos': {
         peer.seenAt = now;
@@ -274,6 +254,64 @@ export class VoiceRoom extends HibernatingRoom<VoicePeer> {
         return;
       }
     }
+  }
+
+  /** `peer` claims avatar `id` (null: none) with `token`: checked, then announced to everyone else. */
+  private async claimAvatar(ws: WebSocket, peer: VoicePeer, id: number | null, token: string, now: number): Promise<void> {
+    if (id === (peer.avatar ?? null)) return;
+    if (id !== null) {
+      const problem = await this.avatarProofProblem(peer, id, token, now);
+      if (problem)
+        return refuse(ws, 'bad-avatar-token', `avatar ${id} not accepted: ${problem}; yours stays ${peer.avatar ?? 'none'}`, 'avatar');
+      // The checks waited on other objects: this socket may have gone meanwhile.
+      if (ws.readyState !== WebSocket.OPEN || this.hasDeparted(ws)) return;
+      // One avatar, one voice: a second claim would get the links meant for its owner.
+      const holder = this.peers().find((p) => p.ws !== ws && p.peer.avatar === id);
+      if (holder)
+        return refuse(
+          ws,
+          'avatar-taken',
+          `avatar ${id} is already announced by peer ${holder.peer.id} in this room; yours stays ${peer.avatar ?? 'none'}`,
+          'avatar',
+        );
+    }
+    peer.avatar = id;
+    this.updatePeer(ws, peer);
+    const text = JSON.stringify({ type: 'avatar', from: peer.id, id } satisfies ServerMessage);
+    for (const other of this.openSockets()) if (other !== ws) send(other, text);
+  }
+
+  /**
+   * Why `token` does not prove avatar `id` to `peer`, or null when it does: the signature, id,
+   * scope and age must check out, the token must come from the right kind of room (a world cell
+   * for a world voice room, the relay room of this name otherwise), and that room must say the
+   * socket the token was issued to is still open there and belongs to `peer`'s client — the same
+   * session. So a copied token proves nothing to another session, to a socket without one, or
+   * once its own socket has closed. One RPC to the issuing room per claim (claims are budgeted).
+   */
+  private async avatarProofProblem(peer: VoicePeer, id: number, token: string, now: number): Promise<string | null> {
+    const world = isWorldVoiceRoom(peer.room);
+    const verified = await verifyAvatarToken(await this.keys.key('avatar'), token, id, voiceScope(peer.room, world), now);
+    if (!verified.ok) return verified.problem;
+    const { cell, socket } = verified.claims;
+    if (world && !cell) return 'avatar token was not issued by a world cell';
+    if (!world && cell) return 'avatar token was issued by a world cell, not by this room';
+    let holder: string | null;
+    try {
+      holder = await this.issuer(peer.room, cell).avatarHolder(id, socket);
+    } catch (error) {
+      return `the avatar token cannot be checked now (${(error as Error).message})`;
+    }
+    if (holder === null) return 'the connection this avatar token was issued to is closed (a reconnect of avatar sync brings a fresh one)';
+    if (holder !== peer.client)
+      return 'avatar token was issued to another client: it proves an avatar only to the session it was issued to (send the same ?session= on the avatar and the voice socket)';
+    return null;
+  }
+
+  /** The room that issued an avatar token: the world cell it names, else the relay room of this voice room's name. */
+  private issuer(room: string, cell: Cell | null): AvatarIssuer {
+    const env = this.env;
+    return cell ? env.WORLD_CELL.get(env.WORLD_CELL.idFromName(cellRoom(cell))) : env.RELAY_ROOM.get(env.RELAY_ROOM.idFromName(room));
   }
 
   /** An error to a flooding sender, at most once a second (nobody else hears of it). */

@@ -7,6 +7,7 @@ import { NetSession, type NetPageStats, type NetStats } from '../../src/net/net-
 import type { LocalPublisherOptions } from '../../src/net/peers/local-publisher.ts';
 import type { WorldDirectory } from '../../src/net/protocol/world.ts';
 import { WorldTransport, worldAttempt } from '../../src/net/world/world-transport.ts';
+import { tabSession } from '../../src/net/tab-session.ts';
 import { HumanoidPeerView } from '../../src/net/view/humanoid-peer-view.ts';
 import { CrowdPeerView } from '../../src/net/view/crowd-peer-view.ts';
 import type { RemotePeerView } from '../../src/net/view/remote-peer-view.ts';
@@ -78,6 +79,11 @@ async function start(
   } else if (!forceBroadcast) {
     room ??= 'lobby';
     let target = avatarRoomPath(room);
+    // This tab's session (shared with voice), so the welcome's avatar token proves our avatar to our voice socket.
+    if (relayOrigin === null) {
+      const tab = await tabSession(location.origin, pageSessionStorage());
+      if (tab) target += `?session=${encodeURIComponent(tab)}`;
+    }
     if (relayOrigin !== null) {
       if (/^wss?:\/\/[^/]+$/.test(relayOrigin)) target = relayOrigin + target;
       else
@@ -124,8 +130,10 @@ async function startWorld(world: World, undo: Disposers): Promise<void> {
     world.player.state = createPlayerState(x, z, world.heightmap);
   }
   const origin = location.origin;
+  // This tab's session (shared with voice), so the cells' avatar tokens prove our avatar to our voice socket.
+  const tab = await tabSession(origin, pageSessionStorage());
   // Each try enters where the player stands at that moment.
-  const attempt = worldAttempt(() => ({ origin, start: { x: world.player.state.x, z: world.player.state.z } }));
+  const attempt = worldAttempt(() => ({ origin, session: tab, start: { x: world.player.state.x, z: world.player.state.z } }));
   const transport = new FallbackTransport({
     kind: 'world',
     target: `${origin}/api/world`,
@@ -166,6 +174,15 @@ async function startWorld(world: World, undo: Disposers): Promise<void> {
   void poll();
   const timer = setInterval(() => void poll(), 10_000);
   undo.add(() => clearInterval(timer));
+}
+
+/** The page's sessionStorage, or null where reading it throws (a sandboxed frame). */
+function pageSessionStorage(): Storage | null {
+  try {
+    return sessionStorage;
+  } catch {
+    return null;
+  }
 }
 
 function run(

@@ -1,6 +1,7 @@
 import { showNotice, type World, type WorldPlugin } from '../../src/world/index.ts';
 import { DeferredHearing, VoiceChat, VoicePanel, voiceHudRows, roomNameIssue, type VoiceHearingSource } from '../../src/voice/index.ts';
 import type { NetSession } from '../../src/net/net-session.ts';
+import { tabSession } from '../../src/net/tab-session.ts';
 
 /**
  * Proximity voice in the world. A "Join voice" button (bottom right) joins the voice room of the
@@ -42,8 +43,11 @@ function install(world: World): (() => void) | void {
       // The avatar claim carries the net session's avatar token (proof the avatar is ours).
       let session: NetSession | undefined;
       const avatarToken = (): string | null => session?.avatarToken ?? null;
+      // The tab's session, the same one avatar sync's sockets carry: our avatar token counts only with it.
+      const tab = await tabSession(location.origin, pageSessionStorage());
       const voice = new VoiceChat({
         room,
+        session: tab,
         mode: voiceParam === 'open' ? 'open' : 'push-to-talk',
         notify: showNotice,
         avatarToken,
@@ -109,4 +113,13 @@ function hearingOf(session: NetSession): VoiceHearingSource {
       return sample ? { x: sample.x, y: sample.y, z: sample.z, facing: sample.facing } : null;
     },
   };
+}
+
+/** The page's sessionStorage, or null where reading it throws (a sandboxed frame). */
+function pageSessionStorage(): Storage | null {
+  try {
+    return sessionStorage;
+  } catch {
+    return null;
+  }
 }

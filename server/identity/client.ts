@@ -11,9 +11,14 @@ import { verifySession } from './session-token.ts';
  *   minting sessions does not multiply a budget without bound.
  *
  * The IP is the `CF-Connecting-IP` header Cloudflare sets (a client cannot forge it behind
- * Cloudflare). Local development has none, or a loopback address: there every socket without a
- * session is its own client, as it was. Tests run workerd with `TRUST_TEST_IP_HEADER=1` and play
- * many addresses with the `X-Test-Client-IP` header; nothing else reads that header.
+ * Cloudflare). A local server (`npm start`, and every test server) sets it in its front
+ * (scripts/front.ts) to the connection's real peer address, replacing any a client sent — plain
+ * `wrangler dev` would believe a client's. A loopback peer (this machine's own tabs and tests),
+ * or no header at all, is local development: there every socket without a session is its own
+ * client and no per-address budget applies. Any other peer — a visitor on the local network of
+ * `npm start -- --ip 0.0.0.0` — gets the budgets of production. Tests run workerd with
+ * `TRUST_TEST_IP_HEADER=1` and play many addresses with the `X-Test-Client-IP` header; nothing
+ * else reads that header.
  */
 
 /** The header the Worker passes the client's IP to an object in (the Worker strips any a client sends). */
@@ -44,7 +49,7 @@ export function requestIp(request: Request, trustTestHeader: boolean): string {
 
 /** Loopback or unknown: local development, where addresses say nothing about who is who. */
 export function isLocalIp(ip: string): boolean {
-  return ip === 'local' || ip.startsWith('127.') || ip === '::1';
+  return ip === 'local' || ip.startsWith('127.') || ip === '::1' || ip.startsWith('::ffff:127.');
 }
 
 /** Works out the client of a join request inside an object (the Worker set {@link CLIENT_IP_HEADER}). */

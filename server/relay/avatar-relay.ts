@@ -14,7 +14,7 @@ import { emptyCounters, type PersistedCounters, type RoomStats } from '../avatar
 import { TickBuffer, type TickRecipient } from '../avatar/tick-buffer.ts';
 import type { Env } from '../env.ts';
 import { HibernatingRoom, type SocketAttachment } from '../hibernating-room.ts';
-import { signAvatarToken } from '../identity/avatar-token.ts';
+import { signAvatarToken, type AvatarIssuer } from '../identity/avatar-token.ts';
 import { ClientLedger, identifyClient, type ClientRef, type SeatLimits } from '../identity/client.ts';
 import { KeyRing } from '../identity/key-ring.ts';
 import { send, sendJson } from '../send.ts';
@@ -33,6 +33,14 @@ export interface AvatarPeer extends SocketAttachment, ClientRef {
    * cell's frames every tick instead of at most every {@link RelayOptions.farIntervalMs} ms.
    */
   close?: boolean;
+  /** This socket's random number, signed into its avatar tokens (server/identity/avatar-token.ts). */
+  socket: number;
+  /**
+   * Who the socket belongs to for voice (a session `s:…`, else its address or the socket itself;
+   * {@link identifyClient}): an avatar token of this socket is accepted only from a voice socket
+   * of the same client. In a relay room the same as `client`; a cell's `client` is the world id.
+   */
+  owner: string;
 }
 
 /** A socket's live relay state: rebuilt from the socket and its attachment after hibernation. */
@@ -93,7 +101,7 @@ const neverNoticed = (): Record<DropReason, number> => ({
  * second after they change; the member table, budgets and tick buffers are rebuilt or restart
  * empty after an eviction (an evicted room was idle, so nothing was in flight).
  */
-export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> {
+export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> implements AvatarIssuer {
   private members: Map<WebSocket, Member> | null = null;
   /** How many members publish here: read for every publisher's frame, so kept rather than counted. */
   private publisherCount = 0;
@@ -208,9 +216,29 @@ export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> {
     sendJson(ws, welcome);
   }
 
-  /** A signed token naming `peer.id` in this relay's avatar scope, for the voice room. */
+  /** A signed token naming `peer.id` and its socket in this relay's avatar scope, for the voice room. */
   protected async avatarToken(peer: AvatarPeer): Promise<string> {
-    return signAvatarToken(await this.keys.key('avatar'), peer.id, this.avatarScope(peer), Date.now());
+    const grant = { id: peer.id, scope: this.avatarScope(peer), socket: peer.socket, cell: this.avatarCell() };
+    return signAvatarToken(await this.keys.key('avatar'), grant, Date.now());
+  }
+
+  /** The cell signed into avatar tokens (world cells), or null (relay rooms). */
+  protected avatarCell(): { x: number; z: number } | null {
+    return null;
+  }
+
+  /**
+   * RPC from a voice room checking an avatar claim: the owner ({@link AvatarPeer.owner}) of the
+   * open socket `socket` that holds avatar `id` here, or null when no such socket is open (it
+   * closed, was replaced by a reconnect, or never existed). Reads memory only.
+   */
+  async avatarHolder(id: number, socket: number): Promise<string | null> {
+    for (const member of this.memberTable().values()) {
+      const peer = member.peer;
+      if (peer.id === id && peer.socket === socket && member.ws.readyState === WebSocket.OPEN && !this.hasDeparted(member.ws))
+        return typeof peer.owner === 'string' ? peer.owner : null;
+    }
+    return null;
   }
 
   // ── Messages ────────────────────────────────────────────────────────────────────────────────

@@ -2,6 +2,7 @@ import { CloseCode } from '../../src/net/protocol/control.ts';
 import { DEFAULT_RELAY_OPTIONS, parseRoomRequest } from '../avatar/relay-options.ts';
 import type { Env } from '../env.ts';
 import type { Refusal, SocketAttachment } from '../hibernating-room.ts';
+import { randomSocketNumber } from '../identity/avatar-token.ts';
 import { CLIENT_IP_HEADER } from '../identity/client.ts';
 import { AvatarRelay, type AvatarPeer } from './avatar-relay.ts';
 
@@ -47,7 +48,15 @@ export class RelayRoom extends AvatarRelay {
   protected override async describePeer(request: Request, base: SocketAttachment): Promise<AvatarPeer> {
     const parsed = parseRoomRequest(new URL(request.url));
     const client = this.admitted.get(request) ?? `sock:${base.id}`;
-    return { ...base, client, ip: request.headers.get(CLIENT_IP_HEADER) ?? 'local', request: parsed.ok ? parsed.value : {}, role: 'pub' };
+    return {
+      ...base,
+      client,
+      ip: request.headers.get(CLIENT_IP_HEADER) ?? 'local',
+      request: parsed.ok ? parsed.value : {},
+      role: 'pub',
+      socket: randomSocketNumber(),
+      owner: client,
+    };
   }
 
   protected override async onJoin(ws: WebSocket, peer: AvatarPeer): Promise<void> {

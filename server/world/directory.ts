@@ -9,10 +9,17 @@ import {
   type WorldEntry,
   type WorldHop,
 } from '../../src/net/protocol/world.ts';
+import { TokenBucket, type TokenBucketLimits } from '../../src/core/token-bucket.ts';
 import { importTokenKey, randomTokenKey, signToken, TOKEN_TTL_MS, verifyToken } from './token.ts';
 
 /** Shortest time between two hops of one identity (ms); hysteresis keeps honest clients far above it. */
 export const MIN_HOP_MS = 1000;
+/**
+ * Shortest time between a token and its renewal (a hop to the same cell) for one identity (ms):
+ * each renewal is a write to the one directory object, and honest clients renew every 40 s of a
+ * token's 120 s (src/net/world/world-transport.ts), so a renewal sooner than this is refused.
+ */
+export const MIN_RENEW_MS = 10_000;
 /** Cells report population at most this often (ms). */
 export const REPORT_INTERVAL_MS = 2000;
 /** A cell's report older than this is ignored (ms): cells re-report every minute while busy. */
@@ -153,6 +160,13 @@ export class WorldDirectory {
     const moving = !sameCell(cell, to);
     if (moving && now - record.at < MIN_HOP_MS)
       return { ok: false, status: 429, problem: `hopped ${now - record.at} ms ago; at most one hop per ${MIN_HOP_MS} ms` };
+    const sinceIssued = now - (record.issued ?? 0);
+    if (!moving && sinceIssued < MIN_RENEW_MS)
+      return {
+        ok: false,
+        status: 429,
+        problem: `this identity got a token ${sinceIssued} ms ago; renew at most once per ${MIN_RENEW_MS / 1000} s (tokens last ${TOKEN_TTL_MS / 1000} s)`,
+      };
     await this.storage.put(`who:${id}`, { cell: to, at: moving ? now : record.at, issued: now } satisfies Whereabouts);
     const fresh = await signToken(await this.signingKey(), id, to, now);
     const value: WorldHop = { token: fresh, cell: to, expiresAt: Math.floor(now / 1000) * 1000 + TOKEN_TTL_MS, serverTime: this.now() };
@@ -187,15 +201,109 @@ export class WorldDirectory {
     else await this.storage.put(key, { x: cell.x, z: cell.z, players, at: this.now() } satisfies CellPopulation);
   }
 
-  /** Busy cells, total players and a spawn suggestion. */
+  /** Busy cells, total players and a spawn suggestion (always one: see {@link spawnCell}). */
   async snapshot(): Promise<DirectoryView> {
     const now = this.now();
     const cells = [...(await this.storage.list<CellPopulation>({ prefix: 'pop:' })).values()]
       .filter((c) => now - c.at < REPORT_STALE_MS && c.players > 0)
       .sort((a, b) => b.players - a.players || a.x - b.x || a.z - b.z);
     const players = cells.reduce((sum, c) => sum + c.players, 0);
-    const pick = cells.find((c) => c.players < CROWDED);
-    const spawn = pick ? { x: (pick.x + 0.5) * CELL_SIZE, z: (pick.z + 0.5) * CELL_SIZE, cell: { x: pick.x, z: pick.z } } : null;
+    const pick = this.spawnCell(cells);
+    const spawn = { x: (pick.x + 0.5) * CELL_SIZE, z: (pick.z + 0.5) * CELL_SIZE, cell: pick };
     return { cellSize: CELL_SIZE, cells, players, spawn };
+  }
+
+  /**
+   * Where a newcomer should start, given the populated cells busiest first: the busiest cell that
+   * is not crowded ({@link CROWDED}), so people meet; when every populated cell is crowded, the
+   * nearest cell on the map around the busiest one that is not, so they still arrive next to the
+   * crowd; in an empty world the cell at the origin.
+   */
+  private spawnCell(cells: readonly CellPopulation[]): Cell {
+    const open = cells.find((c) => c.players < CROWDED);
+    if (open) return { x: open.x, z: open.z };
+    const busiest = cells[0];
+    if (!busiest) return { x: 0, z: 0 };
+    const crowded = new Set(cells.map((c) => `${c.x}:${c.z}`));
+    const reach = 2 * (CELL_LIMIT + 1);
+    for (let r = 1; r <= reach; r++) {
+      // The ring at Chebyshev distance r, in a fixed order (so every caller gets the same answer).
+      for (let dz = -r; dz <= r; dz++) {
+        for (let dx = -r; dx <= r; dx++) {
+          if (Math.max(Math.abs(dx), Math.abs(dz)) !== r) continue;
+          const cell = { x: busiest.x + dx, z: busiest.z + dz };
+          if (this.onMap(cell) && !crowded.has(`${cell.x}:${cell.z}`)) return cell;
+        }
+      }
+    }
+    return { x: busiest.x, z: busiest.z };
+  }
+}
+
+/**
+ * A throttle that queues instead of refusing: {@link turn} resolves true at once while its bucket
+ * has a token and nobody waits, else when a token comes, in arrival order — or false once the
+ * caller waited `maxWaitMs`. The world directory puts every `enter` through one (the whole
+ * world's 20 a second), so a moment of many arrivals is served in turn, not answered 503.
+ * Time and timers come in as arguments.
+ */
+export class ArrivalQueue {
+  private readonly bucket: TokenBucket;
+  private readonly waiting: Array<{ resolve: (admitted: boolean) => void; deadline: number }> = [];
+  private timer: unknown = null;
+
+  readonly limits: TokenBucketLimits;
+  readonly maxWaitMs: number;
+  private readonly now: () => number;
+  private readonly schedule: (run: () => void, ms: number) => unknown;
+
+  constructor(
+    limits: TokenBucketLimits,
+    maxWaitMs: number,
+    now: () => number = Date.now,
+    schedule: (run: () => void, ms: number) => unknown = (run, ms) => setTimeout(run, ms),
+  ) {
+    this.limits = limits;
+    this.maxWaitMs = maxWaitMs;
+    this.now = now;
+    this.schedule = schedule;
+    this.bucket = new TokenBucket(limits, now());
+  }
+
+  /** Callers waiting now. */
+  get length(): number {
+    return this.waiting.length;
+  }
+
+  /** True once it is the caller's turn; false after waiting {@link maxWaitMs}. */
+  turn(): Promise<boolean> {
+    const now = this.now();
+    if (this.waiting.length === 0 && this.bucket.take(now)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      this.waiting.push({ resolve, deadline: now + this.maxWaitMs });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.timer !== null) return;
+    this.timer = this.schedule(
+      () => {
+        this.timer = null;
+        const now = this.now();
+        while (this.waiting.length > 0) {
+          const first = this.waiting[0]!;
+          if (now > first.deadline) {
+            this.waiting.shift();
+            first.resolve(false);
+          } else if (this.bucket.take(now)) {
+            this.waiting.shift();
+            first.resolve(true);
+          } else break;
+        }
+        if (this.waiting.length > 0) this.pump();
+      },
+      Math.ceil(1000 / this.limits.ratePerSecond),
+    );
   }
 }

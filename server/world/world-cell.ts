@@ -17,8 +17,8 @@ import {
 import { CELL_RELAY_OPTIONS, MAX_CELL_PUBLISHERS } from '../avatar/relay-options.ts';
 import type { Env } from '../env.ts';
 import type { Refusal, SocketAttachment } from '../hibernating-room.ts';
-import { WORLD_SCOPE } from '../identity/avatar-token.ts';
-import { CLIENT_IP_HEADER, isLocalIp } from '../identity/client.ts';
+import { randomSocketNumber, WORLD_SCOPE } from '../identity/avatar-token.ts';
+import { CLIENT_IP_HEADER, identifyClient, isLocalIp } from '../identity/client.ts';
 import { sendJson } from '../send.ts';
 import { AvatarRelay, type AvatarPeer, type Member } from '../relay/avatar-relay.ts';
 import { ArrivalTiming } from './arrival-timing.ts';
@@ -53,8 +53,8 @@ interface CellExtras {
 export class WorldCell extends AvatarRelay {
   private cell: Cell | null = null;
   private gate: CellGate | null = null;
-  /** Token claims checked in admit(), for assignPeerId/describePeer of the same request. */
-  private readonly admitted = new WeakMap<Request, TokenClaims>();
+  /** Token claims checked in admit() and the socket's owner (its session, if any), for assignPeerId/describePeer of the same request. */
+  private readonly admitted = new WeakMap<Request, { claims: TokenClaims; owner: string }>();
   private readonly extras = new WeakMap<Member, CellExtras>();
   private lastSweep = 0;
   private reportTimer: ReturnType<typeof setTimeout> | null = null;
@@ -66,6 +66,10 @@ export class WorldCell extends AvatarRelay {
 
   protected avatarScope(): string {
     return WORLD_SCOPE;
+  }
+
+  protected override avatarCell(): Cell | null {
+    return this.cell;
   }
 
   // ── Joining ─────────────────────────────────────────────────────────────────────────────────
@@ -103,16 +107,19 @@ export class WorldCell extends AvatarRelay {
       this.countRefusal();
       return { code: CloseCode.tooManySockets, reason: problem };
     }
-    this.admitted.set(request, checked.claims);
+    // Who the socket belongs to for voice: its session (`?session=`), else its address or itself.
+    const { client: owner } = await identifyClient(request, () => this.keys.key('session'), Date.now());
+    this.admitted.set(request, { claims: checked.claims, owner });
     return null;
   }
 
   protected override async assignPeerId(request: Request): Promise<number> {
-    return this.admitted.get(request)?.id ?? super.assignPeerId(request);
+    return this.admitted.get(request)?.claims.id ?? super.assignPeerId(request);
   }
 
   protected override async describePeer(request: Request, base: SocketAttachment): Promise<AvatarPeer> {
-    const claims = this.admitted.get(request);
+    const admitted = this.admitted.get(request);
+    const claims = admitted?.claims;
     const role: CellRole = new URL(request.url).searchParams.get('role') === 'sub' ? 'sub' : 'pub';
     return {
       ...base,
@@ -121,6 +128,8 @@ export class WorldCell extends AvatarRelay {
       request: {},
       role,
       ...(claims ? { expiresAt: claims.expiresAt } : {}),
+      socket: randomSocketNumber(),
+      owner: admitted?.owner ?? 'none',
     };
   }
 

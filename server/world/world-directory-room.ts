@@ -7,7 +7,7 @@ import { refuseSocket } from '../hibernating-room.ts';
 import { isLocalIp } from '../identity/client.ts';
 import { deriveKey } from '../identity/keys.ts';
 import { signSession } from '../identity/session-token.ts';
-import { WorldDirectory, type DirectoryResult } from './directory.ts';
+import { ArrivalQueue, WorldDirectory, type DirectoryResult } from './directory.ts';
 
 /** `enter`s one address may make: a burst of 10, then one every 6 s (each makes a stored identity). */
 export const ENTER_PER_IP = { ratePerSecond: 1 / 6, burst: 10 } as const;
@@ -15,6 +15,17 @@ export const ENTER_PER_IP = { ratePerSecond: 1 / 6, burst: 10 } as const;
 export const ENTER_GLOBAL = { ratePerSecond: 20, burst: 200 } as const;
 /** Sessions one address may mint: a burst of 20, then one every 6 s. */
 export const SESSIONS_PER_IP = { ratePerSecond: 1 / 6, burst: 20 } as const;
+/**
+ * Hops and renewals one address may ask for, all its identities together (each is a write here):
+ * a burst of 40, then 3 a second — twenty players behind one address crossing borders every few
+ * seconds and renewing every 40 s stay well under it.
+ */
+export const HOPS_PER_IP = { ratePerSecond: 3, burst: 40 } as const;
+/**
+ * How long an `enter` waits for the whole world's throttle ({@link ENTER_GLOBAL}) before it is
+ * refused with 503 (ms): a moment of many arrivals is queued (20 a second), not refused.
+ */
+export const ENTER_QUEUE_MS = 5000;
 /** Per-address buckets kept before idle ones are forgotten. */
 const MAX_TRACKED_IPS = 4096;
 
@@ -27,15 +38,18 @@ export interface IssuedSession {
 /**
  * The world directory (`world:directory`), reached by the Worker and the cells through RPC only
  * (no sockets): world identities and cell tokens ({@link WorldDirectory}), population reports,
- * the signing keys' master, session tokens — and the throttles on what creates records: `enter`
- * and sessions per address, `enter` for the whole world. A hop tells the old cell at once, so a
+ * the signing keys' master, session tokens — and the throttles on what writes here: `enter`,
+ * sessions, and hops with renewals per address, `enter` for the whole world (arrivals past its
+ * rate wait their turn for up to {@link ENTER_QUEUE_MS}). A hop tells the old cell at once, so a
  * superseded token stops publishing there.
  */
 export class WorldDirectoryRoom extends DurableObject<Env> {
   private readonly logic: WorldDirectory;
   private readonly enters = new Map<string, TokenBucket>();
   private readonly sessions = new Map<string, TokenBucket>();
-  private readonly allEnters = new TokenBucket(ENTER_GLOBAL, Date.now());
+  private readonly hops = new Map<string, TokenBucket>();
+  /** The whole world's `enter` throttle: arrivals past it wait their turn. */
+  private readonly arrivals = new ArrivalQueue(ENTER_GLOBAL, ENTER_QUEUE_MS);
   private sessionKey: Promise<CryptoKey> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -62,12 +76,18 @@ export class WorldDirectoryRoom extends DurableObject<Env> {
         status: 429,
         problem: `too many enters from this address (a burst of ${ENTER_PER_IP.burst}, then one every ${1 / ENTER_PER_IP.ratePerSecond} s)`,
       };
-    if (!this.allEnters.take(now))
+    if (!(await this.arrivals.turn()))
       return { ok: false, status: 503, problem: 'the world is taking too many new players a second; try again shortly' };
     return this.logic.enter(position);
   }
 
-  async worldHop(token: string, to: Cell): Promise<DirectoryResult<WorldHop>> {
+  async worldHop(token: string, to: Cell, ip = 'local'): Promise<DirectoryResult<WorldHop>> {
+    if (!isLocalIp(ip) && !perIp(this.hops, ip, HOPS_PER_IP, Date.now()))
+      return {
+        ok: false,
+        status: 429,
+        problem: `too many hops and renewals from this address (a burst of ${HOPS_PER_IP.burst}, then ${HOPS_PER_IP.ratePerSecond} a second)`,
+      };
     const result = await this.logic.hop(token, to);
     if (result.ok && result.moved) {
       const { id, from } = result.moved;

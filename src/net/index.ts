@@ -26,3 +26,4 @@ export * from './protocol/world.ts';
 export * from './world/cell-tracker.ts';
 export * from './world/hearing.ts';
 export * from './world/world-transport.ts';
+export * from './tab-session.ts';

@@ -47,6 +47,12 @@ export interface VoiceChatOptions {
    * checks avatar tokens refuses).
    */
   avatarToken?: () => string | null;
+  /**
+   * This tab's session token (`POST /api/session`), sent as `?session=` on the voice socket. An
+   * avatar token counts only on a voice socket of the session its avatar socket was opened with,
+   * so pass the session the net session's sockets use. Default none.
+   */
+  session?: string | null;
 }
 
 /** {@link VoiceChatOptions} with every default filled in (`context` stays optional: one is made when absent). */
@@ -64,6 +70,7 @@ export interface ResolvedVoiceChatOptions {
   hearing: VoiceHearingSource | null;
   avatarId: number | null;
   avatarToken: () => string | null;
+  session: string | null;
 }
 
 /** The defaults, applied once. */
@@ -82,6 +89,7 @@ export function resolveVoiceChatOptions(options: VoiceChatOptions = {}): Resolve
     hearing: options.hearing ?? null,
     avatarId: options.avatarId ?? null,
     avatarToken: options.avatarToken ?? (() => null),
+    session: options.session ?? null,
   };
 }
 
@@ -152,7 +160,8 @@ export class VoiceChat {
     this.stats = emptyVoiceStats(this.room, o.mode);
     // `ping` tells the room how often we ping (whole seconds on the wire), so it can drop us if we
     // go silent (a crashed tab).
-    const url = `${o.serverUrl.replace(/^http/, 'ws')}/rooms/voice/${encodeURIComponent(this.room)}?ping=${o.pingMs / 1000}`;
+    const session = o.session ? `&session=${encodeURIComponent(o.session)}` : '';
+    const url = `${o.serverUrl.replace(/^http/, 'ws')}/rooms/voice/${encodeURIComponent(this.room)}?ping=${o.pingMs / 1000}${session}`;
     this.signaling = new SignalingClient({ url, pingMs: o.pingMs, deadMs: o.deadMs });
     this.mixer = new SpatialMixer(this.context);
     this.mesh = new PeerMesh({ send: (message) => this.signaling.send(message), iceServers: o.iceServers, gated: this.hearing !== null });

@@ -4,16 +4,37 @@
  * and the attacks of docs/security.md as small functions, so each test runs one attack while
  * honest clients exchange traffic and asserts what the honest clients receive.
  */
+import { networkInterfaces } from 'node:os';
 import WebSocket from 'ws';
 import { FRAME_BYTES, FRAME_OFFSET, createFrame, encodeFrame } from '../../src/net/protocol/frame.ts';
 import { cellRoom, type Cell, type WorldEntry } from '../../src/net/protocol/world.ts';
 import { RelayClient } from './net-client.ts';
-import { VoiceSocket } from './voice-socket.ts';
+import { VoiceSocket, type Received } from './voice-socket.ts';
 import { wsUrl } from './ws-client.ts';
 
 /** Headers that make a request come from `ip` (test servers only). */
 export function fromIp(ip: string): Record<string, string> {
   return { 'X-Test-Client-IP': ip };
+}
+
+/**
+ * The address header Cloudflare sets, sent by a client that hopes to be believed (a forgery: the
+ * front of every local server replaces it with the connection's real address, scripts/front.ts).
+ */
+export function forgedAddress(ip: string): Record<string, string> {
+  return { 'CF-Connecting-IP': ip };
+}
+
+/**
+ * This machine's first non-loopback IPv4 address: connecting to it, a client's real address is
+ * not loopback, as a visitor's on the local network is (`npm start -- --ip 0.0.0.0`).
+ */
+export function networkAddress(): string {
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && !a.internal && a.family === 'IPv4');
+  if (!address) throw new Error('this test needs a non-loopback IPv4 address on this machine (none in os.networkInterfaces())');
+  return address.address;
 }
 
 let nextAddress = 1;
@@ -30,20 +51,36 @@ export async function session(base: string, ip: string): Promise<string> {
   return ((await response.json()) as { token: string }).token;
 }
 
-/** Joins the relay room `room` and returns the socket, its id and its avatar token (the proof voice wants). */
-export async function relayProof(base: string, room: string, ip = freshIp()): Promise<{ client: RelayClient; id: number; token: string }> {
-  const client = await RelayClient.join(wsUrl(base, `/rooms/avatar/${encodeURIComponent(room)}`), fromIp(ip));
+/**
+ * Joins the relay room `room` under a session and returns the socket, its id, its avatar token (the
+ * proof voice wants) and the session: the token proves the avatar only to voice sockets of that
+ * session (`?session=`), while this socket stays open. A new session is minted from `ip` unless
+ * one is given.
+ */
+export async function relayProof(
+  base: string,
+  room: string,
+  ip = freshIp(),
+  sessionToken?: string,
+): Promise<{ client: RelayClient; id: number; token: string; session: string }> {
+  const owner = sessionToken ?? (await session(base, ip));
+  const client = await RelayClient.join(wsUrl(base, `/rooms/avatar/${encodeURIComponent(room)}?session=${owner}`), fromIp(ip));
   const welcome = client.welcome()!;
-  return { client, id: welcome.id, token: welcome.avatarToken };
+  return { client, id: welcome.id, token: welcome.avatarToken, session: owner };
 }
 
-/** Enters the world at (x, z), publishes in its cell, and returns the world id and the cell ack's avatar token. */
+/**
+ * Enters the world at (x, z), publishes in its cell under a session (minted from `ip` unless
+ * given), and returns the world id, the cell ack's avatar token and the session.
+ */
 export async function worldProof(
   base: string,
   x: number,
   z: number,
   ip = freshIp(),
-): Promise<{ client: RelayClient; entry: WorldEntry; token: string }> {
+  sessionToken?: string,
+): Promise<{ client: RelayClient; entry: WorldEntry; token: string; session: string }> {
+  const owner = sessionToken ?? (await session(base, ip));
   const response = await fetch(`${base}/api/world/enter`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...fromIp(ip) },
@@ -51,9 +88,9 @@ export async function worldProof(
   });
   if (!response.ok) throw new Error(`enter: HTTP ${response.status} ${await response.text()}`);
   const entry = (await response.json()) as WorldEntry;
-  const client = await RelayClient.join(cellUrl(base, entry.cell, entry.token, 'pub'), fromIp(ip));
+  const client = await RelayClient.join(`${cellUrl(base, entry.cell, entry.token, 'pub')}&session=${owner}`, fromIp(ip));
   await client.waitFor(() => client.controls('cell').length > 0, 'cell ack');
-  return { client, entry, token: client.controls<{ avatarToken: string }>('cell')[0]!.avatarToken };
+  return { client, entry, token: client.controls<{ avatarToken: string }>('cell')[0]!.avatarToken, session: owner };
 }
 
 export function cellUrl(base: string, cell: Cell, token: string, role: 'pub' | 'sub'): string {
@@ -66,7 +103,7 @@ export async function voiceFrom(
   room: string,
   ip: string,
   sessionToken?: string,
-): Promise<VoiceSocket & { id: number; token: string }> {
+): Promise<VoiceSocket & { id: number; token: string; welcome: Received }> {
   const query = sessionToken ? `?session=${sessionToken}` : '';
   return VoiceSocket.joinWith(base, room, query, fromIp(ip));
 }

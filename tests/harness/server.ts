@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from './ports.ts';
@@ -27,6 +27,13 @@ export interface StartServerOptions {
    * share room state; pass one to keep state across a restart (eviction tests).
    */
   persistDir?: string;
+  /** Address to listen on. Default 127.0.0.1; `0.0.0.0` serves the machine's other addresses too (as `npm start -- --ip 0.0.0.0`). */
+  ip?: string;
+  /**
+   * Honour `X-Test-Client-IP` (the Worker's `TRUST_TEST_IP_HEADER`), so tests can play many
+   * addresses. Default true; false runs the Worker exactly as `npm start` does.
+   */
+  trustTestAddresses?: boolean;
 }
 
 /** Process groups of servers not stopped yet; killed if this process ends first. */
@@ -64,28 +71,31 @@ function killOnExit(pgid: number): void {
   unstopped.add(pgid);
 }
 /**
- * Starts the real Worker in workerd through `wrangler dev`, serving dist/ and the rooms.
+ * Starts the real Worker in workerd the way `npm start` does — through scripts/start.ts, so the
+ * front that gives the Worker each connection's real address, and the supervisor that restarts
+ * a crashed workerd, are what every test and benchmark talks to — serving `assetsDir` and the
+ * rooms on a free port.
  *
- * wrangler spawns workerd children, so it runs in its own process group (`detached`) and stop()
- * kills the whole group; otherwise a test run would leave a server holding the port. If this
- * process ends without stop() (killed by `timeout`, Ctrl-C), the group is killed then.
+ * start.ts runs in its own process group (`detached`) and stop() signals the group; start.ts
+ * then stops wrangler and workerd (in a group of their own). If this process ends without stop()
+ * (killed by `timeout`, Ctrl-C), the group is killed then, and start.ts also ends by itself when
+ * this process, its parent, is gone.
  */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const port = options.port ?? (await freePort());
   const inspectorPort = await freePort();
-  // wrangler refuses to start without the assets directory; an empty one is enough for server tests.
   const assets = options.assetsDir ?? resolve(ROOT, 'dist');
-  if (!existsSync(assets)) mkdirSync(assets, { recursive: true });
   const ownPersist = options.persistDir === undefined;
   const persist = options.persistDir ?? mkdtempSync(join(tmpdir(), 'cairn-state-'));
-  const wrangler = resolve(ROOT, 'node_modules/wrangler/bin/wrangler.js');
   const child: ChildProcess = spawn(
     process.execPath,
     [
-      wrangler,
-      'dev',
+      '--import',
+      'tsx',
+      resolve(ROOT, 'scripts/start.ts'),
+      '--no-build',
       '--ip',
-      '127.0.0.1',
+      options.ip ?? '127.0.0.1',
       '--port',
       String(port),
       '--inspector-port',
@@ -96,10 +106,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       persist,
       '--log-level',
       'warn',
-      '--show-interactive-dev-session=false',
       // Tests play many client addresses with X-Test-Client-IP (server/identity/client.ts).
-      '--var',
-      'TRUST_TEST_IP_HEADER:1',
+      ...(options.trustTestAddresses === false ? [] : ['--var', 'TRUST_TEST_IP_HEADER:1']),
       // Tests keep apart by using far cells of a world bigger than the 512 m map.
       '--var',
       'WORLD_HALF_EXTENT_M:4160',
@@ -130,13 +138,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     } catch {
       return;
     }
+    // start.ts gives wrangler 5 s to stop before it kills it; past that, the group goes.
     const timer = setTimeout(() => {
       try {
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
         // already gone
       }
-    }, 3000);
+    }, 8000);
     await gone;
     clearTimeout(timer);
     if (ownPersist) rmSync(persist, { recursive: true, force: true });
@@ -144,7 +153,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   while (Date.now() < deadline) {
-    if (exited) throw new Error(`wrangler dev exited before it was ready:\n${output}`);
+    if (exited) throw new Error(`the server (scripts/start.ts) exited before it was ready:\n${output}`);
     try {
       const response = await fetch(`${url}/api/health`);
       if (response.ok) return { url, port, log: () => output, stop };
@@ -154,5 +163,5 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();
-  throw new Error(`wrangler dev did not answer /api/health within ${options.timeoutMs ?? 60_000} ms:\n${output}`);
+  throw new Error(`the server did not answer /api/health within ${options.timeoutMs ?? 60_000} ms:\n${output}`);
 }

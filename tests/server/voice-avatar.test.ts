@@ -17,9 +17,12 @@ const ofType = (type: string) => (m: Received) => m.type === type;
 
 const relays: RelayClient[] = [];
 const base = inject('serverUrl');
-/** An avatar in the relay room of the voice room's name: its id and the welcome's avatar token. */
-async function avatar(name: string): Promise<{ id: number; token: string }> {
-  const proof = await relayProof(base, name);
+/**
+ * An avatar in the relay room of the voice room's name, under a session (a new one unless given):
+ * its id, the welcome's avatar token, and the session a voice socket needs for the token to count.
+ */
+async function avatar(name: string, session?: string): Promise<{ id: number; token: string; session: string }> {
+  const proof = await relayProof(base, name, undefined, session);
   relays.push(proof.client);
   return proof;
 }
@@ -33,8 +36,8 @@ describe('VoiceRoom avatar ids (real workerd)', () => {
   it('announces a proven avatar id to everyone else, keeps it in the roster, and carries changes and withdrawal', async () => {
     const name = room();
     const first = await avatar(name);
-    const second = await avatar(name);
-    const a = await join(name);
+    const second = await avatar(name, first.session);
+    const a = await join(name, `?session=${first.session}`);
     const b = await join(name);
     await a.collect(100, ofType('join'));
     a.send({ type: 'avatar', id: first.id, token: first.token });
@@ -62,7 +65,7 @@ describe('VoiceRoom avatar ids (real workerd)', () => {
   it('refuses a malformed avatar id with a clear error to the sender only, and keeps the old one', async () => {
     const name = room();
     const proof = await avatar(name);
-    const a = await join(name);
+    const a = await join(name, `?session=${proof.session}`);
     const b = await join(name);
     await a.collect(100, ofType('join'));
     a.send({ type: 'avatar', id: proof.id, token: proof.token });
@@ -113,8 +116,9 @@ describe('VoiceRoom avatar ids (real workerd)', () => {
   it('refuses an avatar id another peer in the room already announced', async () => {
     const name = room();
     const proof = await avatar(name);
-    const a = await join(name);
-    const b = await join(name);
+    // Two voice sockets of the owner's session (a reconnect whose old socket is not gone yet).
+    const a = await join(name, `?session=${proof.session}`);
+    const b = await join(name, `?session=${proof.session}`);
     await a.collect(100, ofType('join'));
     a.send({ type: 'avatar', id: proof.id, token: proof.token });
     await b.next(ofType('avatar'));
@@ -150,8 +154,11 @@ describe('VoiceRoom avatar ids (real workerd)', () => {
 describe('world voice rooms (real workerd)', () => {
   it(`admit more than ${VOICE_ROOM_CAPACITY} peers, relay no positions, and still route point to point`, async () => {
     const name = room('world:voice-test');
+    const world = await worldProof(base, 23 * 64 + 5, -23 * 64 + 5);
+    relays.push(world.client);
     const peers: VoiceSocket[] = [];
-    for (let i = 0; i < VOICE_ROOM_CAPACITY + 4; i++) peers.push(await join(name, '?ping=60'));
+    for (let i = 0; i < VOICE_ROOM_CAPACITY + 4; i++)
+      peers.push(await join(name, i === 0 ? `?ping=60&session=${world.session}` : '?ping=60'));
     const first = peers[0]! as Awaited<ReturnType<typeof VoiceSocket.join>>;
     const last = peers.at(-1)! as Awaited<ReturnType<typeof VoiceSocket.join>>;
     expect(last.welcome).toMatchObject({ type: 'welcome', positionRate: 0 });
@@ -164,11 +171,9 @@ describe('world voice rooms (real workerd)', () => {
     expect(await last.collect(300, ofType('pos'))).toEqual([]);
 
     // World voice rooms take the world cell's proof (scope `world`), not a relay room's.
-    const relay = await avatar(name);
+    const relay = await avatar(name, world.session);
     first.send({ type: 'avatar', id: relay.id, token: relay.token });
     expect(await first.next(ofType('error'))).toMatchObject({ code: 'bad-avatar-token' });
-    const world = await worldProof(base, 23 * 64 + 5, -23 * 64 + 5);
-    relays.push(world.client);
     first.send({ type: 'avatar', id: world.entry.id, token: world.token });
     expect(await last.next(ofType('avatar'))).toEqual({ type: 'avatar', from: first.id, id: world.entry.id });
     first.send({ type: 'offer', to: last.id, sdp: 'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\n' });

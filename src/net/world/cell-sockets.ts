@@ -24,6 +24,8 @@ export interface CellSocketsOptions {
   backoff?: BackoffOptions;
   /** WebSocket implementation (Node: `ws`). Default the global one. */
   WebSocket?: WebSocketConstructor;
+  /** Session token sent as `?session=` on every cell socket (see {@link WorldTransportOptions.session}). Default none. */
+  session?: string | null;
 }
 
 export type CellSocketsEvents = {
@@ -71,9 +73,10 @@ export class CellSockets {
     return this.sockets.values();
   }
 
-  /** The URL a cell socket connects with: role and token in the query. */
+  /** The URL a cell socket connects with: role, token and session in the query. */
   url(cell: Cell, role: CellRole, token: string | null): string {
-    return `${this.options.wsOrigin}/rooms/avatar/${encodeURIComponent(cellRoom(cell))}?role=${role}&token=${token}`;
+    const session = this.options.session ? `&session=${encodeURIComponent(this.options.session)}` : '';
+    return `${this.options.wsOrigin}/rooms/avatar/${encodeURIComponent(cellRoom(cell))}?role=${role}&token=${token}${session}`;
   }
 
   /** Opens a socket to `cell` (nothing if one is open). */

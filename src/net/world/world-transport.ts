@@ -34,7 +34,11 @@ export interface WorldTransportOptions {
   start: { x: number; z: number };
   /** Metres past a border before publication moves (hysteresis). Default 4. */
   margin?: number;
-  /** Renew the identity token this often (ms); tokens last 120 s. Default 40,000. */
+  /**
+   * Renew the identity token this often (ms); tokens last 120 s. Default 40,000. A token younger
+   * than half of this (a hop just brought one) is not renewed yet; the directory refuses a
+   * renewal within 10 s of the last token.
+   */
   renewMs?: number;
   backoff?: BackoffOptions;
   /** WebSocket implementation (Node: `ws`). Default the global one. */
@@ -58,6 +62,12 @@ export interface WorldTransportOptions {
    * directory's answers alone set the clock).
    */
   clockProbeMs?: number;
+  /**
+   * This tab's session token (`POST /api/session`; `tabSession()` in src/net/tab-session.ts), sent as `?session=` on
+   * every cell socket: the avatar token a cell hands out then proves this player's avatar to the
+   * voice socket of the same session only. Default none.
+   */
+  session?: string | null;
 }
 
 /** {@link WorldTransportOptions} with every default filled in. */
@@ -72,6 +82,7 @@ export interface ResolvedWorldTransportOptions {
   requestTimeoutMs: number;
   closeWatch: boolean;
   clockProbeMs: number;
+  session: string | null;
 }
 
 /** The defaults, applied once. */
@@ -87,6 +98,7 @@ export function resolveWorldTransportOptions(options: WorldTransportOptions): Re
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     closeWatch: options.closeWatch ?? true,
     clockProbeMs: options.clockProbeMs ?? 30_000,
+    session: options.session ?? null,
   };
 }
 
@@ -179,6 +191,8 @@ export class WorldTransport implements FrameTransport {
   private readonly cells: CellSockets;
   private token: string | null = null;
   private tokenCell: Cell | null = null;
+  /** `Date.now()` when {@link token} was issued to us (enter, hop or renewal). */
+  private tokenAt = 0;
   private busy = false;
   private retryAt = 0;
   private renewTimer: ReturnType<typeof setInterval> | null = null;
@@ -197,6 +211,7 @@ export class WorldTransport implements FrameTransport {
       wsOrigin: this.directory.options.origin.replace(/^http/, 'ws'),
       backoff: o.backoff,
       WebSocket: o.WebSocket,
+      session: o.session,
     });
     this.tracker = new CellTracker(undefined, o.margin);
     this.position = { ...o.start };
@@ -364,6 +379,7 @@ export class WorldTransport implements FrameTransport {
     this.selfId = entry.id;
     this.setAvatarToken(null);
     this.token = entry.token;
+    this.tokenAt = Date.now();
     this.tokenCell = entry.cell;
     this.cell = null;
     this.tracker.reset(entry.cell);
@@ -406,6 +422,7 @@ export class WorldTransport implements FrameTransport {
 
   private adopt(grant: WorldHop): void {
     this.token = grant.token;
+    this.tokenAt = Date.now();
     this.tokenCell = grant.cell;
     this.cells.retarget(grant.token, grant.cell);
   }
@@ -413,6 +430,8 @@ export class WorldTransport implements FrameTransport {
   /** Keeps the identity alive: a fresh token for the current cell, passed to every open cell. */
   private async renew(): Promise<void> {
     if (this.busy || !this.token || !this.tokenCell || this.disposed) return;
+    // A hop brought a fresh token moments ago: it lasts; renewing it now would only cost the directory a write.
+    if (Date.now() - this.tokenAt < this.options.renewMs / 2) return;
     this.busy = true;
     try {
       const grant: WorldHop = this.timed(await this.directory.hop(this.token, this.tokenCell));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { avatarTokenProblem, signAvatarToken, AVATAR_TOKEN_TTL_MS } from '../../../server/identity/avatar-token.ts';
+import { verifyAvatarToken, signAvatarToken, AVATAR_TOKEN_TTL_MS } from '../../../server/identity/avatar-token.ts';
 import { ANONYMOUS_SHARE, ClientLedger, identifyClient, IP_SHARE, isLocalIp } from '../../../server/identity/client.ts';
 import { deriveKey } from '../../../server/identity/keys.ts';
 import { signSession, verifySession, SESSION_TTL_MS } from '../../../server/identity/session-token.ts';
@@ -7,20 +7,39 @@ import { signSession, verifySession, SESSION_TTL_MS } from '../../../server/iden
 const master = new Uint8Array(32).map((_, i) => i * 7);
 
 describe('avatar tokens (proof of an avatar id for voice)', () => {
-  it('prove one id in one scope until they expire', async () => {
+  it('prove one id in one scope until they expire, and name the socket and cell they were issued to', async () => {
     const key = await deriveKey(master, 'avatar');
     const now = 1_800_000_000_000;
-    const token = await signAvatarToken(key, 42, 'lobby', now);
-    expect(token).toMatch(/^[A-Za-z0-9_-]{34}$/);
-    expect(await avatarTokenProblem(key, token, 42, 'lobby', now + 1000)).toBeNull();
-    expect(await avatarTokenProblem(key, token, 43, 'lobby', now)).toMatch(/signature|another avatar/);
-    expect(await avatarTokenProblem(key, token, 42, 'lobby2', now)).toMatch(/signature/);
-    expect(await avatarTokenProblem(key, token, 42, 'lobby', now + AVATAR_TOKEN_TTL_MS + 1000)).toMatch(/expired/);
+    const token = await signAvatarToken(key, { id: 42, scope: 'lobby', socket: 0xdeadbeef, cell: null }, now);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{46}$/);
+    const problem = async (t: string, id: number, scope: string, at: number, k = key): Promise<string | null> => {
+      const verified = await verifyAvatarToken(k, t, id, scope, at);
+      return verified.ok ? null : verified.problem;
+    };
+    expect(await verifyAvatarToken(key, token, 42, 'lobby', now + 1000)).toEqual({
+      ok: true,
+      claims: { id: 42, issuedAt: now, socket: 0xdeadbeef, cell: null },
+    });
+    expect(await problem(token, 43, 'lobby', now)).toMatch(/signature|another avatar/);
+    expect(await problem(token, 42, 'lobby2', now)).toMatch(/signature/);
+    expect(await problem(token, 42, 'lobby', now + AVATAR_TOKEN_TTL_MS + 1000)).toMatch(/expired/);
     // Another kind's key (a session key) never verifies an avatar token.
-    expect(await avatarTokenProblem(await deriveKey(master, 'session'), token, 42, 'lobby', now)).toMatch(/signature/);
+    expect(await problem(token, 42, 'lobby', now, await deriveKey(master, 'session'))).toMatch(/signature/);
     const flipped = token.slice(0, 10) + (token[10] === 'A' ? 'B' : 'A') + token.slice(11);
-    expect(await avatarTokenProblem(key, flipped, 42, 'lobby', now)).not.toBeNull();
-    expect(await avatarTokenProblem(key, 'x'.repeat(34), 42, 'lobby', now)).not.toBeNull();
+    expect(await problem(flipped, 42, 'lobby', now)).not.toBeNull();
+    expect(await problem('x'.repeat(46), 42, 'lobby', now)).not.toBeNull();
+    const cellToken = await signAvatarToken(key, { id: 7, scope: 'world', socket: 5, cell: { x: -3, z: 12 } }, now);
+    expect(await verifyAvatarToken(key, cellToken, 7, 'world', now)).toEqual({
+      ok: true,
+      claims: { id: 7, issuedAt: now, socket: 5, cell: { x: -3, z: 12 } },
+    });
+    // The socket number and the cell are signed: changing either breaks the MAC.
+    const bytes = Buffer.from(cellToken, 'base64url');
+    for (const offset of [9, 13, 14]) {
+      const edited = Buffer.from(bytes);
+      edited[offset]! ^= 1;
+      expect(await problem(edited.toString('base64url'), 7, 'world', now)).toMatch(/signature/);
+    }
   });
 });
 

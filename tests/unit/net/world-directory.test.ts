@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { FORGET_AFTER_MS, WorldDirectory, type DirectoryStorage } from '../../../server/world/directory.ts';
+import {
+  ArrivalQueue,
+  CROWDED,
+  FORGET_AFTER_MS,
+  MIN_RENEW_MS,
+  WorldDirectory,
+  type DirectoryStorage,
+} from '../../../server/world/directory.ts';
 
 /**
  * The slice of Durable Object storage the directory uses, over a Map, in key order (the real
@@ -124,5 +131,111 @@ describe('world directory: the map', () => {
     expect(await directory.hop(edge.value.token, { x: 3, z: 1 })).toMatchObject({ ok: true });
     const wide = new WorldDirectory(new MapStorage(), () => 0, 1e6);
     expect(wide.halfExtent).toBe(65 * 64);
+  });
+});
+
+describe('world directory: renewals and spawns', () => {
+  it('refuses a renewal within 10 s of the identity’s last token; a hop is no renewal, and a refused one writes nothing', async () => {
+    const storage = new MapStorage();
+    const { directory, clock } = directoryAt(storage);
+    const player = await enter(directory);
+    const before = structuredClone(storage.data.get(`who:${player.id}`));
+    const soon = await directory.hop(player.token, { x: 0, z: 0 });
+    expect(soon).toMatchObject({ ok: false, status: 429, problem: expect.stringMatching(/renew at most once per 10 s/) });
+    expect(storage.data.get(`who:${player.id}`)).toEqual(before);
+    // A hop to the next cell right away is allowed (entering is not a hop), and restarts the renewal clock.
+    const hop = await directory.hop(player.token, { x: 1, z: 0 });
+    if (!hop.ok) throw new Error(hop.problem);
+    clock.now += MIN_RENEW_MS - 1;
+    expect(await directory.hop(hop.value.token, { x: 1, z: 0 })).toMatchObject({ ok: false, status: 429 });
+    clock.now += 1;
+    const renewed = await directory.hop(hop.value.token, { x: 1, z: 0 });
+    expect(renewed.ok).toBe(true);
+    // A flood over two minutes gets one renewal each 10 s, not thousands.
+    let token = renewed.ok ? renewed.value.token : '';
+    let accepted = 0;
+    for (let ms = 0; ms < 120_000; ms += 37) {
+      clock.now += 37;
+      const next = await directory.hop(token, { x: 1, z: 0 });
+      if (next.ok) {
+        accepted++;
+        token = next.value.token;
+      }
+    }
+    // 120 s / 10 s, less the steps' overshoot of each 10 s.
+    expect(accepted).toBeGreaterThanOrEqual(11);
+    expect(accepted).toBeLessThanOrEqual(12);
+  });
+
+  it('always suggests a spawn: the busiest open cell, else the nearest open cell on the map next to the crowd, else the origin', async () => {
+    const storage = new MapStorage();
+    const { directory } = directoryAt(storage);
+    expect((await directory.snapshot()).spawn).toEqual({ x: 32, z: 32, cell: { x: 0, z: 0 } });
+    await directory.report({ x: 1, z: 1 }, 12);
+    await directory.report({ x: -2, z: 0 }, 30);
+    expect((await directory.snapshot()).spawn?.cell).toEqual({ x: -2, z: 0 });
+    // Every populated cell crowded: the first open cell in the ring around the busiest.
+    await directory.report({ x: 1, z: 1 }, CROWDED);
+    await directory.report({ x: -2, z: 0 }, CROWDED + 5);
+    const crowded = await directory.snapshot();
+    expect(crowded.spawn?.cell).toEqual({ x: -3, z: -1 });
+    expect(crowded.spawn).toMatchObject({ x: -2.5 * 64, z: -0.5 * 64 });
+    // At the map's corner (±256 m: cells −4…3), the ring skips cells off the map.
+    const corner = new MapStorage();
+    const atCorner = directoryAt(corner).directory;
+    await atCorner.report({ x: -4, z: -4 }, CROWDED + 1);
+    await atCorner.report({ x: -3, z: -4 }, CROWDED + 1);
+    const cell = (await atCorner.snapshot()).spawn!.cell;
+    expect(cell).toEqual({ x: -4, z: -3 });
+    // And entering without a position lands there.
+    const entry = await atCorner.enter(null);
+    expect(entry).toMatchObject({ ok: true, value: { cell: { x: -4, z: -3 } } });
+  });
+});
+
+describe('world directory: arrivals past the world’s rate', () => {
+  it('queues them in order as tokens come, and refuses only those that waited too long', async () => {
+    const clock = { now: 0 };
+    const timers: Array<{ at: number; run: () => void }> = [];
+    const queue = new ArrivalQueue(
+      { ratePerSecond: 20, burst: 3 },
+      5000,
+      () => clock.now,
+      (run, ms) => timers.push({ at: clock.now + ms, run }),
+    );
+    const advance = async (ms: number): Promise<void> => {
+      const end = clock.now + ms;
+      for (;;) {
+        timers.sort((a, b) => a.at - b.at);
+        const next = timers[0];
+        if (!next || next.at > end) break;
+        timers.shift();
+        clock.now = next.at;
+        next.run();
+        await Promise.resolve();
+      }
+      clock.now = end;
+    };
+    const order: string[] = [];
+    const arrive = (name: string): Promise<boolean> => queue.turn().then((admitted) => (order.push(`${name}:${admitted}`), admitted));
+    // The burst goes at once; the next two wait one token (50 ms) each, in arrival order.
+    const first = await Promise.all([arrive('a'), arrive('b'), arrive('c')]);
+    expect(first).toEqual([true, true, true]);
+    const late = [arrive('d'), arrive('e')];
+    expect(queue.length).toBe(2);
+    await advance(50);
+    expect(order).toEqual(['a:true', 'b:true', 'c:true', 'd:true']);
+    await advance(50);
+    expect(await Promise.all(late)).toEqual([true, true]);
+    // 200 at once against 20 a second: 100 get in within the 5 s wait, the rest are refused then.
+    const crowd = Array.from({ length: 200 }, (_, i) => queue.turn().then((admitted) => ({ i, admitted })));
+    await advance(6000);
+    const outcomes = await Promise.all(crowd);
+    const admitted = outcomes.filter((o) => o.admitted).map((o) => o.i);
+    expect(admitted.length).toBeGreaterThanOrEqual(99);
+    expect(admitted.length).toBeLessThanOrEqual(101);
+    // First come, first served.
+    expect(admitted).toEqual(admitted.map((_, k) => k));
+    expect(queue.length).toBe(0);
   });
 });
