@@ -58,10 +58,12 @@ export async function createRenderer(options: CreateRendererOptions = {}): Promi
 
 async function createWebGPU(options: CreateRendererOptions): Promise<CreatedRenderer> {
   if (typeof navigator === 'undefined' || !('gpu' in navigator) || !navigator.gpu) {
+    if (!window.isSecureContext) throw new Error('WebGPU needs a secure context (https or localhost)');
+    // WebKitGTK with its WebGPU feature on has the property but no implementation behind it.
     throw new Error(
-      window.isSecureContext
-        ? 'this browser has no WebGPU (navigator.gpu is missing)'
-        : 'WebGPU needs a secure context (https or localhost)',
+      typeof navigator !== 'undefined' && 'gpu' in navigator
+        ? 'this browser has navigator.gpu but it is null (WebGPU is switched on without an implementation)'
+        : 'this browser has no WebGPU (navigator.gpu is missing)',
     );
   }
   const adapter = await navigator.gpu.requestAdapter({ powerPreference: 'high-performance' });
