@@ -169,4 +169,4 @@ function draw(g: CanvasRenderingContext2D, canvas: HTMLCanvasElement, me: WirePo
   g.fill();
 }
 
-void main();
+main().catch((error: unknown) => showFatal('Voice cannot start', (error as Error).message));
