@@ -43,6 +43,9 @@ describe('WebKitGTK, as shipped (WebGL2)', () => {
     expect(facts.statsBackend).toBe('WebGL2');
     expect(facts.fallbackReason).toBe('this browser has no WebGPU (navigator.gpu is missing)');
     expect(facts.shaderErrors).toBe(0);
+    // The stage publishes the reason as `cairn.stats.backendReason` (the HUD's "because" row) where it has the field.
+    if (facts.statsBackendReason !== undefined) expect(facts.statsBackendReason).toBe(facts.fallbackReason);
+
     expect(facts.errorNotices).toEqual([]);
     expect(await hudText(page)).toContain('WebGL2');
     // The world's WebSocket (avatar sync) opens in WebKit too.
@@ -104,14 +107,21 @@ describe('WebKitGTK, as shipped (WebGL2)', () => {
     expect(await page.errors()).toEqual([]);
   });
 
-  it('sfx: a click on a recipe starts the sound; the worklet meter moves', async () => {
+  it('sfx: a click starts the sound, a recipe button plays, the worklet meter moves', async () => {
     await openCairnPage(page, `${base}/sfx.html?seed=1`);
     expect((await audioFacts(page)).state).toBe('waiting');
-    await page.clickElement('button[data-recipe="strike"]');
+    // The first gesture builds the audio graph (music and wind start with it).
+    await page.click(W / 2, 12);
     await page.waitFor('sound to start and reach the meter', 30_000, () => {
       const s = window.cairn.stats.audio as { state: string; rms: number; loudness: { source: string } };
       return s.state === 'running' && s.rms > 0.005 && s.loudness.source === 'worklet';
     });
+    await page.clickElement('button[data-recipe="strike"]');
+    await page.waitFor(
+      'the strike to play',
+      10_000,
+      () => (window.cairn.stats.audio as { byRecipe: Record<string, number> }).byRecipe.strike === 1,
+    );
     await page.waitFor(
       'the RMS meter to show the level',
       10_000,

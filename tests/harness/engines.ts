@@ -311,6 +311,7 @@ export const FIREFOX_MEDIA_PREFS = {
   'media.navigator.permission.disabled': true,
   'media.autoplay.default': 0,
   'media.autoplay.blocking_policy': 0,
+  'media.autoplay.block-webaudio': false,
 } as const;
 
 /** Launches Debian's Firefox ESR (fresh profile) in the given X display and opens one page. */
