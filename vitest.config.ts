@@ -5,9 +5,10 @@ import { defineConfig } from 'vitest/config';
  * - unit: pure logic in Node, fast;
  * - server: the real Worker in workerd (wrangler dev), over HTTP and WebSockets;
  * - browser: Debian's Chromium with WebGPU on SwiftShader against the real server and built pages;
+ * - engines: a smoke run of every page in WebKitGTK and Firefox ESR (docs/browsers.md);
  * - consumer: the packed tarball installed into a fresh Vite app and an import-map page, rendered in Chromium.
- * The server and browser suites share one server per run (globalSetup) and run files one at a time:
- * this machine has two cores and SwiftShader uses both.
+ * The server, browser and engines suites each share one server per run (globalSetup) and run files
+ * one at a time: this machine has two cores and software rendering uses both.
  */
 export default defineConfig({
   test: {
@@ -42,6 +43,18 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 180_000,
           hookTimeout: 180_000,
+        },
+      },
+      {
+        test: {
+          name: 'engines',
+          include: ['tests/engines/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['tests/harness/setup-engines.ts'],
+          fileParallelism: false,
+          // Hang guards: WebKit draws the world at a frame every few seconds in software GL.
+          testTimeout: 240_000,
+          hookTimeout: 120_000,
         },
       },
       {

@@ -188,4 +188,4 @@ function draw(g: CanvasRenderingContext2D, canvas: HTMLCanvasElement, me: WirePo
   g.fill();
 }
 
-void main();
+main().catch((error: unknown) => pageFatal('Voice cannot start', (error as Error).message));

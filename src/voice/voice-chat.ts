@@ -180,6 +180,14 @@ export class VoiceChat {
    */
   async join(): Promise<void> {
     if (this.joined) return;
+    // Debian's WebKitGTK is built without WebRTC: say so now, before asking for the microphone or
+    // taking a place in the room, not with a ReferenceError when the first peer arrives.
+    if (typeof RTCPeerConnection !== 'function') {
+      const detail = 'this browser has no WebRTC (RTCPeerConnection is missing), so voice chat cannot connect to anyone';
+      this.stats.connections.lastFailure = detail;
+      this.options.notify({ level: 'error', title: 'Voice is unavailable in this browser', detail });
+      throw new Error(detail);
+    }
     this.joined = true;
     if (this.context.state === 'suspended') {
       this.unlockAudio();

@@ -91,9 +91,14 @@ export function showShaderError(error: ShaderError): void {
 export async function prepareWebGPUDevice(options: PrepareDeviceOptions = {}): Promise<PreparedDevice> {
   if (typeof navigator === 'undefined' || !('gpu' in navigator) || !navigator.gpu) {
     const secure = typeof window === 'undefined' || window.isSecureContext;
+    if (!secure) return { device: null, reason: 'WebGPU needs a secure context (https or localhost)' };
+    // WebKitGTK with its WebGPU feature on has the property but no implementation behind it.
+    const present = typeof navigator !== 'undefined' && 'gpu' in navigator;
     return {
       device: null,
-      reason: secure ? 'this browser has no WebGPU (navigator.gpu is missing)' : 'WebGPU needs a secure context (https or localhost)',
+      reason: present
+        ? 'this browser has navigator.gpu but it is null (WebGPU is switched on without an implementation)'
+        : 'this browser has no WebGPU (navigator.gpu is missing)',
     };
   }
   try {

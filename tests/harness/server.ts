@@ -41,12 +41,13 @@ const unstopped = new Set<number>();
 let exitHooksInstalled = false;
 
 /**
- * Kills every unstopped server group when this process exits or is ended by a signal (a
- * benchmark under `timeout`, Ctrl-C): otherwise its `wrangler dev` and workerd keep running,
- * holding ports and memory (found: three left from benchmarks killed by `timeout`). A signal
- * with no other listener is raised again after the kill, so the process still ends as it would have.
+ * Kills every unstopped process group (servers, and the X server and browser drivers of the
+ * engines suite) when this process exits or is ended by a signal (a benchmark under `timeout`,
+ * Ctrl-C): otherwise its `wrangler dev` and workerd keep running, holding ports and memory
+ * (found: three left from benchmarks killed by `timeout`). A signal with no other listener is
+ * raised again after the kill, so the process still ends as it would have.
  */
-function killOnExit(pgid: number): void {
+export function killOnExit(pgid: number): void {
   if (!exitHooksInstalled) {
     exitHooksInstalled = true;
     const killAll = (): void => {
@@ -69,6 +70,11 @@ function killOnExit(pgid: number): void {
     }
   }
   unstopped.add(pgid);
+}
+
+/** Takes a group off the {@link killOnExit} list once it has ended or been stopped. */
+export function forgetGroup(pgid: number): void {
+  unstopped.delete(pgid);
 }
 /**
  * Starts the real Worker in workerd the way `npm start` does — through scripts/start.ts, so the
