@@ -50,8 +50,9 @@ describe('Firefox ESR with WebGPU switched on', () => {
     expect(facts.backend).toBe('WebGPU');
     expect(facts.statsBackend).toBe('WebGPU');
     expect(facts.fallbackReason).toBeNull();
-    // The stage publishes the reason as `cairn.stats.backendReason` (the HUD's "because" row) where it has the field.
-    if (facts.statsBackendReason !== undefined) expect(facts.statsBackendReason).toBe(facts.fallbackReason);
+    // On WebGPU there is no fallback reason, and the HUD shows none.
+    expect(facts.statsBackendReason).toBeNull();
+    expect(await hudText(page)).not.toMatch(/because/);
     // naga compiles three's `@interpolate(flat, either)`: the WebKit shim stays off here.
     expect(facts.flatSamplingShim).toBe(false);
     expect(facts.shaderErrors).toBe(0);
@@ -194,6 +195,9 @@ describe('Firefox ESR as shipped on Linux (no WebGPU)', () => {
     const facts = await rendererFacts(page);
     expect(facts.backend).toBe('WebGL2');
     expect(facts.fallbackReason).toBe('this browser has no WebGPU (navigator.gpu is missing)');
+    // The reason stays in view for as long as the fallback runs: `cairn.stats.backendReason` and the HUD's "because" row.
+    expect(facts.statsBackendReason).toBe(facts.fallbackReason);
+    expect(await hudText(page)).toMatch(/because\s*this browser has no WebGPU/);
     const crowd = await crowdFacts(page);
     expect(crowd).toMatchObject({ path: 'texture', agents: 100, drawCallsPerPass: 3, lastError: null });
     expect(await contentShare(page)).toBeGreaterThan(0.9);
