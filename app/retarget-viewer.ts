@@ -19,7 +19,7 @@ import { showNotice } from '../src/world/notices.ts';
 import type { Stage } from '../src/world/stage.ts';
 import { createHumanoid, type Humanoid } from '../src/rig/humanoid.ts';
 import { MANNEQUIN } from '../src/rig/mannequin.ts';
-import { parseRig, type LoadedRig } from '../src/rig/load.ts';
+import { parseRig, refusalOf, RigLoadError, type LoadedRig } from '../src/rig/load.ts';
 import { coreBoneGaps } from '../src/anim/retarget/bone-map.ts';
 import { ANIMATION_LIBRARY, libraryClip, withoutRootMotion } from '../src/anim/library/index.ts';
 import { ParityChecker, plausibilityFailures, type ClipParity } from '../src/anim/parity/parity-check.ts';
@@ -264,13 +264,14 @@ export class RetargetViewer {
   }
 
   private fail(title: string, name: string, error: Error): void {
-    this.stats.error = error.message.startsWith(name) ? error.message : `${name}: ${error.message}`;
-    showNotice({ level: 'error', title, detail: error.message });
+    // The import layer's words (src/rig/import/errors.ts), as in the crowd, the world and the commands.
+    this.stats.error = refusalOf(error, name).message;
+    showNotice({ level: 'error', title, detail: this.stats.error });
   }
 
   private async useTarget(loaded: LoadedRig, name: string): Promise<void> {
     try {
-      if (loaded.report.skeletonOnly) throw new Error(`${name} has no mesh (a skeleton only): drop it as a clip source instead`);
+      if (loaded.report.skeletonOnly) throw RigLoadError.because('no-mesh', name, { bones: loaded.bones.length });
       const next: TargetCharacter = {
         object: loaded.object,
         description: rigFromObject(loaded.object, name.replace(/\.[^.]+$/, ''), loaded.bones),

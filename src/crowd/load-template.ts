@@ -4,7 +4,7 @@
  * CrowdTemplateError whose message names the file and the reason, for the page to show; nothing
  * is changed until a template exists. Reports progress while downloading and preparing.
  */
-import { fetchModelBytes, parseRig, rigFormatOf, RigLoadError } from '../rig/load.ts';
+import { fetchModelBytes, parseRig, refusalOf, rigFormatOf, RigLoadError } from '../rig/load.ts';
 import { CrowdTemplate, CrowdTemplateError, type CrowdTemplateOptions } from './template.ts';
 
 /** Library clips a rig without clips of its own gets for the crowd (what synthetic peers play). */
@@ -25,19 +25,13 @@ export interface LoadTemplateOptions extends CrowdTemplateOptions {
 /** Fetches a model from a URL and prepares it. */
 export async function loadCrowdTemplateFromUrl(url: string, options: LoadTemplateOptions = {}): Promise<CrowdTemplate> {
   const name = decodeURIComponent(url.split(/[?#]/)[0]!.split('/').pop() || url);
-  try {
-    rigFormatOf(url);
-  } catch (error) {
-    throw new CrowdTemplateError((error as Error).message);
-  }
   let bytes: ArrayBuffer;
   try {
+    rigFormatOf(url);
     bytes = await fetchModelBytes(url, (f) => options.onProgress?.('download', f));
   } catch (error) {
     // Name the file the way the user knows it; the cause (CORS, 404, …) is in the message.
-    throw new CrowdTemplateError(
-      error instanceof RigLoadError ? error.message.replace(error.source, name) : `${name}: ${(error as Error).message}`,
-    );
+    throw refused(error, name);
   }
   return prepareTemplate(bytes, url, name, options);
 }
@@ -47,7 +41,7 @@ export async function loadCrowdTemplateFromFile(file: File, options: LoadTemplat
   try {
     rigFormatOf(file.name);
   } catch (error) {
-    throw new CrowdTemplateError((error as Error).message);
+    throw refused(error, file.name);
   }
   options.onProgress?.('download', 0);
   const bytes = await file.arrayBuffer();
@@ -61,17 +55,12 @@ async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string,
   try {
     rig = await parseRig(bytes, source, { basePath: source.includes('/') ? source.slice(0, source.lastIndexOf('/') + 1) : '' });
   } catch (error) {
-    // Name the file the way the user knows it (not the full URL).
-    const message = error instanceof RigLoadError ? error.message.replace(error.source, name) : `${name}: ${(error as Error).message}`;
-    throw new CrowdTemplateError(message);
+    throw refused(error, name);
   }
   options.onProgress?.('parse', 1);
   options.onProgress?.('prepare', 0);
   const notes: string[] = [];
-  if (rig.report.skeletonOnly)
-    throw new CrowdTemplateError(
-      `${name}: has a skeleton but no mesh (mocap): nothing for a crowd to draw; use it as a clip source on the retarget page`,
-    );
+  if (rig.report.skeletonOnly) throw refused(RigLoadError.because('no-mesh', name, { bones: rig.bones.length }), name);
   const wanted = options.libraryClips ?? CROWD_LIBRARY_CLIPS;
   if (rig.clips.length === 0 && wanted.length > 0) {
     // A rig without clips gets Cairn's library, retargeted onto it, instead of standing in T-pose.
@@ -90,4 +79,10 @@ async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string,
   template.report.notes.push(...notes);
   options.onProgress?.('prepare', 1);
   return template;
+}
+
+/** A refusal in the import layer's words, naming the file the way the user knows it (not the full URL). */
+function refused(error: unknown, name: string): CrowdTemplateError {
+  const { message, reason } = refusalOf(error, name);
+  return new CrowdTemplateError(message, reason);
 }

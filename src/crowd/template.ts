@@ -18,12 +18,20 @@ import {
   type Object3D,
   type SkinnedMesh,
 } from 'three';
+import type { ImportFailure } from '../rig/import/errors.ts';
 import type { ClipTiming } from './anim-state.ts';
 import { prepareCrowdGeometry } from './geometry-prep.ts';
 
 /** Raised for characters the crowd cannot use; the message is meant for the person who chose the file. */
 export class CrowdTemplateError extends Error {
   override name = 'CrowdTemplateError';
+  /** The import layer's cause when the file itself was refused (src/rig/import/errors.ts); null for the crowd's own limits. */
+  readonly reason: ImportFailure | null;
+
+  constructor(message: string, reason: ImportFailure | null = null) {
+    super(message);
+    this.reason = reason;
+  }
 }
 
 /** Anything with a scene graph and clips: `createHumanoid()`, `loadRig()`/`parseRig()` results, a GLTF. */

@@ -1,6 +1,6 @@
 import { basename, resolve } from 'node:path';
-import { RigLoadError } from '../rig/import/errors.ts';
-import { gltfBytesForThree, readGltfDocument } from '../rig/node/model-file.ts';
+import { refusalOf, RigLoadError } from '../rig/import/errors.ts';
+import { gltfBytesForThree, readGltfFile } from '../rig/node/model-file.ts';
 import type { SimplifierFlags } from 'meshoptimizer';
 import { parseGltfProp } from './gltf-prop.ts';
 import { bakeLodLevelsSync, LOD_RATIOS, simplifierReady } from './lod-bake.ts';
@@ -67,21 +67,20 @@ export async function runLodCommand(args: string[], io: CommandIO = { out: conso
     return 2;
   }
   // Read through the import layer (glTF Transform): external .bin files, data: URIs, embedded images.
+  // Refusals are worded by the import layer (src/rig/import/errors.ts), as everywhere else.
   let data: ArrayBuffer;
-  try {
-    data = await gltfBytesForThree(await readGltfDocument(path));
-  } catch (error) {
-    const cause = error instanceof RigLoadError ? error.message.slice(error.source.length + 2) : (error as Error).message;
-    const unreadable = error instanceof RigLoadError && (error.reason === 'not-found' || error.reason === 'unreadable');
-    io.err(unreadable ? `lod: cannot read ${path}: ${cause}` : `lod: ${name} could not be parsed as glTF (${cause})`);
-    return 2;
-  }
-  await simplifierReady();
   let pieces;
   try {
+    const { document } = await readGltfFile(path);
+    if (document.getRoot().listMeshes().length === 0)
+      throw RigLoadError.because(document.getRoot().listSkins().length ? 'no-mesh' : 'no-skeleton', path, {
+        bones: document.getRoot().listSkins()[0]?.listJoints().length,
+      });
+    data = await gltfBytesForThree(document);
+    await simplifierReady();
     pieces = await parseGltfProp(data, name);
   } catch (error) {
-    io.err(`lod: ${name} could not be parsed as glTF (${(error as Error).message})`);
+    io.err(`lod: ${refusalOf(error, name).message}`);
     return 2;
   }
 

@@ -351,7 +351,7 @@ describe('the crowd page on WebGPU', () => {
       [
         'bytes that are not a model',
         () => file('broken.glb', new TextEncoder().encode('definitely not a glb').buffer as ArrayBuffer),
-        /broken\.glb: could not be parsed as GLTF/,
+        /broken\.glb: it is not a glTF\/GLB file/,
       ],
     ];
     for (const [what, load, message] of rejections) {

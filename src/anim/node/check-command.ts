@@ -15,6 +15,7 @@ import { resolveMapOption } from './map-file.ts';
 import { coreBoneGaps, formatBoneMap } from '../retarget/bone-map.ts';
 import { compareWithBaseline, formatParityReport, makeBaseline, type ParityBaseline } from '../parity/baseline.ts';
 import { checkLibraryParity } from '../parity/parity-check.ts';
+import { RigLoadError } from '../../rig/import/errors.ts';
 import { createRetargetContext, RetargetError } from '../retarget/retarget-clip.ts';
 import { formatClipReports, retargetLibrary } from '../retarget/retarget-library.ts';
 
@@ -48,7 +49,7 @@ export async function checkCommand(argv: readonly string[], io: CommandIO = cons
     return await run(argv, io);
   } catch (error) {
     // Unusable input: say why, with every problem.
-    io.err(error instanceof RetargetError ? error.message : `retarget:check: ${(error as Error).message}`);
+    io.err(error instanceof RetargetError || error instanceof RigLoadError ? error.message : `retarget:check: ${(error as Error).message}`);
     return 2;
   }
 }

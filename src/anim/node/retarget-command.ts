@@ -11,6 +11,7 @@ import { loadModelFile, loadRigSource, writeGlb, type RigSource } from './rig-fi
 import { consoleIO, expandShortOptions, parseArgs, progressPrinter, type CommandIO } from './cli.ts';
 import { resolveMapOption } from './map-file.ts';
 import { boneMapToJson, coreBoneGaps, formatBoneMap } from '../retarget/bone-map.ts';
+import { RigLoadError } from '../../rig/import/errors.ts';
 import { createRetargetContext, RetargetError } from '../retarget/retarget-clip.ts';
 import { formatClipReports, retargetLibrary } from '../retarget/retarget-library.ts';
 
@@ -43,7 +44,7 @@ export async function retargetCommand(argv: readonly string[], io: CommandIO = c
     return await run(argv, io);
   } catch (error) {
     // Unusable input: say why, with every problem.
-    io.err(error instanceof RetargetError ? error.message : `retarget: ${(error as Error).message}`);
+    io.err(error instanceof RetargetError || error instanceof RigLoadError ? error.message : `retarget: ${(error as Error).message}`);
     return 2;
   }
 }

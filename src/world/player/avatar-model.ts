@@ -19,7 +19,7 @@ import {
   type SkinnedMesh,
   type Texture,
 } from 'three';
-import { fetchModelBytes, parseRig, rigFormatOf, RigLoadError, type LoadedRig } from '../../rig/load.ts';
+import { fetchModelBytes, parseRig, refusalOf, rigFormatOf, RigLoadError, type LoadedRig } from '../../rig/load.ts';
 import { withDefaults } from '../../core/options.ts';
 import {
   assignAvatarClips,
@@ -95,10 +95,10 @@ export async function loadAvatarModel(source: string | File, options: AvatarMode
   const where = typeof source === 'string' ? source : source.name;
   const name = avatarFileName(where);
   // Messages name the file the way the user knows it, not the full URL; the cause stays.
-  const refusal = (error: unknown): AvatarLoadError =>
-    error instanceof RigLoadError
-      ? new AvatarLoadError(error.message.replace(error.source, name), error.reason)
-      : new AvatarLoadError(`${name}: ${(error as Error).message}`, 'not-a-model');
+  const refusal = (error: unknown): AvatarLoadError => {
+    const { message, reason } = refusalOf(error, name);
+    return new AvatarLoadError(message, reason);
+  };
   let rig: LoadedRig;
   try {
     rigFormatOf(where);
@@ -117,11 +117,10 @@ export async function loadAvatarModel(source: string | File, options: AvatarMode
  */
 export async function prepareAvatarModel(rig: LoadedRig, name: string, options: AvatarModelOptions = {}): Promise<AvatarModel> {
   const resolved = withDefaults(AVATAR_MODEL_DEFAULTS, options);
-  if (rig.report.skeletonOnly)
-    throw new AvatarLoadError(
-      `${name}: has a skeleton but no mesh (mocap): nothing to draw as the player; use it as a clip source on the retarget page`,
-      'skeleton-only',
-    );
+  if (rig.report.skeletonOnly) {
+    const refusal = RigLoadError.because('no-mesh', name, { bones: rig.bones.length });
+    throw new AvatarLoadError(refusal.message, refusal.reason);
+  }
   const notes = [...rig.report.notes];
   // The height policy scales the wrapper, never the bones: clips (the file's and those retargeted
   // onto the rig in its own frame, which ignores the wrapper) play unchanged; only their figures in

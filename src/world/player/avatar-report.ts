@@ -7,8 +7,8 @@ import type { ImportFailure } from '../../rig/import/errors.ts';
 import type { CairnNotice } from '../cairn-global.ts';
 import { PLAYER_CLIP_STATES, type ClipSource, type PlayerClipState } from './avatar-clips.ts';
 
-/** Why a character was refused: the import layer's causes, or a skeleton with nothing to draw. */
-export type AvatarFailure = ImportFailure | 'skeleton-only';
+/** Why a character was refused: the import layer's causes (a skeleton with nothing to draw is `no-mesh`). */
+export type AvatarFailure = ImportFailure;
 
 /** A character file that cannot be the player; the message names the file and the cause. */
 export class AvatarLoadError extends Error {

@@ -140,10 +140,10 @@ describe('a character file as the player', () => {
 
   it('refuses mocap (nothing to draw) and names a 404', async () => {
     await expect(loadAvatarModel(file('cmu-131-01-walk.bvh'))).rejects.toMatchObject({
-      reason: 'skeleton-only',
-      message: expect.stringMatching(/^cmu-131-01-walk\.bvh: has a skeleton but no mesh \(mocap\): nothing to draw/),
+      reason: 'no-mesh',
+      message: expect.stringMatching(/^cmu-131-01-walk\.bvh: has a skeleton \(31 bones\) but no mesh: nothing to draw/),
     });
-    await expect(loadAvatarModel(file('skeleton-only.glb'))).rejects.toMatchObject({ reason: 'skeleton-only' });
+    await expect(loadAvatarModel(file('skeleton-only.glb'))).rejects.toMatchObject({ reason: 'no-mesh' });
     vi.stubGlobal('fetch', () => Promise.resolve(new Response('no', { status: 404 })));
     await expect(loadAvatarModel('/models/gone.glb')).rejects.toMatchObject({
       reason: 'not-found',
@@ -357,7 +357,7 @@ describe('PlayerAvatar.load', () => {
     const second = avatar.load(file('mocap-walk.fbx'));
     await Promise.all([first, second]);
     // The robot finished but was asked over; the mocap was refused: the humanoid stays.
-    expect(avatar.stats).toMatchObject({ status: 'failed', reason: 'skeleton-only', source: 'mocap-walk.fbx' });
+    expect(avatar.stats).toMatchObject({ status: 'failed', reason: 'no-mesh', source: 'mocap-walk.fbx' });
     expect(avatar.humanoid).not.toBeNull();
     expect(avatar.object.children).toHaveLength(1);
     avatar.dispose();
