@@ -5,9 +5,13 @@
  * is changed until a template exists. Reports progress while downloading and preparing.
  */
 import { fetchModelBytes, parseRig, refusalOf, rigFormatOf, RigLoadError } from '../rig/load.ts';
+import { formatClipStates, isPlaceholderClipName, matchClipStates, type ClipState } from '../rig/clip-names.ts';
 import { CrowdTemplate, CrowdTemplateError, type CrowdTemplateOptions } from './template.ts';
 
-/** Library clips a rig without clips of its own gets for the crowd (what synthetic peers play). */
+/** The states a crowd avatar plays (what synthetic peers and remote players ask for). */
+export const CROWD_STATES = ['idle', 'walk', 'run', 'dance', 'wave', 'cheer'] as const satisfies readonly ClipState[];
+
+/** The library clip of each of {@link CROWD_STATES}, retargeted onto a rig whose file has no clip for that state. */
 export const CROWD_LIBRARY_CLIPS: readonly string[] = ['idle', 'walk_fwd', 'run_fwd', 'dance', 'wave', 'cheer'];
 
 export type LoadPhase = 'download' | 'parse' | 'prepare';
@@ -16,8 +20,9 @@ export interface LoadTemplateOptions extends CrowdTemplateOptions {
   /** Called with the phase and 0..1 within it (download progress needs Content-Length). */
   onProgress?: (phase: LoadPhase, fraction: number) => void;
   /**
-   * Clips for a rig that has none: Cairn's library clips by name, retargeted on load (in place);
-   * `[]` leaves it in its bind pose. Default {@link CROWD_LIBRARY_CLIPS}.
+   * Cairn's library clips, by name, retargeted on load (in place) for the states the file has no
+   * clip for (every one of them for a rig with no clips); `[]` retargets none. Default
+   * {@link CROWD_LIBRARY_CLIPS}.
    */
   libraryClips?: readonly string[];
 }
@@ -61,21 +66,51 @@ async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string,
   options.onProgress?.('prepare', 0);
   const notes: string[] = [];
   if (rig.report.skeletonOnly) throw refused(RigLoadError.because('no-mesh', name, { bones: rig.bones.length }), name);
-  const wanted = options.libraryClips ?? CROWD_LIBRARY_CLIPS;
-  if (rig.clips.length === 0 && wanted.length > 0) {
-    // A rig without clips gets Cairn's library, retargeted onto it, instead of standing in T-pose.
-    // Loaded on demand: pages whose models carry clips never download the retargeter.
+  // One clip under an exporter's placeholder name (Mixamo's "mixamo.com", "Take 001"): the file's
+  // name says what it is ("Walking.fbx").
+  if (rig.clips.length === 1 && isPlaceholderClipName(rig.clips[0]!.name)) {
+    const fileName = name.replace(/\.[^.]+$/, '');
+    notes.push(`its one clip "${rig.clips[0]!.name}" is taken by the file's name: "${fileName}"`);
+    rig.clips[0]!.name = fileName;
+  }
+  // The file's clips play the states their names say; Cairn's library, retargeted onto the rig,
+  // plays the states the file has no clip for (a rig with no clips gets the whole set).
+  const fileStates: Partial<Record<ClipState, string>> = matchClipStates(
+    rig.clips.map((clip) => clip.name),
+    CROWD_STATES,
+  );
+  const wanted = (options.libraryClips ?? CROWD_LIBRARY_CLIPS).filter((clip) => {
+    const state = (Object.keys(matchClipStates([clip], CROWD_STATES)) as ClipState[])[0];
+    return state === undefined ? rig.clips.length === 0 : fileStates[state] === undefined;
+  });
+  const clipStates: Partial<Record<ClipState, string>> = { ...fileStates };
+  const sources: Partial<Record<ClipState, string>> = {};
+  if (wanted.length > 0) {
+    // Loaded on demand: pages whose models carry every clip never download the retargeter.
     const { libraryForRig } = await import('../anim/retarget/library-for-rig.ts');
     const library = await libraryForRig(rig.object, rig.bones, name, { clips: wanted });
-    rig.clips = library.clips;
+    const taken = new Set(rig.clips.map((clip) => clip.name));
+    const added = library.clips.filter((clip) => !taken.has(clip.name));
+    rig.clips = [...rig.clips, ...added];
+    for (const [state, clip] of Object.entries(
+      matchClipStates(
+        added.map((c) => c.name),
+        CROWD_STATES,
+      ),
+    ) as Array<[ClipState, string]>) {
+      if (clipStates[state] !== undefined) continue;
+      clipStates[state] = clip;
+      sources[state] = 'library';
+    }
     notes.push(
-      library.clips.length
-        ? `no clips in the file: ${library.clips.length} library clips retargeted onto it (${library.clips.map((c) => c.name).join(', ')})`
-        : 'no clips in the file, and the library could not be retargeted onto it: it stands in its bind pose',
+      added.length
+        ? `${added.length} library clip(s) retargeted onto it for the states its file has no clip for (${added.map((c) => c.name).join(', ')})`
+        : `the library could not be retargeted onto it: ${CROWD_STATES.filter((s) => clipStates[s] === undefined).join(', ')} have no clip`,
     );
     notes.push(...library.problems);
   }
-  const template = new CrowdTemplate(rig, { ...options, name: options.name ?? name });
+  notes.push(`clips: ${formatClipStates(CROWD_STATES, clipStates, sources)}`);
+  const template = new CrowdTemplate(rig, { ...options, name: options.name ?? name, clipStates: { ...clipStates, ...options.clipStates } });
   template.report.notes.push(...notes);
   options.onProgress?.('prepare', 1);
   return template;

@@ -9,14 +9,14 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { loadRigSource, writeGlb } from './rig-files.ts';
+import { describeRigFile, pairRigs, loadRigSource, writeGlb } from './rig-files.ts';
 import { consoleIO, expandShortOptions, parseArgs, progressPrinter, type CommandIO } from './cli.ts';
 import { resolveMapOption } from './map-file.ts';
 import { coreBoneGaps, formatBoneMap } from '../retarget/bone-map.ts';
 import { compareWithBaseline, formatParityReport, makeBaseline, type ParityBaseline } from '../parity/baseline.ts';
 import { checkLibraryParity } from '../parity/parity-check.ts';
 import { RigLoadError } from '../../rig/import/errors.ts';
-import { createRetargetContext, RetargetError } from '../retarget/retarget-clip.ts';
+import { RetargetError } from '../retarget/retarget-clip.ts';
 import { formatClipReports, retargetLibrary } from '../retarget/retarget-library.ts';
 
 /** The baseline `npm test` and the built-in rigs use. */
@@ -80,15 +80,11 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
   const sampleRate = Number(args.values.get('sample-rate')?.[0] ?? 60);
   if (!(sampleRate > 0)) throw new Error('--sample-rate must be a positive number');
 
-  const context = createRetargetContext(source.description, target.description, {
-    sourceMap,
-    targetMap,
-    rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips',
-  });
+  const context = pairRigs(source, target, { sourceMap, targetMap, rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips' }, io);
   io.out(
     `source ${sourceLabel} (${context.mapping.source.mapName} map) → target ${targetLabel} (${context.mapping.target.mapName} map): ${context.mapping.pairs.length} bones mapped`,
   );
-  for (const note of [...(source.report?.notes ?? []), ...(target.report?.notes ?? [])]) io.out(`  ${note}`);
+  for (const line of [...describeRigFile(source), ...describeRigFile(target)]) io.out(line);
   io.out('bone map (canonical: source → target):');
   for (const line of formatBoneMap(context.mapping, source.description, target.description)) io.out(line);
   for (const problem of context.mapping.problems) io.out(`! ${problem.message}`);

@@ -7,7 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnimationClip } from 'three';
-import { loadModelFile, loadRigSource, writeGlb, type RigSource } from './rig-files.ts';
+import { describeRigFile, pairRigs, loadModelFile, loadRigSource, writeGlb, type RigSource } from './rig-files.ts';
 import { consoleIO, expandShortOptions, parseArgs, progressPrinter, type CommandIO } from './cli.ts';
 import { resolveMapOption } from './map-file.ts';
 import { boneMapToJson, coreBoneGaps, formatBoneMap } from '../retarget/bone-map.ts';
@@ -109,11 +109,7 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
     return 2;
   }
 
-  const context = createRetargetContext(source.description, target.description, {
-    sourceMap,
-    targetMap,
-    rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips',
-  });
+  const context = pairRigs(source, target, { sourceMap, targetMap, rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips' }, io);
   describeContext(source, target, context, io);
   const gaps = coreBoneGaps(context.mapping, source.description.name, target.description.name);
   for (const gap of gaps) io.err(`✗ ${gap}`);
@@ -183,7 +179,7 @@ function describeContext(source: RigSource, target: RigSource, context: ReturnTy
     io.out(
       `${label} ${rig.label}: ${rig.description.bones.length} bones (${label === 'source' ? mapping.source.mapName : mapping.target.mapName} map)${label === 'source' ? `, ${rig.clips.length} clips` : ''}`,
     );
-    for (const note of rig.report?.notes ?? []) io.out(`  ${note}`);
+    for (const line of describeRigFile(rig)) io.out(line);
   }
   io.out('bone map (canonical: source → target):');
   for (const line of formatBoneMap(mapping, source.description, target.description)) io.out(line);

@@ -240,7 +240,11 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
         format: 'glTF/GLB',
         what: `it uses ${/DRACO/.test(message) ? 'Draco mesh' : 'KTX2 texture'} compression, which Cairn's import does not decode; export it without (meshopt works)`,
       });
-    const failed = failedFiles.find((file) => !/\.(png|jpe?g|webp|ktx2|gif|bmp|tga)([?#]|$)/i.test(file)) ?? failedFiles[0];
+    // A buffer that did not load: the manager heard its URL (or, where fetch cannot even form the
+    // request, the error names it).
+    const failed =
+      failedFiles.find((file) => !/\.(png|jpe?g|webp|ktx2|gif|bmp|tga)([?#]|$)/i.test(file)) ??
+      /Failed to (?:parse URL from|load|fetch) (\S+)/.exec(message)?.[1];
     if (failed || /fetch|Failed to load|404|ENOENT/i.test(message))
       throw RigLoadError.because('missing-resource', name, { file: failed ? decodeURIComponent(failed) : message });
     if (CUT_SHORT.test(message))
@@ -575,7 +579,7 @@ interface RigidPart {
 /**
  * Takes a plain mesh hanging under a bone out of the scene: its geometry is baked into the
  * wrapper's frame with every vertex bound (weight 1) to that bone, and the node stays as an empty
- * placeholder for its children.
+ * placeholder for its children (named "NAME (placeholder)", so the mesh's name is the piece's).
  */
 function rigidPart(object: Object3D, mesh: Mesh, bone: Bone, bones: readonly Bone[]): RigidPart {
   const inverse = object.matrixWorld.clone().invert();
@@ -592,7 +596,9 @@ function rigidPart(object: Object3D, mesh: Mesh, bone: Bone, bones: readonly Bon
   geometry.setAttribute('skinIndex', new Uint16BufferAttribute(indices, 4));
   geometry.setAttribute('skinWeight', new Float32BufferAttribute(weights, 4));
   const placeholder = new Object3D();
-  placeholder.name = mesh.name;
+  // Not the mesh's own name: clip tracks that name the mesh (its morph weights: a robot's face) must
+  // find the skinned piece that now draws it, not the empty node left where it hung.
+  placeholder.name = mesh.name ? `${mesh.name} (placeholder)` : '';
   placeholder.position.copy(mesh.position);
   placeholder.quaternion.copy(mesh.quaternion);
   placeholder.scale.copy(mesh.scale);
@@ -758,6 +764,29 @@ function restoreBindPose(scene: Object3D): void {
         mesh.skeleton.boneInverses[i]!.copy(bone.matrixWorld).invert();
     });
   });
+}
+
+/**
+ * The tracks of `clip` that would bind to nothing under `root` (their node is not there, or it lacks
+ * the property: morph weights on a node without morph targets). three.js's mixer logs an error for
+ * each such track every time its clip plays; callers drop them and say so.
+ */
+export function unboundTracks(root: Object3D, clip: AnimationClip): string[] {
+  const out: string[] = [];
+  for (const track of clip.tracks) {
+    let parsed;
+    try {
+      parsed = PropertyBinding.parseTrackName(track.name);
+    } catch {
+      out.push(track.name);
+      continue;
+    }
+    const node = PropertyBinding.findNode(root, parsed.nodeName) as (Object3D & { morphTargetInfluences?: number[] }) | null | undefined;
+    if (!node) out.push(track.name);
+    else if (parsed.propertyName === 'morphTargetInfluences' && !node.morphTargetInfluences?.length) out.push(track.name);
+    else if (parsed.propertyName !== 'morphTargetInfluences' && !(parsed.propertyName in node)) out.push(track.name);
+  }
+  return out;
 }
 
 /**

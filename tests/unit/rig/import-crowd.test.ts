@@ -33,7 +33,9 @@ describe('the crowd gets the whole character', () => {
     expect(r.scale).toBeLessThan(1.15);
     // No clips in the file: the library's crowd clips, retargeted on load.
     expect(r.clips).toEqual(['idle', 'walk_fwd', 'run_fwd', 'dance', 'wave', 'cheer']);
-    expect(r.notes.join('\n')).toMatch(/no clips in the file: 6 library clips retargeted onto it/);
+    expect(r.notes.join('\n')).toMatch(
+      /6 library clip\(s\) retargeted onto it for the states its file has no clip for \(idle, walk_fwd, run_fwd, dance, wave, cheer\)/,
+    );
     expect(template.clips[template.resolveClip('walk')]!.clip.tracks.length).toBeGreaterThan(10);
   });
 
