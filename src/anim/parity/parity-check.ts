@@ -1,5 +1,5 @@
 import { AnimationMixer, LoopOnce, Quaternion, Vector3, type AnimationClip } from 'three';
-import type { RigDescription } from '../retarget/rig-description.ts';
+import { bindFacing } from '../retarget/bind-alignment.ts';
 import { chainParentOf } from '../retarget/bone-map.ts';
 import { instantiateRig, type RigInstance } from '../retarget/instantiate.ts';
 import { angleBetween, rotationOf } from '../retarget/kinematics.ts';
@@ -34,6 +34,11 @@ export interface ParityBounds {
   rotationDriftDeg: number;
   /** Largest frame-varying vertical drift of the hips in locomotion clips (metres). */
   pelvisVerticalDrift: number;
+  /**
+   * Largest tilt (degrees) between the target pelvis's up axis and the source's, each carried by its
+   * pelvis's motion away from its rest pose, in any frame ({@link ClipParity.pelvisTiltDeg}).
+   */
+  pelvisTiltDeg: number;
   /** Largest bind-alignment residual on any aligned bone (degrees). */
   alignmentResidualDeg: number;
   /** How far the source clip itself may push a mapped joint below its bind pose's lowest body joint (metres). */
@@ -49,6 +54,7 @@ export const DEFAULT_PARITY_BOUNDS: ParityBounds = {
   positionDrift: 0.001,
   rotationDriftDeg: 0.25,
   pelvisVerticalDrift: 0.003,
+  pelvisTiltDeg: 3,
   alignmentResidualDeg: 0.5,
   sourceFloorPenetration: 0.03,
   floorPenetration: 0.03,
@@ -79,6 +85,14 @@ export interface ClipParity {
   rotationDriftDeg: BoneFigure;
   /** Frame-varying vertical drift of the hips (m). */
   pelvisVerticalDrift: number;
+  /**
+   * The pelvis against the source's in the character's own frame (degrees, worst frame): the rest
+   * pose's up axis carried by the target pelvis's rotation away from its rest pose, against the
+   * same axis carried by the source pelvis's rotation away from its bind. A turn about the vertical
+   * (one rig facing another way) leaves it at 0; a pelvis tilted off its rest pose reads its tilt
+   * in every frame, idle included, and the hip area of the mesh bends with it.
+   */
+  pelvisTiltDeg: BoneFigure;
   /** Largest constant position offset, the bind delta (m): reported, harmless. */
   positionOffset: BoneFigure;
   /** Largest constant rotation offset (degrees): reported, harmless. */
@@ -171,6 +185,7 @@ export class ParityChecker {
       positionDrift: { bone: '', value: 0 },
       rotationDriftDeg: { bone: '', value: 0 },
       pelvisVerticalDrift: 0,
+      pelvisTiltDeg: { bone: '', value: 0 },
       positionOffset: { bone: '', value: 0 },
       rotationOffsetDeg: { bone: '', value: 0 },
       sourceFloorPenetration: { bone: '', value: 0 },
@@ -215,6 +230,9 @@ export class ParityChecker {
     const feet = pairs.map((p, k) => (p.canonical === 'leftFoot' || p.canonical === 'rightFoot' ? k : -1)).filter((k) => k >= 0);
     const footTrack = feet.map(() => ({ expected: new Float64Array(frames * 3), actual: new Float64Array(frames * 3) }));
     const sourcePosition = new Vector3();
+    const sourceUp = new Vector3();
+    const targetUp = new Vector3();
+    const targetHipsBindInverse = rotationOf(context.target.bones[context.hips.target]!.worldMatrix).invert();
 
     for (let f = 0; f < frames; f++) {
       const time = Math.min(f / this.sampleRate, sourceClip.duration);
@@ -257,6 +275,13 @@ export class ParityChecker {
         e[f * 3 + 1] = actual.y - expected[k]!.y;
         e[f * 3 + 2] = actual.z - expected[k]!.z;
         rotationOf(this.target.bones[pair.target]!.matrixWorld, targetRotation);
+        if (k === this.hipsPair) {
+          // Up axes carried by each pelvis's motion away from its rest pose (bind for the source).
+          sourceUp.copy(UP).applyQuaternion(sourceMotion[k]!);
+          targetUp.copy(UP).applyQuaternion(q.copy(targetRotation).multiply(targetHipsBindInverse));
+          const tilt = (sourceUp.angleTo(targetUp) * 180) / Math.PI;
+          if (tilt > result.pelvisTiltDeg.value) result.pelvisTiltDeg = { bone: context.target.bones[pair.target]!.name, value: tilt };
+        }
         // (target motion away from its reference) · (source motion)⁻¹: identity when they agree.
         q.copy(targetRotation).multiply(referenceInverse[k]!).multiply(inverseMotion.copy(sourceMotion[k]!).invert());
         const r = rotationError[k]!;
@@ -351,6 +376,10 @@ export class ParityChecker {
       result.failures.push(
         `rotation drift ${result.rotationDriftDeg.value.toFixed(3)}° on ${result.rotationDriftDeg.bone} exceeds ${b.rotationDriftDeg}°`,
       );
+    if (result.pelvisTiltDeg.value > b.pelvisTiltDeg)
+      result.failures.push(
+        `the pelvis ${result.pelvisTiltDeg.bone} tilts ${result.pelvisTiltDeg.value.toFixed(1)}° from the source's in the character's frame (bound ${b.pelvisTiltDeg}°): its rest pose is not kept`,
+      );
     if (category === 'locomotion' && result.pelvisVerticalDrift > b.pelvisVerticalDrift)
       result.failures.push(`pelvis vertical drift ${mm(result.pelvisVerticalDrift)} exceeds ${mm(b.pelvisVerticalDrift)}`);
     result.ok = result.failures.length === 0;
@@ -393,6 +422,8 @@ export interface ParityReport {
   alignmentResidualDeg: BoneFigure;
   /** How far the target's pelvis faces from the source's in the reference pose (degrees; {@link pelvisFacingDeg}). */
   pelvisFacingDeg: number;
+  /** The worst clip's pelvis tilt against the source's in the character's frame (degrees; {@link ClipParity.pelvisTiltDeg}). */
+  pelvisTiltDeg: BoneFigure & { clip: string };
   ok: boolean;
   /** Every failure, prefixed with its clip. */
   failures: string[];
@@ -434,6 +465,10 @@ export function checkLibraryParity(
     clips,
     alignmentResidualDeg: residual,
     pelvisFacingDeg: pelvisFacingDeg(context),
+    pelvisTiltDeg: clips.reduce<BoneFigure & { clip: string }>(
+      (worst, c) => (c.pelvisTiltDeg.value > worst.value ? { ...c.pelvisTiltDeg, clip: c.clip } : worst),
+      { bone: '', value: 0, clip: '' },
+    ),
     ok: failures.length === 0,
     failures,
     ms: performance.now() - start,
@@ -473,24 +508,6 @@ export function plausibilityFailures(context: RetargetContext): string[] {
 }
 
 const UP = new Vector3(0, 1, 0);
-
-/**
- * A rig's facing in its bind pose (model space, horizontal), from the upper arms and the feet:
- * left = left bone − right bone, forward = left × up. Neither the thighs nor the torso line (what
- * the hips are aligned by) enter it, so it judges the hips' alignment independently.
- */
-export function bindFacing(rig: RigDescription, canonical: ReadonlyMap<string, number>): Vector3 | null {
-  const left = new Vector3();
-  for (const part of ['UpperArm', 'Foot']) {
-    const l = canonical.get(`left${part}`);
-    const r = canonical.get(`right${part}`);
-    if (l === undefined || r === undefined) continue;
-    const line = rig.bones[l]!.worldPosition.clone().sub(rig.bones[r]!.worldPosition).setY(0);
-    if (line.lengthSq() > 1e-12) left.add(line.normalize());
-  }
-  if (left.lengthSq() < 1e-12) return null;
-  return left.normalize().cross(UP).normalize();
-}
 
 /**
  * How far (degrees) the target's pelvis faces from the source's: the turn bind alignment gives the
