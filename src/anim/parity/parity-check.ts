@@ -1,4 +1,5 @@
-import { AnimationMixer, LoopOnce, Quaternion, Vector3, type AnimationClip } from 'three';
+import { AnimationMixer, Box3, LoopOnce, Quaternion, Vector3, type AnimationClip, type SkinnedMesh } from 'three';
+import type { RigDescription } from '../retarget/rig-description.ts';
 import { bindFacing } from '../retarget/bind-alignment.ts';
 import { chainParentOf } from '../retarget/bone-map.ts';
 import { instantiateRig, type RigInstance } from '../retarget/instantiate.ts';
@@ -49,7 +50,11 @@ export interface ParityBounds {
   footSlide: number;
 }
 
-/** The bounds `npm test` holds the built-in library to (measured values are far below; see docs/anim.md). */
+/**
+ * The bounds `npm test` holds the built-in library to (measured values are far below; see
+ * docs/anim.md), for a character of the mannequin's size ({@link PARITY_REFERENCE_HEIGHT} tall).
+ * Lengths scale with the character ({@link scaleParityBounds}); angles do not.
+ */
 export const DEFAULT_PARITY_BOUNDS: ParityBounds = {
   positionDrift: 0.001,
   rotationDriftDeg: 0.25,
@@ -60,6 +65,76 @@ export const DEFAULT_PARITY_BOUNDS: ParityBounds = {
   floorPenetration: 0.03,
   footSlide: 0.02,
 };
+
+/** The height (metres) the bounds' lengths are given for: the mannequin's, sole to crown. */
+export const PARITY_REFERENCE_HEIGHT = 1.85;
+
+/** A person's joints span about this share of their height: the mannequin's, 1.62 m of its 1.85 m (toe joint to head joint). */
+const JOINT_SPAN_SHARE = 0.876;
+
+const box = new Box3();
+
+/**
+ * A character's bind-pose height (metres): its meshes and bones when the description came from a
+ * three.js object (skinned geometry where its bind matrix puts it), else its joints' span over
+ * {@link JOINT_SPAN_SHARE} (a bare skeleton: mocap, a skeleton definition).
+ */
+export function characterHeight(rig: RigDescription): number {
+  const ys = rig.bones.map((bone) => bone.worldPosition.y);
+  const span = Math.max(...ys) - Math.min(...ys);
+  const object = rig.object;
+  if (!object) return span / JOINT_SPAN_SHARE;
+  object.updateMatrixWorld(true);
+  const inverse = object.matrixWorld.clone().invert();
+  let low = Math.min(...ys);
+  let high = Math.max(...ys);
+  let meshes = 0;
+  object.traverse((node) => {
+    const mesh = node as SkinnedMesh;
+    if (!mesh.isMesh || !mesh.geometry.getAttribute('position')) return;
+    if (!mesh.geometry.boundingBox) mesh.geometry.computeBoundingBox();
+    box
+      .copy(mesh.geometry.boundingBox!)
+      .applyMatrix4((mesh.isSkinnedMesh ? mesh.bindMatrix : mesh.matrixWorld).clone().premultiply(inverse));
+    low = Math.min(low, box.min.y);
+    high = Math.max(high, box.max.y);
+    meshes++;
+  });
+  return meshes ? high - low : span / JOINT_SPAN_SHARE;
+}
+
+/** How much the length bounds are scaled for a pair: the target's height, and the source's (for the source's own floor), against {@link PARITY_REFERENCE_HEIGHT}. */
+export interface BoundScale {
+  target: number;
+  source: number;
+}
+
+/**
+ * The bounds for a pair of rigs: every length (drift, slide, floor) scaled by the character's size,
+ * its height against {@link PARITY_REFERENCE_HEIGHT} ({@link characterHeight}); the angles as given. A millimetre
+ * means one thing on a 0.5 m doll and another on a 4.5 m robot: the three.js robot's sprint drifts
+ * 1.74 mm at the foot, 0.04 % of its height, where the mannequin's bound of 1 mm is 0.06 %. The
+ * source's own floor scales with the source.
+ */
+export function scaleParityBounds(bounds: ParityBounds, scale: BoundScale): ParityBounds {
+  return {
+    ...bounds,
+    positionDrift: bounds.positionDrift * scale.target,
+    pelvisVerticalDrift: bounds.pelvisVerticalDrift * scale.target,
+    floorPenetration: bounds.floorPenetration * scale.target,
+    footSlide: bounds.footSlide * scale.target,
+    sourceFloorPenetration: bounds.sourceFloorPenetration * scale.source,
+  };
+}
+
+/** The pair's {@link BoundScale} (1 for a rig whose height cannot be read). */
+export function boundScaleOf(context: RetargetContext): BoundScale {
+  const of = (rig: RigDescription): number => {
+    const height = characterHeight(rig);
+    return height > 0 && Number.isFinite(height) ? height / PARITY_REFERENCE_HEIGHT : 1;
+  };
+  return { target: of(context.target), source: of(context.source) };
+}
 
 /**
  * Ratios and hip heights a humanoid retarget can plausibly have, outside which the units or the map
@@ -110,12 +185,19 @@ export interface ClipParity {
 export interface ParityOptions {
   /** Samples per second. Default 60. */
   sampleRate?: number;
+  /**
+   * Bounds for a character of the reference size ({@link PARITY_REFERENCE_HEIGHT} tall), over
+   * {@link DEFAULT_PARITY_BOUNDS}; their lengths are scaled to the pair ({@link scaleParityBounds}).
+   */
   bounds?: Partial<ParityBounds>;
 }
 
 /** Reusable playback state for checking many clips of one rig pair. */
 export class ParityChecker {
+  /** The bounds this pair is held to (lengths scaled to the characters' size). */
   readonly bounds: ParityBounds;
+  /** How much the length bounds were scaled. */
+  readonly boundScale: BoundScale;
   readonly sampleRate: number;
   private readonly source: RigInstance;
   private readonly target: RigInstance;
@@ -133,7 +215,8 @@ export class ParityChecker {
 
   constructor(context: RetargetContext, options: ParityOptions = {}) {
     this.context = context;
-    this.bounds = { ...DEFAULT_PARITY_BOUNDS, ...options.bounds };
+    this.boundScale = boundScaleOf(context);
+    this.bounds = scaleParityBounds({ ...DEFAULT_PARITY_BOUNDS, ...options.bounds }, this.boundScale);
     this.sampleRate = options.sampleRate ?? 60;
     this.source = instantiateRig(context.source);
     this.target = instantiateRig(context.target);
@@ -347,7 +430,9 @@ export class ParityChecker {
       let slide = 0;
       for (let f = 1; f < frames; f++) {
         const expectedStep = Math.hypot(ex[f * 3]! - ex[f * 3 - 3]!, ex[f * 3 + 2]! - ex[f * 3 - 1]!);
-        const planted = ex[f * 3 + 1]! - lowest < 0.03 && expectedStep * this.sampleRate < 0.3;
+        // Planted: within 30 mm of its lowest and slower than 0.3 m/s, for a character of the reference size.
+        const planted =
+          ex[f * 3 + 1]! - lowest < 0.03 * this.boundScale.target && expectedStep * this.sampleRate < 0.3 * this.boundScale.target;
         if (!planted) continue;
         const actualStep = Math.hypot(ac[f * 3]! - ac[f * 3 - 3]!, ac[f * 3 + 2]! - ac[f * 3 - 1]!);
         slide += Math.max(0, actualStep - expectedStep);
@@ -416,7 +501,10 @@ export interface ParityReport {
   source: string;
   target: string;
   sampleRate: number;
+  /** The bounds the pair was held to: {@link DEFAULT_PARITY_BOUNDS} (or those given) with lengths scaled by {@link boundScale}. */
   bounds: ParityBounds;
+  /** How much the length bounds were scaled for the characters' size (their hip heights against the mannequin's). */
+  boundScale: BoundScale;
   clips: ClipParity[];
   /** Largest bind-alignment residual (degrees) and its bone. */
   alignmentResidualDeg: BoneFigure;
@@ -462,6 +550,7 @@ export function checkLibraryParity(
     target: context.target.name,
     sampleRate: checker.sampleRate,
     bounds: checker.bounds,
+    boundScale: checker.boundScale,
     clips,
     alignmentResidualDeg: residual,
     pelvisFacingDeg: pelvisFacingDeg(context),
