@@ -19,7 +19,7 @@ import { showNotice } from '../src/world/notices.ts';
 import type { Stage } from '../src/world/stage.ts';
 import { createHumanoid, type Humanoid } from '../src/rig/humanoid.ts';
 import { MANNEQUIN } from '../src/rig/mannequin.ts';
-import { parseRig, refusalOf, RigLoadError, type LoadedRig } from '../src/rig/load.ts';
+import { describeLoss, parseRig, refusalOf, RigLoadError, type LoadedRig } from '../src/rig/load.ts';
 import { coreBoneGaps } from '../src/anim/retarget/bone-map.ts';
 import { ANIMATION_LIBRARY, libraryClip, withoutRootMotion } from '../src/anim/library/index.ts';
 import { ParityChecker, plausibilityFailures, type ClipParity } from '../src/anim/parity/parity-check.ts';
@@ -58,7 +58,14 @@ export interface RetargetViewerStats {
    */
   verdict: { ok: boolean; problems: string[] };
   /** What importing the last dropped file found (units, rigid parts, skeleton only, vertices). */
-  imported: { file: string; notes: string[]; sourceVertices: number; skinnedVertices: number; skeletonOnly: boolean } | null;
+  imported: {
+    file: string;
+    notes: string[];
+    losses: string[];
+    sourceVertices: number;
+    skinnedVertices: number;
+    skeletonOnly: boolean;
+  } | null;
   error: string | null;
 }
 
@@ -252,6 +259,8 @@ export class RetargetViewer {
       this.stats.imported = {
         file: name,
         notes: loaded.report.notes,
+        // What the import could not carry (a missing texture), in the import layer's words.
+        losses: loaded.report.losses.map(describeLoss),
         sourceVertices: loaded.report.sourceVertices,
         skinnedVertices: loaded.report.skinnedVertices,
         skeletonOnly: loaded.report.skeletonOnly,
@@ -294,7 +303,12 @@ export class RetargetViewer {
       this.stats.target = next.description.name;
       this.stats.targetBones = next.description.bones.length;
       this.stats.error = null;
-      if (loaded.report.notes.length) showNotice({ level: 'info', title: `Imported ${name}`, detail: loaded.report.notes.join('\n') });
+      if (loaded.report.notes.length)
+        showNotice({
+          level: loaded.report.losses.length ? 'warn' : 'info',
+          title: `Imported ${name}`,
+          detail: loaded.report.notes.join('\n'),
+        });
       await this.retargetOnto(next);
     } catch (error) {
       this.fail(`Cannot retarget onto ${name}`, name, error as Error);
@@ -318,7 +332,12 @@ export class RetargetViewer {
       this.stats.sourceBones = description.bones.length;
       this.stats.error = null;
       this.stats.clips = this.sourceClips.length;
-      if (loaded.report.notes.length) showNotice({ level: 'info', title: `Clip source ${name}`, detail: loaded.report.notes.join('\n') });
+      if (loaded.report.notes.length)
+        showNotice({
+          level: loaded.report.losses.length ? 'warn' : 'info',
+          title: `Clip source ${name}`,
+          detail: loaded.report.notes.join('\n'),
+        });
       await this.retargetOnto(this.target);
     } catch (error) {
       this.fail(`Cannot use the clips of ${name}`, name, error as Error);

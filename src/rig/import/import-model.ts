@@ -256,7 +256,10 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
     manager.onError = previousOnError;
   }
   const rig = finishImport(scene, clips, format, name, resolved, counts);
-  const missing = [...new Set(failedFiles)].map((file) => (/^(blob|data):/.test(file) ? 'an embedded image' : decodeURIComponent(file)));
+  // Named as the model names it (relative to the model), not as the loader resolved it.
+  const asNamed = (file: string): string =>
+    decodeURIComponent(resolved.basePath && file.startsWith(resolved.basePath) ? file.slice(resolved.basePath.length) : file);
+  const missing = [...new Set(failedFiles)].map((file) => (/^(blob|data):/.test(file) ? 'an embedded image' : asNamed(file)));
   for (const file of missing) {
     const loss: ImportLoss = { kind: 'missing-texture', file };
     rig.report.losses.push(loss);
