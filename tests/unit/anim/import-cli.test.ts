@@ -367,6 +367,27 @@ describe('npm run retarget / retarget:check / lod on the corpus', () => {
     expect(report.failures.join('\n')).toMatch(/foot_[lr] slides .* more than the scaled source while planted/);
   });
 
+  it('fails a real prop whose low LOD collapses (Kenney’s hedge: 2 triangles; an arrow piece: none), naming piece and level', async () => {
+    const hedge = capture();
+    expect(await runLodCommand([fixture('kenney-platformer-hedge.glb')], hedge)).toBe(1);
+    expect(hedge.text()).toMatch(/hedge\(Clone\)\s+40\s+20\s+12\s+2\s.*← COLLAPSES/);
+    expect(hedge.text()).toMatch(
+      /^lod: kenney-platformer-hedge\.glb: LOD2 of hedge\(Clone\) keeps 2 triangles of 20 \(error 0\.1\d\d of its size\): the piece collapses to a sliver at that distance; a level needs at least 4$/m,
+    );
+    const arrow = capture();
+    expect(await runLodCommand([fixture('kenney-platformer-arrow.glb'), '--json'], arrow)).toBe(1);
+    expect(arrow.text()).toMatch(/LOD2 of arrow\(Clone\) keeps no triangle of 24 .*: the piece vanishes at that distance/);
+    const json = JSON.parse(arrow.text().slice(0, arrow.text().lastIndexOf('}') + 1)) as {
+      ok: boolean;
+      pieces: Array<{ degenerate: boolean[] }>;
+    };
+    expect(json.ok).toBe(false);
+    expect(json.pieces.map((p) => p.degenerate)).toEqual([
+      [false, false, true],
+      [false, false, true],
+    ]);
+  });
+
   it('bakes LOD levels of a .gltf with an external .bin, a data: URI buffer, and a textured GLB', async () => {
     for (const file of ['external/mannequin-external.gltf', 'mannequin-data-uri.gltf', 'kenney-character-male-a.glb']) {
       const io = capture();
