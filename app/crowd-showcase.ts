@@ -97,14 +97,11 @@ export async function startShowcase(): Promise<void> {
       const notes = [
         `${r.pieces} piece(s), ${r.bones} bones, draws ${r.drawnVertices.toLocaleString('en-US')} of ${r.sourceVertices.toLocaleString('en-US')} vertices, clips: ${r.clips.join(', ')}`,
         ...r.notes,
-        r.morphTargetsRemoved
-          ? `${r.morphTargetsRemoved} morph target(s) set aside (crowd avatars do not run facial morphs)${r.morphTargets.length ? `: ${r.morphTargets.join(', ')}` : ''}`
-          : '',
         r.clampedVertices ? `${r.clampedVertices} vertices had more than 4 influences: kept the strongest 4, renormalised` : '',
       ].filter(Boolean);
       panel.status(`Crowd is now ${template.name}`);
       showNotice({
-        level: partial ? 'warn' : 'info',
+        level: partial || r.losses.length ? 'warn' : 'info',
         title: partial ? `Crowd character: ${template.name} (partly drawn)` : `Crowd character: ${template.name}`,
         detail: notes.join('\n'),
       });

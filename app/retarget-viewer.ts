@@ -19,7 +19,7 @@ import { showNotice } from '../src/world/notices.ts';
 import type { Stage } from '../src/world/stage.ts';
 import { createHumanoid, type Humanoid } from '../src/rig/humanoid.ts';
 import { MANNEQUIN } from '../src/rig/mannequin.ts';
-import { parseRig, type LoadedRig } from '../src/rig/load.ts';
+import { describeLoss, parseRig, refusalOf, RigLoadError, type LoadedRig } from '../src/rig/load.ts';
 import { coreBoneGaps } from '../src/anim/retarget/bone-map.ts';
 import { ANIMATION_LIBRARY, libraryClip, withoutRootMotion } from '../src/anim/library/index.ts';
 import { ParityChecker, plausibilityFailures, type ClipParity } from '../src/anim/parity/parity-check.ts';
@@ -58,7 +58,14 @@ export interface RetargetViewerStats {
    */
   verdict: { ok: boolean; problems: string[] };
   /** What importing the last dropped file found (units, rigid parts, skeleton only, vertices). */
-  imported: { file: string; notes: string[]; sourceVertices: number; skinnedVertices: number; skeletonOnly: boolean } | null;
+  imported: {
+    file: string;
+    notes: string[];
+    losses: string[];
+    sourceVertices: number;
+    skinnedVertices: number;
+    skeletonOnly: boolean;
+  } | null;
   error: string | null;
 }
 
@@ -252,6 +259,8 @@ export class RetargetViewer {
       this.stats.imported = {
         file: name,
         notes: loaded.report.notes,
+        // What the import could not carry (a missing texture), in the import layer's words.
+        losses: loaded.report.losses.map(describeLoss),
         sourceVertices: loaded.report.sourceVertices,
         skinnedVertices: loaded.report.skinnedVertices,
         skeletonOnly: loaded.report.skeletonOnly,
@@ -264,13 +273,14 @@ export class RetargetViewer {
   }
 
   private fail(title: string, name: string, error: Error): void {
-    this.stats.error = error.message.startsWith(name) ? error.message : `${name}: ${error.message}`;
-    showNotice({ level: 'error', title, detail: error.message });
+    // The import layer's words (src/rig/import/errors.ts), as in the crowd, the world and the commands.
+    this.stats.error = refusalOf(error, name).message;
+    showNotice({ level: 'error', title, detail: this.stats.error });
   }
 
   private async useTarget(loaded: LoadedRig, name: string): Promise<void> {
     try {
-      if (loaded.report.skeletonOnly) throw new Error(`${name} has no mesh (a skeleton only): drop it as a clip source instead`);
+      if (loaded.report.skeletonOnly) throw RigLoadError.because('no-mesh', name, { bones: loaded.bones.length });
       const next: TargetCharacter = {
         object: loaded.object,
         description: rigFromObject(loaded.object, name.replace(/\.[^.]+$/, ''), loaded.bones),
@@ -293,7 +303,12 @@ export class RetargetViewer {
       this.stats.target = next.description.name;
       this.stats.targetBones = next.description.bones.length;
       this.stats.error = null;
-      if (loaded.report.notes.length) showNotice({ level: 'info', title: `Imported ${name}`, detail: loaded.report.notes.join('\n') });
+      if (loaded.report.notes.length)
+        showNotice({
+          level: loaded.report.losses.length ? 'warn' : 'info',
+          title: `Imported ${name}`,
+          detail: loaded.report.notes.join('\n'),
+        });
       await this.retargetOnto(next);
     } catch (error) {
       this.fail(`Cannot retarget onto ${name}`, name, error as Error);
@@ -317,7 +332,12 @@ export class RetargetViewer {
       this.stats.sourceBones = description.bones.length;
       this.stats.error = null;
       this.stats.clips = this.sourceClips.length;
-      if (loaded.report.notes.length) showNotice({ level: 'info', title: `Clip source ${name}`, detail: loaded.report.notes.join('\n') });
+      if (loaded.report.notes.length)
+        showNotice({
+          level: loaded.report.losses.length ? 'warn' : 'info',
+          title: `Clip source ${name}`,
+          detail: loaded.report.notes.join('\n'),
+        });
       await this.retargetOnto(this.target);
     } catch (error) {
       this.fail(`Cannot use the clips of ${name}`, name, error as Error);

@@ -4,6 +4,8 @@
  * states the file lacks, and a nearby state's clip where neither exists. Pure: names in, names out.
  */
 
+import { CLIP_STATE_NAMES, clipCoreWords, matchClipStates } from '../rig/clip-names.ts';
+
 /** The animation states the world's player asks for (`swim_fast` is the crawl above 0.6 m/s). */
 export const PLAYER_CLIP_STATES = ['idle', 'walk', 'run', 'jump', 'swim', 'swim_fast'] as const;
 export type PlayerClipState = (typeof PLAYER_CLIP_STATES)[number];
@@ -19,32 +21,34 @@ export const PLAYER_LIBRARY_CLIPS: Readonly<Record<PlayerClipState, string>> = {
 };
 
 /**
- * File clip names recognised per state, best first, compared after {@link normaliseClipName}
- * (`Armature|Walk_Loop` and `walk-loop` both read `walk_loop`). Each library clip name appears only
- * under its own state, so a file clip named like a library clip is taken for that state.
+ * Phrases a file clip's name is matched by, per state, best first: the import layer's table
+ * (src/rig/clip-names.ts), which reads the naming habits of Mixamo, Blender exports, Unreal,
+ * Quaternius and VRoid. Each library clip name reads as a phrase of its own state only.
  */
-export const STATE_CLIP_NAMES: Readonly<Record<PlayerClipState, readonly string[]>> = {
-  idle: ['idle', 'idle_loop', 'breathing_idle', 'idle_01', 'idle_1', 'stand', 'standing', 'standing_idle', 'rest'],
-  walk: ['walk', 'walk_fwd', 'walk_forward', 'walk_loop', 'walking', 'walk_01', 'walk_1'],
-  run: [
-    'run',
-    'run_fwd',
-    'run_forward',
-    'run_loop',
-    'running',
-    'run_01',
-    'sprint',
-    'sprinting',
-    'jog',
-    'jog_fwd',
-    'jog_forward',
-    'jogging',
-  ],
-  jump: ['jump', 'jump_up', 'jump_start', 'jumping', 'jump_loop', 'jump_01', 'jump_idle'],
-  swim: ['swim_tread', 'tread', 'treading', 'treading_water', 'tread_water', 'swim_idle', 'swim_tread_water', 'swim'],
-  // Not a bare "crawl": packs name a crawl on the ground so (Quaternius's ZombieCrawl).
-  swim_fast: ['swim_freestyle', 'swim_fast', 'freestyle', 'front_crawl', 'swimming', 'swim_forward', 'swim_fwd'],
-};
+export const STATE_CLIP_NAMES: Readonly<Record<PlayerClipState, readonly string[]>> = Object.fromEntries(
+  PLAYER_CLIP_STATES.map((state) => [state, CLIP_STATE_NAMES[state]]),
+) as Record<PlayerClipState, readonly string[]>;
+
+/**
+ * A clip name as the matcher reads it: exporter decoration, affixes and filler words gone, the rest
+ * joined by `_` (`Armature|Armature|walk_Armature` and `Walk_Loop` both read `walk`).
+ */
+export function normaliseClipName(name: string): string {
+  return clipCoreWords(name).join('_');
+}
+
+/**
+ * The file's clip for each player state it has one for ({@link matchClipStates}: Mixamo's, Blender's,
+ * Unreal's, Quaternius's and VRoid's naming read; a first word every clip shares is a pack's
+ * character name). Extra names (`extraNames`) go before the built-in ones. A file clip is used for
+ * one state at most.
+ */
+export function matchFileClips(
+  clipNames: readonly string[],
+  extraNames: Partial<Record<PlayerClipState, readonly string[]>> = {},
+): Partial<Record<PlayerClipState, string>> {
+  return matchClipStates(clipNames, PLAYER_CLIP_STATES, extraNames);
+}
 
 /**
  * Where a state goes when the file has no clip for it and the library could not supply one: the
@@ -58,55 +62,6 @@ const FALLBACK: Readonly<Record<PlayerClipState, readonly PlayerClipState[]>> = 
   swim: ['swim_fast', 'idle', 'walk', 'run', 'jump'],
   swim_fast: ['swim', 'walk', 'idle', 'run', 'jump'],
 };
-
-/**
- * A clip name as the matcher compares it: lower case, the part after the last `|`, words (camel
- * case too: `ZombieIdle`) joined by `_`.
- */
-export function normaliseClipName(name: string): string {
-  const last = name.split('|').pop() ?? name;
-  return last
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-}
-
-/**
- * The file's clip for each state it has one for: exact names from `names` (per state, best first)
- * after normalising, or after a first word every clip of the file shares (a pack's character name:
- * `Man_Idle`, `Man_Walk`; `ZombieIdle`, `ZombieWalk`). Extra names (`extraNames`) go before the
- * built-in ones. A file clip is used for one state at most.
- */
-export function matchFileClips(
-  clipNames: readonly string[],
-  extraNames: Partial<Record<PlayerClipState, readonly string[]>> = {},
-): Partial<Record<PlayerClipState, string>> {
-  const byNormal = new Map<string, string>();
-  const normals = clipNames.map(normaliseClipName);
-  for (const [i, normal] of normals.entries()) if (!byNormal.has(normal)) byNormal.set(normal, clipNames[i]!);
-  // The shared first word, when two or more clips have one and something after it.
-  const first = normals[0]?.split('_')[0] ?? '';
-  if (normals.length > 1 && first && normals.every((n) => n.startsWith(`${first}_`)))
-    for (const [i, normal] of normals.entries()) {
-      const rest = normal.slice(first.length + 1);
-      if (!byNormal.has(rest)) byNormal.set(rest, clipNames[i]!);
-    }
-  const used = new Set<string>();
-  const found: Partial<Record<PlayerClipState, string>> = {};
-  for (const state of PLAYER_CLIP_STATES) {
-    const candidates = [...(extraNames[state] ?? []).map(normaliseClipName), ...STATE_CLIP_NAMES[state]];
-    for (const candidate of candidates) {
-      const name = byNormal.get(candidate);
-      if (name !== undefined && !used.has(name)) {
-        found[state] = name;
-        used.add(name);
-        break;
-      }
-    }
-  }
-  return found;
-}
 
 /** What to do for a character: which states the file covers and which library clips to retarget. */
 export interface AvatarClipPlan {

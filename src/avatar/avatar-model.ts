@@ -19,16 +19,19 @@ import {
   type SkinnedMesh,
   type Texture,
 } from 'three';
-import { fetchModelBytes, parseRig, rigFormatOf, RigLoadError, type LoadedRig } from '../rig/load.ts';
-import { withDefaults } from '../core/options.ts';
 import {
-  assignAvatarClips,
-  normaliseClipName,
-  planAvatarClips,
-  PLAYER_CLIP_STATES,
-  type AvatarClipAssignment,
-  type PlayerClipState,
-} from './avatar-clips.ts';
+  describeLoss,
+  fetchModelBytes,
+  parseRig,
+  refusalOf,
+  rigFormatOf,
+  RigLoadError,
+  unboundTracks,
+  type LoadedRig,
+} from '../rig/load.ts';
+import { withDefaults } from '../core/options.ts';
+import { isPlaceholderClipName } from '../rig/clip-names.ts';
+import { assignAvatarClips, planAvatarClips, PLAYER_CLIP_STATES, type AvatarClipAssignment, type PlayerClipState } from './avatar-clips.ts';
 import { AVATAR_HEIGHT_DEFAULTS, avatarScale, type AvatarHeightOptions } from './avatar-height.ts';
 import { AvatarLoadError, avatarFileName } from './avatar-report.ts';
 
@@ -58,14 +61,18 @@ export interface AvatarReport {
   bones: number;
   /** Clips in the file. */
   fileClips: number;
+  /** Their names as the file has them. */
+  fileClipNames: string[];
   /** Library clips retargeted onto the rig. */
   retargeted: string[];
   /** Vertices of every mesh in the file. */
   sourceVertices: number;
   /** Vertices the player draws. */
   drawnVertices: number;
-  /** Import notes and retargeting problems, one sentence each. */
+  /** Import notes and retargeting problems, one sentence each (the losses among them). */
   notes: string[];
+  /** What could not be carried (a missing texture, clip tracks nothing plays), one sentence each. */
+  losses: string[];
 }
 
 /** A character ready to be the player. */
@@ -95,10 +102,10 @@ export async function loadAvatarModel(source: string | File, options: AvatarMode
   const where = typeof source === 'string' ? source : source.name;
   const name = avatarFileName(where);
   // Messages name the file the way the user knows it, not the full URL; the cause stays.
-  const refusal = (error: unknown): AvatarLoadError =>
-    error instanceof RigLoadError
-      ? new AvatarLoadError(error.message.replace(error.source, name), error.reason)
-      : new AvatarLoadError(`${name}: ${(error as Error).message}`, 'not-a-model');
+  const refusal = (error: unknown): AvatarLoadError => {
+    const { message, reason } = refusalOf(error, name);
+    return new AvatarLoadError(message, reason);
+  };
   let rig: LoadedRig;
   try {
     rigFormatOf(where);
@@ -117,12 +124,12 @@ export async function loadAvatarModel(source: string | File, options: AvatarMode
  */
 export async function prepareAvatarModel(rig: LoadedRig, name: string, options: AvatarModelOptions = {}): Promise<AvatarModel> {
   const resolved = withDefaults(AVATAR_MODEL_DEFAULTS, options);
-  if (rig.report.skeletonOnly)
-    throw new AvatarLoadError(
-      `${name}: has a skeleton but no mesh (mocap): nothing to draw as the player; use it as a clip source on the retarget page`,
-      'skeleton-only',
-    );
+  if (rig.report.skeletonOnly) {
+    const refusal = RigLoadError.because('no-mesh', name, { bones: rig.bones.length });
+    throw new AvatarLoadError(refusal.message, refusal.reason);
+  }
   const notes = [...rig.report.notes];
+  const losses = rig.report.losses.map(describeLoss);
   // The height policy scales the wrapper, never the bones: clips (the file's and those retargeted
   // onto the rig in its own frame, which ignores the wrapper) play unchanged; only their figures in
   // metres (ground speed, swim offset) follow the scale.
@@ -131,7 +138,7 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
   // One clip under an exporter's placeholder name (Mixamo's "mixamo.com", "Take 001"): the file's
   // name says what it is ("Walking.fbx").
   const only = rig.clips.length === 1 ? rig.clips[0]! : null;
-  if (only && PLACEHOLDER_CLIP_NAME.test(normaliseClipName(only.name.replaceAll('|', '_')))) {
+  if (only && isPlaceholderClipName(only.name)) {
     const fileName = name.replace(/\.[^.]+$/, '');
     notes.push(`its one clip "${only.name}" is taken by the file's name: "${fileName}"`);
     only.name = fileName;
@@ -154,6 +161,7 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
   );
   const clips: AnimationClip[] = [];
   const added = new Set<string>();
+  const dropped: string[] = [];
   for (const state of PLAYER_CLIP_STATES) {
     const clipName = assignment.clips[state];
     if (clipName === undefined || added.has(clipName)) continue;
@@ -162,7 +170,11 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
     const found = fromLibrary ? library.find((c) => c.name === clipName) : rig.clips.find((c) => c.name === clipName);
     if (!found) continue;
     // The controller moves the player: a file clip that travels (root motion) plays in place.
-    const { clip, travel: fileTravel } = fromLibrary ? { clip: found, travel: 0 } : withoutTravel(found, rig.object, rig.bones);
+    const { clip: moved, travel: fileTravel } = fromLibrary ? { clip: found, travel: 0 } : withoutTravel(found, rig.object, rig.bones);
+    // Tracks that animate nothing in the model would make three's mixer log an error on every play.
+    const unbound = unboundTracks(rig.object, moved);
+    if (unbound.length) dropped.push(...unbound.map((track) => `${clipName}: ${track}`));
+    const clip = unbound.length ? withoutTracks(moved, new Set(unbound)) : moved;
     const travel = fileTravel * scale;
     if (travel > 0)
       notes.push(
@@ -175,6 +187,16 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
     notes.push(
       `no clip for ${assignment.borrowed.join(', ')} in the file or the library: ${assignment.borrowed.map((s) => `${s} plays ${assignment.clips[s]}`).join(', ')}`,
     );
+  if (dropped.length) {
+    const loss = describeLoss({
+      kind: 'dropped-tracks',
+      count: dropped.length,
+      why: 'they animate nothing in the model',
+      examples: dropped,
+    });
+    losses.push(loss);
+    notes.push(loss);
+  }
   if (clips.length === 0) notes.push('no clips in the file and none retargeted: it stands in its bind pose');
 
   const object = rig.object;
@@ -203,12 +225,26 @@ export async function prepareAvatarModel(rig: LoadedRig, name: string, options: 
       scale,
       bones: rig.bones.length,
       fileClips: rig.clips.length,
+      fileClipNames: rig.clips.map((clip) => clip.name),
       retargeted: library.filter((clip) => added.has(clip.name)).map((clip) => clip.name),
       sourceVertices: rig.report.sourceVertices,
       drawnVertices,
       notes,
+      losses,
     },
   };
+}
+
+/** A copy of a clip without the named tracks (its duration, blend mode and userData kept). */
+function withoutTracks(clip: AnimationClip, drop: ReadonlySet<string>): AnimationClip {
+  const result = new AnimationClip(
+    clip.name,
+    clip.duration,
+    clip.tracks.filter((track) => !drop.has(track.name)),
+    clip.blendMode,
+  );
+  result.userData = { ...(clip.userData as Record<string, unknown>) };
+  return result;
 }
 
 /**
@@ -226,9 +262,6 @@ function scaledClip(clip: AnimationClip, scale: number): AnimationClip {
   result.userData = scaled;
   return result;
 }
-
-/** Clip names exporters give when the animator gave none (Blender's `Armature|mixamo.com|Layer0` too), normalised. */
-const PLACEHOLDER_CLIP_NAME = /^(armature_)?(mixamo_com|take_?\d*|default|animation|anim|action|clip|scene|armature)(_layer\d*)?$/;
 
 /** Horizontal travel (metres) over a clip below which it counts as in place: sway, a weight shift. */
 const IN_PLACE_TRAVEL = 0.05;

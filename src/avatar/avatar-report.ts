@@ -7,8 +7,8 @@ import type { ImportFailure } from '../rig/import/errors.ts';
 import type { CairnNotice } from '../world/cairn-global.ts';
 import { PLAYER_CLIP_STATES, type ClipSource, type PlayerClipState } from './avatar-clips.ts';
 
-/** Why a character was refused: the import layer's causes, or a skeleton with nothing to draw. */
-export type AvatarFailure = ImportFailure | 'skeleton-only';
+/** Why a character was refused: the import layer's causes (a skeleton with nothing to draw is `no-mesh`). */
+export type AvatarFailure = ImportFailure;
 
 /** A character file that cannot be the player; the message names the file and the cause. */
 export class AvatarLoadError extends Error {
@@ -59,8 +59,12 @@ export interface AvatarStats {
   clipSources: Partial<Record<PlayerClipState, ClipSource>>;
   /** Clips of its own: in its file, or the built-in humanoid's six. */
   fileClips: number;
+  /** Their names as the file has them ({@link clips} says which state plays which). */
+  fileClipNames: string[];
   /** Library clips retargeted onto it. */
   retargeted: string[];
+  /** What the import or the player could not carry (a missing texture, clip tracks nothing plays), one sentence each. */
+  losses: string[];
   /** Vertices of every mesh in its file. */
   sourceVertices: number;
   /** Vertices drawn. */
@@ -89,13 +93,26 @@ export function avatarNotice(stats: AvatarStats, notes: readonly string[] = []):
       detail: `${stats.error ?? 'unknown error'}\nThe player stays ${stats.name === 'humanoid' ? 'the built-in humanoid' : stats.name}.`,
     };
   const partial = stats.drawnVertices < stats.sourceVertices;
+  // The file's clips no state plays: said, so a pack whose names are not read is not silently replaced by the library.
+  const used = new Set(Object.values(stats.clips));
+  const unused = stats.fileClipNames.filter((name) => !used.has(name));
+  const noneUsed = stats.fileClips > 0 && unused.length === stats.fileClipNames.length;
   const borrowed = Object.values(stats.clipSources).includes('fallback');
   const none = Object.keys(stats.clips).length === 0;
   const lines = [
     `${stats.height.toFixed(2)} m tall${stats.scale === 1 ? '' : ` (the file's ${stats.fileHeight.toFixed(2)} m ×${stats.scale.toFixed(2)})`}; draws ${stats.drawnVertices.toLocaleString('en-US')} of ${stats.sourceVertices.toLocaleString('en-US')} vertices${partial ? ' (part of the file is not drawn)' : ''}`,
     `${stats.fileClips} clip(s) in the file; ${stats.retargeted.length ? `${stats.retargeted.length} library clip(s) retargeted onto it (${stats.retargeted.join(', ')})` : 'no library clips needed'}`,
     none ? 'no clips: it stands in its bind pose' : `clips: ${clipLine(stats)}`,
-    ...notes,
+    ...(noneUsed
+      ? [
+          `none of the file's clips is named like a player state (${unused.slice(0, 6).join(', ')}${unused.length > 6 ? ', …' : ''}): give clipNames to use them`,
+        ]
+      : unused.length
+        ? [`file clips no state plays: ${unused.slice(0, 8).join(', ')}${unused.length > 8 ? ', …' : ''}`]
+        : []),
+    ...stats.losses,
+    ...notes.filter((note) => !stats.losses.includes(note)),
   ];
-  return { level: partial || borrowed || none ? 'warn' : 'info', title: `Avatar: ${stats.name}`, detail: lines.join('\n') };
+  const level = partial || borrowed || none || noneUsed || stats.losses.length > 0 ? 'warn' : 'info';
+  return { level, title: `Avatar: ${stats.name}`, detail: lines.join('\n') };
 }

@@ -19,6 +19,10 @@ export interface CrowdPageStats extends CrowdStats {
   /** Vertices of every mesh in the character's file, and how many the crowd draws (fewer: a partial import). */
   sourceVertices?: number;
   drawnVertices?: number;
+  /** Which clip plays each animation state (the file's, or the library's retargeted onto the rig). */
+  clipStates?: Partial<Record<string, string>>;
+  /** What the character's import and the crowd could not carry (a missing texture, tracks, morphs), one sentence each. */
+  losses?: string[];
 }
 
 export function formatBytes(bytes: number): string {
@@ -37,6 +41,7 @@ export function crowdHudRows(stats: CrowdPageStats | undefined): CrowdHudRow[] {
       .sort((a, b) => b[1] - a[1])
       .map(([why, count]) => ({ label: `  ${why.replace(': ', ' · ')}`, value: String(count) })),
     { label: 'bone path', value: stats.path, tone: 'ok' },
+    ...(stats.losses ?? []).map((loss) => ({ label: 'lost', value: loss, tone: 'warn' as const })),
     { label: 'crowd draws/pass', value: String(stats.drawCallsPerPass) },
     { label: 'anim ms', value: stats.animMsAvg.toFixed(2) },
     { label: 'live poses this frame', value: String(stats.liveUpdates) },

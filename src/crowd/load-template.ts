@@ -4,10 +4,14 @@
  * CrowdTemplateError whose message names the file and the reason, for the page to show; nothing
  * is changed until a template exists. Reports progress while downloading and preparing.
  */
-import { fetchModelBytes, parseRig, rigFormatOf, RigLoadError } from '../rig/load.ts';
+import { fetchModelBytes, parseRig, refusalOf, rigFormatOf, RigLoadError } from '../rig/load.ts';
+import { formatClipStates, isPlaceholderClipName, matchClipStates, type ClipState } from '../rig/clip-names.ts';
 import { CrowdTemplate, CrowdTemplateError, type CrowdTemplateOptions } from './template.ts';
 
-/** Library clips a rig without clips of its own gets for the crowd (what synthetic peers play). */
+/** The states a crowd avatar plays (what synthetic peers and remote players ask for). */
+export const CROWD_STATES = ['idle', 'walk', 'run', 'dance', 'wave', 'cheer'] as const satisfies readonly ClipState[];
+
+/** The library clip of each of {@link CROWD_STATES}, retargeted onto a rig whose file has no clip for that state. */
 export const CROWD_LIBRARY_CLIPS: readonly string[] = ['idle', 'walk_fwd', 'run_fwd', 'dance', 'wave', 'cheer'];
 
 export type LoadPhase = 'download' | 'parse' | 'prepare';
@@ -16,8 +20,9 @@ export interface LoadTemplateOptions extends CrowdTemplateOptions {
   /** Called with the phase and 0..1 within it (download progress needs Content-Length). */
   onProgress?: (phase: LoadPhase, fraction: number) => void;
   /**
-   * Clips for a rig that has none: Cairn's library clips by name, retargeted on load (in place);
-   * `[]` leaves it in its bind pose. Default {@link CROWD_LIBRARY_CLIPS}.
+   * Cairn's library clips, by name, retargeted on load (in place) for the states the file has no
+   * clip for (every one of them for a rig with no clips); `[]` retargets none. Default
+   * {@link CROWD_LIBRARY_CLIPS}.
    */
   libraryClips?: readonly string[];
 }
@@ -25,19 +30,13 @@ export interface LoadTemplateOptions extends CrowdTemplateOptions {
 /** Fetches a model from a URL and prepares it. */
 export async function loadCrowdTemplateFromUrl(url: string, options: LoadTemplateOptions = {}): Promise<CrowdTemplate> {
   const name = decodeURIComponent(url.split(/[?#]/)[0]!.split('/').pop() || url);
-  try {
-    rigFormatOf(url);
-  } catch (error) {
-    throw new CrowdTemplateError((error as Error).message);
-  }
   let bytes: ArrayBuffer;
   try {
+    rigFormatOf(url);
     bytes = await fetchModelBytes(url, (f) => options.onProgress?.('download', f));
   } catch (error) {
     // Name the file the way the user knows it; the cause (CORS, 404, …) is in the message.
-    throw new CrowdTemplateError(
-      error instanceof RigLoadError ? error.message.replace(error.source, name) : `${name}: ${(error as Error).message}`,
-    );
+    throw refused(error, name);
   }
   return prepareTemplate(bytes, url, name, options);
 }
@@ -47,7 +46,7 @@ export async function loadCrowdTemplateFromFile(file: File, options: LoadTemplat
   try {
     rigFormatOf(file.name);
   } catch (error) {
-    throw new CrowdTemplateError((error as Error).message);
+    throw refused(error, file.name);
   }
   options.onProgress?.('download', 0);
   const bytes = await file.arrayBuffer();
@@ -61,33 +60,64 @@ async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string,
   try {
     rig = await parseRig(bytes, source, { basePath: source.includes('/') ? source.slice(0, source.lastIndexOf('/') + 1) : '' });
   } catch (error) {
-    // Name the file the way the user knows it (not the full URL).
-    const message = error instanceof RigLoadError ? error.message.replace(error.source, name) : `${name}: ${(error as Error).message}`;
-    throw new CrowdTemplateError(message);
+    throw refused(error, name);
   }
   options.onProgress?.('parse', 1);
   options.onProgress?.('prepare', 0);
   const notes: string[] = [];
-  if (rig.report.skeletonOnly)
-    throw new CrowdTemplateError(
-      `${name}: has a skeleton but no mesh (mocap): nothing for a crowd to draw; use it as a clip source on the retarget page`,
-    );
-  const wanted = options.libraryClips ?? CROWD_LIBRARY_CLIPS;
-  if (rig.clips.length === 0 && wanted.length > 0) {
-    // A rig without clips gets Cairn's library, retargeted onto it, instead of standing in T-pose.
-    // Loaded on demand: pages whose models carry clips never download the retargeter.
+  if (rig.report.skeletonOnly) throw refused(RigLoadError.because('no-mesh', name, { bones: rig.bones.length }), name);
+  // One clip under an exporter's placeholder name (Mixamo's "mixamo.com", "Take 001"): the file's
+  // name says what it is ("Walking.fbx").
+  if (rig.clips.length === 1 && isPlaceholderClipName(rig.clips[0]!.name)) {
+    const fileName = name.replace(/\.[^.]+$/, '');
+    notes.push(`its one clip "${rig.clips[0]!.name}" is taken by the file's name: "${fileName}"`);
+    rig.clips[0]!.name = fileName;
+  }
+  // The file's clips play the states their names say; Cairn's library, retargeted onto the rig,
+  // plays the states the file has no clip for (a rig with no clips gets the whole set).
+  const fileStates: Partial<Record<ClipState, string>> = matchClipStates(
+    rig.clips.map((clip) => clip.name),
+    CROWD_STATES,
+  );
+  const wanted = (options.libraryClips ?? CROWD_LIBRARY_CLIPS).filter((clip) => {
+    const state = (Object.keys(matchClipStates([clip], CROWD_STATES)) as ClipState[])[0];
+    return state === undefined ? rig.clips.length === 0 : fileStates[state] === undefined;
+  });
+  const clipStates: Partial<Record<ClipState, string>> = { ...fileStates };
+  const sources: Partial<Record<ClipState, string>> = {};
+  if (wanted.length > 0) {
+    // Loaded on demand: pages whose models carry every clip never download the retargeter.
     const { libraryForRig } = await import('../anim/retarget/library-for-rig.ts');
     const library = await libraryForRig(rig.object, rig.bones, name, { clips: wanted });
-    rig.clips = library.clips;
+    const taken = new Set(rig.clips.map((clip) => clip.name));
+    const added = library.clips.filter((clip) => !taken.has(clip.name));
+    rig.clips = [...rig.clips, ...added];
+    for (const [state, clip] of Object.entries(
+      matchClipStates(
+        added.map((c) => c.name),
+        CROWD_STATES,
+      ),
+    ) as Array<[ClipState, string]>) {
+      if (clipStates[state] !== undefined) continue;
+      clipStates[state] = clip;
+      sources[state] = 'library';
+    }
     notes.push(
-      library.clips.length
-        ? `no clips in the file: ${library.clips.length} library clips retargeted onto it (${library.clips.map((c) => c.name).join(', ')})`
-        : 'no clips in the file, and the library could not be retargeted onto it: it stands in its bind pose',
+      added.length
+        ? `${added.length} library clip(s) retargeted onto it for the states its file has no clip for (${added.map((c) => c.name).join(', ')})`
+        : `the library could not be retargeted onto it: ${CROWD_STATES.filter((s) => clipStates[s] === undefined).join(', ')} have no clip`,
     );
     notes.push(...library.problems);
   }
-  const template = new CrowdTemplate(rig, { ...options, name: options.name ?? name });
+  notes.push(`clips: ${formatClipStates(CROWD_STATES, clipStates, sources)}`);
+  const template = new CrowdTemplate(rig, { ...options, name: options.name ?? name, clipStates: { ...clipStates, ...options.clipStates } });
   template.report.notes.push(...notes);
   options.onProgress?.('prepare', 1);
   return template;
+}
+
+/** A refusal in the import layer's words, naming the file the way the user knows it (not the full URL). */
+function refused(error: unknown, name: string): CrowdTemplateError {
+  const { message, reason } = refusalOf(error, name);
+  return new CrowdTemplateError(message, reason);
 }

@@ -244,6 +244,8 @@ export class StageCrowd {
       lastError: this.lastError,
       sourceVertices: model.sourceVertices,
       drawnVertices: model.drawnVertices,
+      clipStates: model.clipStates,
+      losses: model.losses,
     };
     this.stage.cairn.stats.crowd = stats;
   }

@@ -18,12 +18,21 @@ import {
   type Object3D,
   type SkinnedMesh,
 } from 'three';
+import { CLIP_STATES, matchClipStates, type ClipState } from '../rig/clip-names.ts';
+import { describeLoss, type ImportFailure, type ImportLoss } from '../rig/import/errors.ts';
 import type { ClipTiming } from './anim-state.ts';
 import { prepareCrowdGeometry } from './geometry-prep.ts';
 
 /** Raised for characters the crowd cannot use; the message is meant for the person who chose the file. */
 export class CrowdTemplateError extends Error {
   override name = 'CrowdTemplateError';
+  /** The import layer's cause when the file itself was refused (src/rig/import/errors.ts); null for the crowd's own limits. */
+  readonly reason: ImportFailure | null;
+
+  constructor(message: string, reason: ImportFailure | null = null) {
+    super(message);
+    this.reason = reason;
+  }
 }
 
 /** Anything with a scene graph and clips: `createHumanoid()`, `loadRig()`/`parseRig()` results, a GLTF. */
@@ -33,7 +42,7 @@ export interface CrowdTemplateSource {
   /** GLTFLoader results call them animations. */
   animations?: AnimationClip[];
   /** What importing found (`parseRig`/`loadRig` results carry it): the file's vertex count, its morph targets. */
-  report?: { sourceVertices: number; morphTargets?: string[]; notes?: string[] };
+  report?: { sourceVertices: number; morphTargets?: string[]; notes?: string[]; losses?: ImportLoss[] };
 }
 
 export interface CrowdTemplateOptions {
@@ -46,6 +55,12 @@ export interface CrowdTemplateOptions {
   targetHeight?: number;
   /** A name for messages and the HUD. Default: the root object's name. */
   name?: string;
+  /**
+   * Which clip plays each animation state (`idle`, `walk`, `dance` …), by clip name. Default: read
+   * from the clips' names (src/rig/clip-names.ts: Mixamo, Blender, Unreal, Quaternius and VRoid
+   * naming). A state named here wins over what the names say.
+   */
+  clipStates?: Partial<Record<ClipState, string>>;
 }
 
 /** One geometry piece: one draw call per crowd. */
@@ -78,6 +93,10 @@ export interface CrowdTemplateReport {
   morphTargets: string[];
   /** What importing and preparing changed, one sentence each, for the page's notice. */
   notes: string[];
+  /** What could not be carried (a missing texture, tracks or morphs the crowd does not run), one sentence each (also in {@link notes}). */
+  losses: string[];
+  /** State → the clip that plays it (`play('idle')` plays this clip); states no clip reads as are absent. */
+  clipStates: Partial<Record<ClipState, string>>;
 }
 
 export interface CrowdClip extends ClipTiming {
@@ -96,6 +115,8 @@ export class CrowdTemplate {
   readonly boneInverses: Matrix4[];
   readonly pieces: CrowdPiece[];
   readonly clips: CrowdClip[];
+  /** State → clip index ({@link CrowdTemplateReport.clipStates} by index). */
+  readonly stateClips: Partial<Record<ClipState, number>>;
   /** Uniform scale applied in front of every bone matrix (from `targetHeight`). */
   readonly rootMatrix: Matrix4;
   /** Bind-pose bounds after scaling, model space (feet near y = 0, facing +Z). */
@@ -205,11 +226,16 @@ export class CrowdTemplate {
 
     const sourceClips = source.clips ?? source.animations ?? [];
     let droppedTracks = 0;
+    const droppedMorphTracks: string[] = [];
+    const droppedOther: string[] = [];
     const clips: CrowdClip[] = [];
     for (const clip of sourceClips) {
       const tracks = clip.tracks.filter((track) => {
         const keep = playableOnBones(root, track.name);
-        if (!keep) droppedTracks++;
+        if (!keep) {
+          droppedTracks++;
+          (/\.morphTargetInfluences/.test(track.name) ? droppedMorphTracks : droppedOther).push(`${clip.name}: ${track.name}`);
+        }
         return keep;
       });
       const playable = new AnimationClip(clip.name, clip.duration, tracks, clip.blendMode);
@@ -222,6 +248,41 @@ export class CrowdTemplate {
       clips.push({ name: 'bind', duration: 0, loop: true, clip: new AnimationClip('bind', 0, []) });
     }
     this.clips = clips;
+    const names = clips.map((c) => c.name);
+    const matched: Partial<Record<ClipState, string>> = { ...matchClipStates(names), ...options.clipStates };
+    const stateClips: Partial<Record<ClipState, number>> = {};
+    const clipStates: Partial<Record<ClipState, string>> = {};
+    for (const state of CLIP_STATES) {
+      const index = matched[state] === undefined ? -1 : names.indexOf(matched[state]);
+      if (index < 0) continue;
+      stateClips[state] = index;
+      clipStates[state] = names[index]!;
+    }
+    this.stateClips = stateClips;
+    // What the crowd does not carry, in the import layer's words (src/rig/import/errors.ts).
+    const losses = [...(source.report?.losses ?? []).map(describeLoss)];
+    if (droppedMorphTracks.length)
+      losses.push(
+        describeLoss({
+          kind: 'dropped-tracks',
+          count: droppedMorphTracks.length,
+          why: 'they drive morph targets, which crowd avatars do not run',
+          examples: droppedMorphTracks,
+        }),
+      );
+    if (droppedOther.length)
+      losses.push(
+        describeLoss({
+          kind: 'dropped-tracks',
+          count: droppedOther.length,
+          why: 'they animate nothing a crowd avatar has',
+          examples: droppedOther,
+        }),
+      );
+    if (morphTargetsRemoved > 0 && morphNames.size)
+      losses.push(describeLoss({ kind: 'dropped-morphs', names: [...morphNames], why: 'crowd avatars do not run morph targets' }));
+    const notes = [...(source.report?.notes ?? [])];
+    for (const loss of losses) if (!notes.includes(loss)) notes.push(loss);
     this.report = {
       pieces: this.pieces.length,
       bones: bones.length,
@@ -236,7 +297,9 @@ export class CrowdTemplate {
       sourceVertices: source.report?.sourceVertices ?? fileVertices,
       drawnVertices: vertices,
       morphTargets: [...morphNames],
-      notes: [...(source.report?.notes ?? [])],
+      notes,
+      losses,
+      clipStates,
     };
   }
 
@@ -244,12 +307,15 @@ export class CrowdTemplate {
     return this.bones.length;
   }
 
-  /** Index of a clip by exact name, else a case-insensitive partial match, else -1. */
+  /**
+   * Index of a clip by exact name, else the clip of the state the name reads as (`idle`, `walk_fwd`
+   * → walk; see {@link CrowdTemplateReport.clipStates}), else -1.
+   */
   clipIndex(name: string): number {
     const exact = this.clips.findIndex((c) => c.name === name);
     if (exact >= 0) return exact;
-    const lower = name.toLowerCase();
-    return this.clips.findIndex((c) => c.name.toLowerCase().includes(lower));
+    const state = (Object.keys(matchClipStates([name])) as ClipState[])[0];
+    return state === undefined ? -1 : (this.stateClips[state] ?? -1);
   }
 
   /** Like {@link clipIndex} but falls back to the first clip (a name the model lacks still plays something). */

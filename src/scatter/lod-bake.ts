@@ -14,6 +14,12 @@ import { MeshoptSimplifier, type SimplifierFlags } from 'meshoptimizer/simplifie
  * than the one before it, or baking fails loudly with {@link LodBakeError}.
  */
 
+/**
+ * Fewest triangles a simplified level may keep before it counts as collapsed: below a tetrahedron's
+ * four a piece has no volume left (a sliver, or nothing: it pops out at that distance).
+ */
+export const MIN_LEVEL_TRIANGLES = 4;
+
 /** Fraction of the full triangle count each level aims for: full, 50 %, 15 %. */
 export const LOD_RATIOS: readonly number[] = [1, 0.5, 0.15];
 
@@ -44,6 +50,11 @@ export interface LodLevels {
   triangles: number[];
   /** meshoptimizer's reported error per level (relative to the mesh extent). */
   errors: number[];
+  /**
+   * Per level: it collapsed, keeping fewer than {@link MIN_LEVEL_TRIANGLES} triangles (fewer than
+   * the full mesh's when that has fewer): the piece turns into a sliver or vanishes at that distance.
+   */
+  degenerate: boolean[];
 }
 
 /** A level that did not shrink, or input the simplifier cannot use. Names the part and level. */
@@ -88,7 +99,7 @@ export function bakeLodLevelsSync(input: LodBakeInput, options: LodBakeOptions =
   if (ratios[0] !== 1) throw new LodBakeError('the first LOD ratio must be 1 (full detail)', label);
 
   const full = indices.length / 3;
-  const levels: LodLevels = { indices: [indices], triangles: [full], errors: [0] };
+  const levels: LodLevels = { indices: [indices], triangles: [full], errors: [0], degenerate: [false] };
   for (let level = 1; level < ratios.length; level++) {
     const targetIndexCount = Math.max(3, Math.floor(full * ratios[level]!) * 3);
     const [result, error] = MeshoptSimplifier.simplify(
@@ -111,6 +122,7 @@ export function bakeLodLevelsSync(input: LodBakeInput, options: LodBakeOptions =
     levels.indices.push(result);
     levels.triangles.push(triangles);
     levels.errors.push(error);
+    levels.degenerate.push(triangles < Math.min(MIN_LEVEL_TRIANGLES, full));
   }
   return levels;
 }

@@ -1,9 +1,9 @@
 import { basename, resolve } from 'node:path';
-import { RigLoadError } from '../rig/import/errors.ts';
-import { gltfBytesForThree, readGltfDocument } from '../rig/node/model-file.ts';
+import { describeLoss, refusalOf, RigLoadError } from '../rig/import/errors.ts';
+import { gltfBytesForThree, readGltfFile } from '../rig/node/model-file.ts';
 import type { SimplifierFlags } from 'meshoptimizer/simplifier';
 import { parseGltfProp } from './gltf-prop.ts';
-import { bakeLodLevelsSync, LOD_RATIOS, simplifierReady } from './lod-bake.ts';
+import { bakeLodLevelsSync, LOD_RATIOS, MIN_LEVEL_TRIANGLES, simplifierReady } from './lod-bake.ts';
 import { prepareGeometry } from './prop-lod.ts';
 
 /**
@@ -11,8 +11,10 @@ import { prepareGeometry } from './prop-lod.ts';
  * levels for every piece of a glTF/GLB prop with meshoptimizer, exactly as the scatter catalog
  * does, and prints triangles per level.
  *
- * Exit status: 0 when every level of every piece shrank, 1 when some level did not (piece and
- * level named), 2 for bad arguments or a file that cannot be read or parsed.
+ * Exit status: 0 when every level of every piece shrank and kept a shape, 1 when some level did not
+ * shrink or collapsed to fewer than {@link MIN_LEVEL_TRIANGLES} triangles (piece and level named),
+ * 2 for bad arguments or a file that cannot be read or parsed (in the import layer's words). A
+ * texture the file names but lacks is said (`!`), not a refusal.
  */
 
 export const LOD_USAGE = `usage: npm run lod -- FILE.glb [options]
@@ -28,6 +30,8 @@ export interface LodPieceReport {
   triangles: number[];
   errors: number[];
   shrank: boolean;
+  /** Per level: it collapsed to fewer than {@link MIN_LEVEL_TRIANGLES} triangles. */
+  degenerate: boolean[];
   ms: number;
   compare?: Record<string, number[]>;
 }
@@ -67,21 +71,22 @@ export async function runLodCommand(args: string[], io: CommandIO = { out: conso
     return 2;
   }
   // Read through the import layer (glTF Transform): external .bin files, data: URIs, embedded images.
+  // Refusals are worded by the import layer (src/rig/import/errors.ts), as everywhere else.
   let data: ArrayBuffer;
-  try {
-    data = await gltfBytesForThree(await readGltfDocument(path));
-  } catch (error) {
-    const cause = error instanceof RigLoadError ? error.message.slice(error.source.length + 2) : (error as Error).message;
-    const unreadable = error instanceof RigLoadError && (error.reason === 'not-found' || error.reason === 'unreadable');
-    io.err(unreadable ? `lod: cannot read ${path}: ${cause}` : `lod: ${name} could not be parsed as glTF (${cause})`);
-    return 2;
-  }
-  await simplifierReady();
   let pieces;
+  let losses: string[];
   try {
+    const { document, missingTextures } = await readGltfFile(path);
+    losses = missingTextures.map((file) => describeLoss({ kind: 'missing-texture', file }));
+    if (document.getRoot().listMeshes().length === 0)
+      throw RigLoadError.because(document.getRoot().listSkins().length ? 'no-mesh' : 'no-skeleton', path, {
+        bones: document.getRoot().listSkins()[0]?.listJoints().length,
+      });
+    data = await gltfBytesForThree(document);
+    await simplifierReady();
     pieces = await parseGltfProp(data, name);
   } catch (error) {
-    io.err(`lod: ${name} could not be parsed as glTF (${(error as Error).message})`);
+    io.err(`lod: ${refusalOf(error, name).message}`);
     return 2;
   }
 
@@ -100,6 +105,7 @@ export async function runLodCommand(args: string[], io: CommandIO = { out: conso
       triangles: levels.triangles,
       errors: levels.errors,
       shrank,
+      degenerate: levels.degenerate,
       ms,
     };
     if (options.compare) {
@@ -115,18 +121,28 @@ export async function runLodCommand(args: string[], io: CommandIO = { out: conso
   });
 
   const failed = reports.filter((r) => !r.shrank);
+  const collapsed = reports.filter((r) => r.degenerate.some(Boolean));
   if (options.json) {
-    io.out(JSON.stringify({ file: name, flags, ratios, pieces: reports, ok: failed.length === 0 }, null, 2));
+    io.out(
+      JSON.stringify({ file: name, flags, ratios, pieces: reports, losses, ok: failed.length === 0 && collapsed.length === 0 }, null, 2),
+    );
   } else {
     printTable(name, flags, ratios, reports, io);
+    for (const loss of losses) io.out(`! ${loss}`);
   }
+  for (const r of collapsed)
+    for (const [level, bad] of r.degenerate.entries())
+      if (bad)
+        io.err(
+          `lod: ${name}: LOD${level} of ${r.piece} keeps ${r.triangles[level] === 0 ? 'no triangle' : `${r.triangles[level]} triangle${r.triangles[level] === 1 ? '' : 's'}`} of ${r.triangles[0]} (error ${r.errors[level]!.toFixed(3)} of its size): the piece ${r.triangles[level] === 0 ? 'vanishes' : 'collapses to a sliver'} at that distance; a level needs at least ${MIN_LEVEL_TRIANGLES}`,
+        );
   if (failed.length > 0) {
     io.err(
       `lod: ${failed.length} piece${failed.length === 1 ? '' : 's'} did not shrink at every level: ${failed.map((r) => `${r.piece} (${r.triangles.join(' → ')})`).join(', ')}. Try --flags Permissive, or look for tiny or fragmented pieces.`,
     );
     return 1;
   }
-  return 0;
+  return collapsed.length > 0 ? 1 : 0;
 }
 
 function parseArgs(args: string[]): { file: string; flags: SimplifierFlags[]; ratios: number[]; compare: boolean; json: boolean } {
@@ -173,7 +189,9 @@ function printTable(name: string, flags: SimplifierFlags[], ratios: number[], re
         .slice(1)
         .map((e) => e.toFixed(3))
         .join(' / ')
-        .padStart(13)}  ${r.ms.toFixed(1).padStart(7)}${r.shrank ? '' : '  ← DID NOT SHRINK'}`,
+        .padStart(
+          13,
+        )}  ${r.ms.toFixed(1).padStart(7)}${r.shrank ? '' : '  ← DID NOT SHRINK'}${r.degenerate.some(Boolean) ? '  ← COLLAPSES' : ''}`,
     );
     if (r.compare)
       for (const [variant, t] of Object.entries(r.compare)) io.out(`${''.padEnd(width)}    ${variant.padEnd(18)} ${t.join(' → ')}`);

@@ -121,11 +121,28 @@ describe('the retarget page: the library on the CC4-style character', () => {
   it('names an unreadable dropped file and keeps the character it has', async () => {
     await page.evaluate(() => window.cairn.retarget!.loadTarget(new TextEncoder().encode('not a model').buffer as ArrayBuffer, 'junk.glb'));
     const s = await animStats(page);
-    expect((s as unknown as { error: string }).error).toMatch(/junk\.glb: could not be parsed as GLTF: it is not a glTF\/GLB model/);
+    expect((s as unknown as { error: string }).error).toMatch(/junk\.glb: it is not a glTF\/GLB file/);
     expect(s.targetBones).toBe(213);
     expect(s.retargeted).toBe(s.clips);
     await expect.poll(() => page.locator('.cairn-notice[data-level="error"]').innerText()).toMatch(/Cannot retarget onto junk\.glb/);
     await page.evaluate(() => document.querySelectorAll('.cairn-notice').forEach((n) => n.remove()));
+    // The import layer's words, as the commands, the crowd and the world say them (tests/unit/rig/refusals.test.ts).
+    for (const [file, words] of [
+      [
+        'truncated-zombie.glb',
+        'the file is cut short: it holds 98,304 bytes of the 162,820 its header declares; download or copy it again',
+      ],
+      [
+        'html-page.glb',
+        "it is an HTML page, not a model: the link or the download saved a web page (a sign-in or error page) under the model's name",
+      ],
+      ['m2m-rig-human.glb', 'has a skeleton (66 bones) but no mesh: nothing to draw; it can serve as a clip source'],
+    ] as const) {
+      await drop(page, file, 'loadTarget');
+      expect(((await animStats(page)) as unknown as { error: string }).error).toBe(`${file}: ${words}`);
+      await page.evaluate(() => document.querySelectorAll('.cairn-notice').forEach((n) => n.remove()));
+    }
+    expect((await animStats(page)).targetBones).toBe(213);
   });
 
   it('closes the CC4 hands on the sword grip: finger bones turn and fingertips come to the palm', async () => {
@@ -283,7 +300,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
     // Mocap dropped as a target is refused with the reason; the character stays.
     await drop(page, 'walk-cm.bvh', 'loadTarget');
     s = await verdict(page);
-    expect(s.error).toMatch(/walk-cm\.bvh has no mesh \(a skeleton only\): drop it as a clip source instead/);
+    expect(s.error).toBe('walk-cm.bvh: has a skeleton (25 bones) but no mesh: nothing to draw; it can serve as a clip source');
     expect(s.target).toBe('ik-feet');
   });
 });

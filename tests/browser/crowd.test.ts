@@ -311,7 +311,7 @@ describe('the crowd page on WebGPU', () => {
       expect(s.drawCalls - drawCalls[0]!).toBe(3 * 2);
       const notice = await page.evaluate(() => window.cairn.notices.at(-1));
       expect(notice?.title).toBe('Crowd character: totem.glb');
-      expect(notice?.detail).toMatch(/6 morph target\(s\) set aside/);
+      expect(notice?.detail).toMatch(/morph targets? set aside: crowd avatars do not run morph targets/);
       expect(notice?.detail).toMatch(/more than 4 influences: kept the strongest 4, renormalised/);
       // It is on screen: magenta pixels where the orange-shirted mannequins stood.
       const image = await shot(page);
@@ -321,11 +321,32 @@ describe('the crowd page on WebGPU', () => {
       expect(magenta).toBeGreaterThan(200);
     });
 
+    it('fills the crowd with a character whose texture is missing, drawn without it and said', async () => {
+      // Kenney's character names its texture as an external PNG; dropped alone, the PNG is not there (404).
+      const kenney = readFileSync(join(import.meta.dirname, '../fixtures/import/kenney-character-male-a.glb'));
+      await file('kenney-alone.glb', kenney.buffer.slice(kenney.byteOffset, kenney.byteOffset + kenney.byteLength) as ArrayBuffer);
+      await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).template === 'kenney-alone.glb', undefined, {
+        timeout: 120_000,
+        polling: 250,
+      });
+      const s = await stats(page);
+      expect(s.crowd.lastError).toBeNull();
+      expect((s.crowd as unknown as { losses: string[] }).losses).toContain('texture "Textures/colormap.png" is missing: drawn without it');
+      const notice = await page.evaluate(() => window.cairn.notices.at(-1));
+      expect(notice).toMatchObject({ level: 'warn', title: 'Crowd character: kenney-alone.glb' });
+      expect(notice?.detail).toContain('texture "Textures/colormap.png" is missing: drawn without it');
+      // The peers come back on the new character before the next test looks.
+      await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).agents === 30, undefined, {
+        timeout: 60_000,
+        polling: 250,
+      });
+    });
+
     const rejections: Array<[string, () => Promise<void>, RegExp]> = [
       [
         'a model with no skeleton',
         async () => file('statue.glb', await exportGlb(buildStaticModel())),
-        /statue\.glb:? .*has no skinned mesh.*needs a skeleton/,
+        /^statue\.glb: has no skeleton: 1 mesh and no bones or animated nodes; a character needs a skinned mesh$/m,
       ],
       [
         'more bones than the buffers were sized for',
@@ -346,7 +367,7 @@ describe('the crowd page on WebGPU', () => {
       [
         'bytes that are not a model',
         () => file('broken.glb', new TextEncoder().encode('definitely not a glb').buffer as ArrayBuffer),
-        /broken\.glb: could not be parsed as GLTF/,
+        /broken\.glb: it is not a glTF\/GLB file/,
       ],
     ];
     for (const [what, load, message] of rejections) {
@@ -372,8 +393,11 @@ describe('the crowd page on WebGPU', () => {
     }
 
     it('logged no page errors along the way', () => {
-      // A failed fetch logs a console error in Chromium; nothing else may.
-      expect(errors.filter((e) => !/Failed to load resource.*404/.test(e))).toEqual([]);
+      // A failed fetch logs a console error in Chromium, and three's loader one for the texture it
+      // could not load (said in the notice and the stats above); nothing else may.
+      expect(
+        errors.filter((e) => !/Failed to load resource.*404|GLTFLoader: Couldn't load texture Textures\/colormap\.png/.test(e)),
+      ).toEqual([]);
     });
   });
 });
@@ -422,9 +446,14 @@ describe('the crowd page with ?model=', () => {
     expect(s.crowd.clips).toBe(6);
     expect(s.shaderErrors).toBe(0);
     const notice = await page.evaluate(() => window.cairn.notices.find((n) => n.title.startsWith('Crowd character:')));
-    expect(notice).toMatchObject({ level: 'info', title: 'Crowd character: robot-rigid.glb' });
+    // A warning: its visor's morph target is set aside (crowd avatars run no morphs), and said.
+    expect(notice).toMatchObject({ level: 'warn', title: 'Crowd character: robot-rigid.glb' });
+    expect(notice!.detail).toMatch(/1 morph target set aside: crowd avatars do not run morph targets \(visor_open\)/);
     expect(notice!.detail).toMatch(/clips: idle, walk_fwd, run_fwd, dance, wave, cheer/);
-    expect(notice!.detail).toMatch(/no clips in the file: 6 library clips retargeted onto it/);
+    expect(notice!.detail).toMatch(/6 library clip\(s\) retargeted onto it for the states its file has no clip for/);
+    expect(notice!.detail).toMatch(
+      /clips: idle ← idle \(library\), walk ← walk_fwd \(library\), run ← run_fwd \(library\), dance ← dance \(library\)/,
+    );
     expect(notice!.detail).toMatch(/13 rigid part\(s\) under bones became 2 skinned piece\(s\)/);
     expect(notice!.detail).toMatch(
       new RegExp(`draws ${s.crowd.sourceVertices.toLocaleString('en-US')} of ${s.crowd.sourceVertices.toLocaleString('en-US')} vertices`),

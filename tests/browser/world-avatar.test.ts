@@ -17,6 +17,8 @@ const ROBOT = readFileSync(join(FIXTURES, 'robot-rigid.glb'));
 /** A real CC0 character (Kenney) with 32 clips of its own and its texture in an external PNG. */
 const KENNEY = readFileSync(join(FIXTURES, 'kenney-character-male-a.glb'));
 const KENNEY_TEXTURE = readFileSync(join(FIXTURES, 'Textures/colormap.png'));
+/** The three.js robot (CC0): 14 clips of its own, face-morph tracks on rigid head parts. */
+const ROBOT_EXPRESSIVE = readFileSync(join(FIXTURES, 'robot-expressive.glb'));
 
 interface AvatarStats {
   source: string;
@@ -30,6 +32,8 @@ interface AvatarStats {
   clips: Record<string, string>;
   clipSources: Record<string, string>;
   retargeted: string[];
+  fileClipNames: string[];
+  losses: string[];
   sourceVertices: number;
   drawnVertices: number;
 }
@@ -93,6 +97,15 @@ describe('the world with ?avatar=', () => {
     await page.route(
       (url) => url.pathname === '/models/Textures/colormap.png',
       (route) => route.fulfill({ status: 200, contentType: 'image/png', body: KENNEY_TEXTURE }),
+    );
+    // The same character where its texture is not beside it (the Worker answers 404), and the three.js robot.
+    await page.route(
+      (url) => url.pathname === '/models/lonely/kenney.glb',
+      (route) => route.fulfill({ status: 200, contentType: 'model/gltf-binary', body: KENNEY }),
+    );
+    await page.route(
+      (url) => url.pathname === '/models/robot-expressive.glb',
+      (route) => route.fulfill({ status: 200, contentType: 'model/gltf-binary', body: ROBOT_EXPRESSIVE }),
     );
     await page.route(
       (url) => url.pathname === '/models/missing.glb',
@@ -203,5 +216,34 @@ describe('the world with ?avatar=', () => {
     // The browser logs the missing model's 404 itself; nothing else went wrong.
     expect(errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
     expect(errors).toHaveLength(1);
+  });
+
+  it('loads a character whose texture is missing, drawn without it and said; plays the robot’s own clips with its face morphs bound', async () => {
+    const lonely: AvatarStats = await page.evaluate(() =>
+      window.cairn.avatar!.load('/models/lonely/kenney.glb').then((s) => JSON.parse(JSON.stringify(s))),
+    );
+    // Loaded, as the command-line tools load it: the loss is said, in the import layer's words.
+    expect(lonely).toMatchObject({ status: 'ready', name: 'kenney.glb', error: null });
+    expect(lonely.losses).toEqual(['texture "Textures/colormap.png" is missing: drawn without it']);
+    const notice = await page
+      .locator('.cairn-notice[data-level="warn"]')
+      .filter({ hasText: 'texture "Textures/colormap.png" is missing: drawn without it' })
+      .count();
+    expect(notice).toBeGreaterThan(0);
+
+    const before = errors.length;
+    const robot: AvatarStats = await page.evaluate(() =>
+      window.cairn.avatar!.load('/models/robot-expressive.glb').then((s) => JSON.parse(JSON.stringify(s))),
+    );
+    expect(robot).toMatchObject({ status: 'ready', name: 'robot-expressive.glb', losses: [] });
+    expect(robot.clips).toMatchObject({ idle: 'Idle', walk: 'Walking', run: 'Running', jump: 'Jump' });
+    expect(robot.clipSources).toMatchObject({ idle: 'file', walk: 'file', run: 'file', jump: 'file', swim: 'library' });
+    expect(robot.fileClipNames).toHaveLength(14);
+    await frames(page, 3);
+    // Its face-morph tracks find the head pieces: no PropertyBinding errors while its idle plays.
+    expect(errors.slice(before).filter((e) => /PropertyBinding|morphTargetInfluences/.test(e))).toEqual([]);
+    const text = await page.locator('.cairn-notice').filter({ hasText: 'Avatar: robot-expressive.glb' }).innerText();
+    expect(text).toMatch(/clips: idle ← Idle \(file\), walk ← Walking \(file\), run ← Running \(file\), jump ← Jump \(file\)/);
+    expect(text).toMatch(/file clips no state plays: Dance, Death/);
   });
 });

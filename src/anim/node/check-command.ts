@@ -4,22 +4,21 @@
  * AnimationMixer, and compares every mapped bone's world position and rotation with the scaled
  * source: constant per-bone offsets (bind deltas) are reported, frame-varying drift is bounded, and a
  * baseline catches a clip that got worse. `--help` lists the options.
+ * The verdict is src/anim/node/verdict.ts, the one `npm run retarget` gives too.
  * Exit status: 0 pass; 1 a clip fails its bounds or regressed against the baseline; 2 unusable input.
  */
-import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { loadRigSource, writeGlb } from './rig-files.ts';
+import { writeFile } from 'node:fs/promises';
+import { describeRigFile, pairRigs, loadRigSource, writeGlb } from './rig-files.ts';
 import { consoleIO, expandShortOptions, parseArgs, progressPrinter, type CommandIO } from './cli.ts';
 import { resolveMapOption } from './map-file.ts';
 import { coreBoneGaps, formatBoneMap } from '../retarget/bone-map.ts';
-import { compareWithBaseline, formatParityReport, makeBaseline, type ParityBaseline } from '../parity/baseline.ts';
-import { checkLibraryParity } from '../parity/parity-check.ts';
-import { createRetargetContext, RetargetError } from '../retarget/retarget-clip.ts';
+import { RigLoadError } from '../../rig/import/errors.ts';
+import { RetargetError } from '../retarget/retarget-clip.ts';
 import { formatClipReports, retargetLibrary } from '../retarget/retarget-library.ts';
 
-/** The baseline `npm test` and the built-in rigs use. */
-export const BUILTIN_BASELINE = resolve(import.meta.dirname, '../../../tests/fixtures/anim/parity-baseline.json');
+import { defaultBaseline, judgeRetarget, verdictLines } from './verdict.ts';
+
+export { BUILTIN_BASELINE } from './verdict.ts';
 
 const HELP = `Trajectory-parity check: does the retargeted motion follow the source?
 
@@ -48,7 +47,7 @@ export async function checkCommand(argv: readonly string[], io: CommandIO = cons
     return await run(argv, io);
   } catch (error) {
     // Unusable input: say why, with every problem.
-    io.err(error instanceof RetargetError ? error.message : `retarget:check: ${(error as Error).message}`);
+    io.err(error instanceof RetargetError || error instanceof RigLoadError ? error.message : `retarget:check: ${(error as Error).message}`);
     return 2;
   }
 }
@@ -79,15 +78,11 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
   const sampleRate = Number(args.values.get('sample-rate')?.[0] ?? 60);
   if (!(sampleRate > 0)) throw new Error('--sample-rate must be a positive number');
 
-  const context = createRetargetContext(source.description, target.description, {
-    sourceMap,
-    targetMap,
-    rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips',
-  });
+  const context = pairRigs(source, target, { sourceMap, targetMap, rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips' }, io);
   io.out(
     `source ${sourceLabel} (${context.mapping.source.mapName} map) → target ${targetLabel} (${context.mapping.target.mapName} map): ${context.mapping.pairs.length} bones mapped`,
   );
-  for (const note of [...(source.report?.notes ?? []), ...(target.report?.notes ?? [])]) io.out(`  ${note}`);
+  for (const line of [...describeRigFile(source), ...describeRigFile(target)]) io.out(line);
   io.out('bone map (canonical: source → target):');
   for (const line of formatBoneMap(context.mapping, source.description, target.description)) io.out(line);
   for (const problem of context.mapping.problems) io.out(`! ${problem.message}`);
@@ -99,38 +94,23 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
   const failedClips = retargeted.reports.filter((r) => !r.ok);
   if (failedClips.length) io.out(formatClipReports(failedClips));
 
-  const parityProgress = progressPrinter('checking', io);
-  const report = checkLibraryParity(clips, retargeted.clips, context, { sampleRate, onProgress: parityProgress });
-  parityProgress.done();
-  io.out(formatParityReport(report));
+  const verdict = await judgeRetarget(
+    clips,
+    retargeted.clips,
+    context,
+    {
+      sampleRate,
+      gaps,
+      writeBaseline: args.flags.has('write-baseline'),
+      baselinePath:
+        args.values.get('baseline')?.[0] ?? defaultBaseline(sourceLabel, targetLabel, only !== undefined, args.flags.has('in-place')),
+    },
+    io,
+  );
+  const { report, regressions } = verdict;
   io.out(
     `retarget ${retargeted.ms.toFixed(0)} ms (${(retargeted.ms / clips.length).toFixed(1)} ms/clip), parity ${report.ms.toFixed(0)} ms (${(report.ms / clips.length).toFixed(1)} ms/clip)`,
   );
-
-  const builtinPair = sourceLabel === 'builtin:mannequin' && targetLabel === 'builtin:cc4' && !only && !args.flags.has('in-place');
-  const baselinePath = args.values.get('baseline')?.[0] ?? (builtinPair ? BUILTIN_BASELINE : undefined);
-  let regressions: string[] = [];
-  if (args.flags.has('write-baseline')) {
-    if (!baselinePath) throw new Error('--write-baseline needs --baseline FILE for rigs other than the built-in pair');
-    await writeFile(baselinePath, `${JSON.stringify(makeBaseline(report), null, 2)}\n`);
-    io.out(`wrote baseline ${baselinePath}`);
-  } else if (baselinePath) {
-    if (!existsSync(baselinePath)) throw new Error(`baseline ${baselinePath} does not exist (create it with --write-baseline)`);
-    let baseline: ParityBaseline;
-    try {
-      baseline = JSON.parse(await readFile(baselinePath, 'utf8')) as ParityBaseline;
-    } catch (error) {
-      throw new Error(`baseline ${baselinePath} is not valid JSON (${(error as Error).message})`, { cause: error });
-    }
-    const comparison = compareWithBaseline(report, baseline);
-    regressions = comparison.regressions;
-    io.out(
-      comparison.ok
-        ? `baseline ${baselinePath}: no regressions${comparison.added.length ? ` (${comparison.added.length} new clips: ${comparison.added.join(', ')})` : ''}`
-        : `baseline ${baselinePath}: ${regressions.length} regression(s)`,
-    );
-    for (const line of regressions) io.out(`✗ ${line}`);
-  }
   const reportPath = args.values.get('report')?.[0];
   if (reportPath) {
     await writeFile(reportPath, JSON.stringify({ ...report, retarget: retargeted.reports, regressions }, null, 2));
@@ -141,12 +121,6 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
     const bytes = await writeGlb(out, target, retargeted.clips);
     io.out(`wrote ${out} (${retargeted.clips.length} clips, ${(bytes / 1024).toFixed(0)} KiB)`);
   }
-  const ok = report.ok && regressions.length === 0 && gaps.length === 0;
-  io.out(
-    ok
-      ? 'PASS'
-      : `FAIL: ${report.failures.length} bound failure(s), ${regressions.length} regression(s), ${gaps.length} rig(s) with unmapped core bones`,
-  );
-  for (const failure of [...gaps, ...report.failures]) io.out(`✗ ${failure}`);
-  return ok ? 0 : 1;
+  for (const line of verdictLines(verdict, gaps)) io.out(line);
+  return verdict.ok ? 0 : 1;
 }

@@ -1,16 +1,20 @@
 /**
  * The `npm run retarget` command (bin/retarget.ts): retargets a whole animation library from one rig
  * onto another and writes the target model with the new clips to a GLB. `--help` lists the options.
- * Exit status: 0 every clip retargeted; 1 some clips failed (the others are written); 2 nothing could
- * be done (a rig, a file or an option is unusable).
+ * Its verdict is the trajectory-parity check's (src/anim/node/verdict.ts), as `npm run
+ * retarget:check` gives it on the same pair.
+ * Exit status: 0 every clip retargeted and passed; 1 a clip failed to retarget or its parity bounds
+ * (the others are written); 2 nothing could be done (a rig, a file or an option is unusable).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnimationClip } from 'three';
-import { loadModelFile, loadRigSource, writeGlb, type RigSource } from './rig-files.ts';
+import { describeRigFile, pairRigs, loadModelFile, loadRigSource, writeGlb, type RigSource } from './rig-files.ts';
 import { consoleIO, expandShortOptions, parseArgs, progressPrinter, type CommandIO } from './cli.ts';
 import { resolveMapOption } from './map-file.ts';
+import { defaultBaseline, judgeRetarget, verdictLines } from './verdict.ts';
 import { boneMapToJson, coreBoneGaps, formatBoneMap } from '../retarget/bone-map.ts';
+import { RigLoadError } from '../../rig/import/errors.ts';
 import { createRetargetContext, RetargetError } from '../retarget/retarget-clip.ts';
 import { formatClipReports, retargetLibrary } from '../retarget/retarget-library.ts';
 
@@ -31,11 +35,17 @@ const HELP = `Retarget an animation library onto another rig.
   --map FILE.json     shorthand for --target-map FILE.json
   --write-map FILE.json  write the target's map (edit it and pass it back with --target-map)
   --in-place          drop horizontal root motion (turns and vertical motion stay)
+  --baseline FILE.json  hold the result to this parity baseline too (default for the built-in
+                      pair: tests/fixtures/anim/parity-baseline.json)
+  --sample-rate HZ    parity samples per second (default 60)
   --export-builtin DIR  write DIR/mannequin-library.glb and DIR/cc4.glb and exit
   --help
 
-The bone map is printed. Hips, spine and both arm and leg chains must map in both rigs.
-Exit status: 0 all clips retargeted; 1 some clips failed or a core bone is unmapped (what could be
+The bone map is printed. Hips, spine and both arm and leg chains must map in both rigs. Every
+retargeted clip then goes through the trajectory-parity check (npm run retarget:check): its
+verdict is this command's, with bounds in proportion to the characters' size.
+Exit status: 0 every clip retargeted and passed; 1 a clip failed to retarget or its parity bounds,
+regressed against the baseline, a core bone is unmapped or a --clips file is unusable (what could be
 retargeted is still written); 2 nothing could be done.`;
 
 export async function retargetCommand(argv: readonly string[], io: CommandIO = consoleIO): Promise<number> {
@@ -43,7 +53,7 @@ export async function retargetCommand(argv: readonly string[], io: CommandIO = c
     return await run(argv, io);
   } catch (error) {
     // Unusable input: say why, with every problem.
-    io.err(error instanceof RetargetError ? error.message : `retarget: ${(error as Error).message}`);
+    io.err(error instanceof RetargetError || error instanceof RigLoadError ? error.message : `retarget: ${(error as Error).message}`);
     return 2;
   }
 }
@@ -51,7 +61,21 @@ export async function retargetCommand(argv: readonly string[], io: CommandIO = c
 async function run(argv: readonly string[], io: CommandIO): Promise<number> {
   const args = parseArgs(
     expandShortOptions(argv, { o: 'out', h: 'help' }),
-    ['source', 'clips', 'target', 'out', 'report', 'clip', 'source-map', 'target-map', 'map', 'write-map', 'export-builtin'],
+    [
+      'source',
+      'clips',
+      'target',
+      'out',
+      'report',
+      'clip',
+      'source-map',
+      'target-map',
+      'map',
+      'write-map',
+      'export-builtin',
+      'baseline',
+      'sample-rate',
+    ],
     ['in-place', 'help'],
   );
   if (args.flags.has('help')) {
@@ -108,14 +132,9 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
     return 2;
   }
 
-  const context = createRetargetContext(source.description, target.description, {
-    sourceMap,
-    targetMap,
-    rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips',
-  });
+  const context = pairRigs(source, target, { sourceMap, targetMap, rootMotion: args.flags.has('in-place') ? 'in-place' : 'hips' }, io);
   describeContext(source, target, context, io);
   const gaps = coreBoneGaps(context.mapping, source.description.name, target.description.name);
-  for (const gap of gaps) io.err(`✗ ${gap}`);
   const writeMap = args.values.get('write-map')?.[0];
   if (writeMap) {
     await writeFile(writeMap, `${JSON.stringify(boneMapToJson(context.mapping.target, target.description), null, 2)}\n`);
@@ -125,9 +144,23 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
   const result = retargetLibrary(selected, context, progress);
   progress.done();
   io.out(formatClipReports(result.reports));
-  const failed = result.reports.filter((r) => !r.ok).length;
   io.out(
     `\n${result.clips.length}/${selected.length} clips retargeted in ${result.ms.toFixed(0)} ms (${(result.ms / selected.length).toFixed(1)} ms per clip)`,
+  );
+  // The verdict is the parity check's, as `npm run retarget:check` gives it on the same pair.
+  const sampleRate = Number(args.values.get('sample-rate')?.[0] ?? 60);
+  if (!(sampleRate > 0)) throw new Error('--sample-rate must be a positive number');
+  const verdict = await judgeRetarget(
+    selected,
+    result.clips,
+    context,
+    {
+      sampleRate,
+      gaps,
+      baselinePath:
+        args.values.get('baseline')?.[0] ?? defaultBaseline(sourceLabel, targetLabel, only !== undefined, args.flags.has('in-place')),
+    },
+    io,
   );
 
   const out = args.values.get('out')?.[0];
@@ -159,6 +192,8 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
           problems: context.mapping.problems,
           files: fileProblems,
           clips: result.reports,
+          parity: verdict.report,
+          regressions: verdict.regressions,
         },
         null,
         2,
@@ -166,11 +201,8 @@ async function run(argv: readonly string[], io: CommandIO): Promise<number> {
     );
     io.out(`wrote ${reportPath}`);
   }
-  const ok = failed === 0 && fileProblems.length === 0 && gaps.length === 0;
-  io.out(
-    ok ? 'OK' : `FAIL: ${failed} clip(s) failed, ${gaps.length} rig(s) with unmapped core bones, ${fileProblems.length} file problem(s)`,
-  );
-  return ok ? 0 : 1;
+  for (const line of verdictLines(verdict, gaps, fileProblems)) io.out(line);
+  return verdict.ok && fileProblems.length === 0 ? 0 : 1;
 }
 
 function describeContext(source: RigSource, target: RigSource, context: ReturnType<typeof createRetargetContext>, io: CommandIO): void {
@@ -182,7 +214,7 @@ function describeContext(source: RigSource, target: RigSource, context: ReturnTy
     io.out(
       `${label} ${rig.label}: ${rig.description.bones.length} bones (${label === 'source' ? mapping.source.mapName : mapping.target.mapName} map)${label === 'source' ? `, ${rig.clips.length} clips` : ''}`,
     );
-    for (const note of rig.report?.notes ?? []) io.out(`  ${note}`);
+    for (const line of describeRigFile(rig)) io.out(line);
   }
   io.out('bone map (canonical: source → target):');
   for (const line of formatBoneMap(mapping, source.description, target.description)) io.out(line);

@@ -1,9 +1,11 @@
 import type { Document } from '@gltf-transform/core';
 import type { AnimationClip, Object3D } from 'three';
 import { createHumanoid } from '../../rig/humanoid.ts';
-import { RigLoadError, type ImportReport } from '../../rig/load.ts';
+import { CLIP_STATES, formatClipStates, matchClipStates } from '../../rig/clip-names.ts';
+import { describeLoss, RigLoadError, type ImportReport } from '../../rig/load.ts';
 import { exportGlb, readModelFile, writeModelGlb, type ModelFile } from '../../rig/node/model-file.ts';
 import { createAnimationLibrary } from '../library/index.ts';
+import { createRetargetContext, type RetargetContext, type RetargetOptions } from '../retarget/retarget-clip.ts';
 import { rigFromObject, type RigDescription } from '../retarget/rig-description.ts';
 import { createCc4Character } from '../rigs/cc4-character.ts';
 
@@ -70,6 +72,45 @@ export async function loadRigSource(label: string): Promise<RigSource> {
     document: loaded.document,
     report: loaded.report,
   };
+}
+
+/**
+ * What a command prints about a rig it read: the import's notes (its losses marked `!`), and the
+ * map from the file's clips to the animation states the world and the crowd play
+ * (src/rig/clip-names.ts), so a pack whose clip names are not read shows before it is used.
+ */
+export function describeRigFile(rig: RigSource): string[] {
+  const lines: string[] = [];
+  const losses = new Set((rig.report?.losses ?? []).map(describeLoss));
+  for (const note of rig.report?.notes ?? []) lines.push(`  ${losses.has(note) ? '! ' : ''}${note}`);
+  if (rig.report && rig.clips.length) {
+    const names = rig.clips.map((clip) => clip.name);
+    const states = matchClipStates(names);
+    const unused = names.filter((name) => !Object.values(states).includes(name));
+    lines.push(`  clips → states: ${formatClipStates(CLIP_STATES, states)}`);
+    if (unused.length) lines.push(`  clips no state plays: ${unused.slice(0, 10).join(', ')}${unused.length > 10 ? ', …' : ''}`);
+  }
+  return lines;
+}
+
+/**
+ * The retarget context for a pair of rigs a command read. When they cannot be paired, what the
+ * import said about each file (its losses too) is printed before the refusal, so nothing is hidden
+ * behind the first error.
+ */
+export function pairRigs(source: RigSource, target: RigSource, options: RetargetOptions, io: { out(line: string): void }): RetargetContext {
+  try {
+    return createRetargetContext(source.description, target.description, options);
+  } catch (error) {
+    for (const [label, rig] of [
+      ['source', source],
+      ['target', target],
+    ] as const) {
+      const lines = describeRigFile(rig);
+      if (lines.length) io.out(`${label} ${rig.label}:\n${lines.join('\n')}`);
+    }
+    throw error;
+  }
 }
 
 /** Reads and imports a model file; {@link RigLoadError} names the file and what is wrong with it. */

@@ -1,4 +1,4 @@
-import type { ParityReport } from './parity-check.ts';
+import { PARITY_REFERENCE_HEIGHT, type ParityReport } from './parity-check.ts';
 
 /**
  * The parity baseline: each clip's drift figures as last accepted. A later change that makes a clip
@@ -103,7 +103,7 @@ export function compareWithBaseline(
 export function formatParityReport(report: ParityReport): string {
   const lines = [
     `parity ${report.source} → ${report.target}, ${report.clips.length} clips at ${report.sampleRate} Hz, ${report.ms.toFixed(0)} ms`,
-    `bounds: position drift ≤ ${(report.bounds.positionDrift * 1000).toFixed(2)} mm, rotation drift ≤ ${report.bounds.rotationDriftDeg}°, locomotion pelvis vertical drift ≤ ${(report.bounds.pelvisVerticalDrift * 1000).toFixed(1)} mm; bind alignment residual ${report.alignmentResidualDeg.value.toFixed(4)}°, pelvis facing ${report.pelvisFacingDeg.toFixed(1)}° from the source's`,
+    `bounds${report.boundScale.target === 1 ? '' : ` (lengths ×${report.boundScale.target.toFixed(2)} for the target's size: ${(report.boundScale.target * PARITY_REFERENCE_HEIGHT).toFixed(2)} m tall against the mannequin's ${PARITY_REFERENCE_HEIGHT} m)`}: position drift ≤ ${(report.bounds.positionDrift * 1000).toFixed(2)} mm, rotation drift ≤ ${report.bounds.rotationDriftDeg}°, locomotion pelvis vertical drift ≤ ${(report.bounds.pelvisVerticalDrift * 1000).toFixed(1)} mm; bind alignment residual ${report.alignmentResidualDeg.value.toFixed(4)}°, pelvis facing ${report.pelvisFacingDeg.toFixed(1)}° from the source's, pelvis tilt ≤ ${report.bounds.pelvisTiltDeg}° (worst ${report.pelvisTiltDeg.value.toFixed(2)}°${report.pelvisTiltDeg.clip ? ` in ${report.pelvisTiltDeg.clip}` : ''})`,
     `${'clip'.padEnd(20)} ${'frames'.padStart(6)}  ${'pos drift mm'.padStart(12)}  ${'rot drift °'.padStart(11)}  ${'hips y mm'.padStart(9)}  ${'bind offset mm'.padStart(14)}  worst bone`,
   ];
   for (const c of report.clips) {

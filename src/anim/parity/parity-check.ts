@@ -1,5 +1,6 @@
-import { AnimationMixer, LoopOnce, Quaternion, Vector3, type AnimationClip } from 'three';
+import { AnimationMixer, Box3, LoopOnce, Quaternion, Vector3, type AnimationClip, type SkinnedMesh } from 'three';
 import type { RigDescription } from '../retarget/rig-description.ts';
+import { bindFacing } from '../retarget/bind-alignment.ts';
 import { chainParentOf } from '../retarget/bone-map.ts';
 import { instantiateRig, type RigInstance } from '../retarget/instantiate.ts';
 import { angleBetween, rotationOf } from '../retarget/kinematics.ts';
@@ -34,6 +35,11 @@ export interface ParityBounds {
   rotationDriftDeg: number;
   /** Largest frame-varying vertical drift of the hips in locomotion clips (metres). */
   pelvisVerticalDrift: number;
+  /**
+   * Largest tilt (degrees) between the target pelvis's up axis and the source's, each carried by its
+   * pelvis's motion away from its rest pose, in any frame ({@link ClipParity.pelvisTiltDeg}).
+   */
+  pelvisTiltDeg: number;
   /** Largest bind-alignment residual on any aligned bone (degrees). */
   alignmentResidualDeg: number;
   /** How far the source clip itself may push a mapped joint below its bind pose's lowest body joint (metres). */
@@ -44,16 +50,91 @@ export interface ParityBounds {
   footSlide: number;
 }
 
-/** The bounds `npm test` holds the built-in library to (measured values are far below; see docs/anim.md). */
+/**
+ * The bounds `npm test` holds the built-in library to (measured values are far below; see
+ * docs/anim.md), for a character of the mannequin's size ({@link PARITY_REFERENCE_HEIGHT} tall).
+ * Lengths scale with the character ({@link scaleParityBounds}); angles do not.
+ */
 export const DEFAULT_PARITY_BOUNDS: ParityBounds = {
   positionDrift: 0.001,
   rotationDriftDeg: 0.25,
   pelvisVerticalDrift: 0.003,
+  pelvisTiltDeg: 3,
   alignmentResidualDeg: 0.5,
   sourceFloorPenetration: 0.03,
   floorPenetration: 0.03,
   footSlide: 0.02,
 };
+
+/** The height (metres) the bounds' lengths are given for: the mannequin's, sole to crown. */
+export const PARITY_REFERENCE_HEIGHT = 1.85;
+
+/** A person's joints span about this share of their height: the mannequin's, 1.62 m of its 1.85 m (toe joint to head joint). */
+const JOINT_SPAN_SHARE = 0.876;
+
+const box = new Box3();
+
+/**
+ * A character's bind-pose height (metres): its meshes and bones when the description came from a
+ * three.js object (skinned geometry where its bind matrix puts it), else its joints' span over
+ * {@link JOINT_SPAN_SHARE} (a bare skeleton: mocap, a skeleton definition).
+ */
+export function characterHeight(rig: RigDescription): number {
+  const ys = rig.bones.map((bone) => bone.worldPosition.y);
+  const span = Math.max(...ys) - Math.min(...ys);
+  const object = rig.object;
+  if (!object) return span / JOINT_SPAN_SHARE;
+  object.updateMatrixWorld(true);
+  const inverse = object.matrixWorld.clone().invert();
+  let low = Math.min(...ys);
+  let high = Math.max(...ys);
+  let meshes = 0;
+  object.traverse((node) => {
+    const mesh = node as SkinnedMesh;
+    if (!mesh.isMesh || !mesh.geometry.getAttribute('position')) return;
+    if (!mesh.geometry.boundingBox) mesh.geometry.computeBoundingBox();
+    box
+      .copy(mesh.geometry.boundingBox!)
+      .applyMatrix4((mesh.isSkinnedMesh ? mesh.bindMatrix : mesh.matrixWorld).clone().premultiply(inverse));
+    low = Math.min(low, box.min.y);
+    high = Math.max(high, box.max.y);
+    meshes++;
+  });
+  return meshes ? high - low : span / JOINT_SPAN_SHARE;
+}
+
+/** How much the length bounds are scaled for a pair: the target's height, and the source's (for the source's own floor), against {@link PARITY_REFERENCE_HEIGHT}. */
+export interface BoundScale {
+  target: number;
+  source: number;
+}
+
+/**
+ * The bounds for a pair of rigs: every length (drift, slide, floor) scaled by the character's size,
+ * its height against {@link PARITY_REFERENCE_HEIGHT} ({@link characterHeight}); the angles as given. A millimetre
+ * means one thing on a 0.5 m doll and another on a 4.5 m robot: the three.js robot's sprint drifts
+ * 1.74 mm at the foot, 0.04 % of its height, where the mannequin's bound of 1 mm is 0.06 %. The
+ * source's own floor scales with the source.
+ */
+export function scaleParityBounds(bounds: ParityBounds, scale: BoundScale): ParityBounds {
+  return {
+    ...bounds,
+    positionDrift: bounds.positionDrift * scale.target,
+    pelvisVerticalDrift: bounds.pelvisVerticalDrift * scale.target,
+    floorPenetration: bounds.floorPenetration * scale.target,
+    footSlide: bounds.footSlide * scale.target,
+    sourceFloorPenetration: bounds.sourceFloorPenetration * scale.source,
+  };
+}
+
+/** The pair's {@link BoundScale} (1 for a rig whose height cannot be read). */
+export function boundScaleOf(context: RetargetContext): BoundScale {
+  const of = (rig: RigDescription): number => {
+    const height = characterHeight(rig);
+    return height > 0 && Number.isFinite(height) ? height / PARITY_REFERENCE_HEIGHT : 1;
+  };
+  return { target: of(context.target), source: of(context.source) };
+}
 
 /**
  * Ratios and hip heights a humanoid retarget can plausibly have, outside which the units or the map
@@ -79,6 +160,14 @@ export interface ClipParity {
   rotationDriftDeg: BoneFigure;
   /** Frame-varying vertical drift of the hips (m). */
   pelvisVerticalDrift: number;
+  /**
+   * The pelvis against the source's in the character's own frame (degrees, worst frame): the rest
+   * pose's up axis carried by the target pelvis's rotation away from its rest pose, against the
+   * same axis carried by the source pelvis's rotation away from its bind. A turn about the vertical
+   * (one rig facing another way) leaves it at 0; a pelvis tilted off its rest pose reads its tilt
+   * in every frame, idle included, and the hip area of the mesh bends with it.
+   */
+  pelvisTiltDeg: BoneFigure;
   /** Largest constant position offset, the bind delta (m): reported, harmless. */
   positionOffset: BoneFigure;
   /** Largest constant rotation offset (degrees): reported, harmless. */
@@ -96,12 +185,19 @@ export interface ClipParity {
 export interface ParityOptions {
   /** Samples per second. Default 60. */
   sampleRate?: number;
+  /**
+   * Bounds for a character of the reference size ({@link PARITY_REFERENCE_HEIGHT} tall), over
+   * {@link DEFAULT_PARITY_BOUNDS}; their lengths are scaled to the pair ({@link scaleParityBounds}).
+   */
   bounds?: Partial<ParityBounds>;
 }
 
 /** Reusable playback state for checking many clips of one rig pair. */
 export class ParityChecker {
+  /** The bounds this pair is held to (lengths scaled to the characters' size). */
   readonly bounds: ParityBounds;
+  /** How much the length bounds were scaled. */
+  readonly boundScale: BoundScale;
   readonly sampleRate: number;
   private readonly source: RigInstance;
   private readonly target: RigInstance;
@@ -119,7 +215,8 @@ export class ParityChecker {
 
   constructor(context: RetargetContext, options: ParityOptions = {}) {
     this.context = context;
-    this.bounds = { ...DEFAULT_PARITY_BOUNDS, ...options.bounds };
+    this.boundScale = boundScaleOf(context);
+    this.bounds = scaleParityBounds({ ...DEFAULT_PARITY_BOUNDS, ...options.bounds }, this.boundScale);
     this.sampleRate = options.sampleRate ?? 60;
     this.source = instantiateRig(context.source);
     this.target = instantiateRig(context.target);
@@ -171,6 +268,7 @@ export class ParityChecker {
       positionDrift: { bone: '', value: 0 },
       rotationDriftDeg: { bone: '', value: 0 },
       pelvisVerticalDrift: 0,
+      pelvisTiltDeg: { bone: '', value: 0 },
       positionOffset: { bone: '', value: 0 },
       rotationOffsetDeg: { bone: '', value: 0 },
       sourceFloorPenetration: { bone: '', value: 0 },
@@ -215,6 +313,9 @@ export class ParityChecker {
     const feet = pairs.map((p, k) => (p.canonical === 'leftFoot' || p.canonical === 'rightFoot' ? k : -1)).filter((k) => k >= 0);
     const footTrack = feet.map(() => ({ expected: new Float64Array(frames * 3), actual: new Float64Array(frames * 3) }));
     const sourcePosition = new Vector3();
+    const sourceUp = new Vector3();
+    const targetUp = new Vector3();
+    const targetHipsBindInverse = rotationOf(context.target.bones[context.hips.target]!.worldMatrix).invert();
 
     for (let f = 0; f < frames; f++) {
       const time = Math.min(f / this.sampleRate, sourceClip.duration);
@@ -257,6 +358,13 @@ export class ParityChecker {
         e[f * 3 + 1] = actual.y - expected[k]!.y;
         e[f * 3 + 2] = actual.z - expected[k]!.z;
         rotationOf(this.target.bones[pair.target]!.matrixWorld, targetRotation);
+        if (k === this.hipsPair) {
+          // Up axes carried by each pelvis's motion away from its rest pose (bind for the source).
+          sourceUp.copy(UP).applyQuaternion(sourceMotion[k]!);
+          targetUp.copy(UP).applyQuaternion(q.copy(targetRotation).multiply(targetHipsBindInverse));
+          const tilt = (sourceUp.angleTo(targetUp) * 180) / Math.PI;
+          if (tilt > result.pelvisTiltDeg.value) result.pelvisTiltDeg = { bone: context.target.bones[pair.target]!.name, value: tilt };
+        }
         // (target motion away from its reference) · (source motion)⁻¹: identity when they agree.
         q.copy(targetRotation).multiply(referenceInverse[k]!).multiply(inverseMotion.copy(sourceMotion[k]!).invert());
         const r = rotationError[k]!;
@@ -322,7 +430,9 @@ export class ParityChecker {
       let slide = 0;
       for (let f = 1; f < frames; f++) {
         const expectedStep = Math.hypot(ex[f * 3]! - ex[f * 3 - 3]!, ex[f * 3 + 2]! - ex[f * 3 - 1]!);
-        const planted = ex[f * 3 + 1]! - lowest < 0.03 && expectedStep * this.sampleRate < 0.3;
+        // Planted: within 30 mm of its lowest and slower than 0.3 m/s, for a character of the reference size.
+        const planted =
+          ex[f * 3 + 1]! - lowest < 0.03 * this.boundScale.target && expectedStep * this.sampleRate < 0.3 * this.boundScale.target;
         if (!planted) continue;
         const actualStep = Math.hypot(ac[f * 3]! - ac[f * 3 - 3]!, ac[f * 3 + 2]! - ac[f * 3 - 1]!);
         slide += Math.max(0, actualStep - expectedStep);
@@ -350,6 +460,10 @@ export class ParityChecker {
     if (result.rotationDriftDeg.value > b.rotationDriftDeg)
       result.failures.push(
         `rotation drift ${result.rotationDriftDeg.value.toFixed(3)}° on ${result.rotationDriftDeg.bone} exceeds ${b.rotationDriftDeg}°`,
+      );
+    if (result.pelvisTiltDeg.value > b.pelvisTiltDeg)
+      result.failures.push(
+        `the pelvis ${result.pelvisTiltDeg.bone} tilts ${result.pelvisTiltDeg.value.toFixed(1)}° from the source's in the character's frame (bound ${b.pelvisTiltDeg}°): its rest pose is not kept`,
       );
     if (category === 'locomotion' && result.pelvisVerticalDrift > b.pelvisVerticalDrift)
       result.failures.push(`pelvis vertical drift ${mm(result.pelvisVerticalDrift)} exceeds ${mm(b.pelvisVerticalDrift)}`);
@@ -387,12 +501,17 @@ export interface ParityReport {
   source: string;
   target: string;
   sampleRate: number;
+  /** The bounds the pair was held to: {@link DEFAULT_PARITY_BOUNDS} (or those given) with lengths scaled by {@link boundScale}. */
   bounds: ParityBounds;
+  /** How much the length bounds were scaled for the characters' size (their hip heights against the mannequin's). */
+  boundScale: BoundScale;
   clips: ClipParity[];
   /** Largest bind-alignment residual (degrees) and its bone. */
   alignmentResidualDeg: BoneFigure;
   /** How far the target's pelvis faces from the source's in the reference pose (degrees; {@link pelvisFacingDeg}). */
   pelvisFacingDeg: number;
+  /** The worst clip's pelvis tilt against the source's in the character's frame (degrees; {@link ClipParity.pelvisTiltDeg}). */
+  pelvisTiltDeg: BoneFigure & { clip: string };
   ok: boolean;
   /** Every failure, prefixed with its clip. */
   failures: string[];
@@ -431,9 +550,14 @@ export function checkLibraryParity(
     target: context.target.name,
     sampleRate: checker.sampleRate,
     bounds: checker.bounds,
+    boundScale: checker.boundScale,
     clips,
     alignmentResidualDeg: residual,
     pelvisFacingDeg: pelvisFacingDeg(context),
+    pelvisTiltDeg: clips.reduce<BoneFigure & { clip: string }>(
+      (worst, c) => (c.pelvisTiltDeg.value > worst.value ? { ...c.pelvisTiltDeg, clip: c.clip } : worst),
+      { bone: '', value: 0, clip: '' },
+    ),
     ok: failures.length === 0,
     failures,
     ms: performance.now() - start,
@@ -473,24 +597,6 @@ export function plausibilityFailures(context: RetargetContext): string[] {
 }
 
 const UP = new Vector3(0, 1, 0);
-
-/**
- * A rig's facing in its bind pose (model space, horizontal), from the upper arms and the feet:
- * left = left bone − right bone, forward = left × up. Neither the thighs nor the torso line (what
- * the hips are aligned by) enter it, so it judges the hips' alignment independently.
- */
-export function bindFacing(rig: RigDescription, canonical: ReadonlyMap<string, number>): Vector3 | null {
-  const left = new Vector3();
-  for (const part of ['UpperArm', 'Foot']) {
-    const l = canonical.get(`left${part}`);
-    const r = canonical.get(`right${part}`);
-    if (l === undefined || r === undefined) continue;
-    const line = rig.bones[l]!.worldPosition.clone().sub(rig.bones[r]!.worldPosition).setY(0);
-    if (line.lengthSq() > 1e-12) left.add(line.normalize());
-  }
-  if (left.lengthSq() < 1e-12) return null;
-  return left.normalize().cross(UP).normalize();
-}
 
 /**
  * How far (degrees) the target's pelvis faces from the source's: the turn bind alignment gives the

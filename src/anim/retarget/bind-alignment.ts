@@ -31,6 +31,56 @@ export interface ReferencePose {
 }
 
 const axis = new Vector3();
+const UP = new Vector3(0, 1, 0);
+
+/** Turns a bone about its head (world' = T(head) · R(turn) · T(−head) · world) and stores its new local rotation. */
+function applyTurn(
+  world: Matrix4,
+  head: Vector3,
+  turn: Quaternion,
+  parentWorld: Matrix4,
+  local: LocalPose,
+  bone: number,
+  position: Vector3,
+  scale: Vector3,
+): void {
+  const pivot = new Matrix4()
+    .makeTranslation(head.x, head.y, head.z)
+    .multiply(new Matrix4().makeRotationFromQuaternion(turn))
+    .multiply(new Matrix4().makeTranslation(-head.x, -head.y, -head.z));
+  world.premultiply(pivot);
+  new Matrix4().copy(parentWorld).invert().multiply(world).decompose(position, local.rotation[bone]!, scale);
+  local.rotation[bone]!.normalize();
+}
+
+/**
+ * A rig's facing in its bind pose (model space, horizontal): left = left bone − right bone over the
+ * upper arms and the feet, forward = left × up; the thighs when neither pair maps. Null when no pair
+ * gives a direction.
+ */
+export function bindFacing(rig: RigDescription, canonical: ReadonlyMap<string, number>): Vector3 | null {
+  const left = new Vector3();
+  for (const parts of [['UpperArm', 'Foot'], ['UpperLeg']]) {
+    for (const part of parts) {
+      const l = canonical.get(`left${part}`);
+      const r = canonical.get(`right${part}`);
+      if (l === undefined || r === undefined) continue;
+      const line = rig.bones[l]!.worldPosition.clone().sub(rig.bones[r]!.worldPosition).setY(0);
+      if (line.lengthSq() > 1e-12) left.add(line.normalize());
+    }
+    if (left.lengthSq() > 1e-12) break;
+  }
+  if (left.lengthSq() < 1e-12) return null;
+  return left.normalize().cross(UP).normalize();
+}
+
+/** The turn about the vertical that carries the target's bind facing onto the source's (none when either has no facing). */
+export function facingTurn(source: RigDescription, target: RigDescription, mapping: BoneMapping): Quaternion {
+  const from = bindFacing(target, mapping.target.canonical);
+  const to = bindFacing(source, mapping.source.canonical);
+  if (!from || !to) return new Quaternion();
+  return new Quaternion().setFromAxisAngle(UP, Math.atan2(from.clone().cross(to).y, from.dot(to)));
+}
 
 /** Aligns the target's mapped bones, top-down, to the source's bind directions. */
 export function alignBindPose(source: RigDescription, target: RigDescription, mapping: BoneMapping): ReferencePose {
@@ -88,6 +138,19 @@ export function alignBindPose(source: RigDescription, target: RigDescription, ma
     localMatrix.compose(local.position[i]!, local.rotation[i]!, local.scale[i]!);
     world[i]!.multiplyMatrices(parentWorld, localMatrix);
     const pair = mapping.byTarget.get(i);
+    if (pair?.canonical === 'hips') {
+      // The pelvis keeps its rest pose in the character's own frame: turned only about the vertical,
+      // from the target's facing onto the source's. Aligning it by the torso line instead tilts it
+      // by however far the rigs place their first spine joint apart (18° on Mesh2Motion's rigs) and
+      // deforms the hip area of the mesh in every frame, idle included; the spine bones above it
+      // take the source's torso directions.
+      const turn = facingTurn(source, target, mapping);
+      head.setFromMatrixPosition(world[i]!);
+      applyTurn(world[i]!, head, turn, parentWorld, local, i, scratch, scale);
+      alignment.set(i, turn);
+      residual.set(i, 0);
+      continue;
+    }
     const spec = pair ? ALIGNMENT.get(pair.canonical) : undefined;
     if (!pair || !spec) continue;
     // A candidate at the bone's own head in either rig (mocap's LowerBack on its Hips) gives no
@@ -127,15 +190,7 @@ export function alignBindPose(source: RigDescription, target: RigDescription, ma
         }
       }
     }
-    // Turn the bone about its head: world' = T(head) · R(turn) · T(−head) · world.
-    const pivot = new Matrix4()
-      .makeTranslation(head.x, head.y, head.z)
-      .multiply(new Matrix4().makeRotationFromQuaternion(turn))
-      .multiply(new Matrix4().makeTranslation(-head.x, -head.y, -head.z));
-    world[i]!.premultiply(pivot);
-    localMatrix.copy(parentWorld).invert().multiply(world[i]!);
-    localMatrix.decompose(scratch, local.rotation[i]!, scale);
-    local.rotation[i]!.normalize();
+    applyTurn(world[i]!, head, turn, parentWorld, local, i, scratch, scale);
     alignment.set(i, turn);
     const after = now(primary.t, new Vector3()).sub(head).normalize();
     residual.set(i, Math.acos(Math.min(1, Math.max(-1, after.dot(wantPrimary)))));

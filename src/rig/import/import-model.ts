@@ -29,7 +29,7 @@ import { FBXLoader } from 'three/addons/loaders/FBXLoader.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
-import { RigLoadError } from './errors.ts';
+import { describeLoss, RigLoadError, type ImportLoss } from './errors.ts';
 
 /** The file types Cairn reads. */
 export type RigFormat = 'gltf' | 'fbx' | 'bvh';
@@ -65,8 +65,10 @@ export interface ImportReport {
   skinnedVertices: number;
   /** Bind-pose height of the whole character (meshes and bones), metres. */
   height: number;
-  /** Things a person should know, one sentence each. */
+  /** Things a person should know, one sentence each (every loss among them, in {@link describeLoss}'s words). */
   notes: string[];
+  /** What the import could not carry (a texture that did not load), for code; each is also a note. */
+  losses: ImportLoss[];
 }
 
 /** A character loaded from a file: its scene, skinned pieces, bones, clips and the import report. */
@@ -119,9 +121,8 @@ export function rigFormatOf(name: string): RigFormat {
   if (clean.endsWith('.glb') || clean.endsWith('.gltf')) return 'gltf';
   if (clean.endsWith('.fbx')) return 'fbx';
   if (clean.endsWith('.bvh')) return 'bvh';
-  if (clean.startsWith('data:'))
-    throw new RigLoadError('a data: URL has no file type; name a .glb, .gltf, .fbx or .bvh file', name.slice(0, 40), 'unsupported');
-  throw new RigLoadError('unsupported file type; expected .glb, .gltf, .fbx or .bvh', name, 'unsupported');
+  if (clean.startsWith('data:')) throw RigLoadError.because('unsupported', name.slice(0, 40), { what: 'a data: URL has no file type' });
+  throw RigLoadError.because('unsupported', name);
 }
 
 /** The format the bytes themselves say, or null when they look like none (checked before parsing). */
@@ -136,33 +137,89 @@ export function sniffFormat(data: ArrayBuffer): RigFormat | null {
   return null;
 }
 
+const FORMAT_WORDS: Record<RigFormat, string> = { gltf: 'glTF/GLB', fbx: 'FBX', bvh: 'BVH' };
+
+/**
+ * Checks a model's bytes before any parser sees them and throws {@link RigLoadError} naming the
+ * cause: an empty file, a web page saved under a model's name, bytes of another format, a GLB or
+ * .gltf cut short. Pure (no DOM), so the command-line tools run the same checks on files they read.
+ */
+export function inspectModelBytes(data: ArrayBuffer, name: string): void {
+  const format = rigFormatOf(name);
+  if (data.byteLength === 0) throw RigLoadError.because('truncated', name, { what: 'it is empty (0 bytes)' });
+  const head = new TextDecoder().decode(new Uint8Array(data, 0, Math.min(256, data.byteLength))).trimStart();
+  if (/^(<!doctype html|<html|<head|<body|<\?xml[^>]*>\s*<html)/i.test(head)) throw RigLoadError.because('html-page', name);
+  const sniffed = sniffFormat(data);
+  if (sniffed !== format) {
+    const what = sniffed
+      ? `the bytes are ${FORMAT_WORDS[sniffed]}: rename the file`
+      : `it starts with ${JSON.stringify(head.replace(/[^\x20-\x7e]/g, '.').slice(0, 12))}`;
+    throw RigLoadError.because('not-a-model', name, { format: FORMAT_WORDS[format], what });
+  }
+  if (format !== 'gltf') return;
+  const view = new DataView(data);
+  if (data.byteLength >= 4 && view.getUint32(0, true) === GLB_MAGIC) {
+    if (data.byteLength < 20) throw RigLoadError.because('truncated', name, { bytes: data.byteLength, declared: 20 });
+    const declared = view.getUint32(8, true);
+    if (declared > data.byteLength) throw RigLoadError.because('truncated', name, { bytes: data.byteLength, declared });
+    const jsonLength = view.getUint32(12, true);
+    if (20 + jsonLength > data.byteLength)
+      throw RigLoadError.because('truncated', name, { bytes: data.byteLength, declared: 20 + jsonLength });
+    return;
+  }
+  try {
+    JSON.parse(new TextDecoder().decode(data));
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/end of (JSON )?input|Unterminated/i.test(message))
+      throw RigLoadError.because('truncated', name, { what: 'its glTF JSON ends mid-way' });
+    throw RigLoadError.because('not-a-model', name, { format: 'glTF', what: `its JSON does not parse: ${message}` });
+  }
+}
+
+/** "glTF" as a little-endian uint32: a GLB's first four bytes. */
+const GLB_MAGIC = 0x46546c67;
+
+/** Parser errors that mean the data ended before what it declared (a buffer or an FBX cut short). */
+const CUT_SHORT = /Invalid typed array length|out of bounds|Offset is outside the bounds|beyond the end|RangeError/i;
+
+/** What the glTF JSON says the file holds: meshes and their primitives (one three.js Mesh per primitive). */
+function gltfCounts(json: unknown): { meshes: number; primitives: number } {
+  const meshes = ((json as { meshes?: Array<{ primitives?: unknown[] }> } | null)?.meshes ?? []).filter(Boolean);
+  return { meshes: meshes.length, primitives: meshes.reduce((sum, mesh) => sum + (mesh.primitives?.length ?? 0), 0) };
+}
+
 /**
  * Parses a model from bytes (a dropped File, a fetched buffer, or bytes Node prepared). glTF/GLB goes
  * through GLTFLoader, FBX through FBXLoader, BVH through BVHLoader. Throws {@link RigLoadError}
- * naming the file and the cause when the bytes are not a model or the model has no skeleton.
+ * naming the file and the cause when the bytes are not a model or the model has no skeleton. A
+ * texture that cannot be loaded does not refuse the model: it is drawn without it, and the report
+ * says so ({@link ImportReport.losses}).
  */
 export async function parseRig(data: ArrayBuffer, name: string, options: ImportOptions = {}): Promise<LoadedRig> {
   const resolved = resolveImportOptions(options);
   const format = rigFormatOf(name);
-  const sniffed = sniffFormat(data);
-  if (sniffed === null || sniffed !== format) {
-    const what = describeBytes(data);
-    throw new RigLoadError(
-      `could not be parsed as ${format === 'gltf' ? 'GLTF' : format.toUpperCase()}: it is not a ${format === 'gltf' ? 'glTF/GLB' : format.toUpperCase()} model (${what})`,
-      name,
-      'not-a-model',
-    );
-  }
+  inspectModelBytes(data, name);
   let scene: Object3D;
   let clips: AnimationClip[];
+  let counts: { meshes: number; primitives: number } | null = null;
+  // Images that fail load as no texture in three's loaders: the manager hears of each one.
+  const manager = resolved.manager ?? new LoadingManager();
+  const failedFiles: string[] = [];
+  const previousOnError = manager.onError;
+  manager.onError = (url: string): void => {
+    failedFiles.push(url);
+    previousOnError?.(url);
+  };
   try {
     if (format === 'gltf') {
       // meshopt decodes in three itself; Draco and KTX2 need decoder files a page must serve.
-      const gltf = await new GLTFLoader(resolved.manager).setMeshoptDecoder(MeshoptDecoder).parseAsync(data, resolved.basePath);
+      const gltf = await new GLTFLoader(manager).setMeshoptDecoder(MeshoptDecoder).parseAsync(data, resolved.basePath);
       scene = gltf.scene;
       clips = gltf.animations;
+      counts = gltfCounts(gltf.parser.json);
     } else if (format === 'fbx') {
-      scene = new FBXLoader(resolved.manager).parse(indentAsciiFbx(data), resolved.basePath);
+      scene = new FBXLoader(manager).parse(indentAsciiFbx(data), resolved.basePath);
       restoreBindPose(scene);
       clips = scene.animations;
       scene.animations = [];
@@ -179,20 +236,35 @@ export async function parseRig(data: ArrayBuffer, name: string, options: ImportO
   } catch (error) {
     const message = (error as Error).message;
     if (/DRACOLoader|KTX2Loader/.test(message))
-      throw new RigLoadError(
-        `could not be parsed as GLTF: it uses ${/DRACO/.test(message) ? 'Draco mesh' : 'KTX2 texture'} compression, which Cairn's import does not decode; export it without (meshopt works)`,
-        name,
-        'not-a-model',
-      );
-    if (/fetch|Failed to load|404|ENOENT/i.test(message))
-      throw new RigLoadError(
-        `a file it refers to cannot be loaded (${message}); use a .glb or keep the .bin and images beside the .gltf`,
-        name,
-        'missing-resource',
-      );
-    throw new RigLoadError(`could not be parsed as ${format === 'gltf' ? 'GLTF' : format.toUpperCase()} (${message})`, name, 'not-a-model');
+      throw RigLoadError.because('not-a-model', name, {
+        format: 'glTF/GLB',
+        what: `it uses ${/DRACO/.test(message) ? 'Draco mesh' : 'KTX2 texture'} compression, which Cairn's import does not decode; export it without (meshopt works)`,
+      });
+    // A buffer that did not load: the manager heard its URL (or, where fetch cannot even form the
+    // request, the error names it).
+    const failed =
+      failedFiles.find((file) => !/\.(png|jpe?g|webp|ktx2|gif|bmp|tga)([?#]|$)/i.test(file)) ??
+      /Failed to (?:parse URL from|load|fetch) (\S+)/.exec(message)?.[1];
+    if (failed || /fetch|Failed to load|404|ENOENT/i.test(message))
+      throw RigLoadError.because('missing-resource', name, { file: failed ? decodeURIComponent(failed) : message });
+    if (CUT_SHORT.test(message))
+      throw RigLoadError.because('truncated', name, {
+        what: 'a buffer ends before the data it should hold (the file, or its .bin, is cut short)',
+      });
+    throw RigLoadError.because('not-a-model', name, { format: FORMAT_WORDS[format], what: `its parser says: ${message}` });
+  } finally {
+    manager.onError = previousOnError;
   }
-  const rig = finishImport(scene, clips, format, name, resolved);
+  const rig = finishImport(scene, clips, format, name, resolved, counts);
+  // Named as the model names it (relative to the model), not as the loader resolved it.
+  const asNamed = (file: string): string =>
+    decodeURIComponent(resolved.basePath && file.startsWith(resolved.basePath) ? file.slice(resolved.basePath.length) : file);
+  const missing = [...new Set(failedFiles)].map((file) => (/^(blob|data):/.test(file) ? 'an embedded image' : asNamed(file)));
+  for (const file of missing) {
+    const loss: ImportLoss = { kind: 'missing-texture', file };
+    rig.report.losses.push(loss);
+    rig.report.notes.push(describeLoss(loss));
+  }
   keepTracksOffTheWrapper(rig, name);
   return rig;
 }
@@ -215,13 +287,15 @@ export async function fetchModelBytes(url: string, onProgress?: (fraction: numbe
     response = await fetch(url);
   } catch (error) {
     const crossOrigin = typeof location !== 'undefined' && /^https?:/i.test(url) && new URL(url, location.href).origin !== location.origin;
-    const why = crossOrigin
-      ? `the server at ${new URL(url).origin} did not allow this page to read it (CORS: it must send Access-Control-Allow-Origin), or it cannot be reached`
-      : 'the server cannot be reached';
-    throw new RigLoadError(`could not be fetched: ${why} (${(error as Error).message})`, url, crossOrigin ? 'cors' : 'unreadable');
+    const what = (error as Error).message;
+    throw RigLoadError.because(
+      crossOrigin ? 'cors' : 'unreadable',
+      url,
+      crossOrigin ? { origin: new URL(url).origin, what } : { what: `the server cannot be reached: ${what}` },
+    );
   }
-  if (response.status === 404) throw new RigLoadError('HTTP 404 (not found: nothing at that address)', url, 'not-found');
-  if (!response.ok) throw new RigLoadError(`HTTP ${response.status} ${response.statusText}`.trim(), url, 'http');
+  if (response.status === 404) throw RigLoadError.because('not-found', url, { status: 'HTTP 404' });
+  if (!response.ok) throw RigLoadError.because('http', url, { status: `HTTP ${response.status} ${response.statusText}`.trim() });
   return readWithProgress(response, onProgress);
 }
 
@@ -250,15 +324,6 @@ async function readWithProgress(response: Response, onProgress?: (fraction: numb
     offset += chunk.length;
   }
   return out.buffer;
-}
-
-function describeBytes(data: ArrayBuffer): string {
-  if (data.byteLength === 0) return 'the file is empty';
-  const head = new TextDecoder().decode(new Uint8Array(data, 0, Math.min(16, data.byteLength))).trimStart();
-  if (/^<(!doctype|html)/i.test(head)) return 'it is an HTML page: the link points at a web page, not at the file';
-  const format = sniffFormat(data);
-  if (format) return `the bytes are ${format === 'gltf' ? 'glTF' : format.toUpperCase()}; rename the file`;
-  return `it starts with ${JSON.stringify(head.replace(/[^\x20-\x7e]/g, '.').slice(0, 12))}`;
 }
 
 function baseName(name: string): string {
@@ -326,6 +391,7 @@ function finishImport(
   format: RigFormat,
   source: string,
   options: ResolvedImportOptions,
+  counts: { meshes: number; primitives: number } | null = null,
 ): LoadedRig {
   const notes: string[] = [];
   const units = new Group();
@@ -392,13 +458,8 @@ function finishImport(
   const meshes = collect<Mesh>(object, (n) => (n as Mesh).isMesh === true);
   const sourceVertices = meshes.reduce((sum, mesh) => sum + vertexCount(mesh.geometry), 0);
   if (bones.length === 0 && options.requireSkeleton) {
-    throw new RigLoadError(
-      meshes.length === 0
-        ? 'has no skeleton and no mesh: nothing to animate'
-        : `has no skinned mesh, no bones and no animated node hierarchy: a character needs a skeleton (${meshes.length} plain mesh(es) found; props load with requireSkeleton: false)`,
-      source,
-      'no-skeleton',
-    );
+    // glTF counts meshes as the file does (one mesh of two primitives is one mesh); three.js makes a Mesh per primitive.
+    throw RigLoadError.because('no-skeleton', source, { meshes: counts?.meshes ?? meshes.length, primitives: counts?.primitives });
   }
 
   const rigidPieces: string[] = [];
@@ -447,6 +508,7 @@ function finishImport(
       skinnedVertices,
       height,
       notes,
+      losses: [],
     },
   };
 }
@@ -520,7 +582,7 @@ interface RigidPart {
 /**
  * Takes a plain mesh hanging under a bone out of the scene: its geometry is baked into the
  * wrapper's frame with every vertex bound (weight 1) to that bone, and the node stays as an empty
- * placeholder for its children.
+ * placeholder for its children (named "NAME (placeholder)", so the mesh's name is the piece's).
  */
 function rigidPart(object: Object3D, mesh: Mesh, bone: Bone, bones: readonly Bone[]): RigidPart {
   const inverse = object.matrixWorld.clone().invert();
@@ -537,7 +599,9 @@ function rigidPart(object: Object3D, mesh: Mesh, bone: Bone, bones: readonly Bon
   geometry.setAttribute('skinIndex', new Uint16BufferAttribute(indices, 4));
   geometry.setAttribute('skinWeight', new Float32BufferAttribute(weights, 4));
   const placeholder = new Object3D();
-  placeholder.name = mesh.name;
+  // Not the mesh's own name: clip tracks that name the mesh (its morph weights: a robot's face) must
+  // find the skinned piece that now draws it, not the empty node left where it hung.
+  placeholder.name = mesh.name ? `${mesh.name} (placeholder)` : '';
   placeholder.position.copy(mesh.position);
   placeholder.quaternion.copy(mesh.quaternion);
   placeholder.scale.copy(mesh.scale);
@@ -703,6 +767,29 @@ function restoreBindPose(scene: Object3D): void {
         mesh.skeleton.boneInverses[i]!.copy(bone.matrixWorld).invert();
     });
   });
+}
+
+/**
+ * The tracks of `clip` that would bind to nothing under `root` (their node is not there, or it lacks
+ * the property: morph weights on a node without morph targets). three.js's mixer logs an error for
+ * each such track every time its clip plays; callers drop them and say so.
+ */
+export function unboundTracks(root: Object3D, clip: AnimationClip): string[] {
+  const out: string[] = [];
+  for (const track of clip.tracks) {
+    let parsed;
+    try {
+      parsed = PropertyBinding.parseTrackName(track.name);
+    } catch {
+      out.push(track.name);
+      continue;
+    }
+    const node = PropertyBinding.findNode(root, parsed.nodeName) as (Object3D & { morphTargetInfluences?: number[] }) | null | undefined;
+    if (!node) out.push(track.name);
+    else if (parsed.propertyName === 'morphTargetInfluences' && !node.morphTargetInfluences?.length) out.push(track.name);
+    else if (parsed.propertyName !== 'morphTargetInfluences' && !(parsed.propertyName in node)) out.push(track.name);
+  }
+  return out;
 }
 
 /**

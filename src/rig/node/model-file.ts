@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolveObjectURL } from 'node:buffer';
 import { dirname, resolve } from 'node:path';
-import { Document, NodeIO, type Accessor, type Node as GltfNode, type Texture as GltfTexture } from '@gltf-transform/core';
+import { Document, Logger, NodeIO, type Accessor, type Node as GltfNode, type Texture as GltfTexture } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { MeshoptDecoder } from 'meshoptimizer/decoder';
 import {
@@ -29,8 +29,8 @@ import {
 } from 'three';
 import { clone as cloneSkinned } from 'three/addons/utils/SkeletonUtils.js';
 import { GLTFExporter } from 'three/addons/exporters/GLTFExporter.js';
-import { RigLoadError } from '../import/errors.ts';
-import { parseRig, rigFormatOf, type ImportOptions, type LoadedRig } from '../import/import-model.ts';
+import { describeLoss, RigLoadError } from '../import/errors.ts';
+import { inspectModelBytes, parseRig, rigFormatOf, type ImportOptions, type LoadedRig } from '../import/import-model.ts';
 import { installFileReaderPolyfill } from './file-reader-polyfill.ts';
 
 /** A model read from disk: the three.js import, and for glTF files the document that keeps everything. */
@@ -46,41 +46,73 @@ let io: Promise<NodeIO> | null = null;
 /** One NodeIO for the process, with every extension glTF Transform knows and the meshopt decoder. */
 function gltfIO(): Promise<NodeIO> {
   io ??= MeshoptDecoder.ready.then(() =>
-    new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({ 'meshopt.decoder': MeshoptDecoder }),
+    new NodeIO()
+      .registerExtensions(ALL_EXTENSIONS)
+      .registerDependencies({ 'meshopt.decoder': MeshoptDecoder })
+      // An image that cannot be read becomes a texture without an image ({@link readGltfDocument} says
+      // so, in the import layer's words), not a refusal of the whole model; a missing buffer still fails.
+      .setStrictResources(false)
+      .setLogger(new Logger(Logger.Verbosity.ERROR)),
   );
   return io;
 }
 
+/** A glTF document read from disk, and the textures it names that could not be read. */
+export interface GltfFile {
+  document: Document;
+  /** Image files the model names that are missing or unreadable: the document's textures without an image. */
+  missingTextures: string[];
+}
+
 /**
  * Reads a .glb/.gltf into a glTF Transform document (external and data-URI buffers resolved).
- * Throws {@link RigLoadError} naming the file and the cause.
+ * Throws {@link RigLoadError} naming the file and the cause: no such file, a web page saved under
+ * the name, a file cut short, a missing buffer. A missing texture is no refusal: the document keeps
+ * the texture without an image, listed in {@link GltfFile.missingTextures}.
  */
-export async function readGltfDocument(path: string): Promise<Document> {
+export async function readGltfFile(path: string): Promise<GltfFile> {
   const gltf = await gltfIO();
+  let bytes: Buffer;
   try {
-    return await gltf.read(path);
+    bytes = await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw RigLoadError.because('not-found', path);
+    throw RigLoadError.because('unreadable', path, { what: (error as Error).message });
+  }
+  inspectModelBytes(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, path);
+  let document: Document;
+  try {
+    document = await gltf.read(path);
   } catch (error) {
     const message = (error as Error).message;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') {
-      const missing = (error as NodeJS.ErrnoException).path ?? '';
-      if (missing && !missing.endsWith(path.replace(/^.*[\\/]/, '')))
-        throw new RigLoadError(
-          `a file it refers to is missing (${missing}); keep the .bin and images beside the .gltf`,
-          path,
-          'missing-resource',
-        );
-      throw new RigLoadError('no such file', path, 'not-found');
-    }
-    if (code === 'EISDIR' || code === 'EACCES') throw new RigLoadError(`cannot be read (${message})`, path, 'unreadable');
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES')
+      throw RigLoadError.because('missing-resource', path, { file: (error as NodeJS.ErrnoException).path ?? message });
     if (/draco/i.test(message))
-      throw new RigLoadError(
-        `uses Draco compression, which the command-line tools cannot decode (${message}); export without Draco`,
-        path,
-        'not-a-model',
-      );
-    throw new RigLoadError(`could not be parsed as GLTF (${message})`, path, 'not-a-model');
+      throw RigLoadError.because('not-a-model', path, {
+        format: 'glTF/GLB',
+        what: 'it uses Draco compression, which the command-line tools cannot decode; export without Draco (meshopt works)',
+      });
+    if (/Invalid typed array length|out of bounds|Offset is outside/i.test(message))
+      throw RigLoadError.because('truncated', path, {
+        what: 'a buffer ends before the data it should hold (the file, or its .bin, is cut short)',
+      });
+    throw RigLoadError.because('not-a-model', path, { format: 'glTF/GLB', what: `its parser says: ${message}` });
   }
+  const missingTextures: string[] = [];
+  for (const texture of document.getRoot().listTextures()) {
+    if (texture.getImage()) continue;
+    missingTextures.push(texture.getURI() || texture.getName() || 'an embedded image');
+    // Nothing to carry: the model is drawn, and written, without it.
+    texture.dispose();
+  }
+  return { document, missingTextures };
+}
+
+/** {@link readGltfFile}'s document alone (commands that only need the geometry). */
+export async function readGltfDocument(path: string): Promise<Document> {
+  return (await readGltfFile(path)).document;
 }
 
 /**
@@ -102,8 +134,13 @@ export async function gltfBytesForThree(document: Document): Promise<ArrayBuffer
 export async function readModelFile(path: string, options: ImportOptions = {}): Promise<ModelFile> {
   const format = rigFormatOf(path);
   if (format === 'gltf') {
-    const document = await readGltfDocument(path);
+    const { document, missingTextures } = await readGltfFile(path);
     const loaded = await parseRig(await gltfBytesForThree(document), path.replace(/\.gltf$/i, '.glb'), options);
+    for (const file of missingTextures) {
+      const loss = { kind: 'missing-texture', file } as const;
+      loaded.report.losses.push(loss);
+      loaded.report.notes.push(describeLoss(loss));
+    }
     return { ...loaded, path, document };
   }
   let bytes: Buffer;
@@ -111,18 +148,18 @@ export async function readModelFile(path: string, options: ImportOptions = {}): 
     bytes = await readFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new RigLoadError(
-      code === 'ENOENT' ? 'no such file' : `cannot be read (${(error as Error).message})`,
-      path,
-      code === 'ENOENT' ? 'not-found' : 'unreadable',
-    );
+    throw code === 'ENOENT'
+      ? RigLoadError.because('not-found', path)
+      : RigLoadError.because('unreadable', path, { what: (error as Error).message });
   }
   const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   if (format !== 'fbx') return { ...(await parseRig(data, path, options)), path, document: null };
   const manager = options.manager ?? new LoadingManager();
   manager.addHandler(IMAGE_FILE, new UnreadTextureLoader());
   const loaded = await parseRig(data, path, { ...options, manager });
-  loaded.report.notes.push(...(await takeUnreadTextures(loaded.object, dirname(path))));
+  const textures = await takeUnreadTextures(loaded.object, dirname(path));
+  loaded.report.notes.push(...textures.notes);
+  for (const file of textures.missing) loaded.report.losses.push({ kind: 'missing-texture', file });
   return { ...loaded, path, document: null };
 }
 
@@ -162,8 +199,9 @@ const GLTF_SLOTS = ['map', 'normalMap', 'emissiveMap', 'aoMap'] as const;
  * keeps each image file's bytes for written GLBs, and says for each what happened: carried as it
  * is, missing, or in a format glTF cannot carry.
  */
-async function takeUnreadTextures(object: Object3D, directory: string): Promise<string[]> {
+async function takeUnreadTextures(object: Object3D, directory: string): Promise<{ notes: string[]; missing: string[] }> {
   const notes: string[] = [];
+  const missing: string[] = [];
   const materials = new Set<Material>();
   object.traverse((node) => {
     if ((node as Mesh).isMesh) for (const material of [(node as Mesh).material].flat()) materials.add(material);
@@ -180,7 +218,8 @@ async function takeUnreadTextures(object: Object3D, directory: string): Promise<
       const label = `${embedded ? 'an embedded texture' : `texture "${url}"`} (${slot} of material "${material.name}")`;
       const file = resolve(directory, url);
       if (!embedded && !existsSync(file)) {
-        notes.push(`${label} is missing (no ${file}): imported without it`);
+        missing.push(url);
+        notes.push(describeLoss({ kind: 'missing-texture', file: url }));
         continue;
       }
       const image = embedded ? await embeddedBytes(url) : new Uint8Array(await readFile(file));
@@ -198,7 +237,7 @@ async function takeUnreadTextures(object: Object3D, directory: string): Promise<
       notes.push(`${label} is carried into written GLBs as it is (the command-line tools do not decode images)`);
     }
   }
-  return notes;
+  return { notes, missing };
 }
 
 /** The bytes behind an embedded texture's blob: or data: URL (FBXLoader makes one per embedded image). */

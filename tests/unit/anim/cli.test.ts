@@ -123,7 +123,7 @@ describe('npm run retarget:check (any glTF/GLB rigs)', () => {
   it('names an unreadable file and exits 2', async () => {
     const io = capture();
     expect(await checkCommand(['--source', join(dir, 'library.glb'), '--target', join(dir, 'broken.glb')], io)).toBe(2);
-    expect(io.text()).toMatch(/broken\.glb: could not be parsed as GLTF/);
+    expect(io.text()).toMatch(/broken\.glb: it is not a glTF\/GLB file \(it starts with "this is not "\)/);
     const missing = capture();
     expect(await checkCommand(['--source', join(dir, 'nope.glb')], missing)).toBe(2);
     expect(missing.text()).toMatch(/nope\.glb: no such file/);
@@ -154,7 +154,7 @@ describe('npm run retarget (library onto another rig, written to a GLB)', () => 
     );
     // Some input was bad (exit 1), yet every good clip retargeted and was written.
     expect(code, io.text()).toBe(1);
-    expect(io.text()).toMatch(/✗ .*broken\.glb: could not be parsed as GLTF/);
+    expect(io.text()).toMatch(/✗ .*broken\.glb: it is not a glTF\/GLB file/);
     expect(io.text()).toMatch(/✗ .*missing\.glb: no such file/);
     expect(io.text()).toMatch(/target .*mixamo\.glb: \d+ bones \(mixamo map\)/);
     // The duplicated names are reported and left out; everything else still retargets.

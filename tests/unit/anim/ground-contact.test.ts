@@ -87,11 +87,12 @@ describe('ground contact: the lowest skinned point over the library locomotion',
   // joint for joint (the lowest toe joint stays within 11 mm of its bind height), but a foot whose
   // sole reaches further past its toe joint than the mannequin's shoe, or whose toe is not mapped
   // (Male_Casual's feet end at the ball), dips that much when it is pitched at toe-off. Measured at
-  // 1.75 m: CC4 −10/−10 mm (walk/run), robot −14/−15, Male_Casual −23/−20, zombie −34/−33.
+  // 1.75 m: CC4 −10/−10 mm (walk/run), robot −14/−15, Male_Casual −36/−33 (its legs hang from its
+  // pelvis bone `Body` where its rest pose puts them), zombie −34/−33.
   it.each([
     ['cc4', 0.03, 0.03],
     ['robot', 0.03, 0.03],
-    ['male-casual', 0.03, 0.03],
+    ['male-casual', 0.04, 0.04],
     ['zombie', 0.04, 0.04],
   ] as const)('keeps %s’s lowest point within %s m (walk) / %s m (run) of its bind floor at 1.75 m', (key, walk, run) => {
     const figures = sinks(key);

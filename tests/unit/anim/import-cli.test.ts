@@ -63,7 +63,7 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     mkdirSync(join(dir, 'lonely'));
     copyFileSync(fixture('external/mannequin-external.gltf'), join(dir, 'lonely', 'm.gltf'));
     await expect(readModelFile(join(dir, 'lonely', 'm.gltf'))).rejects.toThrow(
-      /m\.gltf: a file it refers to is missing .*mannequin-external\.bin/,
+      /m\.gltf: a file it refers to is missing: .*mannequin-external\.bin; keep the \.bin files beside the \.gltf/,
     );
   });
 
@@ -190,7 +190,7 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
     expect(fbx.clips.map((c) => c.name)).toEqual(['walk_fwd']);
     await expect(readModelFile(join(dir, 'nope.glb'))).rejects.toThrow(/nope\.glb: no such file/);
     writeFileSync(join(dir, 'page.glb'), '<!doctype html><title>404</title>');
-    await expect(readModelFile(join(dir, 'page.glb'))).rejects.toThrow(/page\.glb: could not be parsed as GLTF/);
+    await expect(readModelFile(join(dir, 'page.glb'))).rejects.toThrow(/page\.glb: it is an HTML page, not a model/);
     // Draco needs decoder files a page would serve: refused by name, not with a loader's internals.
     const draco = {
       asset: { version: '2.0' },
@@ -211,10 +211,12 @@ describe('the import layer in Node (glTF Transform underneath)', () => {
       buffers: [{ byteLength: 4, uri: 'data:application/octet-stream;base64,AAAAAA==' }],
     };
     await expect(parseRig(new TextEncoder().encode(JSON.stringify(draco)).buffer as ArrayBuffer, 'squashed.gltf')).rejects.toThrow(
-      /squashed\.gltf: could not be parsed as GLTF: it uses Draco mesh compression/,
+      /squashed\.gltf: it is not a glTF\/GLB file \(it uses Draco mesh compression/,
     );
     writeFileSync(join(dir, 'notes.bvh'), 'these are notes');
-    await expect(readModelFile(join(dir, 'notes.bvh'))).rejects.toThrow(/notes\.bvh: could not be parsed as BVH: it is not a BVH model/);
+    await expect(readModelFile(join(dir, 'notes.bvh'))).rejects.toThrow(
+      /notes\.bvh: it is not a BVH file \(it starts with "these are no"\)/,
+    );
   });
 });
 
@@ -365,6 +367,27 @@ describe('npm run retarget / retarget:check / lod on the corpus', () => {
     expect(report.failures.join('\n')).toMatch(/foot_[lr] slides .* more than the scaled source while planted/);
   });
 
+  it('fails a real prop whose low LOD collapses (Kenney’s hedge: 2 triangles; an arrow piece: none), naming piece and level', async () => {
+    const hedge = capture();
+    expect(await runLodCommand([fixture('kenney-platformer-hedge.glb')], hedge)).toBe(1);
+    expect(hedge.text()).toMatch(/hedge\(Clone\)\s+40\s+20\s+12\s+2\s.*← COLLAPSES/);
+    expect(hedge.text()).toMatch(
+      /^lod: kenney-platformer-hedge\.glb: LOD2 of hedge\(Clone\) keeps 2 triangles of 20 \(error 0\.1\d\d of its size\): the piece collapses to a sliver at that distance; a level needs at least 4$/m,
+    );
+    const arrow = capture();
+    expect(await runLodCommand([fixture('kenney-platformer-arrow.glb'), '--json'], arrow)).toBe(1);
+    expect(arrow.text()).toMatch(/LOD2 of arrow\(Clone\) keeps no triangle of 24 .*: the piece vanishes at that distance/);
+    const json = JSON.parse(arrow.text().slice(0, arrow.text().lastIndexOf('}') + 1)) as {
+      ok: boolean;
+      pieces: Array<{ degenerate: boolean[] }>;
+    };
+    expect(json.ok).toBe(false);
+    expect(json.pieces.map((p) => p.degenerate)).toEqual([
+      [false, false, true],
+      [false, false, true],
+    ]);
+  });
+
   it('bakes LOD levels of a .gltf with an external .bin, a data: URI buffer, and a textured GLB', async () => {
     for (const file of ['external/mannequin-external.gltf', 'mannequin-data-uri.gltf', 'kenney-character-male-a.glb']) {
       const io = capture();
@@ -374,6 +397,8 @@ describe('npm run retarget / retarget:check / lod on the corpus', () => {
     }
     const io = capture();
     expect(await runLodCommand([join(dir, 'lonely', 'm.gltf')], io)).toBe(2);
-    expect(io.text()).toMatch(/lod: m\.gltf could not be parsed as glTF \(a file it refers to is missing/);
+    expect(io.text()).toMatch(
+      /^lod: m\.gltf: a file it refers to is missing: .*mannequin-external\.bin; keep the \.bin files beside the \.gltf \(or use a \.glb\)$/,
+    );
   });
 });

@@ -8,16 +8,17 @@
  * hips' rotation away from bind).
  *
  * Quaternius's zombie faces +X in its file (toes, thighs, shoulders and hands all say so), the
- * mannequin +Z: bind alignment turns the zombie's hips 94° about the vertical (90° of facing plus
- * the 4° its thigh heads are skewed by), so the retargeted zombie faces and walks along +Z with the
- * mannequin. Male_Casual faces +Z like the mannequin; its hips (`Body`) turn 11° to pitch its torso
- * line onto the mannequin's.
+ * mannequin +Z: bind alignment turns the zombie's hips about the vertical by its facing (from its
+ * upper arms and feet), so the retargeted zombie faces and walks along +Z with the mannequin; its
+ * thigh line stays 4° off the mannequin's, the skew of its thigh heads. Male_Casual faces +Z like the
+ * mannequin; its hips (`Body`) keep their rest pose, and the spine above them takes the
+ * mannequin's torso line.
  */
 import { join } from 'node:path';
 import { AnimationMixer, LoopOnce, Matrix4, Quaternion, Vector3, type AnimationClip } from 'three';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { libraryClip } from '../../../src/anim/library/index.ts';
-import { pelvisFacingDeg, PLAUSIBLE, plausibilityFailures } from '../../../src/anim/parity/parity-check.ts';
+import { pelvisFacingDeg, plausibilityFailures } from '../../../src/anim/parity/parity-check.ts';
 import { instantiateRig } from '../../../src/anim/retarget/instantiate.ts';
 import { createRetargetContext, type RetargetContext } from '../../../src/anim/retarget/retarget-clip.ts';
 import { retargetLibrary } from '../../../src/anim/retarget/retarget-library.ts';
@@ -135,10 +136,11 @@ describe('a retargeted character faces where the source faces, in world space', 
     // Its own bind facing: +X, a quarter turn from the mannequin's +Z.
     expect(angle(bindFacing(zombie, ZOMBIE_TOES), new Vector3(1, 0, 0))).toBeLessThan(3);
     const worst = worstDisagreement(rigFromDef(MANNEQUIN), MANNEQUIN_TOES, zombie, ZOMBIE_TOES);
-    expect(worst.thighs).toBeLessThan(1);
+    // The pelvis keeps its rest pose in the character's frame: the facing agrees, the thigh line
+    // keeps the 4° its thigh heads are skewed by against its feet.
+    expect(worst.facing).toBeLessThan(1.5);
+    expect(worst.thighs).toBeLessThan(6);
     expect(worst.torso).toBeLessThan(3);
-    // 4.3°: its thigh heads are skewed 4° against its feet, and the hips follow the thighs.
-    expect(worst.facing).toBeLessThan(6);
   });
 
   it('Male_Casual (hips = Body above a small Hips) agrees with the mannequin frame by frame', () => {
@@ -175,12 +177,8 @@ describe('the parity check judges the facing', () => {
       figures.set(label, pelvisFacingDeg(context));
       expect(plausibilityFailures(context), label).toEqual([]);
     }
-    expect(figures.get('mannequin → zombie')).toBeLessThan(6);
-    expect(figures.get('zombie → mannequin')).toBeLessThan(6);
-    // Its torso pitched 11° onto the mannequin's line: a rest-pose difference, under the bound.
-    expect(figures.get('mannequin → Male_Casual')).toBeGreaterThan(8);
-    expect(figures.get('mannequin → Male_Casual')).toBeLessThan(PLAUSIBLE.pelvisFacingDeg / 2);
-    expect(figures.get('CMU → zombie')).toBeLessThan(10);
+    // The hips turn by the rigs' facings alone, so the reference pose faces the source's exactly.
+    for (const [label, figure] of figures) expect(figure, label).toBeLessThan(0.5);
 
     // The zombie's hips left at their bind rotation (no facing turn): its pelvis faces +X.
     const context = createRetargetContext(mannequin, rigs.get('quaternius-zombie.fbx')!);

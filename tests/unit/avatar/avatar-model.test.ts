@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { AnimationClip, AnimationMixer, Box3, Group, Vector3, VectorKeyframeTrack, type Mesh, type SkinnedMesh } from 'three';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseRig } from '../../../src/rig/load.ts';
-import { readModelFile } from '../../../src/rig/node/model-file.ts';
+import { gltfBytesForThree, readGltfDocument, readModelFile } from '../../../src/rig/node/model-file.ts';
+import { libraryForRig } from '../../../src/anim/retarget/library-for-rig.ts';
 import { loadAvatarModel, prepareAvatarModel } from '../../../src/avatar/avatar-model.ts';
 import { avatarNotice } from '../../../src/avatar/avatar-report.ts';
 import { PlayerAvatar } from '../../../src/avatar/player-avatar.ts';
@@ -58,7 +59,9 @@ describe('a character file as the player', () => {
       clips: model.assignment.clips,
       clipSources: model.assignment.sources,
       fileClips: 0,
+      fileClipNames: [],
       retargeted: model.report.retargeted,
+      losses: [],
       sourceVertices: 360,
       drawnVertices: 360,
       groundOffset: model.groundOffset,
@@ -84,6 +87,96 @@ describe('a character file as the player', () => {
     expect(model.report.height).toBeCloseTo(0.67, 2);
     expect(model.report.scale).toBe(1);
     expect(model.report.notes.join('\n')).not.toMatch(/scaled ×/);
+  });
+
+  it('plays the own clips of a Mixamo rig exported from Blender (`Armature|Armature|walk_Armature`) and the library for the rest', async () => {
+    // The Mesh2Motion zombie rig with three clips of its own named as Blender names a Mixamo rig's
+    // actions; Node decodes no images, so the import layer's Node path hands three the model without them.
+    const rig = await parseRig(
+      await gltfBytesForThree(await readGltfDocument(join(FIXTURES, 'm2m-human-zombie.glb'))),
+      'm2m-human-zombie.glb',
+    );
+    const own = await libraryForRig(rig.object, rig.bones, 'zombie', { clips: ['idle', 'walk_fwd', 'run_fwd'] });
+    rig.clips = own.clips.map((clip) => {
+      const renamed = clip.clone();
+      renamed.name = `Armature|Armature|${clip.name.replace('_fwd', '')}_Armature`;
+      return renamed;
+    });
+    const model = await prepareAvatarModel(rig, 'zombie-mixamo.glb');
+    expect(model.assignment.clips).toMatchObject({
+      idle: 'Armature|Armature|idle_Armature',
+      walk: 'Armature|Armature|walk_Armature',
+      run: 'Armature|Armature|run_Armature',
+    });
+    expect(model.assignment.sources).toEqual({
+      idle: 'file',
+      walk: 'file',
+      run: 'file',
+      jump: 'library',
+      swim: 'library',
+      swim_fast: 'library',
+    });
+    expect(model.report.fileClips).toBe(3);
+    expect(model.report.retargeted).toEqual(['jump', 'swim_tread', 'swim_freestyle']);
+  });
+
+  it('plays the three.js robot’s own clips with its face morphs bound, and says what its import lost', async () => {
+    const rig = await readModelFile(join(FIXTURES, 'robot-expressive.glb'));
+    const model = await prepareAvatarModel(rig, 'robot-expressive.glb');
+    expect(model.assignment.clips).toMatchObject({ idle: 'Idle', walk: 'Walking', run: 'Running', jump: 'Jump' });
+    expect(model.report.fileClipNames).toHaveLength(14);
+    // The morph tracks of the merged robot find the head pieces that draw its face: nothing dropped.
+    expect(model.report.losses).toEqual([]);
+    const head = rig.object.getObjectByName('Head_4') as Mesh;
+    expect(head.morphTargetInfluences).toHaveLength(3);
+    const errors: unknown[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void errors.push(args));
+    const mixer = new AnimationMixer(model.object);
+    const idle = mixer.clipAction(model.clips.find((clip) => clip.name === 'Idle')!);
+    idle.play();
+    mixer.update(0.5);
+    spy.mockRestore();
+    expect(errors).toEqual([]);
+    // The notice names the clips no state plays.
+    const notice = avatarNotice({
+      source: 'robot-expressive.glb',
+      status: 'ready',
+      error: null,
+      reason: null,
+      name: model.report.name,
+      height: model.report.height,
+      fileHeight: model.report.fileHeight,
+      scale: model.report.scale,
+      clips: model.assignment.clips,
+      clipSources: model.assignment.sources,
+      fileClips: model.report.fileClips,
+      fileClipNames: model.report.fileClipNames,
+      retargeted: model.report.retargeted,
+      losses: model.report.losses,
+      sourceVertices: model.report.sourceVertices,
+      drawnVertices: model.report.drawnVertices,
+      groundOffset: model.groundOffset,
+    });
+    expect(notice?.detail).toMatch(/clips: idle ← Idle \(file\), walk ← Walking \(file\), run ← Running \(file\), jump ← Jump \(file\)/);
+    expect(notice?.detail).toMatch(/file clips no state plays: Dance, Death, No, Punch, Sitting, Standing, ThumbsUp, WalkJump, …/);
+  });
+
+  it('says a missing texture and clip tracks that animate nothing, in the notice and the report', async () => {
+    const rig = await readModelFile(join(FIXTURES, 'robot-rigid.glb'));
+    rig.report.losses.push({ kind: 'missing-texture', file: 'Textures/colormap.png' });
+    const hips = rig.object.getObjectByName('mixamorigHips')!;
+    rig.clips = [
+      new AnimationClip('Idle', 1, [
+        new VectorKeyframeTrack('mixamorigHips.position', [0, 1], [...hips.position.toArray(), ...hips.position.toArray()]),
+        new VectorKeyframeTrack('Tail.position', [0, 1], [0, 0, 0, 0, 1, 0]),
+      ]),
+    ];
+    const model = await prepareAvatarModel(rig, 'robot.glb', { library: false });
+    expect(model.report.losses).toEqual([
+      'texture "Textures/colormap.png" is missing: drawn without it',
+      '1 clip track dropped: they animate nothing in the model (Idle: Tail.position)',
+    ]);
+    expect(model.clips[0]!.tracks.map((t) => t.name)).toEqual(['mixamorigHips.position']);
   });
 
   it('plays a file clip that travels in place, at the speed it travelled', async () => {
@@ -140,10 +233,10 @@ describe('a character file as the player', () => {
 
   it('refuses mocap (nothing to draw) and names a 404', async () => {
     await expect(loadAvatarModel(file('cmu-131-01-walk.bvh'))).rejects.toMatchObject({
-      reason: 'skeleton-only',
-      message: expect.stringMatching(/^cmu-131-01-walk\.bvh: has a skeleton but no mesh \(mocap\): nothing to draw/),
+      reason: 'no-mesh',
+      message: expect.stringMatching(/^cmu-131-01-walk\.bvh: has a skeleton \(31 bones\) but no mesh: nothing to draw/),
     });
-    await expect(loadAvatarModel(file('skeleton-only.glb'))).rejects.toMatchObject({ reason: 'skeleton-only' });
+    await expect(loadAvatarModel(file('skeleton-only.glb'))).rejects.toMatchObject({ reason: 'no-mesh' });
     vi.stubGlobal('fetch', () => Promise.resolve(new Response('no', { status: 404 })));
     await expect(loadAvatarModel('/models/gone.glb')).rejects.toMatchObject({
       reason: 'not-found',
@@ -357,7 +450,7 @@ describe('PlayerAvatar.load', () => {
     const second = avatar.load(file('mocap-walk.fbx'));
     await Promise.all([first, second]);
     // The robot finished but was asked over; the mocap was refused: the humanoid stays.
-    expect(avatar.stats).toMatchObject({ status: 'failed', reason: 'skeleton-only', source: 'mocap-walk.fbx' });
+    expect(avatar.stats).toMatchObject({ status: 'failed', reason: 'no-mesh', source: 'mocap-walk.fbx' });
     expect(avatar.humanoid).not.toBeNull();
     expect(avatar.object.children).toHaveLength(1);
     avatar.dispose();

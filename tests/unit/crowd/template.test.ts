@@ -87,12 +87,14 @@ describe('CrowdTemplate', () => {
     expect(new CrowdTemplate(fixture).boneCount).toBe(4);
   });
 
-  it('scales to a target height and finds clips by loose name', () => {
+  it('scales to a target height and finds clips by name or by the state their name reads as', () => {
     const fixture = buildFixtureCharacter({ height: 180 });
     const template = new CrowdTemplate(fixture, { targetHeight: 1.8 });
     expect(template.report.scale).toBeCloseTo(0.01, 4);
     expect(template.bounds.max.y).toBeCloseTo(1.8, 3);
-    expect(template.clipIndex('SWAY')).toBe(0);
+    expect(template.clipIndex('sway')).toBe(0);
+    // No loose matching: a name that is neither a clip's nor a state a clip reads as finds nothing.
+    expect(template.clipIndex('SWA')).toBe(-1);
     expect(template.clipIndex('walk')).toBe(-1);
     expect(template.resolveClip('walk')).toBe(0);
   });

@@ -144,17 +144,15 @@ describe('rig loading', () => {
 
   it('names the problem for garbage and for models without a skeleton', async () => {
     await expect(parseRig(new TextEncoder().encode('not a model').buffer as ArrayBuffer, 'junk.glb')).rejects.toThrow(
-      /junk\.glb: could not be parsed as GLTF: it is not a glTF\/GLB model \(it starts with "not a model"\)/,
+      /junk\.glb: it is not a glTF\/GLB file \(it starts with "not a model"\)/,
     );
     await expect(parseRig(new TextEncoder().encode('<!doctype html><p>hi').buffer as ArrayBuffer, 'page.glb')).rejects.toThrow(
       /page\.glb: .*an HTML page/,
     );
     const gltf = JSON.stringify({ asset: { version: '2.0' }, scenes: [{ nodes: [0] }], scene: 0, nodes: [{ name: 'empty' }] });
     await expect(parseRig(new TextEncoder().encode(gltf).buffer as ArrayBuffer, 'static.gltf')).rejects.toThrow(
-      /static\.gltf: has no skeleton and no mesh/,
+      /static\.gltf: has no mesh and no skeleton: nothing to draw or animate/,
     );
-    await expect(parseRig(new Uint8Array(64).buffer, 'broken.fbx')).rejects.toThrow(
-      /broken\.fbx: could not be parsed as FBX: it is not a FBX model/,
-    );
+    await expect(parseRig(new Uint8Array(64).buffer, 'broken.fbx')).rejects.toThrow(/broken\.fbx: it is not a FBX file/);
   });
 });

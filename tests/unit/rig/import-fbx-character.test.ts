@@ -28,9 +28,12 @@ describe('a real Blender FBX character in the crowd', () => {
     expect(r.unweightedVertices).toBe(0);
     // 48 bones in the file; the 7 leaf "_end" bones Blender adds carry no weights and no motion.
     expect(r.bones).toBe(41);
-    // Its own clips, not the library's: nothing retargeted on load.
-    expect(r.clips).toEqual(CLIPS);
-    expect(r.notes.join('\n')).not.toMatch(/library clips retargeted/);
+    // Its own clips for the states they cover (idle, walk, run); the library only for the rest.
+    expect(r.clips).toEqual([...CLIPS, 'dance', 'wave', 'cheer']);
+    expect(r.clipStates).toMatchObject({ idle: 'Zombie|ZombieIdle', walk: 'Zombie|ZombieWalk', run: 'Zombie|ZombieRun', dance: 'dance' });
+    expect(r.notes.join('\n')).toMatch(
+      /3 library clip\(s\) retargeted onto it for the states its file has no clip for \(dance, wave, cheer\)/,
+    );
     expect(template.clips[template.resolveClip('Zombie|ZombieWalk')]!.clip.duration).toBeCloseTo(4, 1);
     // The file is 824 units tall and read as millimetres; the crowd scales it to the height asked for.
     expect(r.notes.join('\n')).toMatch(/authored in millimetres \(824 units tall\)/);
@@ -88,8 +91,8 @@ describe('a Blender IK rig in the crowd (Quaternius Male_Casual: feet under the 
     expect(r.unweightedVertices).toBe(0);
     // 42 bones in the file; the 11 leaf "_end" bones Blender adds carry no weights and no motion.
     expect(r.bones).toBe(31);
-    expect(r.clips).toEqual(MALE_CLIPS);
-    expect(r.notes.join('\n')).not.toMatch(/library clips retargeted/);
+    expect(r.clips).toEqual([...MALE_CLIPS, 'dance', 'wave', 'cheer']);
+    expect(r.clipStates).toMatchObject({ idle: 'HumanArmature|Man_Idle', walk: 'HumanArmature|Man_Walk', run: 'HumanArmature|Man_Run' });
     expect(template.clips[template.resolveClip('HumanArmature|Man_Walk')]!.clip.duration).toBeCloseTo(1.04, 2);
     // 485 units tall, read as millimetres; the crowd scales its 0.484 m skinned mesh to the height asked for.
     expect(r.notes.join('\n')).toMatch(/authored in millimetres \(485 units tall\)/);
