@@ -78,10 +78,18 @@ function install(world: World): () => void {
     muted.blur();
   });
   worldDock().tools.prepend(muted);
-  const removeMuteWatch = world.onFrame(() => {
+  // Kept in step at once after a key (the engine's own M listener ran first) and four times a
+  // second otherwise (a mute set from the console or another module), however slow the frames.
+  const syncMuted = (): void => {
     if (muted.hidden === !engine.muted) return;
     muted.hidden = !engine.muted;
-  });
+  };
+  window.addEventListener('keydown', syncMuted);
+  const muteTimer = window.setInterval(syncMuted, 250);
+  const removeMuteWatch = (): void => {
+    window.removeEventListener('keydown', syncMuted);
+    clearInterval(muteTimer);
+  };
 
   const removeSection = world.hud?.addSection('audio', { title: 'Audio', rows: (stats) => audioHudRows(stats.audio) });
 
