@@ -146,7 +146,7 @@ function qualityHeadline(stats: { quality?: QualityChoice }): HudRow[] {
 }
 
 function qualityNotice(choice: QualityChoice): CairnNotice {
-  return { level: 'warn', title: `Quality: ${choice.tier} (no GPU here)`, detail: QUALITY_TIERS[choice.tier].summary };
+  return { level: 'info', title: `Quality: ${choice.tier} (no GPU here)`, detail: QUALITY_TIERS[choice.tier].summary };
 }
 
 /** Links to this page at each other tier (the rest of the URL kept). */
