@@ -333,7 +333,7 @@ describe('the world’s states and controls, as a visitor sees them', () => {
         throw new Error(`hint "${hint.text}" (${hint.input}) is not answered: ${(error as Error).message}`, { cause: error });
       }
     }
-    // The hint line fits the bottom line of a 640 px window: two lines at most, beside the gallery link.
+    // The hint line fits the bottom line of a 640 px window: three lines at most, beside the gallery link.
     const help = await page.locator('.cairn-help').boundingBox();
     expect(help!.height).toBeLessThanOrEqual(60);
     expect(help!.x + help!.width).toBeLessThanOrEqual(small.width);
