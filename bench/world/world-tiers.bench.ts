@@ -6,8 +6,9 @@
  * same run (off, low, full, off, low, full…) and each is reported against 'off' (the bare world).
  * Frame ms is the wall-clock time between two frames (what a visitor sees), not only the main
  * thread's part (also printed: on SwiftShader the rasteriser's work happens in the GPU process).
- * `WORLD_TIERS_FRAMES` (default 30) frames per measurement, `WORLD_TIERS_ROUNDS` (default 2),
- * `WORLD_TIERS_SIZE` (default 640x360), `WORLD_TIERS` (default off,low,full).
+ * `WORLD_TIERS_FRAMES` (default 20) frames per measurement, `WORLD_TIERS_ROUNDS` (default 3),
+ * `WORLD_TIERS_SIZE` (default 640x360), `WORLD_TIERS` (default off,low,full; `low&people=0` style
+ * entries add URL parameters, `auto` is the world's own choice).
  */
 import { rmSync } from 'node:fs';
 import { buildPages } from '../../tests/harness/build.ts';
@@ -16,8 +17,8 @@ import { startServer } from '../../tests/harness/server.ts';
 import { median } from '../lib/measure.ts';
 import { recordTable } from '../lib/record.ts';
 
-const FRAMES = Number(process.env.WORLD_TIERS_FRAMES ?? 30);
-const ROUNDS = Number(process.env.WORLD_TIERS_ROUNDS ?? 2);
+const FRAMES = Number(process.env.WORLD_TIERS_FRAMES ?? 20);
+const ROUNDS = Number(process.env.WORLD_TIERS_ROUNDS ?? 3);
 const [WIDTH, HEIGHT] = (process.env.WORLD_TIERS_SIZE ?? '640x360').split('x').map(Number) as [number, number];
 const TIERS = (process.env.WORLD_TIERS ?? 'off,low,full').split(',');
 
