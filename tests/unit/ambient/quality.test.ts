@@ -11,7 +11,12 @@ describe('the world’s quality tier', () => {
       'WebGL2 / Microsoft Basic Render Driver',
     ])
       expect(isSoftwareAdapter(adapter), adapter).toBe(true);
-    for (const adapter of ['nvidia / ada-lovelace', 'apple / metal-3', 'WebGL2 / ANGLE (NVIDIA, NVIDIA GeForce RTX 4070)', 'unknown adapter'])
+    for (const adapter of [
+      'nvidia / ada-lovelace',
+      'apple / metal-3',
+      'WebGL2 / ANGLE (NVIDIA, NVIDIA GeForce RTX 4070)',
+      'unknown adapter',
+    ])
       expect(isSoftwareAdapter(adapter), adapter).toBe(false);
   });
 
