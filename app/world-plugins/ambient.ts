@@ -4,20 +4,22 @@ import type { Ambient } from '../../src/ambient/index.ts';
 import { Disposers } from '../../src/core/disposers.ts';
 import type { AmbientScatter } from '../../src/ambient/ambient-scatter.ts';
 import { keepClear } from '../../src/ambient/keep-clear.ts';
-import { showNotice, type World, type WorldPlugin } from '../../src/world/index.ts';
+import { chooseQuality, QUALITY_TIERS, WORLD_QUALITIES, type QualityChoice, type WorldQuality } from '../../src/ambient/quality.ts';
+import { showNotice, type CairnNotice, type HudRow, type NoticeAction, type World, type WorldPlugin } from '../../src/world/index.ts';
 
 /**
  * The world a visitor meets: vegetation and rocks over the whole map (streamed by distance,
  * placed in a Worker from the world seed) and a few people walking about near the spawn who step
  * aside for the player. Both are built after the world's first frames, so they never delay them.
- * `?ambient=0` leaves the map bare; `?people=N` sets the people (0–40, default 8).
+ * `?ambient=0` leaves the map bare; `?people=N` sets the people (0–40, default the tier's).
  *
- * On a software rasteriser (SwiftShader, llvmpipe: no GPU) the world stays bare — a CPU drawing a
- * forest takes seconds per frame. `?quality=low` (scatter to 110 m at two thirds of the density) or
- * `?quality=full` (to 200 m) turns it on anywhere.
+ * How much of it is drawn is the quality tier (src/ambient/quality.ts): 'full' on a GPU, 'low' on
+ * a software rasteriser (SwiftShader, llvmpipe: a CPU drawing the full forest takes seconds per
+ * frame), `?quality=off|low|full` to choose. The tier and why it was chosen are in
+ * `cairn.stats.quality` and the HUD's first rows; on a software rasteriser a notice names the tier
+ * with links to the others, and stays until its × (a slow machine may take longer to show its first
+ * frames than a notice's fade).
  */
-const MAX_PEOPLE = 40;
-const DEFAULT_PEOPLE = 8;
 /** How close people may come to the player, metres. */
 const PERSONAL_SPACE = 1.6;
 
@@ -27,13 +29,24 @@ function install(world: World): () => void {
   const undo = new Disposers();
   const params = new URLSearchParams(location.search);
   const seed = Number(params.get('seed') ?? 1) || 1;
-  const software = /swiftshader|llvmpipe|software|basic render/i.test(world.status.adapter);
-  const asked = params.get('quality');
-  const quality = asked === 'low' || asked === 'full' || asked === 'off' ? asked : software ? 'off' : 'full';
-  const scatterOn = params.get('ambient') !== '0' && quality !== 'off';
-  const requested = Number(params.get('people') ?? (quality === 'off' ? 0 : DEFAULT_PEOPLE));
-  const people = Number.isFinite(requested) ? Math.min(MAX_PEOPLE, Math.max(0, Math.round(requested))) : DEFAULT_PEOPLE;
-  const tier = quality === 'low' ? { loadRadius: 110, unloadRadius: 140, detailRadius: 48, plan: { densityScale: 0.34 } } : {};
+  const choice = chooseQuality({ adapter: world.status.adapter, asked: params.get('quality'), people: params.get('people') });
+  const quality = choice.tier;
+  world.cairn.stats.quality = choice;
+  const tier = QUALITY_TIERS[quality];
+  const scatterOn = params.get('ambient') !== '0' && tier.scatter !== null;
+  const people = choice.people;
+  // How finely the tier draws: the drawing buffer's resolution and the sun's shadow pass.
+  const renderer = world.renderer;
+  const pixelRatio = renderer.getPixelRatio();
+  const shadows = renderer.shadowMap.enabled;
+  renderer.setPixelRatio(pixelRatio * tier.renderScale);
+  renderer.shadowMap.enabled = shadows && tier.shadows;
+  undo.add(() => {
+    renderer.setPixelRatio(pixelRatio);
+    renderer.shadowMap.enabled = shadows;
+  });
+  if (world.hud) undo.add(world.hud.addSection('quality', { title: 'Quality', rows: () => [], headline: qualityHeadline }));
+  if (choice.software && !choice.asked) undo.add(showNotice(qualityNotice(choice), { actions: qualityLinks(quality), seconds: null }));
 
   let resolveScatter!: (scatter: AmbientScatter | null) => void;
   const ambient: Ambient = { scatter: null, crowd: null, scatterReady: new Promise((resolve) => (resolveScatter = resolve)) };
@@ -46,7 +59,7 @@ function install(world: World): () => void {
       .then(() => import('../../src/ambient/ambient-scatter.ts'))
       .then(({ AmbientScatter }) => {
         if (disposed) return;
-        const scatter = new AmbientScatter({ ground: world.heightmap, seed, parent: world.scene, ...tier });
+        const scatter = new AmbientScatter({ ground: world.heightmap, seed, parent: world.scene, ...tier.scatter });
         ambient.scatter = scatter;
         world.cairn.stats.ambient = { ...scatter.stats, quality };
         undo.add(() => scatter.dispose());
@@ -122,4 +135,29 @@ function install(world: World): () => void {
     disposed = true;
     undo.dispose();
   };
+}
+
+/** The HUD's headline row: the tier and, in short, why. */
+function qualityHeadline(stats: { quality?: QualityChoice }): HudRow[] {
+  const q = stats.quality;
+  if (!q) return [];
+  const why = q.asked ? 'asked' : q.software ? 'no GPU' : 'GPU';
+  return [{ label: 'quality', value: `${q.tier} (${why})`, tone: q.tier === 'full' ? 'ok' : 'warn' }];
+}
+
+function qualityNotice(choice: QualityChoice): CairnNotice {
+  return { level: 'info', title: `Quality: ${choice.tier} (no GPU here)`, detail: QUALITY_TIERS[choice.tier].summary };
+}
+
+/** Links to this page at each other tier (the rest of the URL kept). */
+function qualityLinks(current: WorldQuality): NoticeAction[] {
+  return WORLD_QUALITIES.filter((q) => q !== current).map((q) => {
+    const url = new URL(location.href);
+    url.searchParams.set('quality', q);
+    return {
+      label: q === 'full' ? 'Full (slow here)' : q === 'off' ? 'Off (bare)' : q,
+      href: url.pathname + url.search + url.hash,
+      title: QUALITY_TIERS[q].summary,
+    };
+  });
 }

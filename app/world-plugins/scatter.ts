@@ -3,14 +3,15 @@ import type { WorldPlugin } from '../../src/world/plugins.ts';
 import type { ScatterTool } from '../../src/scatter/scatter-tool.ts';
 import { Disposers } from '../../src/core/disposers.ts';
 import { isTyping } from '../../src/core/typing.ts';
+import { worldDock } from '../../src/world/dock.ts';
 
 /**
  * The scatter brush as a tool in the world. Idle cost is one small button and a key listener:
  * the brush, its presets and meshoptimizer load only when the tool is first switched on (B or the
  * button). While it is on, left-drag paints (the camera rig leaves the left button to tools that
  * set `canvas.dataset.tool`); right-drag still orbits, WASD still walks. The brush draws from
- * the ambient world's prop catalog, so props bake once. Its panel moves left while the asset
- * browser's panel is open, so the two never overlap. Strokes are shared through the world's edit
+ * the ambient world's prop catalog, so props bake once. The toggle and the panel sit in the page's
+ * dock with the other tools (src/world/dock.ts), so nothing overlaps. Strokes are shared through the world's edit
  * cells (src/scatter/shared-scatter.ts): everyone near sees them, later visitors too; Ctrl+Z undoes
  * one's own last stroke (own: painted under this browser's session, `POST /api/session`).
  * `?shared=0` keeps the brush local.
@@ -22,26 +23,13 @@ function install(world: World): () => void {
   let tool: ScatterTool | null = null;
   let loading: Promise<ScatterTool> | null = null;
 
+  // A tool in the page's dock (src/world/dock.ts); its panel opens in the dock's panel area.
   const button = document.createElement('button');
   button.type = 'button';
-  button.className = 'cairn-scatter-toggle';
+  button.className = 'cairn-tool cairn-scatter-toggle';
   button.textContent = 'Scatter brush (B)';
   button.setAttribute('aria-pressed', 'false');
-  Object.assign(button.style, {
-    position: 'fixed',
-    // Above the voice toolbar (bottom right); the panel opens below the asset browser's toggle.
-    right: '10px',
-    bottom: '54px',
-    zIndex: '11',
-    padding: '5px 10px',
-    borderRadius: '6px',
-    border: '1px solid #3b546c',
-    background: 'rgba(12, 18, 24, .78)',
-    color: '#e8edf2',
-    font: '12px system-ui, sans-serif',
-    cursor: 'pointer',
-  });
-  document.body.append(button);
+  worldDock().tools.append(button);
   undo.add(() => button.remove());
 
   // No preset until the brush is first switched on: a layer that only draws shared strokes bakes
@@ -54,7 +42,6 @@ function install(world: World): () => void {
           ground: world.heightmap,
           active: false,
           radius: 6,
-          panelTop: 56,
           catalog: ambient?.catalog,
           preset: null,
         });
@@ -62,17 +49,6 @@ function install(world: World): () => void {
         return tool;
       },
     ));
-
-  // The asset browser's panel is a sidebar at the right: the brush panel moves to its left.
-  let frame = 0;
-  undo.add(
-    world.onFrame(() => {
-      if (!tool || ++frame % 10 !== 0) return;
-      const assets = document.querySelector<HTMLElement>('.cairn-assets');
-      const right = assets && assets.offsetParent !== null ? `${assets.offsetWidth + 10}px` : '10px';
-      if (tool.panel.element.style.right !== right) tool.panel.element.style.right = right;
-    }),
-  );
 
   // Shared edits: the brush layer is built (idle) once the world is up, and joins the edit cells
   // around the player, so strokes others painted appear without opening the brush.

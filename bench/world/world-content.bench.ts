@@ -3,7 +3,8 @@
  * here: absolute ms are the software rasteriser's, the same-run ratios are the point). Two
  * variants of the world page, loaded alternately in the same run:
  * - bare: `/?ambient=0&people=0` (terrain, sky, sea, the player, the other plugins' idle cost);
- * - inhabited, low tier: `/?quality=low` (scatter to 110 m, a third of the density);
+ * - inhabited, low tier: `/?quality=low` (scatter to 110 m, a third of the density, no shadows, 70 %
+ *   resolution: src/ambient/quality.ts; what each tier's frame costs is bench/world/world-tiers.bench.ts);
  * - inhabited, full tier: `/?quality=full` (the default with a GPU: scatter to 200 m), eight people in both.
  * Each is measured standing at the spawn once every region near it is drawn: draw calls,
  * triangles, and main-thread ms per frame (update + render submission, the stage's own figure),

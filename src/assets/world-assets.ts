@@ -13,6 +13,7 @@ import { pointAhead, restOn } from './placement.ts';
 import { PolyHavenApi } from './polyhaven-api.ts';
 import { compactDrawnIndices, guessScatterCategory, scatterPropId, type ScatterPropCatalog } from './scatter-bridge.ts';
 import { AssetPanel, type PanelAction } from './ui/asset-panel.ts';
+import { worldDock } from '../world/dock.ts';
 import { createAssetsToggle } from './ui/assets-toggle.ts';
 import { injectAssetStyles } from './ui/styles.ts';
 
@@ -195,7 +196,13 @@ export class WorldAssets {
           );
         },
       };
-      this.panel = new AssetPanel({ browser, title: 'Assets', actions: [keep, scatter, ...this.actions, clear], closeButton: true });
+      this.panel = new AssetPanel({
+        browser,
+        title: 'Assets',
+        actions: [keep, scatter, ...this.actions, clear],
+        closeButton: true,
+        container: worldDock().panels,
+      });
       this.panel.on('close', () => this.close());
     }
     this.panel.refreshActions(); // the scatter brush may have started since

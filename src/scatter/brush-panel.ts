@@ -1,3 +1,4 @@
+import { worldDock } from '../world/dock.ts';
 import { parseGltfProp } from './gltf-prop.ts';
 import { parseRecording, savedPresets, savedProps, savePreset, saveProp } from './local-store.ts';
 import type { BrushTool } from './brush-tool.ts';
@@ -11,9 +12,8 @@ import type { ScatterLayer } from './scatter-layer.ts';
  */
 
 const STYLE = `
-.cairn-scatter { position: fixed; top: 10px; right: 10px; z-index: 11; width: 230px; padding: 10px 12px;
-  background: rgba(12, 18, 24, .82); color: #e8edf2; border-radius: 8px; font: 12px/1.4 system-ui, sans-serif; }
-.cairn-scatter { max-height: calc(100vh - 20px); overflow: auto; }
+.cairn-scatter { padding: 10px 12px; background: rgba(12, 18, 24, .82); color: #e8edf2; border-radius: 8px;
+  font: 12px/1.4 system-ui, sans-serif; overflow: auto; }
 .cairn-scatter h2 { margin: 0 0 6px; font: 600 12px/1.4 system-ui, sans-serif; text-transform: uppercase; letter-spacing: .06em; color: #9fb3c6; }
 .cairn-scatter .row { display: flex; flex-wrap: wrap; gap: 4px; margin: 6px 0; align-items: center; }
 .cairn-scatter button { background: #26384a; color: inherit; border: 1px solid #3b546c; border-radius: 4px; padding: 3px 7px; cursor: pointer; font: inherit; }
@@ -30,9 +30,8 @@ const STYLE = `
 export interface BrushPanelOptions {
   layer: ScatterLayer;
   brush: BrushTool;
+  /** Where the panel goes. Default the page's dock (the right column, under the tools; src/world/dock.ts). */
   container?: HTMLElement;
-  /** Distance from the top of the window in CSS pixels (the panel sits at the right). Default 10. */
-  top?: number;
 }
 
 export class BrushPanel {
@@ -55,10 +54,7 @@ export class BrushPanel {
     }
     const el = (this.element = document.createElement('div'));
     el.className = 'cairn-scatter';
-    if (options.top !== undefined) {
-      el.style.top = `${options.top}px`;
-      el.style.maxHeight = `calc(100vh - ${options.top + 10}px)`;
-    }
+    el.setAttribute('aria-label', 'Scatter brush');
     el.innerHTML = `
       <h2>Scatter brush</h2>
       <div class="row presets" role="group" aria-label="Preset"></div>
@@ -84,7 +80,7 @@ export class BrushPanel {
     this.presetRow = el.querySelector('.presets')!;
     this.progressBar = el.querySelector('.progress > div')!;
     this.status = el.querySelector('[data-role="status"]')!;
-    (options.container ?? document.body).append(el);
+    (options.container ?? worldDock().panels).append(el);
     this.renderPresets();
 
     el.addEventListener('click', this.onClick);

@@ -28,8 +28,6 @@ export interface ScatterToolOptions {
   radius?: number;
   /** Share a catalog (e.g. with the asset browser). Default: a new one with the procedural props. */
   catalog?: PropCatalog;
-  /** The panel's distance from the top of the window (it sits at the right), CSS px. Default 10. */
-  panelTop?: number;
 }
 
 export interface ScatterTool {
@@ -57,7 +55,8 @@ export function createScatterTool(options: ScatterToolOptions): ScatterTool {
     active: options.active ?? true,
     onError: (error) => showNotice({ level: 'warn', title: 'The brush could not paint', detail: error.message }),
   });
-  const panel = new BrushPanel({ layer, brush, top: options.panelTop });
+  // The panel goes in the page's dock (right column, under the tools).
+  const panel = new BrushPanel({ layer, brush });
   panel.element.hidden = !brush.isActive;
   const offProblem = layer.on('problem', ({ title, detail }) => void showNotice({ level: 'error', title, detail }));
   // Problems found while the layer was built (invalid presets) were emitted before we listened.

@@ -1,14 +1,11 @@
 import { isTyping } from '../core/typing.ts';
+import { worldDock } from '../world/dock.ts';
 import { Emitter } from '../core/emitter.ts';
 import type { VoiceChat } from './voice-chat.ts';
 
+// Its buttons are dock tools (.cairn-tool, src/world/dock.ts); the group goes last in the toolbar.
 const STYLE = `
-.cairn-voice { position: fixed; right: 10px; bottom: 10px; z-index: 12; display: flex; gap: 6px; flex-wrap: wrap;
-  justify-content: flex-end; max-width: min(520px, 90vw); font: 12px/1.3 system-ui, sans-serif; }
-.cairn-voice button { background: rgba(20, 34, 46, .88); color: #e8edf2; border: 1px solid #3f5b73; border-radius: 5px;
-  padding: 6px 10px; cursor: pointer; font: inherit; }
-.cairn-voice button:hover { background: rgba(40, 64, 84, .92); }
-.cairn-voice button[aria-pressed="true"] { background: #2f6b45; border-color: #4d9a68; }
+.cairn-voice { display: flex; gap: 6px; flex-wrap: wrap; justify-content: flex-end; order: 10; }
 .cairn-voice button[data-kind="dump"] { background: #7a2f2f; border-color: #a44; }
 .cairn-voice button[hidden] { display: none; }
 `;
@@ -16,7 +13,7 @@ const STYLE = `
 export interface VoicePanelOptions {
   /** Joins voice (builds and joins a VoiceChat); called by the Join button. */
   join(): Promise<VoiceChat>;
-  /** Where the buttons go. Default document.body. */
+  /** Where the buttons go. Default the page's dock toolbar (the right column's top; src/world/dock.ts). */
   parent?: HTMLElement;
   /** Key held for push-to-talk (KeyboardEvent.code). Default 'KeyV'. */
   pushToTalkKey?: string;
@@ -44,7 +41,7 @@ export class VoicePanel {
   private readonly options: Required<VoicePanelOptions>;
 
   constructor(options: VoicePanelOptions) {
-    this.options = { join: options.join, parent: options.parent ?? document.body, pushToTalkKey: options.pushToTalkKey ?? 'KeyV' };
+    this.options = { join: options.join, parent: options.parent ?? worldDock().tools, pushToTalkKey: options.pushToTalkKey ?? 'KeyV' };
     this.key = this.options.pushToTalkKey;
     const style = document.createElement('style');
     style.textContent = STYLE;
@@ -56,6 +53,7 @@ export class VoicePanel {
     const make = (kind: keyof VoicePanel['buttons'], label: string, onClick: () => void): HTMLButtonElement => {
       const button = document.createElement('button');
       button.type = 'button';
+      button.className = 'cairn-tool';
       button.dataset.kind = kind;
       button.textContent = label;
       button.addEventListener('click', onClick);

@@ -9,19 +9,25 @@ export interface HudRow {
   tone?: 'ok' | 'warn' | 'bad';
 }
 
+/** A HUD section: its title and rows; a section with no rows shows no title either. */
 export interface HudSection {
   title: string;
   rows(stats: CairnStats): HudRow[];
+  /**
+   * Rows shown in the HUD's first lines, under the backend (what a person sees in the compact
+   * HUD): for a state that changes what the page is, like the world's quality tier. Keep to one.
+   */
+  headline?(stats: CairnStats): HudRow[];
 }
 
 const STYLE = `
-.cairn-hud { flex: none; min-width: 190px; max-width: min(330px, calc(100vw - 20px)); padding: 8px 10px; box-sizing: border-box;
+.cairn-hud { flex: none; min-width: min(190px, 100%); max-width: 100%; padding: 8px 10px; box-sizing: border-box;
   background: rgba(12, 18, 24, .72); color: #e8edf2; border-radius: 6px; pointer-events: none; overflow: hidden; position: relative;
   font: 12px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
 .cairn-hud[data-compact] { max-height: 84px; }
 .cairn-hud[data-compact]::after { content: 'H: more'; position: absolute; right: 0; bottom: 0; left: 0; padding: 14px 10px 3px; text-align: right;
   font: 11px system-ui, sans-serif; color: #9fb3c6; background: linear-gradient(rgba(12, 18, 24, 0), rgba(12, 18, 24, .96) 60%); }
-.cairn-hud:not([data-compact]) { max-height: calc(100vh - 56px); }
+.cairn-hud:not([data-compact]) { max-height: calc(100vh - var(--cairn-bottom, 0px) - 26px); }
 .cairn-hud h2 { font: 600 11px/1.6 system-ui, sans-serif; text-transform: uppercase; letter-spacing: .06em;
   color: #9fb3c6; margin: 6px 0 2px; }
 .cairn-hud h2:first-child { margin-top: 0; }
@@ -99,13 +105,13 @@ export class Hud {
   refresh(): void {
     const stats = this.stats();
     const parts: string[] = [];
+    const headlines: HudRow[] = [];
+    for (const section of this.sections.values()) if (section.headline) headlines.push(...guarded(() => section.headline!(stats)));
     for (const [id, section] of this.sections) {
-      let rows: HudRow[];
-      try {
-        rows = section.rows(stats);
-      } catch (error) {
-        rows = [{ label: 'error', value: (error as Error).message, tone: 'bad' }];
-      }
+      const rows = guarded(() => section.rows(stats));
+      // The headlines go under the frame section's first rows (the backend and its reason).
+      if (id === 'frame') rows.splice(stats.backendReason ? 2 : 1, 0, ...headlines);
+      if (rows.length === 0) continue;
       parts.push(`<h2 data-section="${escape(id)}">${escape(section.title)}</h2>`);
       for (const row of rows) {
         parts.push(
@@ -120,6 +126,14 @@ export class Hud {
     clearInterval(this.timer);
     window.removeEventListener('keydown', this.onKey);
     this.element.remove();
+  }
+}
+
+function guarded(rows: () => HudRow[]): HudRow[] {
+  try {
+    return rows();
+  } catch (error) {
+    return [{ label: 'error', value: (error as Error).message, tone: 'bad' }];
   }
 }
 

@@ -11,6 +11,8 @@ export * from './frame-stats.ts';
 export * from './cairn-global.ts';
 export * from './notices.ts';
 export * from './hud.ts';
+export * from './dock.ts';
+export * from './state-card.ts';
 export * from './stage.ts';
 export * from './world.ts';
 export * from './environment.ts';

@@ -189,7 +189,8 @@ export async function createRenderer(options: CreateRendererOptions = {}): Promi
 
 async function createWebGL2(options: CreateRendererOptions, reason: string): Promise<CreatedRenderer> {
   const canvas = document.createElement('canvas');
-  if (!canvas.getContext('webgl2')) {
+  const gl = canvas.getContext('webgl2');
+  if (!gl) {
     throw new NoRendererError(`Cairn cannot render here: WebGPU is unavailable (${reason}) and WebGL2 is not supported either.`);
   }
   // getContext() above claimed the canvas for WebGL2; three asks for the same context type.
@@ -202,12 +203,19 @@ async function createWebGL2(options: CreateRendererOptions, reason: string): Pro
     status: {
       backend: 'WebGL2',
       fallbackReason: reason,
-      adapter: 'WebGL2',
+      // The unmasked renderer string names a software rasteriser (SwiftShader, llvmpipe) as WebGPU's adapter info does.
+      adapter: `WebGL2 / ${webglRenderer(gl)}`,
       timestampQueries: false,
       flatSamplingShim: false,
       compatibilityMode: false,
     },
   };
+}
+
+/** The GL renderer's name (unmasked where the browser allows it), for `RendererStatus.adapter`. */
+function webglRenderer(gl: WebGL2RenderingContext): string {
+  const info = gl.getExtension('WEBGL_debug_renderer_info');
+  return String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER) ?? 'unknown renderer');
 }
 
 function configure(renderer: WebGPURenderer): void {

@@ -31,8 +31,14 @@ const CSS = `
 .cairn-assets .model input[type=range] { flex: 1; }
 .cairn-assets .credit { padding: 6px 10px 8px; font-size: 11px; color: #9fb3c6; border-top: 1px solid #2c3a46; }
 .cairn-assets .credit a { color: #cfe3f5; }
-.cairn-assets-toggle { position: fixed; right: 10px; top: 10px; z-index: 16; font: 600 13px system-ui, sans-serif; color: #e8edf2;
-  background: rgba(16, 23, 30, .9); border: 1px solid #3a4957; border-radius: 6px; padding: 7px 12px; cursor: pointer; }
+.cairn-assets-toggle { font-weight: 600; }
+/* In the page's dock (src/world/dock.ts) the panel is a card in the right column, sharing its height
+   (at least 45 % of the panels' area, so its results stay in view beside the brush panel). */
+.cairn-dock .cairn-assets { position: relative; inset: auto; width: auto; flex: 1 1 0; min-height: min(240px, 45%); border-radius: 8px; overflow: hidden;
+  box-shadow: none; font-size: 12px; }
+.cairn-dock .cairn-assets header { flex-wrap: wrap; padding: 8px 8px 4px; }
+.cairn-dock .cairn-assets .grid { grid-template-columns: repeat(auto-fill, minmax(84px, 1fr)); padding: 4px 8px 8px; }
+.cairn-dock .cairn-asset-card { min-height: 96px; }
 `;
 
 let injected = false;
