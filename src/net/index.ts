@@ -2,6 +2,7 @@
 export * from './protocol/frame.ts';
 export * from './protocol/message.ts';
 export * from './protocol/control.ts';
+export * from './protocol/profile.ts';
 export * from './protocol/room-name.ts';
 export * from '../core/backoff.ts';
 export * from '../core/reconnecting-socket.ts';
