@@ -16,8 +16,7 @@ import { send, sendJson } from '../send.ts';
  * moment it starts publishing here (a hop).
  */
 
-/** A client's profile budget: a few changes at once, then one every five seconds. */
-export const PROFILE_LIMITS = { ratePerSecond: 0.2, burst: 4 } as const;
+export { PROFILE_LIMITS } from './profile-limits.ts';
 
 /** What a relay socket carries for the desk (an `AvatarPeer` has these fields). */
 export interface ProfiledPeer {

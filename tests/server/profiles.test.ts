@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { HUMANOID_VARIANTS, profileCommand, type AvatarLook, type PeerProfile } from '../../src/net/protocol/profile.ts';
 import { cellRoom, type Cell, type WorldEntry, type WorldHop } from '../../src/net/protocol/world.ts';
-import { PROFILE_LIMITS } from '../../server/avatar/profile-desk.ts';
+import { PROFILE_LIMITS } from '../../server/avatar/profile-limits.ts';
 import { ANONYMOUS_SHARE } from '../../server/identity/client.ts';
 import { cellUrl, freshIp, fromIp, sleep } from '../harness/griefer.ts';
 import { RelayClient, roomStats, settle } from '../harness/net-client.ts';
@@ -105,7 +105,7 @@ describe('profiles in a relay room', () => {
     // Every change is handled (accepted or dropped) before counting what reached the honest client.
     for (let waited = 0; stats.accepted + stats.overBudget < sends + 1 && waited < 20_000; waited += 250) {
       await sleep(250);
-      stats = ((await roomStats(base, roomName('flood'))) as { profiles: DeskStats }).profiles;
+      stats = ((await roomStats(base, roomName('flood'))) as unknown as { profiles: DeskStats }).profiles;
     }
     expect(stats.accepted + stats.overBudget).toBe(sends + 1);
     await settle();
