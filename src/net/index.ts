@@ -19,6 +19,7 @@ export * from './peers/local-publisher.ts';
 export * from './view/remote-peer-view.ts';
 export * from './view/humanoid-peer-view.ts';
 export * from './view/crowd-peer-view.ts';
+export * from './view/name-tags.ts';
 export * from './net-session.ts';
 export * from './protocol/world.ts';
 export * from './world/cell-tracker.ts';
