@@ -16,6 +16,7 @@ export * from './bake.ts';
 export * from './bone-buffers.ts';
 export * from './crowd-material.ts';
 export * from './batch-skinned-renderer.ts';
+export * from './variant-table.ts';
 export * from './crowd.ts';
 export * from './mixed-crowd.ts';
 export * from './load-template.ts';
