@@ -220,6 +220,13 @@ export class NameTagView implements RemotePeerView {
   }
 }
 
+declare module '../../world/services.ts' {
+  interface WorldServices {
+    /** Display names over the remote players (app/world-plugins/net.ts). */
+    nameTags: NameTagView;
+  }
+}
+
 declare module '../../world/cairn-global.ts' {
   interface CairnStats {
     /** Display names over remote players (src/net/view/name-tags.ts). */
