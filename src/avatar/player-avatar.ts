@@ -203,7 +203,7 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> implements PlayerC
     try {
       // The import layer and its loaders come with the first model asked for, not with the world.
       const { loadAvatarModel } = await import('./avatar-model.ts');
-      model = await loadAvatarModel(source, resolved);
+      model = await loadAvatarModel(await asGlbIfVrm(source), resolved);
     } catch (error) {
       if (ticket !== this.loads || this.disposed) return this.current;
       const reason = error instanceof AvatarLoadError ? error.reason : 'not-a-model';
@@ -291,6 +291,21 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> implements PlayerC
     this.current = stats;
     this.emit('status', { stats, notes });
   }
+}
+
+/**
+ * A VRM is a GLB with humanoid extensions: fetched and handed to the import as the `.glb` it is
+ * (it is self-contained, so no base path is lost). Anything else passes through.
+ */
+async function asGlbIfVrm(source: string | File): Promise<string | File> {
+  const name = typeof source === 'string' ? source.split(/[?#]/)[0]! : source.name;
+  if (!/\.vrm$/i.test(name)) return source;
+  const glb = `${name.split('/').pop()!.slice(0, -4)}.glb`;
+  if (typeof source !== 'string') return new File([await source.arrayBuffer()], glb);
+  const response = await fetch(source);
+  if (!response.ok)
+    throw new AvatarLoadError(`${glb.slice(0, -4)}.vrm: HTTP ${response.status}`, response.status === 404 ? 'not-found' : 'http');
+  return new File([await response.arrayBuffer()], glb);
 }
 
 /** The library's swims, in place (the controller moves the player). */
