@@ -58,8 +58,9 @@ export interface RemoteLooksStats {
   templates: number;
   /** Distinct looks among the remote players. */
   looks: number;
-  /** Humanoid variants in the humanoid crowd's table now. */
+  /** Humanoid variants in the humanoid crowd's table now, and times a look was drawn as the plain humanoid because every row was in use. */
   variants: number;
+  variantsFull: number;
   /** Draw calls per render pass of every crowd drawing remote players. */
   drawCallsPerPass: number;
   /** Players drawn as the humanoid while their character file loads, or because it was refused. */
@@ -239,6 +240,7 @@ export class RemoteAvatars<Id = string> {
       templates: (humanoids > 0 ? 1 : 0) + modelsInUse.size,
       looks: keys.size,
       variants: this.crowd?.variants?.inUse ?? 0,
+      variantsFull: this.crowd?.variants?.full ?? 0,
       drawCallsPerPass: drawCalls,
       standIns,
       loading,

@@ -9,10 +9,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
-import { decodePng } from '../harness/png.ts';
+import { chestOnScreen, isRed, lookAlong, seenPlayer as seen, serveModels, shareAround } from '../harness/looks.ts';
 
 const base = inject('serverUrl');
 const run = Date.now().toString(36);
@@ -32,83 +32,6 @@ interface Figures {
 
 const net = (page: Page): Promise<Figures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.net)) as Figures);
 
-/** What one page draws for a remote player: its template, look and variant entry, and its name label. */
-async function seen(
-  page: Page,
-  id: number,
-): Promise<{ template?: string; look?: unknown; variant?: number; labels: Array<{ id: number; name: string; x: number; y: number }> }> {
-  return page.evaluate((peer) => {
-    const remotes = window.cairn.crowdRemotes!;
-    return {
-      template: remotes.templateOf(peer),
-      look: remotes.lookOf(peer),
-      variant: remotes.agent(peer)?.variant,
-      labels: window.cairn.nameTags!.visible().map(({ id, name, x, y }) => ({ id, name, x, y })),
-    };
-  }, id);
-}
-
-/** Turns a page's camera to look along `yaw` (0: south, π: north) from behind its player, as a drag would. */
-async function lookAlong(page: Page, yaw: number): Promise<void> {
-  await page.evaluate((angle) => {
-    const rig = window.cairn.world!.cameraRig;
-    const target = rig.controls.target;
-    const d = rig.distance;
-    const pitch = rig.pitch;
-    rig.orbit.position.set(
-      target.x - Math.sin(angle) * Math.cos(pitch) * d,
-      target.y + Math.sin(pitch) * d,
-      target.z - Math.cos(angle) * Math.cos(pitch) * d,
-    );
-    rig.controls.update();
-  }, yaw);
-  await page.evaluate(() => window.cairn.stage!.frames(2));
-}
-
-/** Where a remote player's chest is on this page's screen (pixels), or null when off screen. */
-async function chestOnScreen(page: Page, id: number): Promise<{ x: number; y: number } | null> {
-  return page.evaluate((peer) => {
-    const agent = window.cairn.crowdRemotes!.agent(peer);
-    const camera = window.cairn.camera!;
-    if (!agent) return null;
-    // A Vector3 of the page's own three (a clone of one it made).
-    const p = camera.position
-      .clone()
-      .set(agent.x, agent.y + 1.25, agent.z)
-      .project(camera);
-    if (p.z > 1 || Math.abs(p.x) > 1 || Math.abs(p.y) > 1) return null;
-    return { x: ((p.x + 1) / 2) * innerWidth, y: ((1 - p.y) / 2) * innerHeight };
-  }, id);
-}
-
-/** Share of the pixels around (x, y) that are clearly red (the tall build's outfit 1: a red shirt). */
-async function redAround(page: Page, at: { x: number; y: number }): Promise<number> {
-  const image = decodePng(await page.screenshot());
-  let red = 0;
-  let total = 0;
-  for (let dy = -4; dy <= 4; dy++)
-    for (let dx = -3; dx <= 3; dx++) {
-      const x = Math.round(at.x) + dx;
-      const y = Math.round(at.y) + dy;
-      if (x < 0 || y < 0 || x >= image.width || y >= image.height) continue;
-      const i = (y * image.width + x) * 4;
-      const [r, g, b] = [image.data[i]!, image.data[i + 1]!, image.data[i + 2]!];
-      total++;
-      if (r > 60 && r > 1.6 * g && r > 1.6 * b) red++;
-    }
-  return red / Math.max(1, total);
-}
-
-async function serveModel(context: BrowserContext): Promise<void> {
-  const cors = { 'access-control-allow-origin': '*' };
-  await context.route('https://models.example/**', (route) => {
-    const path = new URL(route.request().url()).pathname;
-    if (path.endsWith('.glb')) return route.fulfill({ body: MODEL, headers: { ...cors, 'content-type': 'model/gltf-binary' } });
-    if (path.endsWith('colormap.png')) return route.fulfill({ body: TEXTURE, headers: { ...cors, 'content-type': 'image/png' } });
-    return route.fulfill({ status: 404, headers: cors, body: 'not here' });
-  });
-}
-
 async function open(page: Page, query: string): Promise<Page> {
   await page.goto(`${base}/${query}`);
   await waitForCairn(page, 180_000);
@@ -127,7 +50,11 @@ describe('players who look like themselves, with names', () => {
       await browser.newContext({ viewport: { width: 400, height: 260 } }),
       await browser.newContext({ viewport: { width: 400, height: 260 } }),
     ];
-    for (const context of contexts) await serveModel(context);
+    for (const context of contexts)
+      await serveModels(context, 'models.example', {
+        '.glb': { body: MODEL, type: 'model/gltf-binary' },
+        'colormap.png': { body: TEXTURE, type: 'image/png' },
+      });
     [pageA, pageB] = await Promise.all(contexts.map((context) => context.newPage()));
     errorsA = collectPageErrors(pageA!);
     errorsB = collectPageErrors(pageB!);
@@ -177,7 +104,7 @@ describe('players who look like themselves, with names', () => {
     // A's red shirt on B's screen, where A stands.
     const chest = await chestOnScreen(b, idA);
     expect(chest).not.toBeNull();
-    await expect.poll(async () => redAround(b, (await chestOnScreen(b, idA))!), { timeout: 30_000 }).toBeGreaterThan(0.3);
+    await expect.poll(async () => shareAround(b, (await chestOnScreen(b, idA))!, isRed), { timeout: 30_000 }).toBeGreaterThan(0.3);
     const stats = await b.evaluate(
       () => window.cairn.stats.crowd as { looks: { templates: number; variants: number; drawCallsPerPass: number } },
     );
@@ -203,6 +130,12 @@ describe('players who look like themselves, with names', () => {
     await a.keyboard.up('KeyW');
     await lookAlong(a, 0);
     await expectEachOther(a, b);
+    // Turned away: the name behind the camera is hidden.
+    await lookAlong(a, Math.PI);
+    const idB = (await net(b)).selfId!;
+    await expect.poll(async () => (await seen(a, idB)).labels.some((l) => l.id === idB), { timeout: 30_000 }).toBe(false);
+    expect(await a.evaluate(() => window.cairn.stats.nameTags!.behind)).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => a.locator('.cairn-name-tag', { hasText: BO.name }).isVisible(), { timeout: 30_000 }).toBe(false);
   });
 
   it('in the open world’s cells', async () => {
