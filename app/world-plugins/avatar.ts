@@ -42,7 +42,7 @@ declare module '../../src/world/cairn-global.ts' {
  * implausible (`&avatarHeight=auto|file|1.8`). The humanoid walks while the file loads, and stays
  * (a notice says why) when the file is refused.
  *
- * The Look panel (L, or its button bottom left) edits the name, the variant and the file; the
+ * The Look panel (L, or its button bottom right, above the scatter brush's) edits the name, the variant and the file; the
  * choice is kept in localStorage. `?name=…` and `?look=B.S.H.O|seed:N|URL` (or `?avatar=URL`) set
  * them for this visit. Every other player is sent the name and the look once per join and per
  * change (the net session's profile): a file only once it has loaded here. Publishes the

@@ -11,10 +11,10 @@ import { HAIR_COLOURS, HUMANOID_BUILDS, OUTFITS, SKIN_TONES, type HumanoidVarian
 import type { LookChoice } from './look.ts';
 
 const STYLE = `
-.cairn-look-toggle { position: fixed; left: 10px; bottom: 44px; z-index: 12; padding: 5px 10px; border-radius: 6px;
+.cairn-look-toggle { position: fixed; right: 10px; bottom: 98px; z-index: 11; padding: 5px 10px; border-radius: 6px;
   border: 1px solid #3b546c; background: rgba(12, 18, 24, .78); color: #e8edf2; font: 12px system-ui, sans-serif; cursor: pointer; }
 .cairn-look-toggle[aria-pressed="true"] { background: #3f7a4f; border-color: #6fbf83; }
-.cairn-look { position: fixed; left: 10px; bottom: 78px; z-index: 12; width: 220px; padding: 8px 10px; max-height: calc(100vh - 120px);
+.cairn-look { position: fixed; right: 10px; bottom: 132px; z-index: 12; width: 220px; padding: 8px 10px; max-height: calc(100vh - 142px);
   overflow: auto; background: rgba(12, 18, 24, .86); color: #e8edf2; border-radius: 8px; font: 12px/1.4 system-ui, sans-serif; }
 .cairn-look[hidden] { display: none; }
 .cairn-look h2 { margin: 0 0 4px; font: 600 12px/1.4 system-ui, sans-serif; text-transform: uppercase; letter-spacing: .06em; color: #9fb3c6; }
