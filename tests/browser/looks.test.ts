@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
+import { saveDocPicture } from '../harness/pictures.ts';
 import { chestOnScreen, isRed, lookAlong, seenPlayer as seen, serveModels, shareAround } from '../harness/looks.ts';
 
 const base = inject('serverUrl');
@@ -130,6 +131,11 @@ describe('players who look like themselves, with names', () => {
     await a.keyboard.up('KeyW');
     await lookAlong(a, 0);
     await expectEachOther(a, b);
+    // Both views side by side for the docs (test-results/pictures/, or docs/ under `npm run docs:pictures`).
+    await a.locator('.cairn-look-toggle').click();
+    saveDocPicture('looks-names-a.png', await a.screenshot());
+    saveDocPicture('looks-names-b.png', await b.screenshot());
+    await a.locator('.cairn-look-toggle').click();
     // Turned away: the name behind the camera is hidden.
     await lookAlong(a, Math.PI);
     const idB = (await net(b)).selfId!;
