@@ -10,6 +10,7 @@ import { WorldTransport, worldAttempt } from '../../src/net/world/world-transpor
 import { tabSession } from '../../src/net/tab-session.ts';
 import { HumanoidPeerView } from '../../src/net/view/humanoid-peer-view.ts';
 import { CrowdPeerView } from '../../src/net/view/crowd-peer-view.ts';
+import { NameTagView } from '../../src/net/view/name-tags.ts';
 import type { RemotePeerView } from '../../src/net/view/remote-peer-view.ts';
 import { Disposers } from '../../src/core/disposers.ts';
 import { createPlayerState, showNotice, type World, type WorldPlugin } from '../../src/world/index.ts';
@@ -35,10 +36,12 @@ const RELAY_WAIT_MS = 20_000;
  * - `?net=broadcast` forces the channel, `?net=off` turns avatar sync off.
  * - Remote players are drawn by the crowd module's batched renderer (the `crowdRemotes` service: one
  *   draw per piece for all of them, live near / baked far); `?peers=humanoid` draws one low-detail
- *   humanoid per peer instead (also the fallback when the crowd plugin is missing).
+ *   humanoid per peer instead (also the fallback when the crowd plugin is missing). Each player
+ *   wears the look it chose and has its display name above it (the `nameTags` service): the
+ *   avatar plugin publishes this player's through `session.setProfile`.
  * The HUD's Net section shows which transport is in use and its state.
  */
-export const plugin: WorldPlugin = { name: 'net', provides: ['net', 'netView'], uses: ['crowdRemotes'], install };
+export const plugin: WorldPlugin = { name: 'net', provides: ['net', 'netView', 'nameTags'], uses: ['crowdRemotes'], install };
 
 function install(world: World): (() => void) | void {
   const params = new URLSearchParams(location.search);
@@ -193,7 +196,9 @@ function run(
   publisher?: LocalPublisherOptions,
 ): NetSession {
   const view = createView(world);
-  const session = new NetSession({ transport, view, publisher });
+  // Display names over the remote players, whichever view draws them.
+  const tags = new NameTagView({ view, camera: world.camera });
+  const session = new NetSession({ transport, view: tags, publisher });
   const published = Object.assign(session.stats, { fallback });
   // A fallen-back page that reaches the relay or the world again: say so (the HUD's transport row follows).
   session.events.on('switched', ({ kind, target }) => {
@@ -211,12 +216,14 @@ function run(
   undo.add(() => session.dispose());
   undo.add(world.services.provide('net', session));
   undo.add(world.services.provide('netView', view));
+  undo.add(world.services.provide('nameTags', tags));
   const player = world.player;
   const removeFrame = world.onFrame((dt) => {
     const s = player.state;
     session.setLocalPose({ x: s.x, y: s.y, z: s.z, facing: s.facing, speed: s.speed, state: s.state });
     session.setFocus(s.x, s.z);
     session.update(dt);
+    world.cairn.stats.nameTags = tags.stats;
   });
   undo.add(removeFrame);
   return session;

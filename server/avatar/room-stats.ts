@@ -1,4 +1,5 @@
 import type { DropReason, RelayMode } from '../../src/net/protocol/control.ts';
+import type { ProfileDeskStats } from './profile-desk.ts';
 
 /** A room's figures, as `GET /api/rooms/avatar/:room` returns them. */
 export interface RoomStats {
@@ -26,6 +27,8 @@ export interface RoomStats {
   dropped: Record<DropReason, number>;
   /** World cells: notes sent to publishers whose frames arrived off the cell's send moment (`timing`). */
   timingNotes: number;
+  /** Display names and looks since the object started (live, not persisted). */
+  profiles?: ProfileDeskStats;
 }
 
 /** The counters that persist across evictions (the rest are live figures). */

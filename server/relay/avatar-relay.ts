@@ -10,6 +10,7 @@ import {
 } from '../../src/net/protocol/frame.ts';
 import { DIRECTORY_ROOM } from '../../src/net/protocol/world.ts';
 import { chooseMode, DEFAULT_RELAY_OPTIONS, type RelayOptions, type RoomRequest } from '../avatar/relay-options.ts';
+import { PROFILE_LIMITS, ProfileDesk } from '../avatar/profile-desk.ts';
 import { emptyCounters, type PersistedCounters, type RoomStats } from '../avatar/room-stats.ts';
 import { TickBuffer, type TickRecipient } from '../avatar/tick-buffer.ts';
 import type { Env } from '../env.ts';
@@ -19,6 +20,7 @@ import { ClientLedger, identifyClient, type ClientRef, type SeatLimits } from '.
 import { KeyRing } from '../identity/key-ring.ts';
 import { send, sendJson } from '../send.ts';
 import type { CellRole } from '../../src/net/protocol/world.ts';
+import type { Profile } from '../../src/net/protocol/profile.ts';
 
 /** What an avatar socket carries through hibernation (well under the 2,048-byte attachment cap). */
 export interface AvatarPeer extends SocketAttachment, ClientRef {
@@ -41,6 +43,8 @@ export interface AvatarPeer extends SocketAttachment, ClientRef {
    * of the same client. In a relay room the same as `client`; a cell's `client` is the world id.
    */
   owner: string;
+  /** The display name and look the socket sent (server/avatar/profile-desk.ts). */
+  profile?: Profile;
 }
 
 /** A socket's live relay state: rebuilt from the socket and its attachment after hibernation. */
@@ -53,7 +57,7 @@ export interface Member {
 }
 
 /** What a client's budget covers in an avatar relay: frames, and (world cells) commands. */
-export type RelayBudget = 'frame' | 'command';
+export type RelayBudget = 'frame' | 'command' | 'profile';
 
 /** ms between a counter change and its write to storage (so floods cost one write, not thousands). */
 const SAVE_DELAY_MS = 1000;
@@ -124,6 +128,8 @@ export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> implements
   private saveTimer: ReturnType<typeof setTimeout> | null = null;
   protected readonly keys: KeyRing;
   protected readonly ledger: ClientLedger<RelayBudget>;
+  /** Display names and looks: stored per socket, sent to joiners, announced on change. */
+  protected readonly profiles: ProfileDesk<Member>;
 
   protected readonly options: RelayOptions;
   private readonly watching: boolean;
@@ -146,9 +152,16 @@ export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> implements
     this.closeTick = new TickBuffer(DEFAULT_RELAY_OPTIONS.capacity * 4);
     this.keys = new KeyRing(ctx.storage, () => env.WORLD_DIRECTORY.get(env.WORLD_DIRECTORY.idFromName(DIRECTORY_ROOM)).worldKey());
     this.ledger = new ClientLedger<RelayBudget>(
-      { frame: { ratePerSecond: options.rateCap, burst: options.rateBurst }, command: COMMAND_LIMITS },
+      { frame: { ratePerSecond: options.rateCap, burst: options.rateBurst }, command: COMMAND_LIMITS, profile: PROFILE_LIMITS },
       RELAY_SEATS,
     );
+    this.profiles = new ProfileDesk<Member>({
+      members: () => this.memberTable().values(),
+      take: (member, now) => this.ledger.take(member.peer, 'profile', now),
+      store: (member, profile) => this.setPeer(member, { ...member.peer, profile }),
+      overBudget: (member) => this.drop(member, 'rate'),
+      shown: (member) => member.peer.role === 'pub',
+    });
     // Keep-alive without waking: the runtime answers "ping" with "pong" itself.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING_TEXT, PONG_TEXT));
     void ctx.blockConcurrencyWhile(async () => {
@@ -181,6 +194,7 @@ export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> implements
       lastPeerId: (await this.ctx.storage.get<number>('lastPeerId')) ?? 0,
       ...this.counters,
       dropped: { ...this.counters.dropped },
+      profiles: { ...this.profiles.stats },
     };
   }
 
@@ -200,7 +214,8 @@ export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> implements
       this.wakesStored = true;
       await this.ctx.storage.put('wakes', this.wakes);
     }
-    this.putMember(ws, this.createMember(ws, peer));
+    const member = this.createMember(ws, peer);
+    this.putMember(ws, member);
     this.membershipChanged();
     const welcome: WelcomeMessage = {
       type: 'welcome',
@@ -214,6 +229,7 @@ export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> implements
       avatarToken: await this.avatarToken(peer),
     };
     sendJson(ws, welcome);
+    this.profiles.greet(member);
   }
 
   /** A signed token naming `peer.id` and its socket in this relay's avatar scope, for the voice room. */
@@ -260,9 +276,9 @@ export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> implements
     this.afterFrame(member, bytes, now);
   }
 
-  /** Text from a client: plain rooms take none. */
-  protected onText(member: Member, _text: string): void | Promise<void> {
-    this.drop(member, 'text');
+  /** Text from a client: plain rooms take a profile and nothing else. */
+  protected onText(member: Member, text: string): void | Promise<void> {
+    if (!this.profiles.receive(member, text, Date.now())) this.drop(member, 'text');
   }
 
   /** After a frame was relayed (world cells time it). */
@@ -286,9 +302,12 @@ export abstract class AvatarRelay extends HibernatingRoom<AvatarPeer> implements
 
   protected setPeer(member: Member, peer: AvatarPeer): void {
     if (this.members?.get(member.ws) === member && member.peer.role !== peer.role) this.publisherCount += peer.role === 'pub' ? 1 : -1;
+    const promoted = member.peer.role !== 'pub' && peer.role === 'pub';
     member.peer = peer;
     member.recipient.key = peer.role === 'pub' ? peer.id : 0;
     this.updatePeer(member.ws, peer);
+    // A watcher that starts publishing here (a hop) is shown to this cell from now on.
+    if (promoted) this.profiles.announce(member);
   }
 
   // ── Relaying ────────────────────────────────────────────────────────────────────────────────

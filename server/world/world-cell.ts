@@ -149,8 +149,9 @@ export class WorldCell extends AvatarRelay {
 
   // ── Commands ────────────────────────────────────────────────────────────────────────────────
 
-  /** World-cell commands: publish here, stop publishing here, renew the token, pace, clock. */
+  /** World-cell commands: publish here, stop publishing here, renew the token, pace, clock (and a profile, server/avatar/profile-desk.ts). */
   protected override async onText(member: Member, text: string): Promise<void> {
+    if (this.profiles.receive(member, text, Date.now())) return;
     if (!text.startsWith('{')) return this.drop(member, 'text');
     const parsed = parseCellCommand(text);
     if (!parsed.ok) return this.drop(member, 'text');

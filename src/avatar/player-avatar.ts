@@ -4,6 +4,7 @@ import { withDefaults } from '../core/options.ts';
 import { libraryClip, withoutRootMotion } from '../anim/library/index.ts';
 import { MixerAnimationDriver, type MixerDriverOptions } from '../anim/mixer-driver.ts';
 import { createHumanoid, type Humanoid, type HumanoidOptions } from '../rig/humanoid.ts';
+import { clampVariant, DEFAULT_VARIANT, variantBuild, variantPalette, type HumanoidVariant } from '../rig/humanoid-variants.ts';
 import type { PlayerClipState } from './avatar-clips.ts';
 import { AVATAR_HEIGHT_DEFAULTS, type AvatarHeightOptions } from './avatar-height.ts';
 import type { AvatarModel, AvatarModelOptions } from './avatar-model.ts';
@@ -38,9 +39,15 @@ export interface PlayerAvatarOptions extends HumanoidOptions, AvatarHeightOption
    * (`{ run: ['Sprint_Fwd'] }`). Default none.
    */
   clipNames?: Partial<Record<PlayerClipState, readonly string[]>>;
+  /**
+   * Which of the humanoid's variants the player wears (src/rig/humanoid-variants.ts: build,
+   * skin, hair, outfit); `palette` entries override its colours. Default the default humanoid.
+   */
+  variant?: HumanoidVariant;
 }
 
 const PLAYER_AVATAR_DEFAULTS: Required<PlayerAvatarOptions> = {
+  variant: DEFAULT_VARIANT,
   palette: {},
   detail: 'high',
   castShadow: true,
@@ -81,19 +88,67 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> implements PlayerC
   private current: AvatarStats;
   private loads = 0;
   private disposed = false;
+  private variantState: HumanoidVariant;
+  /** The URL of the character file drawn now (null: the humanoid, or a file from a File). */
+  private modelUrl: string | null = null;
 
   constructor(options: PlayerAvatarOptions = {}) {
     super();
     this.options = withDefaults(PLAYER_AVATAR_DEFAULTS, options);
     this.object.name = 'player';
-    const humanoid = createHumanoid({ palette: this.options.palette, detail: this.options.detail, castShadow: this.options.castShadow });
+    this.variantState = clampVariant(this.options.variant);
+    const humanoid = this.createBuiltIn();
     this.builtIn = humanoid;
     this.object.add(humanoid.object);
-    const swimClips: AnimationClip[] = ['swim_tread', 'swim_freestyle'].map((name) => withoutRootMotion(libraryClip(name)));
-    this.driver = createDriver(humanoid.object, [...humanoid.clips, ...swimClips], HUMANOID_STATE_CLIPS);
+    this.driver = createDriver(humanoid.object, [...humanoid.clips, ...swimClips()], HUMANOID_STATE_CLIPS);
+    this.current = this.builtInStats(humanoid);
+  }
+
+  /** The humanoid variant the player wears when no character file is drawn. */
+  get variant(): HumanoidVariant {
+    return { ...this.variantState };
+  }
+
+  /** The URL of the character file drawn now, or null (the humanoid, or a file read from disk). */
+  get modelSource(): string | null {
+    return this.modelUrl;
+  }
+
+  /**
+   * Wears humanoid variant `variant`: the built-in humanoid is rebuilt in its colours and build,
+   * replacing a loaded character too (and superseding a load in flight). Emits `status`.
+   */
+  setVariant(variant: HumanoidVariant): void {
+    if (this.disposed) return;
+    this.variantState = clampVariant(variant);
+    this.loads++;
+    const humanoid = this.createBuiltIn();
+    this.driver.dispose();
+    this.builtIn?.dispose();
+    this.model?.dispose();
+    this.model = null;
+    this.modelUrl = null;
+    this.groundOffset = 0;
+    this.animated = true;
+    this.builtIn = humanoid;
+    this.object.add(humanoid.object);
+    this.driver = createDriver(humanoid.object, [...humanoid.clips, ...swimClips()], HUMANOID_STATE_CLIPS);
+    this.setStats(this.builtInStats(humanoid), []);
+  }
+
+  private createBuiltIn(): Humanoid {
+    const palette = { ...variantPalette(this.variantState), ...this.options.palette };
+    const humanoid = createHumanoid({ palette, detail: this.options.detail, castShadow: this.options.castShadow });
+    const build = variantBuild(this.variantState);
+    humanoid.object.scale.set(build.width, build.height, build.width);
+    return humanoid;
+  }
+
+  private builtInStats(humanoid: Humanoid): AvatarStats {
     const vertices = countVertices(humanoid.object);
+    humanoid.object.updateMatrixWorld(true);
     const height = new Box3().setFromObject(humanoid.object).getSize(new Vector3()).y;
-    this.current = {
+    return {
       source: 'built-in',
       status: 'ready',
       error: null,
@@ -150,7 +205,7 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> implements PlayerC
     try {
       // The import layer and its loaders come with the first model asked for, not with the world.
       const { loadAvatarModel } = await import('./avatar-model.ts');
-      model = await loadAvatarModel(source, resolved);
+      model = await loadAvatarModel(await asGlbIfVrm(source), resolved);
     } catch (error) {
       if (ticket !== this.loads || this.disposed) return this.current;
       const reason = error instanceof AvatarLoadError ? error.reason : 'not-a-model';
@@ -162,6 +217,7 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> implements PlayerC
       return this.current;
     }
     this.swap(model);
+    this.modelUrl = typeof source === 'string' ? source : null;
     const { report, assignment } = model;
     this.setStats(
       {
@@ -239,6 +295,26 @@ export class PlayerAvatar extends Emitter<PlayerAvatarEvents> implements PlayerC
     this.current = stats;
     this.emit('status', { stats, notes });
   }
+}
+
+/**
+ * A VRM is a GLB with humanoid extensions: fetched and handed to the import as the `.glb` it is
+ * (it is self-contained, so no base path is lost). Anything else passes through.
+ */
+async function asGlbIfVrm(source: string | File): Promise<string | File> {
+  const name = typeof source === 'string' ? source.split(/[?#]/)[0]! : source.name;
+  if (!/\.vrm$/i.test(name)) return source;
+  const glb = `${name.split('/').pop()!.slice(0, -4)}.glb`;
+  if (typeof source !== 'string') return new File([await source.arrayBuffer()], glb);
+  const response = await fetch(source);
+  if (!response.ok)
+    throw new AvatarLoadError(`${glb.slice(0, -4)}.vrm: HTTP ${response.status}`, response.status === 404 ? 'not-found' : 'http');
+  return new File([await response.arrayBuffer()], glb);
+}
+
+/** The library's swims, in place (the controller moves the player). */
+function swimClips(): AnimationClip[] {
+  return ['swim_tread', 'swim_freestyle'].map((name) => withoutRootMotion(libraryClip(name)));
 }
 
 /** The state the controller's state asks for: swimming splits into treading and crawling by speed. */

@@ -15,10 +15,11 @@ import { uniform, uniformArray } from 'three/tsl';
 import { BakedBoneBuffer, BakedLocalTables, LIVE_ROWS_PER_LAYER, LiveBoneBuffer, type TslNode } from './bone-buffers.ts';
 import type { BonePath } from './bone-path.ts';
 import type { BakedClips } from './bake.ts';
-import { createCrowdMaterial, crowdSkinningNode, paletteColorNode } from './crowd-material.ts';
+import { createCrowdMaterial, crowdSkinningNode, paletteColorNode, variantColorNode } from './crowd-material.ts';
 import { ANIM_FLOATS, mergeRanges, POSE_FLOATS } from './instance-layout.ts';
 import { SlotTable, type SlotRef } from './slot-table.ts';
 import type { CrowdTemplate } from './template.ts';
+import { REGION_TOLERANCE, type VariantTable } from './variant-table.ts';
 import { FLOATS_PER_BONE } from './virtual-skeleton.ts';
 
 export interface BatchSkinnedRendererOptions {
@@ -38,6 +39,8 @@ export interface BatchSkinnedRendererOptions {
   palette?: ReadonlyArray<readonly [number, number, number]>;
   /** Which of the file's materials the palette recolours. Default {@link DEFAULT_PALETTE_MATERIALS}. */
   paletteMaterials?: RegExp;
+  /** Per-avatar variants (colours by region and build); uploaded when the table changes. Default none. */
+  variants?: VariantTable;
 }
 
 /** Materials recoloured by the palette unless told otherwise: clothing, by name. */
@@ -143,6 +146,10 @@ export class BatchSkinnedRenderer<Owner = unknown> {
   readonly palette: Vector4[];
   private readonly paletteNode: TslNode;
   private readonly paletteMaterials: RegExp;
+  private readonly variants: VariantTable | null;
+  private readonly variantValues: Vector4[] = [];
+  private readonly variantNode: TslNode | null = null;
+  private variantVersion = -1;
   private readonly clipTable: TslNode;
   private readonly liveBuffer: LiveBoneBuffer;
   private readonly bakedBuffer: BakedBoneBuffer;
@@ -186,6 +193,13 @@ export class BatchSkinnedRenderer<Owner = unknown> {
     this.palette = palette.map(([r, g, b]) => new Vector4(r, g, b, 1));
     this.paletteNode = uniformArray(this.palette, 'vec4');
     this.paletteMaterials = options.paletteMaterials ?? DEFAULT_PALETTE_MATERIALS;
+    this.variants = options.variants ?? null;
+    if (this.variants) {
+      const count = this.variants.capacity * this.variants.stride;
+      for (let i = 0; i < count; i++) this.variantValues.push(new Vector4());
+      this.syncVariants();
+      this.variantNode = uniformArray(this.variantValues, 'vec4');
+    }
     const capacity = options.instanceCapacity ?? 64;
     this.poseRecords = new RecordBuffer(POSE_FLOATS, capacity);
     this.animRecords = new RecordBuffer(ANIM_FLOATS, capacity);
@@ -283,6 +297,7 @@ export class BatchSkinnedRenderer<Owner = unknown> {
     if (count > this.poseRecords.capacity)
       throw new RangeError(`commit: ${count} instances but capacity is ${this.poseRecords.capacity}; call reserveInstances first`);
     this.drawn = count;
+    this.syncVariants();
     for (const mesh of this.meshes) {
       mesh.count = count;
       // No instances, no draw call.
@@ -292,6 +307,15 @@ export class BatchSkinnedRenderer<Owner = unknown> {
     const animBytes = this.animRecords.commit(count);
     const liveBytes = this.liveBuffer.upload(dirtySlots, this.live.count);
     return { liveBytes, poseBytes, animBytes };
+  }
+
+  /** Copies the variant table into the uniform's values when it changed (a new look defined: rare). */
+  private syncVariants(): void {
+    const table = this.variants;
+    if (!table || table.version === this.variantVersion) return;
+    this.variantVersion = table.version;
+    const data = table.data;
+    this.variantValues.forEach((value, i) => value.set(data[i * 4]!, data[i * 4 + 1]!, data[i * 4 + 2]!, data[i * 4 + 3]!));
   }
 
   /** Bytes of GPU memory the crowd's buffers hold. */
@@ -325,15 +349,22 @@ export class BatchSkinnedRenderer<Owner = unknown> {
       locals: this.localTables,
       rootScale: this.rootScale,
       depth: this.depth,
+      ...(this.variants && this.variantNode ? { variants: { table: this.variantNode, stride: this.variants.stride } } : {}),
     });
     const anim = this.animRecords.buffer;
-    const tint =
-      this.palette.length > 1 ? (vertexColors: boolean): TslNode => paletteColorNode(anim, this.paletteNode, vertexColors) : undefined;
+    const tinted = this.palette.length > 1;
+    const colorNode = (m: Material): ((vertexColors: boolean) => TslNode) | undefined => {
+      const paletted = tinted && this.paletteMaterials.test(m.name);
+      const table = this.variants;
+      const variantNode = this.variantNode;
+      if (table && variantNode && (m as { vertexColors?: boolean }).vertexColors)
+        return () =>
+          variantColorNode(anim, variantNode, table.regions, table.stride, REGION_TOLERANCE, paletted ? this.paletteNode : undefined);
+      return paletted ? (vertexColors: boolean) => paletteColorNode(anim, this.paletteNode, vertexColors) : undefined;
+    };
     const old = this.materials;
     this.materials = this.template.pieces.map((piece) =>
-      (Array.isArray(piece.material) ? piece.material : [piece.material]).map((m: Material) =>
-        createCrowdMaterial(m, node, tint && this.paletteMaterials.test(m.name) ? tint : undefined),
-      ),
+      (Array.isArray(piece.material) ? piece.material : [piece.material]).map((m: Material) => createCrowdMaterial(m, node, colorNode(m))),
     );
     this.meshes.forEach((mesh, i) => {
       const set = this.materials[i]!;

@@ -4,6 +4,7 @@
  */
 import type { CrowdStats } from './crowd.ts';
 import type { GpuBudgetReading } from './gpu-budget.ts';
+import type { RemoteLooksStats } from './remote-avatars.ts';
 
 export interface CrowdHudRow {
   label: string;
@@ -23,6 +24,8 @@ export interface CrowdPageStats extends CrowdStats {
   clipStates?: Partial<Record<string, string>>;
   /** What the character's import and the crowd could not carry (a missing texture, tracks, morphs), one sentence each. */
   losses?: string[];
+  /** What draws the remote players: templates, looks, draw calls, files loading or refused. */
+  looks?: RemoteLooksStats;
 }
 
 export function formatBytes(bytes: number): string {
@@ -65,5 +68,14 @@ export function crowdHudRows(stats: CrowdPageStats | undefined): CrowdHudRow[] {
       tone: stats.drawnVertices < stats.sourceVertices ? 'warn' : 'ok',
     });
   if (stats.lastError) rows.push({ label: 'model', value: stats.lastError, tone: 'bad' });
+  const looks = stats.looks;
+  if (looks && looks.looks > 0) {
+    rows.push({
+      label: 'player looks',
+      value: `${looks.looks} looks, ${looks.templates} templates, ${looks.drawCallsPerPass} draws/pass${looks.standIns ? ` · ${looks.standIns} as humanoid` : ''}`,
+    });
+    if (looks.loading.length) rows.push({ label: '  loading', value: looks.loading.map((url) => url.split('/').pop()).join(', ') });
+    for (const [url, why] of Object.entries(looks.refused)) rows.push({ label: `  ${url.split('/').pop()}`, value: why, tone: 'warn' });
+  }
   return rows;
 }

@@ -35,6 +35,7 @@ import {
   clamp,
   cos,
   cross,
+  distance,
   dot,
   float,
   floor,
@@ -77,6 +78,8 @@ export interface CrowdSkinningInputs {
   rootScale: number;
   /** Longest parent chain of a bone (loop bound). */
   depth: number;
+  /** Per-avatar variants (variant-table.ts): the vec4 table and vec4s per variant; its build scales the skinned pose. */
+  variants?: { table: TslNode; stride: number };
 }
 
 /** Quaternion product a × b. */
@@ -217,9 +220,19 @@ export function crowdSkinningNode(inputs: CrowdSkinningInputs): TslNode {
     });
 
     const p = vec4(positionGeometry, 1);
-    const skinned = vec3(dot(row0, p), dot(row1, p), dot(row2, p));
+    let skinned: TslNode = vec3(dot(row0, p), dot(row1, p), dot(row2, p));
     const n = normalGeometry;
-    const skinnedNormal = vec3(dot(row0.xyz, n), dot(row1.xyz, n), dot(row2.xyz, n));
+    let skinnedNormal: TslNode = vec3(dot(row0.xyz, n), dot(row1.xyz, n), dot(row2.xyz, n));
+    if (inputs.variants) {
+      // The variant's build: height along Y, width along X and Z, about the feet (normals by the inverse).
+      const { table, stride } = inputs.variants;
+      const base = int(fade.z.add(0.5)).mul(stride);
+      const height = table.element(base).w;
+      const width = table.element(base.add(1)).w;
+      const scale = vec3(width, height, width);
+      skinned = skinned.mul(scale);
+      skinnedNormal = normalize(skinnedNormal.div(scale));
+    }
 
     // Facing f turns the model's +Z to (sin f, 0, cos f).
     const c = cos(place.w);
@@ -245,6 +258,38 @@ export function paletteColorNode(anim: InstancedInterleavedBuffer, palette: TslN
     const lum = dot(base, vec3(0.2126, 0.7152, 0.0722));
     const tinted = palette.element(index).rgb.mul(lum.mul(2.2));
     return select(index.greaterThan(0), tinted, base);
+  })();
+}
+
+/**
+ * Per-avatar variant colours (variant-table.ts): a vertex whose colour is one of the template's
+ * `regions` takes that region's colour from the avatar's variant (index in the animation
+ * record's third vec4, z); other vertices, and variant 0, keep the file's colours. Then the
+ * palette tint, when one applies. Only for materials with vertex colours (regions are matched by
+ * vertex colour).
+ */
+export function variantColorNode(
+  anim: InstancedInterleavedBuffer,
+  table: TslNode,
+  regions: ReadonlyArray<readonly [number, number, number]>,
+  stride: number,
+  tolerance: number,
+  palette?: TslNode,
+): TslNode {
+  const [, previous, fade] = animRecordNodes(anim);
+  return Fn(() => {
+    const own = vertexColor().rgb;
+    const base = int(fade.z.add(0.5)).mul(stride);
+    const color = own.toVar();
+    for (const [r, region] of regions.entries()) {
+      const hit: TslNode = distance(own, vec3(region[0], region[1], region[2])).lessThan(tolerance * 1.732);
+      color.assign(select(hit, table.element(base.add(r)).rgb, color));
+    }
+    const shaded = materialColor.mul(color);
+    if (!palette) return shaded;
+    const index = int(previous.w.add(0.5));
+    const lum = dot(shaded, vec3(0.2126, 0.7152, 0.0722));
+    return select(index.greaterThan(0), palette.element(index).rgb.mul(lum.mul(2.2)), shaded);
   })();
 }
 

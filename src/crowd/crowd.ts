@@ -35,6 +35,7 @@ import {
 } from './lod-policy.ts';
 import { SlotTable, type SlotRef } from './slot-table.ts';
 import { templateCullSphere, type CrowdTemplate } from './template.ts';
+import { VariantTable, type CrowdVariantsOptions } from './variant-table.ts';
 
 export interface CrowdOptions {
   template: CrowdTemplate;
@@ -60,11 +61,16 @@ export interface CrowdOptions {
   palette?: ReadonlyArray<readonly [number, number, number]>;
   /** Materials the palette recolours, by name. Default /cloth|shirt|top|jacket|dress|outfit|torso/i. */
   paletteMaterials?: RegExp;
+  /**
+   * Per-avatar variants of the template (colours by region, build): {@link Crowd.variants} defines
+   * them, {@link CrowdAgent.setVariant} wears one; any mix costs no extra draw call. Default none.
+   */
+  variants?: CrowdVariantsOptions;
 }
 
 /** The defaults, resolved once (see {@link CrowdOptions}). */
-type ResolvedCrowdOptions = Required<Omit<CrowdOptions, 'lod' | 'palette' | 'paletteMaterials' | 'device'>> &
-  Pick<CrowdOptions, 'palette' | 'paletteMaterials'> & { device: BonePathDevice; lod: ResolvedLodOptions };
+type ResolvedCrowdOptions = Required<Omit<CrowdOptions, 'lod' | 'palette' | 'paletteMaterials' | 'device' | 'variants'>> &
+  Pick<CrowdOptions, 'palette' | 'paletteMaterials' | 'variants'> & { device: BonePathDevice; lod: ResolvedLodOptions };
 
 function resolveCrowdOptions(options: CrowdOptions): ResolvedCrowdOptions {
   return {
@@ -80,6 +86,7 @@ function resolveCrowdOptions(options: CrowdOptions): ResolvedCrowdOptions {
     castShadow: options.castShadow ?? true,
     palette: options.palette,
     paletteMaterials: options.paletteMaterials,
+    variants: options.variants,
   };
 }
 
@@ -97,6 +104,8 @@ export interface AddAgentOptions {
   time?: number;
   /** Palette entry (0: the file's colours). Default 0. */
   palette?: number;
+  /** Variant entry (see {@link Crowd.variants}; 0: the template as authored). Default 0. */
+  variant?: number;
 }
 
 /** How an avatar is animated: on the GPU from its record, or live (procedural control). */
@@ -186,6 +195,7 @@ export class CrowdAgent {
   /** @internal */ recordSlot = -1;
   /** @internal */ controlState: LiveControl | null = null;
   /** @internal */ paletteIndex = 0;
+  /** @internal */ variantIndex = 0;
   /** @internal */ pathState: AgentPath = 'culled';
   /** @internal */ why: string = PATH_REASONS.culled;
   private crowd: Crowd | null;
@@ -296,6 +306,22 @@ export class CrowdAgent {
     this.recordVersion = -2;
   }
 
+  /** Variant entry this avatar wears (0: the template as authored). */
+  get variant(): number {
+    return this.variantIndex;
+  }
+
+  /** Wears variant entry `index` (from {@link Crowd.variants}; out of range: 0). */
+  setVariant(index: number): void {
+    const crowd = this.crowd;
+    if (!crowd) return;
+    const capacity = crowd.variants?.capacity ?? 1;
+    const next = index >= 0 && index < capacity ? Math.round(index) : 0;
+    if (next === this.variantIndex) return;
+    this.variantIndex = next;
+    this.recordVersion = -2;
+  }
+
   /** Takes the avatar out of the crowd. Calling it again does nothing. */
   remove(): void {
     this.crowd?.removeAgent(this);
@@ -318,6 +344,8 @@ export class Crowd {
   readonly baked: BakedClips;
   readonly pathChoice: BonePathChoice;
   readonly stats: CrowdStats;
+  /** The template's variants (colours by region and build), when the crowd was made with `variants`; else null. */
+  readonly variants: VariantTable | null;
   private readonly lod: ResolvedLodOptions;
   /** Every avatar; channel `pose` holds x, y, z, facing. */
   private readonly agents: SlotTable<CrowdAgent>;
@@ -349,6 +377,7 @@ export class Crowd {
     this.template = resolved.template;
     this.lod = resolved.lod;
     this.pathChoice = chooseBonePath(resolved.device, resolved.path);
+    this.variants = resolved.variants ? new VariantTable(resolved.variants) : null;
     this.baked = bakeClips(this.template, {
       fps: resolved.bakeFps,
       maxRows: resolved.maxBakedRows,
@@ -366,6 +395,7 @@ export class Crowd {
       receiveShadow: true,
       palette: resolved.palette,
       paletteMaterials: resolved.paletteMaterials,
+      ...(this.variants ? { variants: this.variants } : {}),
     });
     this.agents = new SlotTable<CrowdAgent>({ channels: { pose: 4 }, capacity: resolved.capacity });
     this.cullSphere = templateCullSphere(this.template);
@@ -432,6 +462,7 @@ export class Crowd {
     agent.setTransform(options.x ?? 0, options.y ?? 0, options.z ?? 0, options.facing ?? 0);
     agent.poseDirty = true;
     if (options.palette) agent.setPalette(options.palette);
+    if (options.variant) agent.setVariant(options.variant);
     return agent;
   }
 
@@ -552,7 +583,7 @@ export class Crowd {
       }
       const slot = agent.liveRef ? agent.liveRef.slot : -1;
       if (rebase || agent.recordVersion !== agent.anim.version || agent.recordSlot !== slot) {
-        writeAnimRecord(animOut, k * ANIM_FLOATS, agent.anim, gpuClock, layouts, slot, agent.paletteIndex);
+        writeAnimRecord(animOut, k * ANIM_FLOATS, agent.anim, gpuClock, layouts, slot, agent.paletteIndex, agent.variantIndex);
         agent.recordVersion = agent.anim.version;
         agent.recordSlot = slot;
         records.markAnim(k);

@@ -12,6 +12,7 @@ export * from './bone-path.ts';
 export * from './template.ts';
 export * from './clip-sampler.ts';
 export * from './look-at.ts';
+export * from './variant-table.ts';
 export * from './crowd.ts';
 export * from './mixed-crowd.ts';
 export * from './load-template.ts';

@@ -12,7 +12,7 @@
  * |------|----------------|--------------------|-----------------|----------------------------------|
  * | 0    | clip           | phase (s)          | speed           | live slot, or -1 (GPU animation) |
  * | 1    | previous clip  | previous phase (s) | previous speed  | palette index (0: the file's colours) |
- * | 2    | fade start (s) | 1 / fade seconds (0: no fade) | body variant (reserved, 0) | 0 |
+ * | 2    | fade start (s) | 1 / fade seconds (0: no fade) | variant index (0: the template as authored; variant-table.ts) | 0 |
  *
  * A clip's time at crowd clock `T` is `phase + T × speed`, wrapped (looping clips) or clamped
  * (one-shots) to its duration; the crossfade weight is smoothstep((T − fadeStart) / fade).
@@ -55,6 +55,7 @@ export function writeAnimRecord(
   clips: ReadonlyArray<BakedClipLayout>,
   liveSlot: number,
   palette: number,
+  variant = 0,
 ): void {
   const current = clips[anim.clip]!;
   out[offset + AnimField.Clip] = anim.clip;
@@ -62,7 +63,7 @@ export function writeAnimRecord(
   out[offset + AnimField.Speed] = anim.speed;
   out[offset + AnimField.LiveSlot] = liveSlot;
   out[offset + AnimField.Palette] = palette;
-  out[offset + AnimField.Variant] = 0;
+  out[offset + AnimField.Variant] = variant;
   out[offset + 11] = 0;
   const fading = anim.previousClip >= 0 && anim.fadeDuration > 0 && anim.fadeElapsed < anim.fadeDuration;
   if (fading) {

@@ -54,11 +54,27 @@ export async function loadCrowdTemplateFromFile(file: File, options: LoadTemplat
   return prepareTemplate(bytes, file.name, file.name, options);
 }
 
+/**
+ * Prepares a model's bytes fetched elsewhere (a capped download: src/crowd/remote-models.ts);
+ * `source` is its URL (external files resolve against it), `name` how the user knows it — with
+ * the extension that says the format (a `.vrm` is read as the GLB it is).
+ */
+export function loadCrowdTemplateFromBytes(
+  bytes: ArrayBuffer,
+  source: string,
+  name: string,
+  options: LoadTemplateOptions = {},
+): Promise<CrowdTemplate> {
+  return prepareTemplate(bytes, source, name, options);
+}
+
 async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string, options: LoadTemplateOptions): Promise<CrowdTemplate> {
   options.onProgress?.('parse', 0);
   let rig;
   try {
-    rig = await parseRig(bytes, source, { basePath: source.includes('/') ? source.slice(0, source.lastIndexOf('/') + 1) : '' });
+    rig = await parseRig(bytes, /\.(glb|gltf|fbx|bvh)$/i.test(name) ? name : source, {
+      basePath: source.includes('/') ? source.slice(0, source.lastIndexOf('/') + 1) : '',
+    });
   } catch (error) {
     throw refused(error, name);
   }

@@ -12,6 +12,7 @@ import { headLookAt } from './look-at.ts';
 import { crowdHudRows, type CrowdPageStats } from './crowd-hud.ts';
 import { crowdDeviceInfo, type CrowdDeviceInfo } from './device.ts';
 import { GpuBudget } from './gpu-budget.ts';
+import { HUMANOID_CROWD_VARIANTS } from './humanoid-looks.ts';
 import { RemoteAvatars } from './remote-avatars.ts';
 import { SyntheticPeers, type SyntheticPeersOptions } from './synthetic-peers.ts';
 import { CrowdTemplate } from './template.ts';
@@ -89,9 +90,12 @@ export class StageCrowd {
         : undefined,
       ...options.peers,
     });
-    this.current = this.build(options.template ?? new CrowdTemplate(createHumanoid({ detail: 'low' }), { name: 'mannequin' }));
+    // Cairn's humanoid carries its variants (players' looks); a page's own character is drawn as it is.
+    this.current = options.template
+      ? this.build(options.template, 'main')
+      : this.build(new CrowdTemplate(createHumanoid({ detail: 'low' }), { name: 'mannequin' }), 'humanoid');
     stage.scene.add(this.current.object);
-    this.remotes.attach(this.current);
+    this.remotes.attach(this.current, this.crowdHost());
     this.setCount(options.count ?? 0);
 
     this.removers.push(stage.onFrame((dt) => this.frame(dt)));
@@ -155,14 +159,14 @@ export class StageCrowd {
    * failure here (thrown) leaves the running crowd exactly as it was.
    */
   setTemplate(template: CrowdTemplate): void {
-    const next = this.build(template);
+    const next = this.build(template, 'main');
     const previous = this.current;
     this.remotes.detach();
     this.peerAgents = [];
     previous.dispose();
     this.current = next;
     this.stage.scene.add(next.object);
-    this.remotes.attach(next);
+    this.remotes.attach(next, this.crowdHost());
     const count = this.peers.peers.length;
     this.peers.resize(count);
     this.setCount(count);
@@ -178,28 +182,42 @@ export class StageCrowd {
 
   dispose(): void {
     for (const remove of this.removers) remove();
-    this.remotes.detach();
+    // A registry made elsewhere (the world's) outlives this crowd; its character files' crowds do not.
+    if (this.options.remotes) this.remotes.detach();
+    else this.remotes.dispose();
     this.current.dispose();
+  }
+
+  /** How the remote-avatar registry builds crowds for other players' character files: like this one, in this scene. */
+  private crowdHost(): { createCrowd: (template: CrowdTemplate) => Crowd; parent: Stage['scene'] } {
+    return { createCrowd: (template) => this.build(template, 'remote'), parent: this.stage.scene };
   }
 
   /** The look-at control of the current template (null: no head bone). */
   private lookAt: LiveControl | null = null;
   private readonly palette: ReadonlyArray<readonly [number, number, number]>;
   private readonly lookAtShare: number;
-
-  private build(template: CrowdTemplate): Crowd {
+  /**
+   * A crowd of `template`: the page's (`main`, with the palette and look-at; `humanoid`, Cairn's
+   * humanoid, with its variants too) or a remote player's character file (`remote`).
+   */
+  private build(template: CrowdTemplate, kind: 'humanoid' | 'main' | 'remote'): Crowd {
+    const main = kind !== 'remote';
     const options: CrowdOptions = {
       template,
       device: this.device,
       path: this.options.path ?? 'auto',
       lod: this.options.lod,
-      capacity: 64,
+      capacity: main ? 64 : 8,
       maxBakedRows: Math.min(8192, this.device.maxTextureSize),
-      palette: this.palette,
+      ...(main ? { palette: this.palette } : {}),
+      ...(kind === 'humanoid' ? { variants: HUMANOID_CROWD_VARIANTS } : {}),
     };
     const crowd = new Crowd(options);
-    const camera = this.stage.camera;
-    this.lookAt = headLookAt(template, { target: () => camera.position });
+    if (main) {
+      const camera = this.stage.camera;
+      this.lookAt = headLookAt(template, { target: () => camera.position });
+    }
     return crowd;
   }
 
@@ -220,6 +238,8 @@ export class StageCrowd {
       this.current.update(step, this.stage.camera);
       if (this.options.publish !== false) this.addHud();
     }
+    // Remote players' own characters, one crowd per file.
+    this.remotes.step(step, this.stage.camera);
     this.publish();
   }
 
@@ -246,6 +266,7 @@ export class StageCrowd {
       drawnVertices: model.drawnVertices,
       clipStates: model.clipStates,
       losses: model.losses,
+      looks: this.remotes.looks(),
     };
     this.stage.cairn.stats.crowd = stats;
   }

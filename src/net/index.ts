@@ -7,6 +7,7 @@
 export * from './protocol/frame.ts';
 export * from './protocol/message.ts';
 export * from './protocol/control.ts';
+export * from './protocol/profile.ts';
 export * from './protocol/room-name.ts';
 export * from './transport/transport.ts';
 export * from './transport/websocket-transport.ts';
@@ -21,6 +22,7 @@ export * from './peers/local-publisher.ts';
 export * from './view/remote-peer-view.ts';
 export * from './view/humanoid-peer-view.ts';
 export * from './view/crowd-peer-view.ts';
+export * from './view/name-tags.ts';
 export * from './net-session.ts';
 export * from './protocol/world.ts';
 export * from './world/cell-tracker.ts';

@@ -1,4 +1,5 @@
-import type { DropReason } from './protocol/control.ts';
+import type { DropReason, ServerControl } from './protocol/control.ts';
+import { checkProfile, lookKey, readProfiles, type PeerProfile, type Profile } from './protocol/profile.ts';
 import { MessageReader } from './protocol/message.ts';
 import { createPose, type RemotePose } from './peers/remote-peer.ts';
 import { LocalPublisher, type LocalPose, type LocalPublisherOptions } from './peers/local-publisher.ts';
@@ -118,6 +119,13 @@ export interface NetStats {
   hearing: number;
   /** Times the session moved to another wire (a fallen-back page reaching the relay again). */
   switches: number;
+  /** This page's profile as sent (null until {@link NetSession.setProfile}), and why the relay refused it, if it did. */
+  profile: { name: string; look: string } | null;
+  profileRefused: string | null;
+  /** Peers in the table whose profile is known, distinct looks among them, and profiles refused on arrival. */
+  profiles: number;
+  looks: number;
+  badProfiles: number;
 }
 
 export type NetSessionEvents = {
@@ -127,6 +135,8 @@ export type NetSessionEvents = {
   avatarToken: string | null;
   /** The transport moved to another wire (see {@link TransportEvents.switched}); the peer table was cleared. */
   switched: { kind: TransportKind; target: string };
+  /** A player's profile arrived or changed (it may not be in the peer table yet). */
+  profile: PeerProfile;
 };
 
 interface Shown {
@@ -166,6 +176,9 @@ export class NetSession {
   private dueTimer: ReturnType<typeof setTimeout> | null = null;
   private dueTimerAt = Number.NaN;
   private readonly unsubscribe: Array<() => void> = [];
+  /** Other players' profiles by id (kept a while after they leave: a hop's leave from the old cell comes after the new cell's profile). */
+  private readonly profileBook = new Map<number, PeerProfile>();
+  private readonly lookScratch = new Set<string>();
 
   constructor(options: NetSessionOptions) {
     const o = (this.options = resolveNetSessionOptions(options));
@@ -209,15 +222,16 @@ export class NetSession {
       relayDropped: {},
       hearing: 0,
       switches: 0,
+      profile: null,
+      profileRefused: null,
+      profiles: 0,
+      looks: 0,
+      badProfiles: 0,
     };
     const events = this.transport.events;
     this.unsubscribe.push(
       events.on('message', (bytes) => this.receive(bytes)),
-      events.on('control', (control) => {
-        if (control.type === 'welcome') this.table.selfId = this.transport.selfId;
-        if (control.type === 'dropped')
-          this.stats.relayDropped[(control as { reason: DropReason }).reason] = (control as { count: number }).count;
-      }),
+      events.on('control', (control) => this.onControl(control)),
       events.on('state', () => this.refreshStats()),
       events.on('rejected', (reason) => {
         this.stats.lastRejection = reason;
@@ -225,7 +239,12 @@ export class NetSession {
       }),
       events.on('avatarToken', (token) => this.events.emit('avatarToken', token)),
       events.on('switched', (wire) => this.switched(wire)),
-      this.table.events.on('added', (peer) => this.shown.set(peer.id, { avatar: this.view.add(peer.id), detail: 'live' })),
+      this.table.events.on('added', (peer) => {
+        const avatar = this.view.add(peer.id);
+        this.shown.set(peer.id, { avatar, detail: 'live' });
+        const profile = this.profileBook.get(peer.id);
+        if (profile) avatar.setProfile?.(profile);
+      }),
       this.table.events.on('removed', (peer) => {
         this.shown.get(peer.id)?.avatar.remove();
         this.shown.delete(peer.id);
@@ -241,6 +260,25 @@ export class NetSession {
    */
   get avatarToken(): string | null {
     return this.transport.avatarToken ?? null;
+  }
+
+  /**
+   * Publishes this player's display name and look: the transport sends it now and on every
+   * reconnection, and every other player's view gets it once. Returns why it was not sent (the
+   * rules of `checkProfile`: the relay would refuse it), or null.
+   */
+  setProfile(profile: Profile): string | null {
+    const checked = checkProfile(profile);
+    if (!checked.ok) return checked.problem;
+    this.stats.profile = { name: checked.value.name, look: lookKey(checked.value.look) };
+    this.stats.profileRefused = null;
+    this.transport.setProfile?.(checked.value);
+    return null;
+  }
+
+  /** A player's profile, if known. */
+  profileOf(id: number): PeerProfile | undefined {
+    return this.profileBook.get(id);
   }
 
   /** Sets the local player's pose (every rendered frame); a state change is sent at once. */
@@ -332,8 +370,33 @@ export class NetSession {
     );
   }
 
+  private onControl(control: ServerControl): void {
+    if (control.type === 'welcome') this.table.selfId = this.transport.selfId;
+    else if (control.type === 'dropped') this.stats.relayDropped[control.reason] = control.count;
+    else if (control.type === 'refused' && control.command === 'profile') this.stats.profileRefused = control.reason;
+    else if (control.type === 'profiles') {
+      // Checked again here: a relay that does not check must not reach the views.
+      const { peers, refused } = readProfiles(control);
+      this.stats.badProfiles += refused;
+      for (const profile of peers) this.learn(profile);
+    }
+  }
+
+  private learn(profile: PeerProfile): void {
+    if (profile.id === this.transport.selfId) return;
+    const known = this.profileBook.get(profile.id);
+    if (known && known.name === profile.name && lookKey(known.look) === lookKey(profile.look)) return;
+    // Bounded: past twice the table (and a margin), forget the profiles of players no longer here.
+    if (!known && this.profileBook.size >= 2 * this.table.size + 64)
+      for (const id of this.profileBook.keys()) if (!this.table.peers.has(id)) this.profileBook.delete(id);
+    this.profileBook.set(profile.id, profile);
+    this.shown.get(profile.id)?.avatar.setProfile?.(profile);
+    this.events.emit('profile', profile);
+  }
+
   /** The transport moved to another wire: everyone heard on the old one is gone (their ids were of that wire). */
   private switched(wire: TransportEvents['switched']): void {
+    this.profileBook.clear();
     this.table.clear();
     this.table.selfId = this.transport.selfId;
     this.stats.transport = wire.kind;
@@ -379,6 +442,17 @@ export class NetSession {
     s.reconnects = t.reconnects;
     s.lastError = t.lastError;
     s.pingMs = t.pingMs;
+    let profiles = 0;
+    const looks = this.lookScratch;
+    looks.clear();
+    for (const id of this.table.peers.keys()) {
+      const profile = this.profileBook.get(id);
+      if (!profile) continue;
+      profiles++;
+      looks.add(lookKey(profile.look));
+    }
+    s.profiles = profiles;
+    s.looks = looks.size;
   }
 }
 

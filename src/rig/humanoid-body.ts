@@ -93,7 +93,8 @@ function buildBody(rig: RigLookup, palette: HumanoidPalette, d: Detail): MeshAcc
   });
   addTube(out, {
     from: [0, 1.46, 0.0],
-    to: [0, 1.68, 0.02],
+    // Into the back half of the skull: the jaw is in front of the neck, as on a person.
+    to: [0, 1.68, 0.0],
     radius: profile([
       [0, 0.058, 0.055],
       [1, 0.048, 0.05],
@@ -133,7 +134,7 @@ function addArm(out: MeshAccumulator, rig: RigLookup, side: 'l' | 'r', color: Ve
         inflate,
       )(along);
     },
-    rings: sleeve < 1 ? 2 : d.rings,
+    rings: sleeve < 1 ? Math.max(2, Math.ceil(d.rings * sleeve) + 1) : d.rings,
     sides: d.sides,
     capStart: true,
     capEnd: sleeve < 1,
@@ -327,6 +328,11 @@ function buildClothing(rig: RigLookup, palette: HumanoidPalette, d: Detail): Mes
   return out;
 }
 
+/** Where the jaw ellipsoid sits below and in front of the skull's centre, and its radii (metres). */
+const JAW_DROP = 0.074;
+const JAW_FORWARD = 0.03;
+const JAW_RADII: Vec3 = [0.062, 0.04, 0.064];
+
 function buildHead(rig: RigLookup, palette: HumanoidPalette, d: Detail): BufferGeometry {
   const out = new MeshAccumulator();
   const head = rig.bone('head');
@@ -335,9 +341,14 @@ function buildHead(rig: RigLookup, palette: HumanoidPalette, d: Detail): BufferG
   const [cx, cy, cz] = HEAD_CENTER;
   const skullStart = out.vertexCount;
   addEllipsoid(out, HEAD_CENTER, HEAD_RADII, head, palette.skin, detail);
+  const craniumEnd = out.vertexCount;
+  // The jaw: the lower face juts forward and down in front of the neck, so the head reads as
+  // level from any height. Without it the skull's underside curves back to the neck, and from a
+  // low camera the face looks turned up at the sky.
+  addEllipsoid(out, [cx, cy - JAW_DROP, cz + JAW_FORWARD], JAW_RADII, head, palette.skin, detail);
   const skullEnd = out.vertexCount;
-  // Narrow the jaw and push the face forward a little so the skull reads as a head, not an egg.
-  for (let i = skullStart; i < skullEnd; i++) {
+  // Narrow the cranium below its middle and push the face forward a little, so it reads as a head, not an egg.
+  for (let i = skullStart; i < craniumEnd; i++) {
     const y = out.positions[i * 3 + 1]!;
     const below = Math.max(0, (cy - y) / HEAD_RADII[1]);
     out.positions[i * 3] = cx + (out.positions[i * 3]! - cx) * (1 - 0.28 * below);

@@ -13,4 +13,5 @@ export * from './face-morphs.ts';
 export * from './pose.ts';
 export * from './clips.ts';
 export * from './humanoid.ts';
+export * from './humanoid-variants.ts';
 export * from './load.ts';

@@ -34,7 +34,7 @@ const HEIGHT_GROUND_DEFAULTS: Required<HeightGroundOptions> = { bounds: null, wa
  * slope and normal come from central differences `step` apart.
  *
  * ```ts
- * import { groundFromHeight, ScatterLayer } from 'cairn/scatter';
+ * import { groundFromHeight, ScatterLayer } from 'cairn-world/scatter';
  *
  * // Gentle dunes 60 m across, 2–6 m above the water: their own ground, no Cairn terrain.
  * const ground = groundFromHeight((x, z) => 4 + Math.sin(x / 9) * 1.5 + Math.cos(z / 7), {

@@ -27,6 +27,15 @@ export interface Environment {
 /** Direction towards the sun: afternoon light from the south-west, high enough for short shadows. */
 const SUN_DIRECTION = new Vector3(-0.45, 0.78, 0.42).normalize();
 
+/**
+ * The world's lights (linear RGB): a hemisphere fill (sky above, ground below) and the sun. Props
+ * are judged against them (tests/unit/scatter/canopy-light.test.ts: trees lit as trees).
+ */
+export const WORLD_LIGHTS = {
+  hemisphere: { sky: [0.62, 0.74, 0.95], ground: [0.32, 0.27, 0.2], intensity: 1.1 },
+  sun: { color: [1, 0.95, 0.86], intensity: 3.4, direction: [SUN_DIRECTION.x, SUN_DIRECTION.y, SUN_DIRECTION.z] },
+} as const;
+
 /** Edge of the sea and seabed planes, metres: beyond the camera's far plane (5 km) from anywhere on the map. */
 const SEA_SIZE = 12_000;
 /** Sea floor below the water level beyond the terrain, metres: where the terrain's sea floor lies. */
@@ -48,10 +57,11 @@ export function createEnvironment(scene: Scene, waterLevel: number, terrainSize 
   const horizon = new Color(0.62, 0.72, 0.82);
   scene.fog = new Fog(horizon, 220, 1100);
 
-  const hemisphere = new HemisphereLight(new Color(0.62, 0.74, 0.95), new Color(0.32, 0.27, 0.2), 1.1);
+  const { hemisphere: fill, sun: light } = WORLD_LIGHTS;
+  const hemisphere = new HemisphereLight(new Color(...fill.sky), new Color(...fill.ground), fill.intensity);
   scene.add(hemisphere);
 
-  const sun = new DirectionalLight(new Color(1, 0.95, 0.86), 3.4);
+  const sun = new DirectionalLight(new Color(...light.color), light.intensity);
   sun.name = 'sun';
   sun.castShadow = true;
   sun.shadow.mapSize.set(2048, 2048);

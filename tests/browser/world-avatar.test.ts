@@ -122,7 +122,8 @@ describe('the world with ?avatar=', () => {
       polling: 100,
     });
     const stats = await avatarStats(page);
-    expect(stats).toMatchObject({ source: '/models/missing.glb', status: 'failed', reason: 'not-found', name: 'humanoid' });
+    // The address's URL resolved against the page: the form other players would be sent.
+    expect(stats).toMatchObject({ source: `${base}/models/missing.glb`, status: 'failed', reason: 'not-found', name: 'humanoid' });
     expect(stats.error).toMatch(/^missing\.glb: HTTP 404/);
     expect((await pose(page)).child).toBe('humanoid');
     const notice = await page.locator('.cairn-notice[data-level="error"]').filter({ hasText: 'Avatar not loaded' }).innerText();

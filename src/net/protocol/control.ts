@@ -1,10 +1,12 @@
 import * as v from 'valibot';
+import { ProfilesSchema } from './profile.ts';
 import { CellAckSchema, CellClockSchema, CellRefusalSchema, CellTimingSchema } from './world.ts';
 
 /**
  * Control messages: small JSON text messages beside the binary frames. The relay sends them to
- * tell a socket who it is and what was dropped; a client never needs to send any in a plain room
- * (there, client text is dropped). World cells accept a few client commands (see world.ts).
+ * tell a socket who it is, what was dropped and who the others are (`profiles`, profile.ts). A
+ * client sends its profile as text (profile.ts) in a plain room or a world cell; other client text
+ * is dropped in a plain room, and world cells accept a few commands more (see world.ts).
  */
 
 /** Longest control text either side accepts; anything longer is refused unparsed. */
@@ -86,6 +88,7 @@ export const ServerControlSchema = v.variant('type', [
   CellRefusalSchema,
   CellClockSchema,
   CellTimingSchema,
+  ProfilesSchema,
 ]);
 export type ServerControl = v.InferOutput<typeof ServerControlSchema>;
 

@@ -9,6 +9,7 @@ import {
   type TransportStats,
 } from './transport.ts';
 import { WebSocketTransport, type WebSocketTransportOptions } from './websocket-transport.ts';
+import type { Profile } from '../protocol/profile.ts';
 
 /** One try at the preferred transport: it, open; or why not (the attempt disposed what it made). */
 export type TransportAttempt = () => Promise<FrameTransport | string>;
@@ -49,6 +50,8 @@ export class FallbackTransport implements FrameTransport {
   private disposed = false;
   private readonly decided: Promise<boolean>;
   private decide: (preferred: boolean) => void = () => undefined;
+  /** The page's profile, handed to whichever transport is in use. */
+  private profile: Profile | null = null;
 
   constructor(options: FallbackTransportOptions) {
     this.options = { ...options, backoff: options.backoff ?? {} };
@@ -102,6 +105,11 @@ export class FallbackTransport implements FrameTransport {
     return false;
   }
 
+  setProfile(profile: Profile | null): void {
+    this.profile = profile;
+    this.active?.setProfile?.(profile);
+  }
+
   sendPhase(): number | null {
     return this.active?.sendPhase?.() ?? null;
   }
@@ -152,6 +160,7 @@ export class FallbackTransport implements FrameTransport {
     for (const off of this.offs) off();
     previous?.dispose();
     this.active = next;
+    if (this.profile) next.setProfile?.(this.profile);
     const events = next.events;
     this.offs = [
       events.on('message', (bytes) => this.events.emit('message', bytes)),

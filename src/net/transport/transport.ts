@@ -1,5 +1,6 @@
 import type { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
+import type { Profile } from '../protocol/profile.ts';
 
 /** Which wire a transport uses: one relay room, a BroadcastChannel, or the open world's cells. */
 export type TransportKind = 'relay' | 'broadcast' | 'world';
@@ -88,6 +89,12 @@ export interface FrameTransport {
    * or absent: no shared count (the publisher counts its own frames instead).
    */
   sendMoment?(now: number): number | null;
+  /**
+   * Publishes this page's display name and look (src/net/protocol/profile.ts) — now, and again on
+   * every (re)connection, so whoever joins later learns it from the relay — or stops with null.
+   * Other players' profiles arrive as `profiles` control messages. Absent: the wire carries none.
+   */
+  setProfile?(profile: Profile | null): void;
   /** Closes for good; a leave is sent where the wire allows. */
   dispose(): void;
 }

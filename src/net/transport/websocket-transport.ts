@@ -2,6 +2,7 @@ import type { BackoffOptions } from '../../core/backoff.ts';
 import { Emitter } from '../../core/emitter.ts';
 import { ReconnectingSocket, type SocketLoss, type WebSocketConstructor } from '../../core/reconnecting-socket.ts';
 import { CloseCode, parseServerControl, type ServerControl, type WelcomeMessage } from '../protocol/control.ts';
+import { profileCommand, type Profile } from '../protocol/profile.ts';
 import { emptyTransportStats, type FrameTransport, type TransportEvents, type TransportState, type TransportStats } from './transport.ts';
 
 export type { WebSocketConstructor } from '../../core/reconnecting-socket.ts';
@@ -44,6 +45,10 @@ export class WebSocketTransport implements FrameTransport {
   readonly socket: ReconnectingSocket;
   private everOpened = false;
   private disposed = false;
+  /** The profile command sent after every welcome (null: none). */
+  private profileText: string | null = null;
+  /** True between a welcome and the connection's loss: the relay takes text now. */
+  private welcomed = false;
 
   constructor(options: WebSocketTransportOptions) {
     if (!/^wss?:\/\//.test(options.url)) throw new Error(`WebSocketTransport: "${options.url}" is not a ws:// or wss:// URL`);
@@ -106,6 +111,16 @@ export class WebSocketTransport implements FrameTransport {
     this.socket.setUrl(url);
   }
 
+  /**
+   * Publishes this page's profile: at once when the relay has welcomed this connection, and after
+   * every welcome from now on (a reconnect is a new socket, with nothing stored). Throws a
+   * RangeError on a profile the relay would refuse (see `checkProfile`).
+   */
+  setProfile(profile: Profile | null): void {
+    this.profileText = profile ? profileCommand(profile) : null;
+    if (this.profileText !== null && this.welcomed) this.sendText(this.profileText);
+  }
+
   /** Sends a control text (world cells accept a few commands). Returns false when not open. */
   sendText(text: string): boolean {
     return this.state === 'open' && this.socket.send(text);
@@ -129,12 +144,15 @@ export class WebSocketTransport implements FrameTransport {
       this.relayMode = control.mode;
       this.setAvatarToken(typeof control.avatarToken === 'string' ? control.avatarToken : null);
       this.socket.accepted();
+      this.welcomed = true;
+      if (this.profileText !== null) this.sendText(this.profileText);
     }
     this.events.emit('control', control);
   }
 
   private onLost(loss: SocketLoss): void {
     this.selfId = null;
+    this.welcomed = false;
     this.setAvatarToken(null);
     if (loss.code === null) this.stats.lastError = loss.reason;
     else if (loss.closeReason) this.stats.lastError = `closed ${loss.code}: ${loss.closeReason}`;

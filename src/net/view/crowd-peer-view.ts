@@ -1,4 +1,5 @@
 import { PROCEDURAL_CLIPS } from '../../rig/clips.ts';
+import type { AvatarLook, PeerProfile } from '../protocol/profile.ts';
 import type { RemoteAvatar, RemotePeerView } from './remote-peer-view.ts';
 
 /** One remote avatar's update as the crowd module's `RemoteAvatars.update` takes it. */
@@ -25,6 +26,11 @@ export interface CrowdRemotes {
   update(id: number, state: CrowdAvatarUpdate): boolean;
   /** Removes a peer's avatar. */
   remove(id: number): void;
+  /**
+   * The character the peer chose (a humanoid variant, or a model file the crowd loads, drawing the
+   * humanoid meanwhile). Before it is known the crowd draws a variant seeded from the id.
+   */
+  setLook?(id: number, look: AvatarLook): void;
 }
 
 export interface CrowdPeerViewOptions {
@@ -79,6 +85,10 @@ class CrowdAvatar implements RemoteAvatar {
     this.clip = clip;
     this.clipPending = true;
     this.push();
+  }
+
+  setProfile(profile: PeerProfile): void {
+    if (!this.removed) this.view.remotes.setLook?.(this.id, profile.look);
   }
 
   remove(): void {

@@ -1,7 +1,8 @@
 import type { Object3D } from 'three';
 import { MixerAnimationDriver } from '../../anim/mixer-driver.ts';
-import { Mulberry32 } from '../../core/rng.ts';
 import { createHumanoid, type Humanoid } from '../../rig/humanoid.ts';
+import { humanoidVariantFromSeed, variantBuild, variantPalette, type HumanoidVariant } from '../../rig/humanoid-variants.ts';
+import type { PeerProfile } from '../protocol/profile.ts';
 import type { AvatarDetail, RemoteAvatar, RemotePeerView } from './remote-peer-view.ts';
 
 export interface HumanoidPeerViewOptions {
@@ -11,35 +12,28 @@ export interface HumanoidPeerViewOptions {
   castShadow?: boolean;
 }
 
-type Rgb = [number, number, number];
-const SHIRTS: Rgb[] = [
-  [0.62, 0.2, 0.18],
-  [0.2, 0.45, 0.22],
-  [0.55, 0.45, 0.15],
-  [0.35, 0.25, 0.55],
-  [0.15, 0.35, 0.6],
-  [0.6, 0.35, 0.5],
-];
-
-/** A remote avatar: a low-detail humanoid driven by the anim module's state machine. */
+/** A remote avatar: a low-detail humanoid in the player's variant, driven by the anim module's state machine. */
 class HumanoidAvatar implements RemoteAvatar {
-  readonly animation: MixerAnimationDriver;
+  animation: MixerAnimationDriver;
   speed = 0;
   detail: AvatarDetail = 'live';
+  /** The variant drawn (seeded from the id until the player's profile says otherwise). */
+  variant: HumanoidVariant;
+  /** Why the player's chosen look is not drawn (this view draws humanoids only), or null. */
+  refused: string | null = null;
   private accumulated = 0;
+  private state = 'idle';
 
-  readonly humanoid: Humanoid;
-  private readonly onRemove: (avatar: HumanoidAvatar) => void;
+  humanoid: Humanoid;
+  readonly id: number;
+  private readonly view: HumanoidPeerView;
 
-  constructor(humanoid: Humanoid, onRemove: (avatar: HumanoidAvatar) => void) {
-    this.humanoid = humanoid;
-    this.onRemove = onRemove;
-    // The mannequin has no swim clip: treading water plays idle (as for the local player).
-    this.animation = new MixerAnimationDriver(humanoid.object, humanoid.clips, {
-      aliases: { swim: 'idle' },
-      fades: { jump: 0.1, default: 0.25 },
-      initial: 'idle',
-    });
+  constructor(id: number, view: HumanoidPeerView) {
+    this.id = id;
+    this.view = view;
+    this.variant = humanoidVariantFromSeed(id);
+    this.humanoid = view.build(id, this.variant);
+    this.animation = this.drive();
   }
 
   setTransform(x: number, y: number, z: number, facing: number): void {
@@ -50,7 +44,29 @@ class HumanoidAvatar implements RemoteAvatar {
   play(state: string, speed: number): void {
     // request() overwrites the pending name; update() applies only the last one.
     this.animation.request(state);
+    this.state = state;
     this.speed = speed;
+  }
+
+  setProfile(profile: PeerProfile): void {
+    const look = profile.look;
+    if (look.kind !== 'humanoid') {
+      this.refused = 'the one-by-one view draws humanoids only: use the crowd view for character files';
+      return;
+    }
+    this.refused = null;
+    const { kind: _kind, ...variant } = look;
+    if (JSON.stringify(variant) === JSON.stringify(this.variant)) return;
+    // A new body in the new colours and build, where the old one stood, playing what it played.
+    const old = this.humanoid;
+    this.variant = variant;
+    this.humanoid = this.view.build(this.id, variant);
+    this.humanoid.object.position.copy(old.object.position);
+    this.humanoid.object.rotation.copy(old.object.rotation);
+    this.animation.dispose();
+    old.dispose();
+    this.animation = this.drive();
+    this.animation.request(this.state);
   }
 
   setDetail(detail: AvatarDetail): void {
@@ -66,16 +82,26 @@ class HumanoidAvatar implements RemoteAvatar {
   }
 
   remove(): void {
-    this.onRemove(this);
+    this.view.avatars.delete(this);
     this.animation.dispose();
     this.humanoid.dispose();
+  }
+
+  private drive(): MixerAnimationDriver {
+    // The mannequin has no swim clip: treading water plays idle (as for the local player).
+    return new MixerAnimationDriver(this.humanoid.object, this.humanoid.clips, {
+      aliases: { swim: 'idle' },
+      fades: { jump: 0.1, default: 0.25 },
+      initial: 'idle',
+    });
   }
 }
 
 /**
  * The simple remote-peer renderer: one low-detail procedural humanoid (three SkinnedMesh pieces)
- * and one {@link MixerAnimationDriver} per peer, each in a shirt colour picked from its id. Fine
- * for tens of peers; the crowd module's batched renderer takes over for hundreds.
+ * and one {@link MixerAnimationDriver} per peer, in the humanoid variant the player chose (seeded
+ * from its id until its profile arrives). Fine for tens of peers; the crowd module's batched
+ * renderer takes over for hundreds, and draws character files too.
  */
 export class HumanoidPeerView implements RemotePeerView {
   readonly avatars = new Set<HumanoidAvatar>();
@@ -92,14 +118,19 @@ export class HumanoidPeerView implements RemotePeerView {
   }
 
   add(id: number): RemoteAvatar {
-    const rng = new Mulberry32(id);
-    const shirt = SHIRTS[rng.int(SHIRTS.length)]!;
-    const humanoid = createHumanoid({ detail: 'low', castShadow: this.castShadow, palette: { shirt } });
-    humanoid.object.name = `remote-peer-${id}`;
-    this.parent.add(humanoid.object);
-    const avatar = new HumanoidAvatar(humanoid, (gone) => this.avatars.delete(gone));
+    const avatar = new HumanoidAvatar(id, this);
     this.avatars.add(avatar);
     return avatar;
+  }
+
+  /** @internal A humanoid in `variant` (its colours, and its build as the object's scale), in the scene. */
+  build(id: number, variant: HumanoidVariant): Humanoid {
+    const humanoid = createHumanoid({ detail: 'low', castShadow: this.castShadow, palette: variantPalette(variant) });
+    const build = variantBuild(variant);
+    humanoid.object.scale.set(build.width, build.height, build.width);
+    humanoid.object.name = `remote-peer-${id}`;
+    this.parent.add(humanoid.object);
+    return humanoid;
   }
 
   update(dt: number): void {

@@ -3,6 +3,7 @@
  * SkinnedMesh per peer today; the crowd module's batched renderer later) without touching the
  * net code. It mirrors the crowd agent API: add → setTransform / play / remove.
  */
+import type { PeerProfile } from '../protocol/profile.ts';
 
 /** Level of detail a view may use for one avatar. */
 export type AvatarDetail = 'live' | 'baked';
@@ -15,6 +16,12 @@ export interface RemoteAvatar {
   play(state: string, speed: number): void;
   /** Hint: live skinning near the camera, baked animation far away. Views may ignore it. */
   setDetail?(detail: AvatarDetail): void;
+  /**
+   * The player's display name and look, once known and on every change (the relay sends them
+   * once per join or change). Until then a view draws a look of its choosing (Cairn's views: a
+   * humanoid variant seeded from the peer id).
+   */
+  setProfile?(profile: PeerProfile): void;
   /** Removes the avatar from the view. */
   remove(): void;
 }

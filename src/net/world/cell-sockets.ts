@@ -1,6 +1,7 @@
 import type { BackoffOptions } from '../../core/backoff.ts';
 import { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
+import type { Profile } from '../protocol/profile.ts';
 import { cellRoom, distanceToCell, type Cell, type CellAck, type CellRole } from '../protocol/world.ts';
 import type { TransportState } from '../transport/transport.ts';
 import { WebSocketTransport, type WebSocketConstructor } from '../transport/websocket-transport.ts';
@@ -50,6 +51,8 @@ export type CellSocketsEvents = {
 export class CellSockets {
   readonly events = new Emitter<CellSocketsEvents>();
   private readonly sockets = new Map<string, CellSocket & { offs: Array<() => void> }>();
+  /** This player's profile, given to every cell socket (each sends it after its welcome). */
+  private profile: Profile | null = null;
 
   private readonly options: CellSocketsOptions;
 
@@ -88,6 +91,7 @@ export class CellSockets {
       backoff: this.options.backoff,
       WebSocket: this.options.WebSocket,
     });
+    transport.setProfile(this.profile);
     const socket: CellSocket & { offs: Array<() => void> } = { cell, key, transport, role: null, close: false, offs: [] };
     this.sockets.set(key, socket);
     socket.offs.push(
@@ -130,6 +134,16 @@ export class CellSockets {
       const pub = socket.cell.x === publication.x && socket.cell.z === publication.z;
       socket.transport.setUrl(this.url(socket.cell, pub ? 'pub' : 'sub', token));
     }
+  }
+
+  /**
+   * Publishes this player's profile to every cell it holds a socket in, and to every cell it opens
+   * later: the cell it publishes in shows it to the cells around; one it watches keeps it for the
+   * moment the player hops there.
+   */
+  setProfile(profile: Profile | null): void {
+    this.profile = profile;
+    for (const socket of this.sockets.values()) socket.transport.setProfile(profile);
   }
 
   /** Sends a command to every open socket. */

@@ -1,6 +1,7 @@
 import { Backoff, type BackoffOptions } from '../../core/backoff.ts';
 import { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
+import type { Profile } from '../protocol/profile.ts';
 import {
   cellDistance,
   cellRoom,
@@ -307,6 +308,11 @@ export class WorldTransport implements FrameTransport {
     return this.cell && serverTime !== null ? sendMomentNumber(serverTime, this.cell) : null;
   }
 
+  /** Publishes this player's profile in every cell socket, now and as cells open (see {@link CellSockets.setProfile}). */
+  setProfile(profile: Profile | null): void {
+    this.cells.setProfile(profile);
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -475,6 +481,9 @@ export class WorldTransport implements FrameTransport {
       this.probeT = null;
       this.world.clockProbes++;
       this.observeClock(control.serverTime, control.t, Date.now());
+    } else if (control.type === 'profiles' || (control.type === 'refused' && control.command === 'profile')) {
+      // Cells the player watches show their own players; the same profile may come from two cells.
+      this.events.emit('control', control);
     } else if (control.type === 'refused') {
       this.world.lastHopError = `${cellRoom(socket.cell)} refused ${String(control.command)}: ${String(control.reason)}`;
       this.world.hopErrors++;

@@ -152,3 +152,36 @@ export function finishSmooth(geometry: BufferGeometry, color: Rgb, jitter: numbe
 export function triangleCount(geometry: BufferGeometry): number {
   return (geometry.index ? geometry.index.count : geometry.getAttribute('position').count) / 3;
 }
+
+/**
+ * Gives a tree crown the normals of one volume: each vertex's normal is blended (by `blend`, 0..1)
+ * towards the normal of the ellipsoid that bounds the crown (its bounding box's inscribed
+ * ellipsoid, at the vertex's direction from the centre). A crown built from several blobs then
+ * shades as one soft mass lit from the sun's side, as foliage reads, instead of each blob's
+ * underside facing the ground.
+ */
+export function crownNormals(geometry: BufferGeometry, blend: number): BufferGeometry {
+  geometry.computeBoundingBox();
+  const box = geometry.boundingBox!;
+  const center = box.getCenter(new Vector3());
+  const half = box
+    .getSize(new Vector3())
+    .multiplyScalar(0.5)
+    .max(new Vector3(1e-3, 1e-3, 1e-3));
+  const position = geometry.getAttribute('position');
+  const normal = geometry.getAttribute('normal') as BufferAttribute;
+  const n = new Vector3();
+  const e = new Vector3();
+  for (let i = 0; i < position.count; i++) {
+    // Gradient of the ellipsoid through the vertex: (p − c) / half².
+    e.set(
+      (position.getX(i) - center.x) / (half.x * half.x),
+      (position.getY(i) - center.y) / (half.y * half.y),
+      (position.getZ(i) - center.z) / (half.z * half.z),
+    ).normalize();
+    n.fromBufferAttribute(normal, i).lerp(e, blend).normalize();
+    normal.setXYZ(i, n.x, n.y, n.z);
+  }
+  normal.needsUpdate = true;
+  return geometry;
+}

@@ -1,6 +1,6 @@
 import { BufferGeometry, ConeGeometry, CylinderGeometry, Float32BufferAttribute, IcosahedronGeometry, SphereGeometry } from 'three';
 import { Mulberry32, seedFromString } from '../../core/rng.ts';
-import { bend, displaceRadially, finishFlat, finishSmooth, merge, place, positionNoise, type Rgb } from './geometry-tools.ts';
+import { bend, crownNormals, displaceRadially, finishFlat, finishSmooth, merge, place, positionNoise, type Rgb } from './geometry-tools.ts';
 import type { PropMaterials } from './materials.ts';
 import type { PropPiece } from './prop-types.ts';
 
@@ -118,7 +118,7 @@ export const PROCEDURAL_PROPS: readonly ProceduralPropDefinition[] = [
       );
       return [
         { name: 'trunk', geometry: finishSmooth(trunk(rng, height * 0.85, 0.26, 10), BARK, 0.1), material: m.bark },
-        { name: 'canopy', geometry: finishSmooth(merge(crowns), PINE, 0.12), material: m.foliage },
+        { name: 'canopy', geometry: crownNormals(finishSmooth(merge(crowns), PINE, 0.12), 1), material: m.foliage },
       ];
     },
   },
