@@ -1,0 +1,260 @@
+import { ENVELOPE_FLOOR, type Layer, type NoiseLayer } from './layers.ts';
+import { kWeighting } from './meter/loudness-meter.ts';
+
+/**
+ * Per-class gain budgets: however many triggers arrive, the voices of one sound class (impacts,
+ * footsteps, UI) sum to little more than the loudest of them alone. Each voice's level envelope is
+ * known before it sounds (its layers are planned), so when a voice starts the budget gives it the
+ * largest gain under which the class stays inside two bounds at every moment of its life:
+ *
+ * - **peak**: the summed amplitude envelope (a bound on the samples: layer envelopes add
+ *   coherently) stays under the loudest member's own peak times `peakDb`, which holds the true peak;
+ * - **loudness**: the summed power over the last 400 ms (the momentary loudness window of
+ *   BS.1770) stays under the loudest member's own 400 ms energy times `loudnessDb`, which holds the
+ *   momentary loudness.
+ *
+ * A voice already sounding keeps its level (no pumping): a pile-up is made of voices turned down as
+ * the class fills, and one arriving into a quiet class plays at full level. Pure; audio times in
+ * seconds. Judged in audio-time order with the voice limits (voice-limiter.ts).
+ */
+
+/** How far a class's pile-up may rise above its loudest voice alone. */
+export interface ClassBudget {
+  /** Summed amplitude over the loudest voice's peak, dB. */
+  peakDb: number;
+  /** Summed 400 ms energy over the loudest voice's own, dB (LU). */
+  loudnessDb: number;
+}
+
+/** A voice's level over time, sampled every {@link ENVELOPE_STEP} from its start. */
+export interface VoiceEnvelope {
+  /** Expected peak per step: the sum of its layers' (tones at their amplitude, noise at its crest). */
+  amplitude: Float32Array;
+  /** Root of its tones' K-weighted power per step (tones of two voices may add in phase: a chime's repeats do). */
+  tone: Float32Array;
+  /** Its noise layers' K-weighted power per step (noise from different offsets adds in power). */
+  noise: Float32Array;
+  /** The highest `amplitude`. */
+  peakAmplitude: number;
+  /** Its highest energy (power × seconds) over a 400 ms window, alone. */
+  peakEnergy: number;
+}
+
+/** Seconds between envelope samples. */
+export const ENVELOPE_STEP = 0.001;
+
+/** The momentary loudness window, seconds (ITU-R BS.1770-4). */
+export const LOUDNESS_WINDOW = 0.4;
+
+const WINDOW_STEPS = Math.round(LOUDNESS_WINDOW / ENVELOPE_STEP);
+
+/** Mean square of each waveform at amplitude 1. */
+const WAVE_POWER = { sine: 0.5, triangle: 1 / 3, square: 1, sawtooth: 1 / 3 } as const;
+
+/** Peak over RMS of filtered noise over a short burst (a Gaussian's ±4σ). */
+const NOISE_CREST = 4;
+
+/** K-weighting power gain (BS.1770's shelf and high-pass) on a log-frequency table, per sample rate. */
+const K_TABLES = new Map<number, Float64Array>();
+const K_TABLE_LOW = Math.log(10);
+const K_TABLE_STEPS = 512;
+
+function kTable(sampleRate: number): Float64Array {
+  let table = K_TABLES.get(sampleRate);
+  if (table) return table;
+  table = new Float64Array(K_TABLE_STEPS + 1);
+  const high = Math.log(sampleRate / 2);
+  const stages = kWeighting(sampleRate);
+  for (let i = 0; i <= K_TABLE_STEPS; i++) {
+    const w = (2 * Math.PI * Math.exp(K_TABLE_LOW + ((high - K_TABLE_LOW) * i) / K_TABLE_STEPS)) / sampleRate;
+    let gain = 1;
+    for (const { b0, b1, b2, a1, a2 } of stages) {
+      // |H(e^jw)|² of one biquad.
+      const re = (c0: number, c1: number, c2: number): number => c0 + c1 * Math.cos(w) + c2 * Math.cos(2 * w);
+      const im = (c1: number, c2: number): number => -c1 * Math.sin(w) - c2 * Math.sin(2 * w);
+      const num = re(b0, b1, b2) ** 2 + im(b1, b2) ** 2;
+      const den = re(1, a1, a2) ** 2 + im(a1, a2) ** 2;
+      gain *= num / den;
+    }
+    table[i] = gain;
+  }
+  K_TABLES.set(sampleRate, table);
+  return table;
+}
+
+function kWeight(table: Float64Array, f: number, sampleRate: number): number {
+  const x = ((Math.log(Math.max(10, f)) - K_TABLE_LOW) / (Math.log(sampleRate / 2) - K_TABLE_LOW)) * K_TABLE_STEPS;
+  return table[Math.max(0, Math.min(K_TABLE_STEPS, Math.round(x)))]!;
+}
+
+/**
+ * The share of white noise's power a layer's filter passes at cutoff or centre `f`: its equivalent
+ * noise bandwidth over Nyquist (second-order sections; Web Audio's low- and high-pass Q is in dB,
+ * the band-pass Q linear).
+ */
+function noiseShare(filter: NoiseLayer['filter'], f: number, q: number, nyquist: number): number {
+  const bandwidth =
+    filter === 'bandpass'
+      ? (Math.PI / 2) * (f / Math.max(q, 0.01))
+      : filter === 'lowpass'
+        ? (Math.PI / 2) * Math.pow(10, q / 20) * f
+        : Math.max(0, nyquist - f);
+  return Math.min(1, Math.max(1, bandwidth) / nyquist);
+}
+
+/**
+ * Samples the envelope of planned layers (times relative to the voice's start `origin`): per step
+ * the sum of its layers' expected peaks (tones their amplitude, noise {@link NOISE_CREST} times its
+ * RMS through its filter) and their K-weighted power summed over the channels (a centred layer
+ * feeds both, a panned one splits its power between them), each layer's frequency gliding as the
+ * synth glides it. Close to what the loudness meter reads: budgets compare a class's voices by it.
+ */
+export function envelopeOf(layers: readonly Layer[], origin = 0, sampleRate = 48000): VoiceEnvelope {
+  let end = 0;
+  for (const l of layers) end = Math.max(end, l.t + l.attack + l.decay);
+  const n = Math.max(1, Math.ceil((end - origin) / ENVELOPE_STEP) + 1);
+  const amplitude = new Float32Array(n);
+  const tonePower = new Float64Array(n);
+  const noise = new Float32Array(n);
+  const table = kTable(sampleRate);
+  const nyquist = sampleRate / 2;
+  for (const l of layers) {
+    const first = Math.max(0, Math.floor((l.t - origin) / ENVELOPE_STEP));
+    const peak = Math.max(l.peak, ENVELOPE_FLOOR);
+    const ratio = Math.log(ENVELOPE_FLOOR / peak);
+    const length = l.attack + l.decay;
+    const glide = Math.log(l.f1 / l.f0);
+    const channels = (l.pan ?? 0) === 0 ? 2 : 1;
+    for (let i = first; i < n; i++) {
+      const tau = i * ENVELOPE_STEP + origin - l.t;
+      if (tau < 0) continue;
+      if (tau > length) break;
+      // Exponential ramps from and to the envelope floor, as the synth schedules them.
+      const level = tau <= l.attack ? peak * Math.exp(ratio * (1 - tau / l.attack)) : peak * Math.exp((ratio * (tau - l.attack)) / l.decay);
+      const f = l.f0 * Math.exp((glide * tau) / length);
+      const weight = kWeight(table, f, sampleRate);
+      if (l.kind === 'tone') {
+        amplitude[i]! += level;
+        // Within a voice its tones differ in pitch: their powers add.
+        tonePower[i]! += channels * WAVE_POWER[l.type] * weight * level * level;
+      } else {
+        const share = noiseShare(l.filter, f, l.q, nyquist) / 3;
+        amplitude[i]! += level * Math.min(1, NOISE_CREST * Math.sqrt(share));
+        noise[i]! += channels * share * weight * level * level;
+      }
+    }
+  }
+  const tone = new Float32Array(n);
+  for (let i = 0; i < n; i++) tone[i] = Math.sqrt(tonePower[i]!);
+  let peakEnergy = 0;
+  let windowed = 0;
+  for (let i = 0; i < n + WINDOW_STEPS; i++) {
+    if (i < n) windowed += (tonePower[i]! + noise[i]!) * ENVELOPE_STEP;
+    const out = i - WINDOW_STEPS;
+    if (out >= 0 && out < n) windowed -= (tonePower[out]! + noise[out]!) * ENVELOPE_STEP;
+    peakEnergy = Math.max(peakEnergy, windowed);
+  }
+  let peakAmplitude = 0;
+  for (const a of amplitude) peakAmplitude = Math.max(peakAmplitude, a);
+  return { amplitude, tone, noise, peakAmplitude, peakEnergy };
+}
+
+/** A voice of the class already decided: its envelope from `start`, its gain, and where it stops counting. */
+export interface BudgetMember {
+  envelope: VoiceEnvelope;
+  start: number;
+  gain: number;
+  /** Audio time it is cut off (stolen or stopped), or Infinity. */
+  until: number;
+}
+
+/** Share of a voice's own peak below which its moments do not limit its gain (the tail's last −60 dB). */
+const TAIL = 1e-3;
+
+/**
+ * The largest gain (0…1) at which a voice starting at `start` keeps the class inside `budget`
+ * together with `members` (the class's voices that sound or ring in a window during its life).
+ * Loudness counts the worst case of tones adding in phase across voices (the same chime pitch
+ * twice is +6 dB, not +3) and noise adding in power.
+ */
+export function budgetGain(envelope: VoiceEnvelope, start: number, members: readonly BudgetMember[], budget: ClassBudget): number {
+  let refAmplitude = envelope.peakAmplitude;
+  let refEnergy = envelope.peakEnergy;
+  for (const m of members) {
+    refAmplitude = Math.max(refAmplitude, m.envelope.peakAmplitude);
+    refEnergy = Math.max(refEnergy, m.envelope.peakEnergy);
+  }
+  const maxAmplitude = refAmplitude * Math.pow(10, budget.peakDb / 20);
+  const maxEnergy = refEnergy * Math.pow(10, budget.loudnessDb / 10);
+  const n = envelope.amplitude.length;
+  const w = WINDOW_STEPS;
+  // Steps −w … n + w − 1 of the new voice's life: windows ending in its life or its last window reach back w steps.
+  const length = n + 2 * w;
+  const amplitude = new Float64Array(n);
+  const tone = new Float64Array(length);
+  const noise = new Float64Array(length);
+  for (const m of members) {
+    // The member's step at the new voice's step i is i + offset.
+    const offset = Math.round((start - m.start) / ENVELOPE_STEP);
+    const cut = m.until === Infinity ? Infinity : Math.round((m.until - m.start) / ENVELOPE_STEP);
+    const e = m.envelope;
+    const last = Math.min(e.amplitude.length, cut);
+    for (let i = Math.max(-w, -offset); i < n + w && i + offset < last; i++) {
+      const j = i + offset;
+      if (i >= 0 && i < n) amplitude[i]! += m.gain * e.amplitude[j]!;
+      tone[i + w]! += m.gain * e.tone[j]!;
+      noise[i + w]! += m.gain * m.gain * e.noise[j]!;
+    }
+  }
+  let gain = 1;
+  const floorAmplitude = envelope.peakAmplitude * TAIL;
+  for (let i = 0; i < n; i++) {
+    const a = envelope.amplitude[i]!;
+    if (a <= floorAmplitude) continue;
+    gain = Math.min(gain, Math.max(0, maxAmplitude - amplitude[i]!) / a);
+  }
+  // Window sums of the others' power, of their tones times the new voice's, and of the new voice's own power.
+  let others = 0;
+  let cross = 0;
+  let own = 0;
+  const floorEnergy = envelope.peakEnergy * TAIL * TAIL;
+  const power = (k: number): [number, number, number] => {
+    const i = k - w;
+    const r = i >= 0 && i < n ? envelope.tone[i]! : 0;
+    const q = i >= 0 && i < n ? envelope.noise[i]! : 0;
+    const t = tone[k]!;
+    return [(t * t + noise[k]!) * ENVELOPE_STEP, t * r * ENVELOPE_STEP, (r * r + q) * ENVELOPE_STEP];
+  };
+  for (let k = 0; k < length; k++) {
+    const [o, x, y] = power(k);
+    others += o;
+    cross += x;
+    own += y;
+    if (k >= w) {
+      const [oo, xo, yo] = power(k - w);
+      others -= oo;
+      cross -= xo;
+      own -= yo;
+    }
+    if (k < w || own <= floorEnergy) continue;
+    // own·g² + 2·cross·g + others ≤ maxEnergy: the largest g that keeps this window in budget.
+    const spare = maxEnergy - others;
+    const root = cross * cross + own * spare;
+    const limit = root <= 0 ? 0 : (Math.sqrt(root) - cross) / own;
+    gain = Math.min(gain, Math.max(0, limit));
+  }
+  return Math.max(0, Math.min(1, gain));
+}
+
+/**
+ * The budgets of the triggered classes. Peaks: a pile-up's summed amplitude stays at its loudest
+ * voice's own peak (the cap of −1 dBTP leaves no headroom over the loudest single sounds). Loudness:
+ * a pile-up may be 1 LU louder than its loudest voice alone, so a flurry still reads as more than
+ * one hit while every class's band holds its loudest sound plus that (loudness-targets.ts). Ambience
+ * and music are beds with their own levels, not budgeted.
+ */
+export const DEFAULT_CLASS_BUDGETS: Readonly<Record<'impacts' | 'footsteps' | 'ui', ClassBudget>> = {
+  impacts: { peakDb: 0, loudnessDb: 1 },
+  footsteps: { peakDb: 0, loudnessDb: 1 },
+  ui: { peakDb: 0, loudnessDb: 1 },
+};
