@@ -11,7 +11,7 @@ import type { MixSettings } from './mix-settings.ts';
 import { MusicPlayer } from './music-player.ts';
 import type { Chord, Progression } from './music-theory.ts';
 import { getRecipe, RECIPES, type BusName, type RecipeContext } from './recipes/index.ts';
-import { Synth, type ScheduledSound } from './synth.ts';
+import { Synth, type NoiseDraw, type ScheduledSound } from './synth.ts';
 import {
   VoiceLimiter,
   type LimiterChanges,
@@ -97,11 +97,20 @@ export interface AudioGraphOptions {
   counters?: PlayCounters;
   /** Fade of a stolen voice, seconds. Default 0.005. */
   stealFadeSeconds?: number;
+  /**
+   * A voice due further ahead than this (seconds) stays virtual, decided but without nodes, until
+   * {@link AudioGraph.schedule} (the engine's tick) or {@link AudioGraph.materialize} brings it
+   * within reach: a flood scheduled ahead in any order costs bookkeeping, not nodes made and
+   * cancelled. Default 1.
+   */
+  horizonSeconds?: number;
 }
 
 interface LiveVoice extends VoiceHandle {
-  gain: GainNode;
+  /** Its nodes: none while it is virtual (due beyond the horizon). */
+  gain: GainNode | null;
   sounds: ScheduledSound[];
+  request: Request;
   stopped: boolean;
   /** Where its sources stop when nothing cuts it short. */
   naturalEnd: number;
@@ -125,6 +134,8 @@ interface Request {
   info: VoiceInfo | null;
   /** Its class and sampled envelope, where its class has a gain budget. */
   budget: VoiceRequest['budget'];
+  /** Its noise layers' draws, made when it is first admitted (in call order, as the sequence runs live). */
+  draws: (NoiseDraw | null)[] | null;
   bypassGuards: boolean;
   voice: LiveVoice | null;
 }
@@ -164,6 +175,9 @@ export class AudioGraph {
   private readonly voices = new Map<number, LiveVoice>();
   private readonly requests = new Map<number, Request>();
   private readonly stealFade: number;
+  private readonly horizon: number;
+  /** Admitted voices without nodes yet (due beyond the horizon). */
+  private readonly virtual = new Set<LiveVoice>();
   private readonly budgets: Record<string, ClassBudget>;
   private nextId = 1;
   private disposed = false;
@@ -173,6 +187,7 @@ export class AudioGraph {
     this.random = options.random ?? new AudioRandom();
     this.counters = options.counters ?? createCounters();
     this.stealFade = options.stealFadeSeconds ?? 0.005;
+    this.horizon = options.horizonSeconds ?? 1;
     if (options.mix === null) {
       this.bus = null;
       const direct = (): GainNode => {
@@ -227,6 +242,7 @@ export class AudioGraph {
       layers: null,
       info: null,
       budget: undefined,
+      draws: null,
       bypassGuards: options.bypassGuards ?? false,
       voice: null,
     };
@@ -287,6 +303,7 @@ export class AudioGraph {
       layers,
       info: null,
       budget: undefined,
+      draws: null,
       bypassGuards,
       voice: null,
     };
@@ -319,13 +336,23 @@ export class AudioGraph {
     for (const voice of [...this.voices.values()]) if (voice.bus === bus) this.fadeVoice(voice, seconds);
   }
 
-  /** Schedules music beats and fire crackles up to `until` (audio time) and forgets finished voices. */
+  /**
+   * Schedules music beats and fire crackles up to `until` (audio time), makes the nodes of voices
+   * now within the horizon, and forgets finished voices.
+   */
   schedule(until: number): void {
     if (this.disposed) return;
     this.music.scheduleUntil(until);
     this.fire.scheduleUntil(until);
-    this.limiter.reap(this.context.currentTime);
-    this.prune(this.context.currentTime);
+    const now = this.context.currentTime;
+    this.materialize(Math.max(until, now + this.horizon));
+    this.limiter.reap(now);
+    this.prune(now);
+  }
+
+  /** Makes the nodes of every virtual voice due before `until` (an offline render passes Infinity before rendering). */
+  materialize(until: number): void {
+    for (const voice of [...this.virtual]) if (voice.start < until) this.makeNodes(voice);
   }
 
   dispose(): void {
@@ -333,6 +360,7 @@ export class AudioGraph {
     this.disposed = true;
     for (const voice of [...this.voices.values()]) this.fadeVoice(voice, 0);
     this.voices.clear();
+    this.virtual.clear();
     this.requests.clear();
     this.limiter.clear();
     this.events.clear();
@@ -443,14 +471,9 @@ export class AudioGraph {
     return request.voice;
   }
 
-  /** Makes the nodes of an admitted request. */
+  /** Makes the voice of an admitted request: its nodes now, or (due beyond the horizon) later. */
   private startVoice(request: Request): void {
     const info = request.info!;
-    const gain = this.context.createGain();
-    const level = this.limiter.gainOf(request.id);
-    gain.gain.value = level;
-    gain.connect(this.inputs[request.bus]);
-    const sounds = this.synth.renderLayers(request.layers!, request.at, gain);
     const voice: LiveVoice = {
       id: request.id,
       sound: request.sound,
@@ -458,18 +481,35 @@ export class AudioGraph {
       start: info.start,
       end: info.end,
       naturalEnd: info.end,
-      level,
+      level: this.limiter.gainOf(request.id),
       cancelled: false,
-      gain,
-      sounds,
+      gain: null,
+      sounds: [],
+      request,
       stopped: false,
       stop: (fadeSeconds = this.stealFade) => this.stopVoice(voice, fadeSeconds),
     };
     request.voice = voice;
+    request.draws ??= this.synth.drawLayers(request.layers!);
     this.voices.set(voice.id, voice);
     if (request.recipe) this.events.emit('voice', { sound: request.sound, params: request.params, change: 1 });
+    if (info.start < this.context.currentTime + this.horizon) this.makeNodes(voice);
+    else this.virtual.add(voice);
+  }
+
+  /** Gives a voice its nodes, at its level and with its stealing fade as decided now. */
+  private makeNodes(voice: LiveVoice): void {
+    this.virtual.delete(voice);
+    if (voice.stopped || voice.gain) return;
+    const gain = this.context.createGain();
+    gain.gain.value = voice.level;
+    gain.connect(this.inputs[voice.bus]);
+    voice.gain = gain;
+    voice.sounds = this.synth.renderLayers(voice.request.layers!, voice.request.at, gain, voice.request.draws ?? undefined);
+    const cut = this.limiter.cutOf(voice.id);
+    if (cut !== null) this.cutVoice(voice, cut);
     // The voice's gain goes when its last layer has ended.
-    const last = sounds.reduce((a, b) => (b.stop > a.stop ? b : a));
+    const last = voice.sounds.reduce((a, b) => (b.stop > a.stop ? b : a));
     last.source.addEventListener('ended', () => this.releaseVoice(voice), { once: true });
   }
 
@@ -477,6 +517,11 @@ export class AudioGraph {
   private cutVoice(voice: LiveVoice, at: number | null): void {
     if (voice.stopped) return;
     const now = this.context.currentTime;
+    if (!voice.gain) {
+      // Virtual: the nodes are made with the steal as it stands then.
+      voice.end = at === null ? voice.naturalEnd : Math.min(voice.naturalEnd, at + this.stealFade + 0.001);
+      return;
+    }
     try {
       const param = voice.gain.gain;
       // Only a future steal ever moves, so the gain is still the voice's level until then.
@@ -509,6 +554,8 @@ export class AudioGraph {
     const request = this.requests.get(voice.id);
     if (request?.voice === voice) request.voice = null;
     if (request?.recipe) this.events.emit('voice', { sound: request.sound, params: request.params, change: -1 });
+    this.virtual.delete(voice);
+    if (!voice.gain) return;
     const now = this.context.currentTime;
     try {
       voice.gain.gain.cancelScheduledValues(now);
@@ -536,6 +583,12 @@ export class AudioGraph {
     const now = this.context.currentTime;
     const stopAt = now + Math.max(0, fadeSeconds) + 0.001;
     voice.end = Math.min(voice.end, stopAt);
+    this.virtual.delete(voice);
+    if (!voice.gain) {
+      // Virtual: it has no nodes and never will.
+      this.voices.delete(voice.id);
+      return;
+    }
     try {
       const param = voice.gain.gain;
       param.cancelScheduledValues(now);
@@ -551,7 +604,7 @@ export class AudioGraph {
   }
 
   private releaseVoice(voice: LiveVoice): void {
-    voice.gain.disconnect();
+    voice.gain?.disconnect();
     if (this.voices.get(voice.id) !== voice) return;
     this.voices.delete(voice.id);
     const request = this.requests.get(voice.id);

@@ -82,11 +82,6 @@ function kTable(sampleRate: number): Float64Array {
   return table;
 }
 
-function kWeight(table: Float64Array, f: number, sampleRate: number): number {
-  const x = ((Math.log(Math.max(10, f)) - K_TABLE_LOW) / (Math.log(sampleRate / 2) - K_TABLE_LOW)) * K_TABLE_STEPS;
-  return table[Math.max(0, Math.min(K_TABLE_STEPS, Math.round(x)))]!;
-}
-
 /**
  * The share of white noise's power a layer's filter passes at cutoff or centre `f`: its equivalent
  * noise bandwidth over Nyquist (second-order sections; Web Audio's low- and high-pass Q is in dB,
@@ -118,30 +113,48 @@ export function envelopeOf(layers: readonly Layer[], origin = 0, sampleRate = 48
   const noise = new Float32Array(n);
   const table = kTable(sampleRate);
   const nyquist = sampleRate / 2;
+  const logLow = K_TABLE_LOW;
+  const logSpan = Math.log(nyquist) - K_TABLE_LOW;
   for (const l of layers) {
-    const first = Math.max(0, Math.floor((l.t - origin) / ENVELOPE_STEP));
     const peak = Math.max(l.peak, ENVELOPE_FLOOR);
     const ratio = Math.log(ENVELOPE_FLOOR / peak);
     const length = l.attack + l.decay;
     const glide = Math.log(l.f1 / l.f0);
     const channels = (l.pan ?? 0) === 0 ? 2 : 1;
-    for (let i = first; i < n; i++) {
+    const first = Math.max(0, Math.ceil((l.t - origin) / ENVELOPE_STEP - 1e-9));
+    const last = Math.min(n - 1, Math.floor((l.t + length - origin) / ENVELOPE_STEP));
+    // Exponential ramps from and to the envelope floor and an exponential glide, as the synth
+    // schedules them: stepped by multiplication, restarted exactly where the decay begins.
+    const attackStep = Math.exp((-ratio * ENVELOPE_STEP) / l.attack);
+    const decayStep = Math.exp((ratio * ENVELOPE_STEP) / l.decay);
+    const glideStep = Math.exp((glide * ENVELOPE_STEP) / length);
+    const tau0 = first * ENVELOPE_STEP + origin - l.t;
+    let level = tau0 <= l.attack ? peak * Math.exp(ratio * (1 - tau0 / l.attack)) : peak * Math.exp((ratio * (tau0 - l.attack)) / l.decay);
+    let f = l.f0 * Math.exp((glide * tau0) / length);
+    // The K-weighting table's index moves linearly with the log frequency.
+    let x = ((Math.log(f) - logLow) / logSpan) * K_TABLE_STEPS;
+    const xStep = ((glide * ENVELOPE_STEP) / length / logSpan) * K_TABLE_STEPS;
+    let decaying = tau0 > l.attack;
+    const tonePowerOf = l.kind === 'tone' ? channels * WAVE_POWER[l.type] : 0;
+    for (let i = first; i <= last; i++) {
       const tau = i * ENVELOPE_STEP + origin - l.t;
-      if (tau < 0) continue;
-      if (tau > length) break;
-      // Exponential ramps from and to the envelope floor, as the synth schedules them.
-      const level = tau <= l.attack ? peak * Math.exp(ratio * (1 - tau / l.attack)) : peak * Math.exp((ratio * (tau - l.attack)) / l.decay);
-      const f = l.f0 * Math.exp((glide * tau) / length);
-      const weight = kWeight(table, f, sampleRate);
+      if (!decaying && tau > l.attack) {
+        decaying = true;
+        level = peak * Math.exp((ratio * (tau - l.attack)) / l.decay);
+      }
+      const weight = table[Math.max(0, Math.min(K_TABLE_STEPS, Math.round(x)))]!;
       if (l.kind === 'tone') {
         amplitude[i]! += level;
         // Within a voice its tones differ in pitch: their powers add.
-        tonePower[i]! += channels * WAVE_POWER[l.type] * weight * level * level;
+        tonePower[i]! += tonePowerOf * weight * level * level;
       } else {
         const share = noiseShare(l.filter, f, l.q, nyquist) / 3;
         amplitude[i]! += level * Math.min(1, NOISE_CREST * Math.sqrt(share));
         noise[i]! += channels * share * weight * level * level;
       }
+      level *= decaying ? decayStep : attackStep;
+      f *= glideStep;
+      x += xStep;
     }
   }
   const tone = new Float32Array(n);
@@ -172,40 +185,114 @@ export interface BudgetMember {
 const TAIL = 1e-3;
 
 /**
+ * The summed envelopes of one class's decided voices on the audio clock, in steps of
+ * {@link ENVELOPE_STEP}: amplitudes and tone roots add (in phase), noise powers add. Voices are
+ * added and taken away (with the gain and cut-off they had), so a new voice's budget reads the sum
+ * over its own life instead of visiting every member.
+ */
+export class BudgetTimeline {
+  /** Absolute step (round(time / step)) of index 0. */
+  private base = 0;
+  private amplitude: Float64Array = new Float64Array(0);
+  private tone: Float64Array = new Float64Array(0);
+  private noise: Float64Array = new Float64Array(0);
+
+  /** Adds (`sign` 1) or takes away (−1) a voice's envelope from `start`, at `gain`, up to `until`. */
+  add(envelope: VoiceEnvelope, start: number, gain: number, until: number, sign: 1 | -1): void {
+    const first = Math.round(start / ENVELOPE_STEP);
+    const cut = until === Infinity ? Infinity : Math.max(0, Math.round((until - start) / ENVELOPE_STEP));
+    const length = Math.min(envelope.amplitude.length, cut);
+    if (length <= 0 || gain <= 0) return;
+    this.ensure(first, first + length);
+    const g = sign * gain;
+    const g2 = sign * gain * gain;
+    const offset = first - this.base;
+    for (let j = 0; j < length; j++) {
+      this.amplitude[offset + j]! += g * envelope.amplitude[j]!;
+      this.tone[offset + j]! += g * envelope.tone[j]!;
+      this.noise[offset + j]! += g2 * envelope.noise[j]!;
+    }
+  }
+
+  /**
+   * The sums over steps `from` … `from + length − 1` after `start`'s step, as views into the
+   * timeline (zeros where nothing was added). Valid until the next {@link add} or {@link trim}.
+   */
+  view(start: number, from: number, length: number): { amplitude: Float64Array; tone: Float64Array; noise: Float64Array } {
+    const first = Math.round(start / ENVELOPE_STEP) + from;
+    this.ensure(first, first + length);
+    const offset = first - this.base;
+    return {
+      amplitude: this.amplitude.subarray(offset, offset + length),
+      tone: this.tone.subarray(offset, offset + length),
+      noise: this.noise.subarray(offset, offset + length),
+    };
+  }
+
+  /** Forgets everything before audio time `time` (no budget window reaches back there any more). */
+  trim(time: number): void {
+    const drop = Math.round(time / ENVELOPE_STEP) - this.base;
+    // Only worth a copy once a good stretch has passed.
+    if (drop < 20 * WINDOW_STEPS) return;
+    this.amplitude = this.amplitude.slice(Math.min(drop, this.amplitude.length));
+    this.tone = this.tone.slice(Math.min(drop, this.tone.length));
+    this.noise = this.noise.slice(Math.min(drop, this.noise.length));
+    this.base += drop;
+  }
+
+  private ensure(from: number, to: number): void {
+    const end = this.base + this.amplitude.length;
+    if (this.amplitude.length > 0 && from >= this.base && to <= end) return;
+    // Room to spare on the side that grew (voices come in either direction), so growing is amortised.
+    const slack = Math.max(8 * WINDOW_STEPS, this.amplitude.length >> 1);
+    const low = this.amplitude.length === 0 ? from - slack : from < this.base ? from - slack : this.base;
+    const high = this.amplitude.length === 0 ? to + slack : to > end ? to + slack : end;
+    const grow = (old: Float64Array): Float64Array => {
+      const next = new Float64Array(high - low);
+      next.set(old, this.base - low);
+      return next;
+    };
+    this.amplitude = grow(this.amplitude);
+    this.tone = grow(this.tone);
+    this.noise = grow(this.noise);
+    this.base = low;
+  }
+}
+
+/**
  * The largest gain (0…1) at which a voice starting at `start` keeps the class inside `budget`
  * together with `members` (the class's voices that sound or ring in a window during its life).
  * Loudness counts the worst case of tones adding in phase across voices (the same chime pitch
  * twice is +6 dB, not +3) and noise adding in power.
  */
 export function budgetGain(envelope: VoiceEnvelope, start: number, members: readonly BudgetMember[], budget: ClassBudget): number {
-  let refAmplitude = envelope.peakAmplitude;
-  let refEnergy = envelope.peakEnergy;
-  for (const m of members) {
-    refAmplitude = Math.max(refAmplitude, m.envelope.peakAmplitude);
-    refEnergy = Math.max(refEnergy, m.envelope.peakEnergy);
-  }
-  const maxAmplitude = refAmplitude * Math.pow(10, budget.peakDb / 20);
-  const maxEnergy = refEnergy * Math.pow(10, budget.loudnessDb / 10);
+  const timeline = new BudgetTimeline();
+  for (const m of members) timeline.add(m.envelope, m.start, m.gain, m.until, 1);
+  const loudest = members.reduce((most, m) => Math.max(most, m.envelope.peakAmplitude), 0);
+  const loudestEnergy = members.reduce((most, m) => Math.max(most, m.envelope.peakEnergy), 0);
+  return budgetGainOn(envelope, start, timeline, { amplitude: loudest, energy: loudestEnergy }, budget);
+}
+
+/**
+ * {@link budgetGain} against the summed class `timeline`, whose loudest voice alone peaks at
+ * `loudest` (amplitude, and energy over 400 ms).
+ */
+export function budgetGainOn(
+  envelope: VoiceEnvelope,
+  start: number,
+  timeline: BudgetTimeline,
+  loudest: { amplitude: number; energy: number },
+  budget: ClassBudget,
+): number {
+  const maxAmplitude = Math.max(envelope.peakAmplitude, loudest.amplitude) * Math.pow(10, budget.peakDb / 20);
+  const maxEnergy = Math.max(envelope.peakEnergy, loudest.energy) * Math.pow(10, budget.loudnessDb / 10);
   const n = envelope.amplitude.length;
   const w = WINDOW_STEPS;
   // Steps −w … n + w − 1 of the new voice's life: windows ending in its life or its last window reach back w steps.
   const length = n + 2 * w;
-  const amplitude = new Float64Array(n);
-  const tone = new Float64Array(length);
-  const noise = new Float64Array(length);
-  for (const m of members) {
-    // The member's step at the new voice's step i is i + offset.
-    const offset = Math.round((start - m.start) / ENVELOPE_STEP);
-    const cut = m.until === Infinity ? Infinity : Math.round((m.until - m.start) / ENVELOPE_STEP);
-    const e = m.envelope;
-    const last = Math.min(e.amplitude.length, cut);
-    for (let i = Math.max(-w, -offset); i < n + w && i + offset < last; i++) {
-      const j = i + offset;
-      if (i >= 0 && i < n) amplitude[i]! += m.gain * e.amplitude[j]!;
-      tone[i + w]! += m.gain * e.tone[j]!;
-      noise[i + w]! += m.gain * m.gain * e.noise[j]!;
-    }
-  }
+  const sums = timeline.view(start, -w, length);
+  const { tone, noise } = sums;
+  const amplitude = sums.amplitude.subarray(w, w + n);
   let gain = 1;
   const floorAmplitude = envelope.peakAmplitude * TAIL;
   for (let i = 0; i < n; i++) {
@@ -213,37 +300,51 @@ export function budgetGain(envelope: VoiceEnvelope, start: number, members: read
     if (a <= floorAmplitude) continue;
     gain = Math.min(gain, Math.max(0, maxAmplitude - amplitude[i]!) / a);
   }
-  // Window sums of the others' power, of their tones times the new voice's, and of the new voice's own power.
+  // Window sums, in power × steps, of the others' power, their tones times the new voice's, and the
+  // new voice's own power; step k of the arrays is step k − w of the new voice.
+  const ownTone = envelope.tone;
+  const ownNoise = envelope.noise;
+  const budgetSteps = maxEnergy / ENVELOPE_STEP;
+  const floorSteps = (envelope.peakEnergy * TAIL * TAIL) / ENVELOPE_STEP;
   let others = 0;
   let cross = 0;
   let own = 0;
-  const floorEnergy = envelope.peakEnergy * TAIL * TAIL;
-  const power = (k: number): [number, number, number] => {
-    const i = k - w;
-    const r = i >= 0 && i < n ? envelope.tone[i]! : 0;
-    const q = i >= 0 && i < n ? envelope.noise[i]! : 0;
-    const t = tone[k]!;
-    return [(t * t + noise[k]!) * ENVELOPE_STEP, t * r * ENVELOPE_STEP, (r * r + q) * ENVELOPE_STEP];
-  };
   for (let k = 0; k < length; k++) {
-    const [o, x, y] = power(k);
-    others += o;
-    cross += x;
-    own += y;
-    if (k >= w) {
-      const [oo, xo, yo] = power(k - w);
-      others -= oo;
-      cross -= xo;
-      own -= yo;
+    const t = tone[k]!;
+    others += t * t + noise[k]!;
+    const i = k - w;
+    if (i >= 0 && i < n) {
+      const r = ownTone[i]!;
+      cross += t * r;
+      own += r * r + ownNoise[i]!;
     }
-    if (k < w || own <= floorEnergy) continue;
-    // own·g² + 2·cross·g + others ≤ maxEnergy: the largest g that keeps this window in budget.
-    const spare = maxEnergy - others;
-    const root = cross * cross + own * spare;
-    const limit = root <= 0 ? 0 : (Math.sqrt(root) - cross) / own;
-    gain = Math.min(gain, Math.max(0, limit));
+    const out = k - w;
+    if (out >= 0) {
+      const to = tone[out]!;
+      others -= to * to + noise[out]!;
+      const io = out - w;
+      if (io >= 0 && io < n) {
+        const r = ownTone[io]!;
+        cross -= to * r;
+        own -= r * r + ownNoise[io]!;
+      }
+    }
+    if (k < w || own <= floorSteps) continue;
+    // own·g² + 2·cross·g + others ≤ budget: the largest g that keeps this window in budget.
+    const root = cross * cross + own * (budgetSteps - others);
+    gain = Math.min(gain, root <= 0 ? 0 : Math.max(0, (Math.sqrt(root) - cross) / own));
   }
-  return Math.max(0, Math.min(1, gain));
+  return quantiseGain(Math.max(0, Math.min(1, gain)));
+}
+
+/**
+ * Rounds a gain down to a 0.1 dB step (0 below −60 dB): inaudibly coarse, and a small change far
+ * upstream in a pile-up then leaves later voices' gains as they were, so their decisions stand.
+ */
+function quantiseGain(gain: number): number {
+  if (gain >= 1) return 1;
+  if (gain < 1e-3) return 0;
+  return Math.pow(10, (Math.floor((20 * Math.log10(gain)) / 0.1 + 1e-9) * 0.1) / 20);
 }
 
 /**

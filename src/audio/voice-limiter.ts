@@ -12,7 +12,7 @@
  * voices may then steal from it, be refused, or, when it frees a place, come back).
  */
 
-import { budgetGain, LOUDNESS_WINDOW, type BudgetMember, type ClassBudget, type VoiceEnvelope } from './class-budget.ts';
+import { BudgetTimeline, budgetGainOn, LOUDNESS_WINDOW, type ClassBudget, type VoiceEnvelope } from './class-budget.ts';
 
 /** Which voice gives way when a limit is reached. */
 export type StealPolicy = 'oldest' | 'quietest' | 'none';
@@ -105,6 +105,12 @@ export function voiceLevelAt(voice: VoiceInfo, time: number): number {
   return voice.peak * Math.pow(floor / voice.peak, (time - voice.peakTime) / span);
 }
 
+/**
+ * Below this gain (−30 dB) the class budget refuses a voice instead: under a pile at its loudness it
+ * would not be heard, and the counts say what sounds.
+ */
+export const MIN_BUDGET_GAIN = 0.03;
+
 /** Audio times closer than this are the same moment (float sums of scheduled times). */
 const EPSILON = 1e-6;
 
@@ -115,6 +121,12 @@ interface Held {
   budget: VoiceRequest['budget'];
   /** Its class budget's gain (1 unbudgeted). */
   gain: number;
+  /** The voices it steals when it starts, by its last decision. */
+  victims: Held[];
+  /** Whether it has been decided before (a replay may then keep the decision). */
+  decided: boolean;
+  /** What it adds to its class's budget timeline now (gain, cut-off), or null. */
+  contribution: { gain: number; until: number } | null;
   admitted: boolean;
   /** When another voice takes its place (it fades from here), or null: it plays to its end. */
   cut: number | null;
@@ -133,6 +145,7 @@ export class VoiceLimiter {
   private readonly perBus: Record<string, VoiceLimit>;
   private readonly defaultSound: VoiceLimit;
   private readonly budgets: Record<string, ClassBudget>;
+  private readonly timelines = new Map<string, BudgetTimeline>();
   /** When false the per-sound limits are off (stress tests, benchmarks); bus limits still hold. */
   enabled = true;
   private stolenCount = 0;
@@ -173,6 +186,7 @@ export class VoiceLimiter {
   update(add: readonly VoiceRequest[], remove: readonly number[], now: number): LimiterChanges {
     this.reap(now);
     let from = Infinity;
+    const touched: VoiceInfo[] = [];
     const before = new Map<number, { admitted: boolean; cut: number | null; gain: number }>();
     const changes: LimiterChanges = { admitted: [], withdrawn: [], refused: [], reasons: new Map(), cuts: [], gains: [] };
     for (const id of remove) {
@@ -180,6 +194,9 @@ export class VoiceLimiter {
       if (!held) continue;
       // A voice stopped while it sounds frees its place from now on; one not started, from its start.
       from = Math.min(from, Math.max(now, held.voice.start));
+      touched.push(held.voice);
+      // What it played stays in its class's budget; from now (or, not started, all of it) it is gone.
+      if (held.admitted) this.contribute(held, held.gain, Math.max(now, held.voice.start));
       this.forgetHeld(held);
       // The counts say what sounds: a voice removed before it started never did, nor was a pending steal.
       if (held.admitted) {
@@ -199,13 +216,16 @@ export class VoiceLimiter {
         admitted: false,
         cut: null,
         reason: '',
+        victims: [],
+        decided: false,
+        contribution: null,
       });
       added.add(voice.id);
       from = Math.min(from, Math.max(now, voice.start));
     }
     if (from === Infinity) return changes;
     for (const [id, held] of this.held) before.set(id, { admitted: held.admitted, cut: held.cut, gain: held.gain });
-    this.replayFrom(from);
+    this.replayFrom(from, touched);
     for (const [id, held] of this.held) {
       const was = before.get(id)!;
       const isNew = added.has(id);
@@ -244,6 +264,7 @@ export class VoiceLimiter {
   /** Drops voices that have finished by `now` and refusals that can no longer come back; returns how many voices ended. */
   reap(now: number): number {
     this.now = Math.max(this.now, now);
+    for (const timeline of this.timelines.values()) timeline.trim(now - 2 * LOUDNESS_WINDOW);
     let removed = 0;
     for (const [id, held] of this.held) {
       if (held.admitted ? effectiveEnd(held) <= now : held.voice.start < now) {
@@ -308,6 +329,7 @@ export class VoiceLimiter {
 
   clear(): void {
     this.held.clear();
+    this.timelines.clear();
   }
 
   private forgetHeld(held: Held): void {
@@ -324,48 +346,116 @@ export class VoiceLimiter {
    * Takes every decision from audio time `from` on again: voices that start earlier keep theirs
    * (stealing moments at or after `from` are retaken, they were made by voices starting then); each
    * voice starting at or after `from` is judged, in start order, against the voices sounding then.
+   * A voice whose inputs did not change (no changed voice rings near it, `touched` are the removed
+   * ones) keeps its last decision without being judged again, so a change costs what it touches.
    */
-  private replayFrom(from: number): void {
+  private replayFrom(from: number, touched: readonly VoiceInfo[]): void {
     const active: Held[] = [];
     const pending: Held[] = [];
     for (const held of this.held.values()) {
       if (held.voice.start < from - EPSILON) {
         if (!held.admitted) continue;
-        if (held.cut !== null && held.cut >= from - EPSILON) held.cut = null;
+        if (held.cut !== null && held.cut >= from - EPSILON) {
+          held.cut = null;
+          this.contribute(held, held.gain);
+        }
         active.push(held);
       } else pending.push(held);
     }
     pending.sort(byStart);
     for (const held of pending) {
       held.cut = null;
-      held.reason = '';
+      this.contribute(held, null);
+    }
+    // Voices whose decision or stealing moment differs from before: what later decisions must look at.
+    const changed: VoiceInfo[] = [...touched];
+    const near = (voice: VoiceInfo): boolean =>
+      changed.some((c) => c !== voice && c.start < voice.end + EPSILON && c.end + LOUDNESS_WINDOW > voice.start - EPSILON);
+    for (const held of pending) {
       const t = held.voice.start;
+      if (held.decided && !near(held.voice)) {
+        if (!held.admitted) continue;
+        for (const victim of held.victims) this.cutAt(victim, t);
+        this.contribute(held, held.gain);
+        active.push(held);
+        continue;
+      }
+      const was = { admitted: held.admitted, gain: held.gain, victims: held.victims };
+      held.reason = '';
       const sounding = active.filter((a) => a.voice.start <= t + EPSILON && effectiveEnd(a) > t + EPSILON);
       const victims = this.decide(held, sounding);
       held.admitted = victims !== null;
+      held.victims = victims ?? [];
       held.gain = 1;
-      if (victims === null) continue;
-      for (const victim of victims) victim.cut = t;
-      held.gain = this.budgetGainOf(held, active);
-      active.push(held);
+      if (victims !== null) {
+        for (const victim of victims) this.cutAt(victim, t);
+        held.gain = this.budgetGainOf(held, active);
+        if (held.gain < MIN_BUDGET_GAIN) {
+          // The class is full: a voice this far down would not be heard, so it is refused (and steals nothing).
+          for (const victim of victims) this.uncut(victim);
+          held.admitted = false;
+          held.victims = [];
+          held.reason = `${held.budget!.soundClass}: the class's budget is spent (it would play at ${(20 * Math.log10(Math.max(held.gain, 1e-6))).toFixed(0)} dB)`;
+          held.gain = 1;
+        } else {
+          this.contribute(held, held.gain);
+          active.push(held);
+        }
+      }
+      if (!held.decided || was.admitted !== held.admitted || was.gain !== held.gain) changed.push(held.voice);
+      for (const v of was.victims) if (!held.victims.includes(v)) changed.push(v.voice);
+      for (const v of held.victims) if (!was.victims.includes(v)) changed.push(v.voice);
+      held.decided = true;
     }
   }
 
-  /** The gain its class budget leaves `held`, given the class's voices decided before it. */
+  /** The gain its class budget leaves `held`, given the class's voices decided before it (in its timeline). */
   private budgetGainOf(held: Held, active: readonly Held[]): number {
     const budget = held.budget && this.budgets[held.budget.soundClass];
     if (!budget || !held.budget || held.ignoreSoundLimit) return 1;
     const soundClass = held.budget.soundClass;
     const { start, end } = held.voice;
-    const members: BudgetMember[] = [];
+    const loudest = { amplitude: 0, energy: 0 };
+    let members = 0;
     for (const other of active) {
-      if (other.budget?.soundClass !== soundClass) continue;
-      const until = effectiveEnd(other);
+      if (other.budget?.soundClass !== soundClass || !other.contribution) continue;
       // Voices that ring during its life, or whose last 400 ms window reaches into it.
-      if (other.voice.start >= end || until + LOUDNESS_WINDOW <= start) continue;
-      members.push({ envelope: other.budget.envelope, start: other.voice.start, gain: other.gain, until: other.cut ?? Infinity });
+      if (other.voice.start >= end || effectiveEnd(other) + LOUDNESS_WINDOW <= start) continue;
+      members++;
+      loudest.amplitude = Math.max(loudest.amplitude, other.budget.envelope.peakAmplitude);
+      loudest.energy = Math.max(loudest.energy, other.budget.envelope.peakEnergy);
     }
-    return members.length === 0 ? 1 : budgetGain(held.budget.envelope, start, members, budget);
+    return members === 0 ? 1 : budgetGainOn(held.budget.envelope, start, this.timelineOf(soundClass), loudest, budget);
+  }
+
+  private timelineOf(soundClass: string): BudgetTimeline {
+    let timeline = this.timelines.get(soundClass);
+    if (!timeline) this.timelines.set(soundClass, (timeline = new BudgetTimeline()));
+    return timeline;
+  }
+
+  /** Sets what `held` adds to its class's timeline: `gain` up to `until`, or nothing (null). */
+  private contribute(held: Held, gain: number | null, until = Infinity): void {
+    const budget = held.budget;
+    if (!budget || !this.budgets[budget.soundClass] || held.ignoreSoundLimit) return;
+    const timeline = this.timelineOf(budget.soundClass);
+    const was = held.contribution;
+    if (was && gain !== null && was.gain === gain && was.until === until) return;
+    if (was) timeline.add(budget.envelope, held.voice.start, was.gain, was.until, -1);
+    held.contribution = gain === null || gain <= 0 ? null : { gain, until };
+    if (held.contribution) timeline.add(budget.envelope, held.voice.start, gain!, until, 1);
+  }
+
+  /** Takes back a steal decided a moment ago (the stealer was refused after all). */
+  private uncut(held: Held): void {
+    held.cut = null;
+    if (held.contribution) this.contribute(held, held.gain);
+  }
+
+  /** Another voice takes `held`'s place at `time`. */
+  private cutAt(held: Held, time: number): void {
+    held.cut = time;
+    if (held.contribution) this.contribute(held, held.gain, time);
   }
 
   /** Judges `candidate` against the voices sounding when it starts: the voices it steals, or null (refused; reason set). */
