@@ -234,9 +234,14 @@ export class BudgetTimeline {
     const drop = Math.round(time / ENVELOPE_STEP) - this.base;
     // Only worth a copy once a good stretch has passed.
     if (drop < 20 * WINDOW_STEPS) return;
-    this.amplitude = this.amplitude.slice(Math.min(drop, this.amplitude.length));
-    this.tone = this.tone.slice(Math.min(drop, this.tone.length));
-    this.noise = this.noise.slice(Math.min(drop, this.noise.length));
+    if (drop >= this.amplitude.length) {
+      this.amplitude = this.tone = this.noise = new Float64Array(0);
+      this.base += drop;
+      return;
+    }
+    this.amplitude = this.amplitude.slice(drop);
+    this.tone = this.tone.slice(drop);
+    this.noise = this.noise.slice(drop);
     this.base += drop;
   }
 
@@ -249,7 +254,7 @@ export class BudgetTimeline {
     const high = this.amplitude.length === 0 ? to + slack : to > end ? to + slack : end;
     const grow = (old: Float64Array): Float64Array => {
       const next = new Float64Array(high - low);
-      next.set(old, this.base - low);
+      if (old.length > 0) next.set(old, this.base - low);
       return next;
     };
     this.amplitude = grow(this.amplitude);

@@ -32,7 +32,7 @@ interface Measured {
   truePeakDb: number;
   /** Seconds from the render's start to the first sample above −60 dBFS. */
   firstAudible: number;
-  /** Longest run of exact zeros between the first sample and `silenceUntil`, seconds. */
+  /** Longest run of exact zeros between the first audible sample and `silenceUntil`, seconds. */
   longestSilence: number;
   counters: PlayCounters;
 }
@@ -69,7 +69,7 @@ function render(
       for (let i = 0; i < left.length; i++) {
         const a = Math.max(Math.abs(left[i]!), Math.abs(right[i]!));
         if (first < 0 && a > 1e-3) first = i;
-        if (i < end) {
+        if (first >= 0 && i < end) {
           run = a === 0 ? run + 1 : 0;
           silence = Math.max(silence, run);
         }

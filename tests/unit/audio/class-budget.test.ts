@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AudioRandom } from '../../../src/audio/audio-random.ts';
 import {
+  BudgetTimeline,
   budgetGain,
   DEFAULT_CLASS_BUDGETS,
   ENVELOPE_STEP,
@@ -46,6 +47,32 @@ describe('envelopeOf', () => {
     expect(10 * Math.log10(power(tone('sine', 6000, 6000, 0, 0.001, 0.2, 0.5)) / mid)).toBeCloseTo(4, 0);
     expect(power(tone('sine', 30, 30, 0, 0.001, 0.2, 0.5))).toBeLessThan(mid / 2);
     expect(power(tone('sine', 500, 500, 0, 0.001, 0.2, 0.5, 0.5)) / mid).toBeCloseTo(0.5, 2);
+  });
+});
+
+describe('BudgetTimeline', () => {
+  it('sums voices on the audio clock, takes them back exactly, and keeps working after forgetting the past', () => {
+    const e = envelopeOf([tone('sine', 500, 500, 0, 0.001, 0.2, 0.5)]);
+    const timeline = new BudgetTimeline();
+    timeline.add(e, 1, 1, Infinity, 1);
+    timeline.add(e, 1.05, 0.5, Infinity, 1);
+    const at = (time: number): number => timeline.view(time, 0, 1).amplitude[0]!;
+    expect(at(1.06)).toBeCloseTo(e.amplitude[60]! + 0.5 * e.amplitude[10]!, 9);
+    // A voice cut off at 1.07 adds nothing after it.
+    timeline.add(e, 1.05, 0.5, Infinity, -1);
+    timeline.add(e, 1.05, 0.5, 1.07, 1);
+    expect(at(1.08)).toBeCloseTo(e.amplitude[80]!, 9);
+    timeline.add(e, 1, 1, Infinity, -1);
+    timeline.add(e, 1.05, 0.5, 1.07, -1);
+    expect(Math.abs(at(1.06))).toBeLessThan(1e-12);
+    // An hour later the past is forgotten, and voices are summed as before (live ticks trim it).
+    timeline.trim(1000);
+    timeline.add(e, 3600.5, 1, Infinity, 1);
+    expect(at(3600.5)).toBeCloseTo(e.amplitude[0]!, 9);
+    expect(at(1.06)).toBe(0);
+    // Voices arriving in reverse order grow it on the other side.
+    for (let i = 50; i >= 0; i--) timeline.add(e, 3590 + i * 0.01, 1, Infinity, 1);
+    expect(at(3590)).toBeCloseTo(e.amplitude[0]!, 9);
   });
 });
 
