@@ -44,14 +44,21 @@ export function defaultLimits(): Required<Pick<VoiceLimiterOptions, 'perSound' |
   return { perSound, perBus: { ...DEFAULT_BUS_LIMITS } };
 }
 
-/** Running totals an engine keeps across graphs (a rebuilt context keeps counting). */
+/**
+ * Running totals an engine keeps across graphs (a rebuilt context keeps counting). They say what
+ * sounds: decisions are taken in audio-time order, so a call for an earlier time can still change
+ * what a voice scheduled ahead does; the counts move with it, and are final once its start passes.
+ */
 export interface PlayCounters {
   /** Calls of play() with a known recipe. */
   triggered: number;
-  /** Voices that started. */
+  /** Voices that sound, sounded or are due to; one cancelled before it starts leaves this count. */
   played: number;
+  /** Triggers a cooldown skips (including ones an earlier-scheduled trigger displaced before they started). */
   skippedCooldown: number;
+  /** Voices a voice limit or a class budget turned away (or withdrew before they started). */
   refused: number;
+  /** Voices cut short after they started, another taking their place (or due to be). */
   stolen: number;
   /** Calls with an unknown recipe name. */
   unknown: number;
@@ -581,6 +588,9 @@ export class AudioGraph {
     if (voice.stopped) return;
     voice.stopped = true;
     const now = this.context.currentTime;
+    // Stopped before it started: it never sounds, and the per-recipe counts take it back.
+    if (voice.start >= now && voice.request.recipe)
+      this.events.emit('voice', { sound: voice.sound, params: voice.request.params, change: -1 });
     const stopAt = now + Math.max(0, fadeSeconds) + 0.001;
     voice.end = Math.min(voice.end, stopAt);
     this.virtual.delete(voice);
