@@ -39,9 +39,12 @@ export interface AudioEngineOptions {
   limits?: VoiceLimiterOptions;
   /**
    * Calls of play() made before sound runs (before the first gesture, while blocked or hidden) wait
-   * here and play when it starts: at most `max` of them (the oldest give way), none older than
-   * `maxAgeMs` (a late sound is worse than none). Dropped ones count in `stats.dropped`.
-   * Default { max: 16, maxAgeMs: 1000 }.
+   * here and play when it starts: at most `max` of them (the oldest give way), none that waited
+   * more than `maxAgeMs` before sound was asked to start (a gesture, or the tab shown again: a late
+   * sound is worse than none). The time the platform then takes to start the context does not
+   * count, so a slow start delays queued sounds but never drops them. Dropped ones count in
+   * `stats.dropped`, by reason in `stats.droppedBy`, with the last reason in words in
+   * `stats.dropReason`. Default { max: 16, maxAgeMs: 1000 }.
    */
   queue?: { max?: number; maxAgeMs?: number };
   /** ms to wait for resume() before saying audio is blocked. Default 1500. */
@@ -115,6 +118,8 @@ interface QueuedPlay {
   at: number;
 }
 
+type DropReason = keyof AudioStats['droppedBy'];
+
 /**
  * Development is any Vite mode but 'production' (dev server, unit tests). Not `import.meta.env.DEV`:
  * that follows NODE_ENV, which a build started from a test runner inherits as 'test'.
@@ -156,6 +161,8 @@ export class AudioEngine {
   private readonly ambience: { wind: number; fire: number };
   private disposed = false;
   private timer: ReturnType<typeof setInterval> | null = null;
+  /** performance.now() when sound was last asked to start (a gesture's start, a resume after hiding), or null before. */
+  private resumeRequestedAt: number | null = null;
 
   constructor(options: AudioEngineOptions = {}) {
     const o = (this.options = resolveAudioEngineOptions(options));
@@ -186,10 +193,11 @@ export class AudioEngine {
       this.input,
     );
     this.lifecycle.events.on('built', (context) => this.buildGraph(context));
+    this.lifecycle.events.on('resuming', () => (this.resumeRequestedAt = performance.now()));
     this.lifecycle.events.on('teardown', () => this.releaseGraph());
     this.lifecycle.events.on('running', () => this.onRunning());
     this.lifecycle.events.on('state', (state) => {
-      if (state === 'unavailable') this.dropQueue();
+      if (state === 'unavailable') this.dropQueue('unavailable');
       this.events.emit('state', state);
     });
   }
@@ -323,7 +331,7 @@ export class AudioEngine {
     this.disposed = true;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    this.dropQueue();
+    this.dropQueue('disposed');
     this.input.dispose();
     this.lifecycle.dispose();
     this.events.clear();
@@ -366,11 +374,6 @@ export class AudioEngine {
       return null;
     }
     this.stats.lastRecipe = name;
-    if (voice) {
-      this.stats.byRecipe[name] = (this.stats.byRecipe[name] ?? 0) + 1;
-      const surface = (params as { surface?: unknown }).surface;
-      if (typeof surface === 'string') this.stats.bySurface[surface] = (this.stats.bySurface[surface] ?? 0) + 1;
-    }
     this.syncCounters();
     this.events.emit('play', { recipe: name, voice });
     return voice;
@@ -378,25 +381,33 @@ export class AudioEngine {
 
   private enqueue(call: QueuedPlay): void {
     if (this.disposed || this.state === 'unavailable') {
-      this.stats.dropped++;
+      this.drop(
+        this.disposed ? 'disposed' : 'unavailable',
+        1,
+        `play('${call.name}') while sound is ${this.disposed ? 'disposed' : 'unavailable'}`,
+      );
       return;
     }
     this.queue.push(call);
     if (this.queue.length > this.options.queue.max) {
-      this.queue.shift();
-      this.stats.dropped++;
+      const oldest = this.queue.shift()!;
+      this.drop('full', 1, `the queue holds ${this.options.queue.max} calls: the oldest, play('${oldest.name}'), gave way`);
     }
     this.stats.queued = this.queue.length;
   }
 
-  /** Plays what waited for sound to start, skipping calls older than the queue's bound. */
+  /**
+   * Plays what waited for sound to start, skipping calls that waited longer than the queue's bound
+   * before sound was asked to start; the wait for the context itself (a slow device) is not counted.
+   */
   private flushQueue(graph: AudioGraph): void {
     const calls = this.queue.splice(0);
     this.stats.queued = 0;
-    const now = performance.now();
+    const askedAt = this.resumeRequestedAt ?? performance.now();
+    const stale: QueuedPlay[] = [];
     for (const call of calls) {
-      if (now - call.at > this.options.queue.maxAgeMs) {
-        this.stats.dropped++;
+      if (askedAt - call.at > this.options.queue.maxAgeMs) {
+        stale.push(call);
         continue;
       }
       // Audio times given before the context existed mean nothing on it: queued calls play now.
@@ -407,12 +418,28 @@ export class AudioEngine {
         console.error(`[cairn audio] a queued play('${call.name}') failed: ${(error as Error).message}`);
       }
     }
+    if (stale.length > 0) {
+      const longest = Math.max(...stale.map((c) => askedAt - c.at));
+      this.drop(
+        'stale',
+        stale.length,
+        `${stale.length} queued call(s) (${[...new Set(stale.map((c) => c.name))].join(', ')}) waited up to ${(longest / 1000).toFixed(1)} s before sound was asked to start (limit ${(this.options.queue.maxAgeMs / 1000).toFixed(1)} s)`,
+      );
+    }
   }
 
-  private dropQueue(): void {
-    this.stats.dropped += this.queue.length;
+  private dropQueue(reason: DropReason): void {
+    const count = this.queue.length;
     this.queue.length = 0;
     this.stats.queued = 0;
+    if (count > 0) this.drop(reason, count, `${count} queued call(s) dropped: sound is ${reason}`);
+  }
+
+  /** Counts calls that will never play, by reason, and says why in `stats.dropReason`. */
+  private drop(reason: DropReason, count: number, why: string): void {
+    this.stats.dropped += count;
+    this.stats.droppedBy[reason] += count;
+    this.stats.dropReason = why;
   }
 
   private buildGraph(context: AudioContext): void {
@@ -421,6 +448,12 @@ export class AudioEngine {
       mix: { ...this.options.mix, volumes: this.volumes },
       limits: this.options.limits,
       counters: this.counters,
+    });
+    // Per-recipe figures follow what sounds: a voice an earlier-scheduled call displaces is taken back.
+    this.graph.events.on('voice', ({ sound, params, change }) => {
+      this.stats.byRecipe[sound] = (this.stats.byRecipe[sound] ?? 0) + change;
+      const surface = (params as { surface?: unknown }).surface;
+      if (typeof surface === 'string') this.stats.bySurface[surface] = (this.stats.bySurface[surface] ?? 0) + change;
     });
     this.graph.bus!.setMuted(this.mutedValue, true);
     this.graph.bus!.setMuffled(this.pausedValue, true);

@@ -1,16 +1,25 @@
+import { Emitter } from '../core/emitter.ts';
 import { AudioRandom } from './audio-random.ts';
 import { FireAmbience } from './ambience/fire.ts';
 import { WindAmbience } from './ambience/wind.ts';
 import { ChimeStreak } from './chime-streak.ts';
+import { DEFAULT_CLASS_BUDGETS, envelopeOf, type ClassBudget } from './class-budget.ts';
 import { Cooldowns } from './cooldowns.ts';
-import { planShape, validateLayer, type Layer } from './layers.ts';
+import { planShape, STOP_MARGIN, validateLayer, type Layer } from './layers.ts';
 import { MixBus } from './mix-bus.ts';
 import type { MixSettings } from './mix-settings.ts';
 import { MusicPlayer } from './music-player.ts';
 import type { Chord, Progression } from './music-theory.ts';
 import { getRecipe, RECIPES, type BusName, type RecipeContext } from './recipes/index.ts';
-import { Synth, type ScheduledSound } from './synth.ts';
-import { VoiceLimiter, type VoiceLimit, type VoiceLimiterOptions } from './voice-limiter.ts';
+import { Synth, type NoiseDraw, type ScheduledSound } from './synth.ts';
+import {
+  VoiceLimiter,
+  type LimiterChanges,
+  type VoiceInfo,
+  type VoiceLimit,
+  type VoiceLimiterOptions,
+  type VoiceRequest,
+} from './voice-limiter.ts';
 
 /** Per-bus voice limits. */
 export const DEFAULT_BUS_LIMITS: Record<BusName, VoiceLimit> = {
@@ -35,14 +44,21 @@ export function defaultLimits(): Required<Pick<VoiceLimiterOptions, 'perSound' |
   return { perSound, perBus: { ...DEFAULT_BUS_LIMITS } };
 }
 
-/** Running totals an engine keeps across graphs (a rebuilt context keeps counting). */
+/**
+ * Running totals an engine keeps across graphs (a rebuilt context keeps counting). They say what
+ * sounds: decisions are taken in audio-time order, so a call for an earlier time can still change
+ * what a voice scheduled ahead does; the counts move with it, and are final once its start passes.
+ */
 export interface PlayCounters {
   /** Calls of play() with a known recipe. */
   triggered: number;
-  /** Voices that started. */
+  /** Voices that sound, sounded or are due to; one cancelled before it starts leaves this count. */
   played: number;
+  /** Triggers a cooldown skips (including ones an earlier-scheduled trigger displaced before they started). */
   skippedCooldown: number;
+  /** Voices a voice limit or a class budget turned away (or withdrew before they started). */
   refused: number;
+  /** Voices cut short after they started, another taking their place (or due to be). */
   stolen: number;
   /** Calls with an unknown recipe name. */
   unknown: number;
@@ -61,13 +77,19 @@ export interface PlayOptions {
   bypassGuards?: boolean;
 }
 
-/** A playing voice: what it is and how to stop it early. */
+/** A voice: what it is and how to stop it early. */
 export interface VoiceHandle {
   id: number;
   sound: string;
   bus: BusName;
   start: number;
+  /** When it has decayed to silence, or (stolen) faded out. */
   end: number;
+  /**
+   * True when it gave way before it started: a sound asked for later but due earlier took its
+   * place (a cooldown or a voice limit, judged in audio-time order). It never sounds.
+   */
+  cancelled: boolean;
   /** Fades out over `fadeSeconds` (default 5 ms) and stops. */
   stop(fadeSeconds?: number): void;
 }
@@ -82,12 +104,58 @@ export interface AudioGraphOptions {
   counters?: PlayCounters;
   /** Fade of a stolen voice, seconds. Default 0.005. */
   stealFadeSeconds?: number;
+  /**
+   * A voice due further ahead than this (seconds) stays virtual, decided but without nodes, until
+   * {@link AudioGraph.schedule} (the engine's tick) or {@link AudioGraph.materialize} brings it
+   * within reach: a flood scheduled ahead in any order costs bookkeeping, not nodes made and
+   * cancelled. Default 1.
+   */
+  horizonSeconds?: number;
 }
 
 interface LiveVoice extends VoiceHandle {
-  gain: GainNode;
+  /** Its nodes: none while it is virtual (due beyond the horizon). */
+  gain: GainNode | null;
   sounds: ScheduledSound[];
+  request: Request;
   stopped: boolean;
+  /** Where its sources stop when nothing cuts it short. */
+  naturalEnd: number;
+  /** Its class budget's gain. */
+  level: number;
+}
+
+/**
+ * One call of play() or playLayers() that may still sound: planned once its cooldown accepts it,
+ * held by the limiter, a voice once admitted. Kept while a decision about it can still change.
+ */
+interface Request {
+  id: number;
+  sound: string;
+  bus: BusName;
+  at: number;
+  /** The recipe to plan (null: layers were given). */
+  recipe: AnyRecipe | null;
+  params: object;
+  layers: Layer[] | null;
+  info: VoiceInfo | null;
+  /** Its class and sampled envelope, where its class has a gain budget. */
+  budget: VoiceRequest['budget'];
+  /** Its noise layers' draws, made when it is first admitted (in call order, as the sequence runs live). */
+  draws: (NoiseDraw | null)[] | null;
+  bypassGuards: boolean;
+  voice: LiveVoice | null;
+}
+
+type AnyRecipe = ReturnType<typeof getRecipe>;
+
+/** What an {@link AudioGraph} emits. */
+export interface AudioGraphEvents extends Record<string, unknown> {
+  /**
+   * A recipe's voice was made (`change` 1) or cancelled before it started (−1): per-recipe counts
+   * follow what sounds, also when an earlier-scheduled call later takes a voice's place.
+   */
+  voice: { sound: string; params: object; change: 1 | -1 };
 }
 
 /**
@@ -110,8 +178,14 @@ export class AudioGraph {
   readonly wind: WindAmbience;
   readonly fire: FireAmbience;
   readonly counters: PlayCounters;
+  readonly events = new Emitter<AudioGraphEvents>();
   private readonly voices = new Map<number, LiveVoice>();
+  private readonly requests = new Map<number, Request>();
   private readonly stealFade: number;
+  private readonly horizon: number;
+  /** Admitted voices without nodes yet (due beyond the horizon). */
+  private readonly virtual = new Set<LiveVoice>();
+  private readonly budgets: Record<string, ClassBudget>;
   private nextId = 1;
   private disposed = false;
 
@@ -120,6 +194,7 @@ export class AudioGraph {
     this.random = options.random ?? new AudioRandom();
     this.counters = options.counters ?? createCounters();
     this.stealFade = options.stealFadeSeconds ?? 0.005;
+    this.horizon = options.horizonSeconds ?? 1;
     if (options.mix === null) {
       this.bus = null;
       const direct = (): GainNode => {
@@ -134,10 +209,12 @@ export class AudioGraph {
     }
     this.synth = new Synth(context, this.random, this.inputs.effects);
     const limits = defaultLimits();
+    this.budgets = { ...DEFAULT_CLASS_BUDGETS, ...options.limits?.budgets };
     this.limiter = new VoiceLimiter({
       perSound: { ...limits.perSound, ...options.limits?.perSound },
       perBus: { ...limits.perBus, ...options.limits?.perBus },
       defaultSound: options.limits?.defaultSound,
+      budgets: this.budgets,
     });
     this.music = new MusicPlayer(this, { progression: options.progression, seed: this.random.seed });
     this.wind = new WindAmbience(this.synth, this.inputs.ambience);
@@ -151,75 +228,96 @@ export class AudioGraph {
 
   /**
    * Plans and plays a recipe. Returns the voice, or null when a cooldown or a voice limit skipped it.
-   * Throws UnknownRecipeError for an unknown name and RangeError for invalid parameters (the engine
-   * decides whether that is loud or silent).
+   * Both are judged in audio-time order: a call for an earlier time than sounds already scheduled
+   * takes its place among them, and may cancel one that has not started yet (its handle says
+   * `cancelled`) or bring back one that was skipped. Throws UnknownRecipeError for an unknown name
+   * and RangeError for invalid parameters (the engine decides whether that is loud or silent).
    */
   play(name: string, params: object = {}, options: PlayOptions = {}): VoiceHandle | null {
     const recipe = getRecipe(name);
-    const at = Math.max(options.at ?? this.context.currentTime, this.context.currentTime);
+    const now = this.context.currentTime;
+    const at = Math.max(options.at ?? now, now);
     this.counters.triggered++;
-    if (!options.bypassGuards && !this.cooldowns.tryTrigger(recipe.name, at, recipe.cooldownMs)) {
-      this.counters.skippedCooldown++;
-      return null;
-    }
-    let merged: Record<string, unknown> = { ...recipe.defaults, ...params };
-    if (recipe.name === 'chime' && (params as { streak?: number }).streak === undefined) {
-      merged = { ...merged, streak: this.streak.next(at) };
-    }
-    const context: RecipeContext = {
-      vary: (value, amount) => this.random.vary(value, amount),
-      range: (min, max) => this.random.range(min, max),
-      chord: this.chordAt(at),
+    if (this.disposed) return null;
+    const request: Request = {
+      id: this.nextId++,
+      sound: recipe.name,
+      bus: recipe.bus,
+      at,
+      recipe,
+      params,
+      layers: null,
+      info: null,
+      budget: undefined,
+      draws: null,
+      bypassGuards: options.bypassGuards ?? false,
+      voice: null,
     };
-    let layers: Layer[];
-    try {
-      layers = recipe.plan(merged as never, context);
-      layers.forEach(validateLayer);
-    } catch (error) {
-      this.counters.invalid++;
-      throw error;
+    if (request.bypassGuards) {
+      this.plan(request);
+      this.schedule1([request], [], now);
+      return this.handleOf(request);
     }
-    return this.playLayers(recipe.name, recipe.bus, layers, at, options.bypassGuards);
+    this.prune(now);
+    return this.counted(() => {
+      const decision = this.cooldowns.request(recipe.name, at, recipe.cooldownMs, request.id, now);
+      if (decision.kept || decision.accepted) this.requests.set(request.id, request);
+      const add: Request[] = [];
+      let failure: unknown = null;
+      if (decision.accepted) {
+        try {
+          this.plan(request);
+          add.push(request);
+        } catch (error) {
+          failure = error;
+        }
+      }
+      // Skipped calls that an earlier one brought back: planned now, in time order, silently on failure.
+      const revivedRequests = decision.revived.flatMap((id) => this.requests.get(id) ?? []).sort((a, b) => a.at - b.at || a.id - b.id);
+      for (const revived of revivedRequests) {
+        try {
+          if (!revived.layers) this.plan(revived);
+          add.push(revived);
+        } catch {
+          // Counted as invalid by plan(); the call has long returned, so it stays silent.
+        }
+      }
+      const displaced = decision.displaced.filter((id) => this.requests.get(id)?.info);
+      this.apply(
+        this.limiter.update(
+          add.map((r) => this.limiterRequest(r)),
+          displaced,
+          now,
+        ),
+        displaced,
+      );
+      if (failure) throw failure;
+      return this.handleOf(request);
+    });
   }
 
   /** Plays already planned layers as one voice of `sound` on `bus` (music notes, crackles, custom sounds). */
   playLayers(sound: string, bus: BusName, layers: Layer[], at = this.context.currentTime, bypassGuards = false): VoiceHandle | null {
     if (this.disposed || layers.length === 0) return null;
-    const shape = planShape(layers);
-    const info = { sound, bus, start: at + shape.start, peakTime: at + shape.peakTime, end: at + shape.end + 0.02, peak: shape.peak };
     const now = this.context.currentTime;
-    // Guards off skips cooldowns and the per-sound limit, never the bus limit.
-    const decision = this.limiter.admit(info, now, { ignoreSoundLimit: bypassGuards });
-    if (!decision.admitted) {
-      this.counters.refused++;
-      return null;
-    }
-    for (const victim of decision.victims) {
-      this.voices.get(victim.id)?.stop(this.stealFade);
-      this.counters.stolen++;
-    }
-    const gain = this.context.createGain();
-    gain.connect(this.inputs[bus]);
-    const sounds = this.synth.renderLayers(layers, at, gain);
-    const id = this.nextId++;
-    const voice: LiveVoice = {
-      id,
+    const request: Request = {
+      id: this.nextId++,
       sound,
       bus,
-      start: info.start,
-      end: info.end,
-      gain,
-      sounds,
-      stopped: false,
-      stop: (fadeSeconds = this.stealFade) => this.stopVoice(voice, fadeSeconds),
+      at: Math.max(at, now),
+      recipe: null,
+      params: {},
+      layers,
+      info: null,
+      budget: undefined,
+      draws: null,
+      bypassGuards,
+      voice: null,
     };
-    this.voices.set(id, voice);
-    this.limiter.add({ id, ...info });
-    this.counters.played++;
-    // The voice's gain goes when its last layer has ended.
-    const last = sounds.reduce((a, b) => (b.stop > a.stop ? b : a));
-    last.source.addEventListener('ended', () => this.releaseVoice(voice), { once: true });
-    return voice;
+    request.info = infoOf(request, layers);
+    this.prune(now);
+    this.schedule1([request], [], now);
+    return this.handleOf(request);
   }
 
   /** Voices sounding now (not those scheduled ahead), in total and per bus. */
@@ -235,25 +333,44 @@ export class AudioGraph {
     };
   }
 
-  /** Fades out every voice on `bus` (music stopping, a scene change). */
+  /** Fades out every voice on `bus` (music stopping, a scene change); calls waiting on the bus are forgotten. */
   fadeOutBus(bus: BusName, seconds = 0.3): void {
-    for (const voice of this.voices.values()) if (voice.bus === bus) voice.stop(seconds);
+    const now = this.context.currentTime;
+    const ids: number[] = [];
+    for (const request of this.requests.values()) if (request.bus === bus) ids.push(request.id);
+    for (const id of ids) this.requests.delete(id);
+    this.counted(() => this.apply(this.limiter.remove(ids, now), []));
+    for (const voice of [...this.voices.values()]) if (voice.bus === bus) this.fadeVoice(voice, seconds);
   }
 
-  /** Schedules music beats and fire crackles up to `until` (audio time) and forgets finished voices. */
+  /**
+   * Schedules music beats and fire crackles up to `until` (audio time), makes the nodes of voices
+   * now within the horizon, and forgets finished voices.
+   */
   schedule(until: number): void {
     if (this.disposed) return;
     this.music.scheduleUntil(until);
     this.fire.scheduleUntil(until);
-    this.limiter.reap(this.context.currentTime);
+    const now = this.context.currentTime;
+    this.materialize(Math.max(until, now + this.horizon));
+    this.limiter.reap(now);
+    this.prune(now);
+  }
+
+  /** Makes the nodes of every virtual voice due before `until` (an offline render passes Infinity before rendering). */
+  materialize(until: number): void {
+    for (const voice of [...this.virtual]) if (voice.start < until) this.makeNodes(voice);
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    for (const voice of [...this.voices.values()]) this.stopVoice(voice, 0);
+    for (const voice of [...this.voices.values()]) this.fadeVoice(voice, 0);
     this.voices.clear();
+    this.virtual.clear();
+    this.requests.clear();
     this.limiter.clear();
+    this.events.clear();
     try {
       this.wind.dispose();
       this.fire.dispose();
@@ -264,12 +381,224 @@ export class AudioGraph {
     }
   }
 
-  private stopVoice(voice: LiveVoice, fadeSeconds: number): void {
+  /** Plans a recipe call (the seeded sequence moves here, in call order); counts and rethrows invalid parameters. */
+  private plan(request: Request): void {
+    const recipe = request.recipe!;
+    let merged: Record<string, unknown> = { ...recipe.defaults, ...request.params };
+    if (recipe.name === 'chime' && (request.params as { streak?: number }).streak === undefined) {
+      merged = { ...merged, streak: this.streak.next(request.at) };
+    }
+    const context: RecipeContext = {
+      vary: (value, amount) => this.random.vary(value, amount),
+      range: (min, max) => this.random.range(min, max),
+      chord: this.chordAt(request.at),
+    };
+    let layers: Layer[];
+    try {
+      layers = recipe.plan(merged as never, context);
+      layers.forEach(validateLayer);
+    } catch (error) {
+      this.counters.invalid++;
+      throw error;
+    }
+    if (layers.length === 0) throw new RangeError(`${recipe.name}: the plan has no layers`);
+    request.layers = layers;
+    request.info = infoOf(request, layers);
+    if (this.budgets[recipe.soundClass] && !request.bypassGuards) {
+      const shape = planShape(layers);
+      request.budget = { soundClass: recipe.soundClass, envelope: envelopeOf(layers, shape.start, this.context.sampleRate) };
+    }
+  }
+
+  private limiterRequest(request: Request): VoiceRequest {
+    return { ...request.info!, ignoreSoundLimit: request.bypassGuards, budget: request.budget };
+  }
+
+  /** Adds requests to the limiter (removing `remove`) and applies what changed. */
+  private schedule1(add: Request[], remove: number[], now: number): void {
+    for (const request of add) this.requests.set(request.id, request);
+    this.counted(() =>
+      this.apply(
+        this.limiter.update(
+          add.map((r) => this.limiterRequest(r)),
+          remove,
+          now,
+        ),
+        remove,
+      ),
+    );
+  }
+
+  /** Runs `fn` and moves the limiter's and cooldowns' counts into the play counters. */
+  private counted<T>(fn: () => T): T {
+    const before = {
+      played: this.limiter.admitted,
+      refused: this.limiter.refused,
+      stolen: this.limiter.stolen,
+      skipped: this.cooldowns.skipped,
+    };
+    try {
+      return fn();
+    } finally {
+      this.counters.played += this.limiter.admitted - before.played;
+      this.counters.refused += this.limiter.refused - before.refused;
+      this.counters.stolen += this.limiter.stolen - before.stolen;
+      this.counters.skippedCooldown += this.cooldowns.skipped - before.skipped;
+    }
+  }
+
+  /** Makes nodes for voices admitted, cancels those withdrawn or `removed` before they start, moves stealing fades. */
+  private apply(changes: LimiterChanges, removed: readonly number[]): void {
+    for (const id of removed) {
+      const voice = this.requests.get(id)?.voice;
+      if (voice) this.cancelVoice(voice);
+    }
+    for (const voice of changes.withdrawn) {
+      const live = this.requests.get(voice.id)?.voice;
+      if (live) this.cancelVoice(live);
+    }
+    for (const info of changes.admitted) {
+      const request = this.requests.get(info.id);
+      if (request && !request.voice) this.startVoice(request);
+    }
+    for (const { voice, gain } of changes.gains) {
+      const live = this.requests.get(voice.id)?.voice;
+      if (live && !live.stopped) {
+        live.level = gain;
+        this.cutVoice(live, this.limiter.cutOf(live.id));
+      }
+    }
+    for (const { voice, at } of changes.cuts) {
+      const live = this.requests.get(voice.id)?.voice;
+      if (live) this.cutVoice(live, at);
+    }
+  }
+
+  private handleOf(request: Request): VoiceHandle | null {
+    return request.voice;
+  }
+
+  /** Makes the voice of an admitted request: its nodes now, or (due beyond the horizon) later. */
+  private startVoice(request: Request): void {
+    const info = request.info!;
+    const voice: LiveVoice = {
+      id: request.id,
+      sound: request.sound,
+      bus: request.bus,
+      start: info.start,
+      end: info.end,
+      naturalEnd: info.end,
+      level: this.limiter.gainOf(request.id),
+      cancelled: false,
+      gain: null,
+      sounds: [],
+      request,
+      stopped: false,
+      stop: (fadeSeconds = this.stealFade) => this.stopVoice(voice, fadeSeconds),
+    };
+    request.voice = voice;
+    request.draws ??= this.synth.drawLayers(request.layers!);
+    this.voices.set(voice.id, voice);
+    if (request.recipe) this.events.emit('voice', { sound: request.sound, params: request.params, change: 1 });
+    if (info.start < this.context.currentTime + this.horizon) this.makeNodes(voice);
+    else this.virtual.add(voice);
+  }
+
+  /** Gives a voice its nodes, at its level and with its stealing fade as decided now. */
+  private makeNodes(voice: LiveVoice): void {
+    this.virtual.delete(voice);
+    if (voice.stopped || voice.gain) return;
+    const gain = this.context.createGain();
+    gain.gain.value = voice.level;
+    gain.connect(this.inputs[voice.bus]);
+    voice.gain = gain;
+    voice.sounds = this.synth.renderLayers(voice.request.layers!, voice.request.at, gain, voice.request.draws ?? undefined);
+    const cut = this.limiter.cutOf(voice.id);
+    if (cut !== null) this.cutVoice(voice, cut);
+    // The voice's gain goes when its last layer has ended.
+    const last = voice.sounds.reduce((a, b) => (b.stop > a.stop ? b : a));
+    last.source.addEventListener('ended', () => this.releaseVoice(voice), { once: true });
+  }
+
+  /** Fades a voice out from `at` (another voice takes its place then), or (null) lets it play to its end again. */
+  private cutVoice(voice: LiveVoice, at: number | null): void {
+    if (voice.stopped) return;
+    const now = this.context.currentTime;
+    if (!voice.gain) {
+      // Virtual: the nodes are made with the steal as it stands then.
+      voice.end = at === null ? voice.naturalEnd : Math.min(voice.naturalEnd, at + this.stealFade + 0.001);
+      return;
+    }
+    try {
+      const param = voice.gain.gain;
+      // Only a future steal ever moves, so the gain is still the voice's level until then.
+      param.cancelScheduledValues(now);
+      param.setValueAtTime(voice.level, now);
+      if (at === null) {
+        for (const sound of voice.sounds) sound.source.stop(sound.stop);
+        voice.end = voice.naturalEnd;
+        return;
+      }
+      const from = Math.max(at, now);
+      const stopAt = from + this.stealFade + 0.001;
+      param.setValueAtTime(voice.level, from);
+      param.linearRampToValueAtTime(0, stopAt);
+      // The last stop() call wins, so a steal that moves later (or goes) restores the sources.
+      for (const sound of voice.sounds) sound.source.stop(Math.min(sound.stop, stopAt));
+      voice.end = Math.min(voice.naturalEnd, stopAt);
+    } catch {
+      // The context is closed: its nodes are already silent.
+    }
+  }
+
+  /** Silences a voice that has not started: it never sounds. */
+  private cancelVoice(voice: LiveVoice): void {
     if (voice.stopped) return;
     voice.stopped = true;
-    this.limiter.remove(voice.id);
+    voice.cancelled = true;
+    voice.end = voice.start;
+    this.voices.delete(voice.id);
+    const request = this.requests.get(voice.id);
+    if (request?.voice === voice) request.voice = null;
+    if (request?.recipe) this.events.emit('voice', { sound: request.sound, params: request.params, change: -1 });
+    this.virtual.delete(voice);
+    if (!voice.gain) return;
     const now = this.context.currentTime;
+    try {
+      voice.gain.gain.cancelScheduledValues(now);
+      voice.gain.gain.setValueAtTime(0, now);
+      voice.gain.disconnect();
+      for (const sound of voice.sounds) sound.source.stop(Math.max(now, voice.start));
+    } catch {
+      // The context is closed: its nodes are already silent.
+    }
+  }
+
+  /** handle.stop(): the voice fades from now, and its place is free from now on. */
+  private stopVoice(voice: LiveVoice, fadeSeconds: number): void {
+    if (voice.stopped || this.disposed) return;
+    const now = this.context.currentTime;
+    const request = this.requests.get(voice.id);
+    if (request) this.requests.delete(voice.id);
+    this.counted(() => this.apply(this.limiter.remove(voice.id, now), []));
+    this.fadeVoice(voice, fadeSeconds);
+  }
+
+  private fadeVoice(voice: LiveVoice, fadeSeconds: number): void {
+    if (voice.stopped) return;
+    voice.stopped = true;
+    const now = this.context.currentTime;
+    // Stopped before it started: it never sounds, and the per-recipe counts take it back.
+    if (voice.start >= now && voice.request.recipe)
+      this.events.emit('voice', { sound: voice.sound, params: voice.request.params, change: -1 });
     const stopAt = now + Math.max(0, fadeSeconds) + 0.001;
+    voice.end = Math.min(voice.end, stopAt);
+    this.virtual.delete(voice);
+    if (!voice.gain) {
+      // Virtual: it has no nodes and never will.
+      this.voices.delete(voice.id);
+      return;
+    }
     try {
       const param = voice.gain.gain;
       param.cancelScheduledValues(now);
@@ -285,8 +614,33 @@ export class AudioGraph {
   }
 
   private releaseVoice(voice: LiveVoice): void {
+    voice.gain?.disconnect();
+    if (this.voices.get(voice.id) !== voice) return;
     this.voices.delete(voice.id);
-    this.limiter.remove(voice.id);
-    voice.gain.disconnect();
+    const request = this.requests.get(voice.id);
+    if (request?.voice === voice) {
+      this.requests.delete(voice.id);
+      this.limiter.forget(voice.id);
+    }
   }
+
+  /** Forgets calls that can no longer sound: skipped or refused ones whose time has passed. */
+  private prune(now: number): void {
+    for (const [id, request] of this.requests) if (!request.voice && (request.info?.start ?? request.at) < now) this.requests.delete(id);
+  }
+}
+
+/** The limiter's view of a planned request. */
+function infoOf(request: Request, layers: readonly Layer[]): VoiceInfo {
+  const shape = planShape(layers);
+  const at = request.at;
+  return {
+    id: request.id,
+    sound: request.sound,
+    bus: request.bus,
+    start: at + shape.start,
+    peakTime: at + shape.peakTime,
+    end: at + shape.end + STOP_MARGIN,
+    peak: shape.peak,
+  };
 }

@@ -20,6 +20,8 @@ export interface AudioLifecycleEvents extends Record<string, unknown> {
   teardown: AudioContext;
   /** The context runs (first start, or back after a hidden tab, a block or an interruption). */
   running: AudioContext;
+  /** resume() was asked of the context (a gesture, the tab shown again, a retry): sound was asked to start. */
+  resuming: AudioContext;
 }
 
 /**
@@ -126,6 +128,7 @@ export class AudioLifecycle {
     const context = this.context;
     if (!context || this.disposed) return;
     this.pending = 'resume';
+    this.events.emit('resuming', context);
     context
       .resume()
       .catch((error: Error) => this.blocked(`resume() failed: ${error.message}`))

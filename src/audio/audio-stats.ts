@@ -76,6 +76,14 @@ export interface AudioStats extends PlayCounters {
   queued: number;
   /** Calls that never played: the queue was full, they waited too long, or sound is unavailable. */
   dropped: number;
+  /**
+   * `dropped` by reason: `full` (the oldest gave way to a newer call), `stale` (waited longer than
+   * the queue's age bound before sound was asked to start), `unavailable` (no Web Audio),
+   * `disposed` (the engine went first).
+   */
+  droppedBy: { full: number; stale: number; unavailable: number; disposed: number };
+  /** The last drop in words ('' before any). */
+  dropReason: string;
   lastRecipe: string;
   /** Voices started per recipe name since start. */
   byRecipe: Record<string, number>;
@@ -141,6 +149,8 @@ export function createAudioStats(init: {
     contexts: 0,
     queued: 0,
     dropped: 0,
+    droppedBy: { full: 0, stale: 0, unavailable: 0, disposed: 0 },
+    dropReason: '',
     lastRecipe: '',
     byRecipe: {},
     bySurface: {},

@@ -4,14 +4,20 @@
  */
 
 export interface SoftClipOptions {
-  /** |x| up to this passes unchanged. Default 0.8. */
+  /** |x| up to this passes unchanged. Default 0.75. */
   knee?: number;
-  /** The asymptote the tanh section approaches; no output ever reaches it. Default 0.94. */
+  /** The asymptote the tanh section approaches; no output ever reaches it. Default 0.86. */
   ceiling?: number;
 }
 
-export const SOFT_CLIP_KNEE = 0.8;
-export const SOFT_CLIP_CEILING = 0.94;
+/**
+ * The bend starts at −2.5 dBFS and the largest output is softClip(1) ≈ 0.858 (−1.33 dBFS): with the
+ * inter-sample peaks a soft-clipped flood adds (≤ 0.25 dB measured at 4× oversampling), nothing the
+ * bus puts out reaches −1 dBTP, the true-peak cap of its loudest classes (loudness-targets.ts),
+ * however many sounds pile up.
+ */
+export const SOFT_CLIP_KNEE = 0.75;
+export const SOFT_CLIP_CEILING = 0.86;
 
 /**
  * Linear to `knee`, then `knee + (ceiling − knee) · tanh((|x| − knee) / (ceiling − knee))`, odd-symmetric.
@@ -30,7 +36,7 @@ export function softClip(x: number, options: SoftClipOptions = {}): number {
 /**
  * Samples {@link softClip} over [−1, 1] for a WaveShaperNode. The length is forced odd so the middle
  * entry is exactly 0 (silence in, silence out). WaveShaper clamps inputs beyond ±1 to the end
- * entries, so the largest output is `softClip(1)` (≈ 0.925 with the defaults), below the ceiling.
+ * entries, so the largest output is `softClip(1)` (≈ 0.858 with the defaults), below the ceiling.
  */
 export function createSoftClipCurve(length = 8193, options: SoftClipOptions = {}): Float32Array<ArrayBuffer> {
   const n = length % 2 === 1 ? length : length + 1;

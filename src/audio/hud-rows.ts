@@ -40,5 +40,6 @@ export function audioHudRows(stats: AudioStats | undefined): HudRow[] {
   if (stats.chord) rows.push({ label: 'chord', value: stats.chord });
   if (stats.paused) rows.push({ label: 'paused', value: 'muffled', tone: 'warn' });
   if (stats.underruns) rows.push({ label: 'underruns', value: String(stats.underruns), tone: 'warn' });
+  if (stats.dropped) rows.push({ label: 'dropped', value: `${stats.dropped}: ${stats.dropReason}`, tone: 'warn' });
   return rows;
 }

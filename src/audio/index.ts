@@ -15,6 +15,7 @@ export * from './meter/loudness-meter.ts';
 export * from './audio-graph.ts';
 export * from './audio-random.ts';
 export * from './clipper-curve.ts';
+export * from './class-budget.ts';
 export * from './cooldowns.ts';
 export * from './voice-limiter.ts';
 export * from './layers.ts';

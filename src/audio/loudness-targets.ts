@@ -1,11 +1,8 @@
 import { toDb } from '../core/decibels.ts';
 import { measureLoudness } from './meter/loudness-meter.ts';
 import { channelsOf, renderRecipe, renderScene, TEST_SEED } from './offline-render.ts';
-import type { RecipeName } from './recipes/index.ts';
+import type { RecipeName, SoundClass } from './recipes/index.ts';
 import { SURFACES } from './surfaces.ts';
-
-/** The families a mix is balanced by. */
-export type SoundClass = 'ui' | 'footsteps' | 'impacts' | 'ambience' | 'music';
 
 /**
  * Where a class of sound sits in the mix, measured at the mix bus output (default volumes, the bus

@@ -74,6 +74,8 @@ export async function renderScene(
     graph.bus.setMuffled(true, true);
   }
   setup(graph, start);
+  // Voices due beyond the graph's horizon wait for a tick live; offline, everything is made now.
+  graph.materialize(Infinity);
   const rendered = await context.startRendering();
   graph.dispose();
   if (skip === 0) return rendered;

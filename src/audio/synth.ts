@@ -6,6 +6,12 @@ export const NOISE_SECONDS = 4;
 /** Mixed into the seed of the noise buffer's own sequence. */
 const NOISE_SEED_SALT = 0x6e6f6973;
 
+/** Where in the shared noise a noise layer reads, and how fast: drawn from the seeded sequence. */
+export interface NoiseDraw {
+  rate: number;
+  offset: number;
+}
+
 /** The nodes one building-block call made, so a voice can fade and stop them. */
 export interface ScheduledSound {
   source: AudioScheduledSourceNode;
@@ -88,14 +94,13 @@ export class Synth {
     peak: number,
     destination: AudioNode = this.output,
     pan = 0,
+    draw: NoiseDraw = this.drawNoise(attack, decay),
   ): ScheduledSound {
     const ctx = this.context;
     const source = ctx.createBufferSource();
     source.buffer = this.noise;
-    const rate = this.random.range(0.8, 1.2);
+    const { rate, offset } = draw;
     source.playbackRate.value = rate;
-    const length = attack + decay + STOP_MARGIN;
-    const offset = this.random.range(0, Math.max(0, this.noise.duration - length * rate - 0.01));
     const biquad = ctx.createBiquadFilter();
     biquad.type = filter;
     biquad.Q.value = q;
@@ -112,12 +117,32 @@ export class Synth {
     return this.autoRelease({ source, nodes, stop });
   }
 
-  /** Plays planned layers from audio time `when` into `destination`. */
-  renderLayers(layers: readonly Layer[], when: number, destination: AudioNode = this.output): ScheduledSound[] {
-    return layers.map((l) =>
+  /** A noise layer's rate (0.8–1.2) and offset into the shared noise, from the seeded sequence. */
+  drawNoise(attack: number, decay: number): NoiseDraw {
+    const rate = this.random.range(0.8, 1.2);
+    const length = attack + decay + STOP_MARGIN;
+    return { rate, offset: this.random.range(0, Math.max(0, this.noise.duration - length * rate - 0.01)) };
+  }
+
+  /** The noise draws of planned layers, in layer order (null for tones): what {@link renderLayers} would draw. */
+  drawLayers(layers: readonly Layer[]): (NoiseDraw | null)[] {
+    return layers.map((l) => (l.kind === 'noise' ? this.drawNoise(l.attack, l.decay) : null));
+  }
+
+  /**
+   * Plays planned layers from audio time `when` into `destination`, with noise `draws` made
+   * earlier (a voice decided now and given nodes later sounds as it would have then), or drawn now.
+   */
+  renderLayers(
+    layers: readonly Layer[],
+    when: number,
+    destination: AudioNode = this.output,
+    draws: readonly (NoiseDraw | null)[] = this.drawLayers(layers),
+  ): ScheduledSound[] {
+    return layers.map((l, i) =>
       l.kind === 'tone'
         ? this.tone(l.type, l.f0, l.f1, when + l.t, l.attack, l.decay, l.peak, destination, l.pan ?? 0)
-        : this.noiseHit(l.filter, l.f0, l.f1, l.q, when + l.t, l.attack, l.decay, l.peak, destination, l.pan ?? 0),
+        : this.noiseHit(l.filter, l.f0, l.f1, l.q, when + l.t, l.attack, l.decay, l.peak, destination, l.pan ?? 0, draws[i] ?? undefined),
     );
   }
 

@@ -2,7 +2,16 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { compareSummaries, GAMEPLAY_SLICE, GOLDEN_CASES, RECIPE_NAMES, type RenderSummary } from '../../src/audio/index.ts';
+import {
+  compareSummaries,
+  GAMEPLAY_SLICE,
+  GOLDEN_CASES,
+  RECIPE_NAMES,
+  softClip,
+  SOFT_CLIP_CEILING,
+  SOFT_CLIP_KNEE,
+  type RenderSummary,
+} from '../../src/audio/index.ts';
 import { audioStats, measureOutput, setTabHidden, type AudioWindow } from '../harness/audio.ts';
 import { collectPageErrors, launchChromium, MEDIA_ARGS, openPage, waitForCairn } from '../harness/browser.ts';
 import { ROOT } from '../harness/server.ts';
@@ -81,8 +90,8 @@ describe('the sound page (sfx.html)', () => {
     expect(bus.makeup).toBe(2.25);
     expect(bus.limiter).toEqual([-3, 20]);
     expect(bus.oversample).toBe('2x');
-    expect(bus.curveEnds[0]).toBeCloseTo(-0.925, 3);
-    expect(bus.curveEnds[1]).toBeCloseTo(0.925, 3);
+    expect(bus.curveEnds[0]).toBeCloseTo(-softClip(1), 3);
+    expect(bus.curveEnds[1]).toBeCloseTo(softClip(1), 3);
     expect(bus.curveEnds[2]).toBe(0);
 
     // Music and wind start with the sound, and the page's meters show the level from cairn.stats.
@@ -122,12 +131,12 @@ describe('the sound page (sfx.html)', () => {
     expect(s.maxPeak).toBeLessThan(0.95);
   });
 
-  it('saturates twenty simultaneous strikes softly: no sample beyond the 0.94 ceiling', async () => {
+  it('saturates twenty simultaneous strikes softly: no sample beyond the clipper ceiling', async () => {
     const live = await measureOutput(page, 1.2, 'flood');
     expect(live.longestGap).toBeLessThan(live.windowSeconds);
     // Loud enough to be in the clipper's bend, never past its ceiling.
-    expect(live.peak).toBeGreaterThan(0.8);
-    expect(live.peak).toBeLessThan(0.94);
+    expect(live.peak).toBeGreaterThan(SOFT_CLIP_KNEE);
+    expect(live.peak).toBeLessThan(SOFT_CLIP_CEILING);
 
     // The same through the same bus offline: every sample of both channels checked.
     const offline = await page.evaluate(async () => {
@@ -154,8 +163,8 @@ describe('the sound page (sfx.html)', () => {
       `twenty strikes: live peak ${live.peak.toFixed(4)}, offline peak ${offline.max.toFixed(4)} (dry sum ${offline.dryPeak.toFixed(2)})`,
     );
     expect(offline.dryPeak).toBeGreaterThan(3);
-    expect(offline.max).toBeGreaterThan(0.85);
-    expect(offline.max).toBeLessThan(0.94);
+    expect(offline.max).toBeGreaterThan(SOFT_CLIP_KNEE + 0.05);
+    expect(offline.max).toBeLessThan(SOFT_CLIP_CEILING);
   });
 
   it('holds a flood of triggers with cooldowns and voice limits (stealing with a short fade)', async () => {
@@ -191,13 +200,19 @@ describe('the sound page (sfx.html)', () => {
       };
     });
     expect(result.played).toBe(1);
-    expect(result.most).toBe(result.limit);
-    expect(result.cracks).toBe(3);
-    expect(result.guardsOffPlayed).toBe(30);
+    // Never more than the limit at once (the impacts budget may keep the pile below it).
+    expect(result.most).toBeLessThanOrEqual(result.limit);
+    expect(result.most).toBeGreaterThan(1);
+    expect(result.cracks).toBeLessThanOrEqual(3);
+    expect(result.cracks).toBeGreaterThan(1);
+    // Thirty at one instant with guards off: the bus holds 24 (the strikes already ringing give way,
+    // then the last six asked for are refused; none is stolen before it has sounded).
+    expect(result.guardsOffPlayed).toBe(24);
     expect(result.busMost).toBe(24);
     const after = await audioStats(page);
     expect(after.skippedCooldown - before.skippedCooldown).toBe(99);
-    expect(after.stolen - before.stolen).toBeGreaterThanOrEqual(40 - result.limit - 2);
+    // The strikes past the limit were stolen while sounding or refused (by the limit or the budget).
+    expect(after.stolen - before.stolen + after.refused - before.refused).toBeGreaterThanOrEqual(40 - result.limit - 2);
     const m = await measureOutput(page, 1.8);
     expect(m.peak).toBeLessThan(0.95);
   });

@@ -18,6 +18,7 @@ export const chime = defineRecipe<ChimeParams>({
   name: 'chime',
   summary: 'A crystal chime on a tone of the current chord, one chord tone higher per pickup in a streak.',
   bus: 'effects',
+  soundClass: 'ui',
   cooldownMs: 55,
   limit: { max: 6, steal: 'oldest' },
   defaults: { streak: 0 },

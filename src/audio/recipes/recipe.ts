@@ -7,6 +7,9 @@ export type BusName = 'effects' | 'music' | 'ambience' | 'ui';
 
 export const BUS_NAMES: readonly BusName[] = ['effects', 'music', 'ambience', 'ui'];
 
+/** The families a mix is balanced by (loudness-targets.ts): each has a loudness band and a true-peak cap. */
+export type SoundClass = 'ui' | 'footsteps' | 'impacts' | 'ambience' | 'music';
+
 /** What a recipe may ask while planning: seeded variation and the music's current chord. */
 export interface RecipeContext {
   /** `value` moved by up to ±`amount` (default ±8 %), from the seeded sequence. */
@@ -26,6 +29,8 @@ export interface Recipe<P extends object = Record<string, never>> {
   /** One line for the sfx page and docs. */
   summary: string;
   bus: BusName;
+  /** The class whose loudness band and gain budget it shares. */
+  soundClass: SoundClass;
   /** A trigger within this many ms of the last accepted one is skipped. */
   cooldownMs: number;
   /** Per-sound voice limit and stealing policy. */

@@ -6,12 +6,10 @@ function voice(sound: string, start: number, peak = 0.5, length = 1, bus = 'effe
   return { id: nextId++, sound, bus, start, peakTime: start + 0.01, end: start + length, peak };
 }
 
-/** Admits and adds like the engine does; returns the victims' ids, or null when refused. */
+/** Asks for a voice as the graph does; returns the ids of the voices it steals when it starts, or null when refused. */
 function play(limiter: VoiceLimiter, v: VoiceInfo, now = v.start): number[] | null {
   const result = limiter.admit(v, now);
-  if (!result.admitted) return null;
-  limiter.add(v);
-  return result.victims.map((x) => x.id);
+  return result.admitted ? result.victims.map((x) => x.id) : null;
 }
 
 describe('voiceLevelAt', () => {
@@ -126,15 +124,12 @@ describe('VoiceLimiter', () => {
       perBus: { effects: { max: 24, steal: 'oldest' } },
     });
     let admitted = 0;
-    for (let i = 0; i < 30; i++) {
-      const v = voice('strike', 0);
-      const result = limiter.admit(v, 0, { ignoreSoundLimit: true });
-      if (result.admitted) {
-        admitted++;
-        limiter.add(v);
-      }
-    }
-    expect(admitted).toBe(30);
+    for (let i = 0; i < 30; i++) if (limiter.admit(voice('strike', 0), 0, { ignoreSoundLimit: true }).admitted) admitted++;
+    // Thirty at one instant: the first 24 asked for keep their places; none started before the
+    // others, so none is stolen (it would never have sounded) and the last six are refused.
+    expect(admitted).toBe(24);
+    expect(limiter.stolen).toBe(0);
+    expect(limiter.refused).toBe(6);
     expect(limiter.soundingAt(0.5, { bus: 'effects' })).toBe(24);
     // With guards on, the per-sound limit refuses the ninth.
     const fresh = new VoiceLimiter({ perSound: { strike: { max: 8, steal: 'none' } } });
@@ -148,5 +143,96 @@ describe('VoiceLimiter', () => {
     for (let i = 0; i < 4; i++) expect(play(limiter, voice('s', 0))).toEqual([]);
     expect(play(limiter, voice('s', 0))).toBeNull();
     expect(limiter.size).toBe(4);
+  });
+
+  it('judges voices in audio-time order: six groans 350 ms apart sound from their starts whatever the call order', () => {
+    // Limit 2, oldest gives way; each groan rings 1.3 s. Scheduled ahead at audio time 0.
+    const outcome = (order: number[]): { cuts: (number | null)[]; stolen: number; admitted: number } => {
+      const limiter = new VoiceLimiter({ perSound: { groan: { max: 2, steal: 'oldest' } } });
+      const ids: number[] = [];
+      for (const i of order) {
+        const v = { ...voice('groan', i * 0.35, 0.5, 1.3), id: 100 + i };
+        ids[i] = v.id;
+        expect(limiter.admit(v, 0).admitted).toBe(true);
+      }
+      return { cuts: ids.map((id) => limiter.cutOf(id)), stolen: limiter.stolen, admitted: limiter.admitted };
+    };
+    const forward = outcome([0, 1, 2, 3, 4, 5]);
+    // Each of the first four is stolen when the groan two after it starts (it has sounded 0.7 s); the last two ring out.
+    expect(forward.cuts.map((c) => (c === null ? null : Number(c.toFixed(2))))).toEqual([0.7, 1.05, 1.4, 1.75, null, null]);
+    expect(forward.stolen).toBe(4);
+    expect(forward.admitted).toBe(6);
+    expect(outcome([5, 4, 3, 2, 1, 0])).toEqual(forward);
+    expect(outcome([3, 0, 5, 1, 4, 2])).toEqual(forward);
+  });
+
+  it('never steals a voice that has not started for a later one', () => {
+    const limiter = new VoiceLimiter({ perSound: { s: { max: 1, steal: 'oldest' } } });
+    const late = voice('s', 1);
+    const early = voice('s', 0.5);
+    limiter.admit(late, 0);
+    // Asked for later but due earlier: it sounds from 0.5 s until the later one takes over at 1 s.
+    const result = limiter.admit(early, 0);
+    expect(result.admitted).toBe(true);
+    expect(limiter.cutOf(early.id)).toBe(1);
+    expect(limiter.cutOf(late.id)).toBeNull();
+    expect(result.changes.cuts).toEqual([{ voice: expect.objectContaining({ id: early.id }), at: 1, was: null }]);
+    // At no moment do two sound, and each sounds from its own start.
+    expect(limiter.soundingAt(0.75, { sound: 's' })).toBe(1);
+    expect(limiter.soundingAt(1.2, { sound: 's' })).toBe(1);
+    expect(limiter.stolen).toBe(1);
+  });
+
+  it('refuses the later voice, not one that has sounded, when neither may steal; it comes back when the place frees', () => {
+    const limiter = new VoiceLimiter({ perSound: { s: { max: 1, steal: 'none' } } });
+    const late = voice('s', 1, 0.5, 1);
+    const early = voice('s', 0.5, 0.5, 1);
+    expect(limiter.admit(late, 0).admitted).toBe(true);
+    // The earlier voice takes the place: the later one (not started) is withdrawn.
+    const result = limiter.admit(early, 0);
+    expect(result.admitted).toBe(true);
+    expect(result.changes.withdrawn.map((v) => v.id)).toEqual([late.id]);
+    expect(result.changes.reasons.get(late.id)).toMatch(/s: 1 voices playing \(steal: none\)/);
+    expect(limiter.refused).toBe(1);
+    expect(limiter.admitted).toBe(1);
+    // The earlier voice is stopped at 0.6 s: the later one has its place back.
+    const back = limiter.remove(early.id, 0.6);
+    expect(back.admitted.map((v) => v.id)).toEqual([late.id]);
+    expect(limiter.refused).toBe(0);
+    expect(limiter.admitted).toBe(2);
+  });
+
+  it('refuses the second of two voices starting together rather than steal one that never sounded', () => {
+    const limiter = new VoiceLimiter({ perSound: { s: { max: 1, steal: 'oldest' } } });
+    expect(play(limiter, voice('s', 0.2), 0)).toEqual([]);
+    expect(play(limiter, voice('s', 0.2), 0)).toBeNull();
+    expect(limiter.stolen).toBe(0);
+  });
+
+  it('takes the same decisions for any call order (random schedules, every policy)', () => {
+    let seed = 7;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (const steal of ['oldest', 'quietest', 'none'] as const) {
+      for (let run = 0; run < 20; run++) {
+        const voices = Array.from({ length: 14 }, (_, i) => ({
+          ...voice(random() < 0.5 ? 'a' : 'b', Math.round(random() * 200) / 100, 0.1 + random(), 0.2 + random()),
+          id: i + 1,
+        }));
+        const decide = (order: VoiceInfo[]): string => {
+          const limiter = new VoiceLimiter({
+            perSound: { a: { max: 2, steal }, b: { max: 3, steal } },
+            perBus: { effects: { max: 4, steal } },
+          });
+          for (const v of order) limiter.admit(v, 0);
+          return (
+            voices.map((v) => `${v.id}:${limiter.isAdmitted(v.id)}:${limiter.cutOf(v.id)}`).join(' ') +
+            ` s${limiter.stolen} r${limiter.refused}`
+          );
+        };
+        const inTimeOrder = decide([...voices].sort((x, y) => x.start - y.start || x.id - y.id));
+        expect(decide([...voices].reverse()), `${steal} run ${run}`).toBe(inTimeOrder);
+        expect(decide([...voices].sort(() => random() - 0.5)), `${steal} run ${run}`).toBe(inTimeOrder);
+      }
+    }
   });
 });
