@@ -181,6 +181,8 @@ interface CellEntry {
   forest: CellForest;
   /** A `joined` arrived: the next binary message is the snapshot. */
   awaitingSnapshot: boolean;
+  /** A snapshot arrived since the socket last opened. */
+  synced: boolean;
   lastPainted: number;
 }
 
@@ -306,14 +308,18 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
     return out;
   }
 
-  /** True when every cell has applied what it knows and the layer shows it. */
+  /** True when every joined cell has sent its snapshot, applied what it knows, and the layer shows it. */
   get settled(): boolean {
-    return this.layerQueue.length === 0 && ![...this.cells.values()].some((c) => c.forest.busy) && this.current === null;
+    return (
+      this.layerQueue.length === 0 &&
+      this.current === null &&
+      [...this.cells.values()].every((c) => (c.synced || !cellInWorld(this.options.world, c.cell)) && !c.forest.busy)
+    );
   }
 
-  /** The strokes of a joined cell as it stored them, in its order (for tools and tests). */
-  storedStrokes(cell: EditCell): readonly SharedStroke[] {
-    return this.cells.get(editCellKey(cell))?.strokes.storedStrokes ?? [];
+  /** The strokes of a joined cell as it stored them, in its order (a copy, for tools and tests). */
+  storedStrokes(cell: EditCell): SharedStroke[] {
+    return [...(this.cells.get(editCellKey(cell))?.strokes.storedStrokes ?? [])];
   }
 
   dispose(): void {
@@ -515,12 +521,14 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
         firstId: SHARED_ID_BASE + slot * CELL_ID_SPAN,
       }),
       awaitingSnapshot: false,
+      synced: false,
       lastPainted: 0,
     };
     this.cells.set(key, entry);
     socket.events.on('text', (text) => this.onText(entry, text));
     socket.events.on('binary', (bytes) => this.onBinary(entry, bytes));
     socket.events.on('open', ({ reconnect }) => {
+      entry.synced = false;
       if (reconnect) this.stats.reconnects++;
       this.countCells();
     });
@@ -589,6 +597,7 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
 
   private onSnapshot(entry: CellEntry, author: string | null, strokes: readonly SharedStroke[]): void {
     this.stats.author = author;
+    entry.synced = true;
     entry.socket.accepted();
     entry.strokes.replace(strokes);
     const stored = new Set(strokes.map((s) => s.id));

@@ -1,11 +1,17 @@
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
+import { Emitter } from '../../src/core/emitter.ts';
+import type { WebSocketConstructor } from '../../src/core/reconnecting-socket.ts';
+import type { BrushToolEvents } from '../../src/scatter/brush-tool.ts';
+import { ScatterLayer } from '../../src/scatter/scatter-layer.ts';
 import { decodeSnapshot, type EditsServerMessage, type SharedStroke } from '../../src/scatter/shared-edits.ts';
+import { SharedScatter } from '../../src/scatter/shared-scatter.ts';
+import { generateTerrain } from '../../src/world/terrain/generate.ts';
 import { wsUrl } from '../harness/ws-client.ts';
 
 const base = inject('serverUrl');
-// The test server's map reaches ±4,160 m (65 cells each way): these tests keep to cells x 20–29, z 20,
-// apart from every other file's. A fresh server per run starts with empty storage.
+// The test server's map reaches ±4,160 m (65 cells each way): these tests keep to cells x 20–29 (z 20,
+// and z 0 where the page's side needs ground above the sea), apart from every other file's. A fresh server per run starts with empty storage.
 const SEED = 1;
 
 interface Client {
@@ -291,5 +297,109 @@ describe('world edits cell (real workerd)', () => {
       expect(await closeFrame(socket), name).toMatchObject({ code, reason: expect.stringMatching(reason) });
       socket.terminate();
     }
+  });
+});
+
+describe('SharedScatter, the page’s side, against real workerd', () => {
+  // The test server's map (±4,160 m), so the far cells these tests use have ground.
+  const ground = generateTerrain({ worldSize: 8320, resolution: 257 });
+  const visitors: Array<{ shared: SharedScatter; layer: ScatterLayer }> = [];
+  afterAll(() => {
+    for (const { shared, layer } of visitors) {
+      shared.dispose();
+      layer.dispose();
+    }
+  });
+
+  /** A visitor as the world page makes one, focused on the border of cells 27:0 and 28:0 (x = 1,792). */
+  async function visitor(session: string | null) {
+    const layer = new ScatterLayer({ ground, seed: 1 });
+    const brush = new Emitter<BrushToolEvents>();
+    const shared = new SharedScatter({
+      layer,
+      brush,
+      seed: SEED,
+      session,
+      origin: wsUrl(base, ''),
+      joinRadius: 20,
+      world: { seeds: [SEED], halfExtentM: 4160 },
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+    });
+    visitors.push({ shared, layer });
+    shared.focus(1792, 30);
+    await expect.poll(() => shared.stats.cells, { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => shared.settled, { timeout: 15_000 }).toBe(true);
+    /** A press of the brush; `preset` null paints with whatever the layer has (none chosen yet on a fresh page). */
+    const paint = (preset: string | null, ...dabs: Array<[number, number]>) => {
+      if (preset) void layer.choosePreset(preset);
+      brush.emit('strokeStart', { x: dabs[0]![0], z: dabs[0]![1], erasing: false });
+      for (const [x, z] of dabs) layer.paint(x, z, 5);
+      brush.emit('strokeEnd', {});
+    };
+    return { shared, layer, paint };
+  }
+  const settled = async (...all: Array<{ shared: SharedScatter }>) => {
+    for (const { shared } of all) await expect.poll(() => shared.settled && shared.stats.queued === 0, { timeout: 20_000 }).toBe(true);
+  };
+  /** Waits until every visitor shows the same instances in every cell (copies reach a stroke's other cells a moment later), then asserts it. */
+  const agree = async (...all: Array<{ shared: SharedScatter }>) => {
+    const hashes = () => all.map(({ shared }) => JSON.stringify(shared.settled && shared.cellHashes()));
+    await expect.poll(() => new Set(hashes()).size, { timeout: 20_000 }).toBe(1);
+    for (const { shared } of all.slice(1)) expect(shared.cellHashes()).toEqual(all[0]!.shared.cellHashes());
+  };
+
+  it('paints for everyone, first or late or after a reload: one id and one undo per press across a border, the same instances on every page', async () => {
+    const tokenA = await newSession();
+    const first = await visitor(tokenA);
+    const second = await visitor(await newSession());
+    // The first painter drags across x = 1,792; the second paints over its right half with another preset.
+    first.paint('mixed-forest', [1780, 30], [1786, 30], [1792, 31], [1798, 32], [1804, 32]);
+    second.paint('meadow', [1800, 26], [1804, 30], [1808, 34]);
+    await expect.poll(() => first.shared.stats.stored + second.shared.stats.stored, { timeout: 15_000 }).toBe(2);
+    await agree(first, second);
+    const across = first.shared.storedStrokes({ x: 27, z: 0 });
+    expect(across).toHaveLength(1);
+    expect(first.shared.storedStrokes({ x: 28, z: 0 }).map((s) => s.id)).toContain(across[0]!.id);
+    expect(first.layer.stats.instances).toBeGreaterThan(10);
+
+    // A late joiner sees the same, and what it paints reaches the others.
+    const late = await visitor(await newSession());
+    await expect.poll(() => late.shared.stats.strokes, { timeout: 15_000 }).toBe(2);
+    await agree(first, late);
+    // It never chose a preset, and the strokes it drew did not choose one for it: it paints with the default.
+    expect(late.layer.session.preset).toBeNull();
+    late.paint(null, [1786, 40], [1794, 42]);
+    await expect.poll(() => first.shared.stats.received, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    await agree(first, second, late);
+    expect(late.shared.stats.sent).toBe(1);
+    const lateStroke = first.shared.storedStrokes({ x: 27, z: 0 }).find((s) => s.author === late.shared.stats.author)!;
+    expect(lateStroke.events.slice(0, 1)).toEqual([{ kind: 'preset', presetId: 'mixed-forest' }]);
+
+    // The first painter reloads (a new page, the same session): it can undo its drag, once, in both cells.
+    first.paint('mixed-forest', [1770, 20], [1776, 20]);
+    await expect.poll(() => first.shared.stats.stored, { timeout: 15_000 }).toBe(2);
+    const reloaded = await visitor(tokenA);
+    await agree(first, reloaded);
+    expect(reloaded.shared.undo()).not.toBeNull(); // its later stroke (27:0 only)
+    expect(reloaded.shared.undo()).toBe(across[0]!.id); // then the drag, in both cells
+    await expect.poll(() => second.shared.stats.undone, { timeout: 15_000 }).toBe(2);
+    await agree(first, second, late, reloaded);
+    expect(second.shared.storedStrokes({ x: 27, z: 0 }).map((s) => s.id)).not.toContain(across[0]!.id);
+    expect(second.shared.storedStrokes({ x: 28, z: 0 }).map((s) => s.id)).not.toContain(across[0]!.id);
+    // Nothing else of its own is left; the others' strokes are not its to undo.
+    expect(reloaded.shared.undo()).toBeNull();
+    expect(second.shared.stats.refused + late.shared.stats.refused + reloaded.shared.stats.refused).toBe(0);
+  });
+
+  it('says so, in a problem and a figure, when a visitor without a session paints', async () => {
+    const watcher = await visitor(null);
+    const problems: string[] = [];
+    watcher.shared.on('problem', ({ title, detail }) => problems.push(`${title}: ${detail}`));
+    watcher.paint('meadow', [1800, 50]);
+    await expect.poll(() => watcher.shared.stats.refused, { timeout: 15_000 }).toBe(1);
+    expect(watcher.shared.stats.lastRefusal).toMatch(/editing needs a session/);
+    expect(problems).toEqual([expect.stringMatching(/^Your stroke was not shared: editing needs a session/)]);
+    await settled(watcher);
+    expect(watcher.shared.stats.stored).toBe(0);
   });
 });
