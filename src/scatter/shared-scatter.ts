@@ -317,6 +317,20 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
     );
   }
 
+  /**
+   * Computes every joined cell again from its strokes, as a reload would (in slices, like any
+   * arrival): for benchmarks, and after anything that changes what strokes place.
+   */
+  recompute(): void {
+    for (const entry of this.cells.values()) {
+      const out: ForestChange = { added: [], removed: [] };
+      entry.forest.clear(out);
+      this.queueLayer(out);
+      entry.forest.setStrokes(entry.strokes.list());
+    }
+    this.schedulePump();
+  }
+
   /** The strokes of a joined cell as it stored them, in its order (a copy, for tools and tests). */
   storedStrokes(cell: EditCell): SharedStroke[] {
     return [...(this.cells.get(editCellKey(cell))?.strokes.storedStrokes ?? [])];
