@@ -103,6 +103,8 @@ export class CellForest {
   private shadow: Run | null = null;
   /** Full recomputations started (the order changed under the work done). */
   rebuilds = 0;
+  /** Work done so far, in units of one candidate or one event (what a slice's budget buys). */
+  work = 0;
 
   constructor(options: CellForestOptions) {
     this.options = { maxInstances: CELL_MAX_INSTANCES, edgeMargin: 0.5, ...options };
@@ -203,6 +205,7 @@ export class CellForest {
       for (let i = before; i < added.length; i++) run.order.push(added[i]!.id);
       run.candidatesLeft -= n;
       run.work += n;
+      this.work += n;
       this.evictOverflow(run, removed);
       return true;
     }
@@ -212,6 +215,7 @@ export class CellForest {
       const event = stroke.events[run.applied[s]!]!;
       run.applied[s]!++;
       run.work++;
+      this.work++;
       this.apply(run, event, removed);
       return true;
     }

@@ -148,6 +148,9 @@ export interface SharedScatterStats {
     queue: number;
     /** Times a cell was computed again because its order changed under the work done. */
     rebuilds: number;
+    /** Work applied in all and in the biggest slice, in units of one candidate or event: slicing bounds the second. */
+    work: number;
+    maxSliceWork: number;
   };
 }
 
@@ -215,7 +218,7 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
     lastRefusal: null,
     localOnly: 0,
     reconnects: 0,
-    apply: { budgetMs: 8, slices: 0, longestSliceMs: 0, lastSliceMs: 0, busyCells: 0, queue: 0, rebuilds: 0 },
+    apply: { budgetMs: 8, slices: 0, longestSliceMs: 0, lastSliceMs: 0, busyCells: 0, queue: 0, rebuilds: 0, work: 0, maxSliceWork: 0 },
   };
   private readonly layer: ScatterLayer;
   private readonly options: Required<SharedScatterOptions>;
@@ -240,6 +243,9 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
   private readonly problemsShown = new Map<string, number>();
   private focusAt = { x: 0, z: 0 };
   private localPresetNoticed = false;
+  /** Between the brush's strokeStart and strokeEnd. */
+  private pressed = false;
+  private strokesChanged = true;
   private wasSettled = true;
   private readonly removers: Array<() => void> = [];
   private disposed = false;
@@ -255,8 +261,14 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
       if (brush.maxRadius !== undefined) brush.maxRadius = Math.min(brush.maxRadius, MAX_SHARED_RADIUS);
       if (brush.radius !== undefined) brush.radius = Math.min(brush.radius, MAX_SHARED_RADIUS);
       this.removers.push(
-        brush.on('strokeStart', () => this.endStroke()),
-        brush.on('strokeEnd', () => this.endStroke()),
+        brush.on('strokeStart', () => {
+          this.endStroke();
+          this.pressed = true;
+        }),
+        brush.on('strokeEnd', () => {
+          this.pressed = false;
+          this.endStroke();
+        }),
       );
     }
     this.layer.editor = {
@@ -437,7 +449,9 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
     this.drain();
   }
 
+  /** Outside a press of the brush (a script painting the layer) nothing says when a stroke ends: a pause does. */
   private restartIdle(): void {
+    if (this.pressed) return;
     if (this.idleTimer !== null) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => this.endStroke(), this.options.idleEndMs);
   }
@@ -557,6 +571,7 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
   }
 
   private leave(entry: CellEntry): void {
+    this.strokesChanged = true;
     entry.socket.dispose();
     const out: ForestChange = { added: [], removed: [] };
     entry.forest.clear(out);
@@ -705,12 +720,24 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
   }
 
   private afterChange(entry: CellEntry): void {
+    this.strokesChanged = true;
     entry.forest.setStrokes(entry.strokes.list());
     this.schedulePump();
   }
 
   private cellsWith(id: string): CellEntry[] {
     return [...this.cells.values()].filter((entry) => entry.strokes.has(id));
+  }
+
+  /** Distinct stored strokes in the joined cells (counted again only after a change). */
+  private countStrokes(): number {
+    if (this.strokesChanged) {
+      this.strokesChanged = false;
+      const ids = new Set<string>();
+      for (const entry of this.cells.values()) for (const stroke of entry.strokes.storedStrokes) ids.add(stroke.id);
+      this.stats.strokes = ids.size;
+    }
+    return this.stats.strokes;
   }
 
   private countCells(): void {
@@ -752,10 +779,13 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
     this.flushLayer(deadline, change);
     const busy = [...this.cells.values()].filter((c) => c.forest.busy);
     busy.sort((a, b) => distanceToCell(this.focusAt.x, this.focusAt.z, a.cell) - distanceToCell(this.focusAt.x, this.focusAt.z, b.cell));
+    let work = 0;
     for (const entry of busy) {
       if (now() >= deadline || this.layerQueue.length > 0) break;
       const out: ForestChange = { added: [], removed: [] };
+      const before = entry.forest.work;
       entry.forest.step(deadline, now, out);
+      work += entry.forest.work - before;
       this.queueLayer(out);
       this.flushLayer(deadline, change);
     }
@@ -764,17 +794,18 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
     apply.slices++;
     apply.lastSliceMs = elapsed;
     apply.longestSliceMs = Math.max(apply.longestSliceMs, elapsed);
+    apply.work += work;
+    apply.maxSliceWork = Math.max(apply.maxSliceWork, work);
     let rebuilds = 0;
-    const ids = new Set<string>();
+    let busyCells = 0;
     for (const entry of this.cells.values()) {
       rebuilds += entry.forest.rebuilds;
-      for (const stroke of entry.strokes.storedStrokes) ids.add(stroke.id);
+      if (entry.forest.busy) busyCells++;
     }
-    const strokes = ids.size;
     apply.rebuilds = rebuilds;
-    apply.busyCells = [...this.cells.values()].filter((c) => c.forest.busy).length;
+    apply.busyCells = busyCells;
     apply.queue = this.layerQueue.length;
-    this.stats.strokes = strokes;
+    const strokes = this.countStrokes();
     if (apply.busyCells > 0 || this.layerQueue.length > 0) {
       this.wasSettled = false;
       this.schedulePump();

@@ -4,5 +4,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** Base URL of the wrangler dev server started by the suite's globalSetup. */
     serverUrl: string;
+    /** The built pages the browser suite's server serves (a suite that starts a server of its own serves them too). */
+    assetsDir: string;
   }
 }
