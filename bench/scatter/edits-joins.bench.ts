@@ -19,7 +19,9 @@ const SAMPLES = Number(process.env.SCATTER_BENCH_EDIT_SAMPLES ?? 16);
 const WATCHERS = 8;
 const SEED = 1;
 
+const progress = (what: string) => process.stderr.write(`[edits-joins] ${what}\n`);
 const server = await startServer();
+progress('server up');
 const base = server.url;
 const ws = (path: string) => base.replace(/^http/, 'ws') + path;
 const room = (cell: string) => `/rooms/edits/${encodeURIComponent(`world:edits:${SEED}:${cell}`)}`;
@@ -33,15 +35,26 @@ async function sessionFrom(ip: string): Promise<string> {
   return ((await response.json()) as { token: string }).token;
 }
 
-function open(url: string, ip: string): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
+/** Opens a socket; a handshake that hangs (seen in wrangler dev on a loaded machine) is given up after 20 s and tried again. */
+async function open(url: string, ip: string): Promise<WebSocket> {
+  for (let attempt = 1; ; attempt++) {
     const socket = new WebSocket(url, { headers: { 'X-Test-Client-IP': ip } });
-    socket.once('open', () => resolve(socket));
-    socket.once('error', reject);
-  });
+    socket.on('error', () => undefined);
+    const opened = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 20_000);
+      socket.once('open', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    if (opened) return socket;
+    socket.terminate();
+    progress(`a handshake hung for 20 s (attempt ${attempt}): ${url.slice(0, 80)}…`);
+    if (attempt === 3) throw new Error(`not open after 3 tries: ${url}`);
+  }
 }
 
-/** A stroke of `dabs` dabs along x in cell 0:0 (quantised to 1/64 m, as the brush sends them). */
+/** A stroke of `dabs` dabs along x in cell 0:0 (or the cell of x0; quantised to 1/64 m, as the brush sends them). */
 function stroke(id: string, dabs: number, radius: number, x0 = 8, z = 8): string {
   const events: object[] = [
     { kind: 'preset', presetId: 'meadow' },
@@ -52,12 +65,15 @@ function stroke(id: string, dabs: number, radius: number, x0 = 8, z = 8): string
 }
 
 /** Bytes and ms of one join: until the snapshot (JSON) or the binary snapshot has arrived. */
-async function joinOnce(format: 'json' | 'binary', ip: string): Promise<{ bytes: number; ms: number; refused: boolean }> {
+async function joinOnce(format: 'json' | 'binary', ip: string, cell = '0:0'): Promise<{ bytes: number; ms: number; refused: boolean }> {
   const start = performance.now();
-  const socket = new WebSocket(ws(room('0:0') + (format === 'binary' ? '?format=binary' : '')), { headers: { 'X-Test-Client-IP': ip } });
+  const socket = new WebSocket(ws(room(cell) + (format === 'binary' ? '?format=binary' : '')), { headers: { 'X-Test-Client-IP': ip } });
   return new Promise((resolve) => {
     let bytes = 0;
+    let finished = false;
     const done = (refused: boolean) => {
+      if (finished) return;
+      finished = true;
       socket.removeAllListeners();
       socket.on('error', () => undefined);
       socket.terminate();
@@ -72,6 +88,8 @@ async function joinOnce(format: 'json' | 'binary', ip: string): Promise<{ bytes:
     });
     socket.on('close', () => done(true));
     socket.on('error', () => done(true));
+    // A handshake that hangs counts as refused (the loop goes on).
+    setTimeout(() => done(true), 10_000);
   });
 }
 
@@ -82,20 +100,40 @@ const fillers = await Promise.all(
     return open(ws(`${room('0:0')}?session=${await sessionFrom(ip)}`), ip);
   }),
 );
+progress('fillers open');
 fillers.forEach((socket, s) => {
   for (let k = 0; k < 8; k++) socket.send(stroke(`fill-${s}-${k}`, 94, 4));
 });
+// The most bytes a cell can hold: dabs of 0.25 m (cell 1:0), from another 32 sessions.
+let opened = 0;
+const tinyFillers = await Promise.all(
+  Array.from({ length: 32 }, async () => {
+    const ip = freshIp();
+    const token = await sessionFrom(ip);
+    const socket = await open(ws(`${room('1:0')}?session=${token}`), ip);
+    if (++opened % 8 === 0) progress(`${opened} open in cell 1:0`);
+    return socket;
+  }),
+);
+tinyFillers.forEach((socket, s) => {
+  for (let k = 0; k < 8; k++) socket.send(stroke(`tiny-${s}-${k}`, 94, 0.25, 72, 8));
+});
+progress('filling');
 await sleep(8000);
-for (const socket of fillers) socket.close();
+for (const socket of [...fillers, ...tinyFillers]) socket.close();
+progress('filled');
+const tinyJson = await joinOnce('json', freshIp(), '1:0');
+const tinyBinary = await joinOnce('binary', freshIp(), '1:0');
 
 const jsonJoin = await joinOnce('json', freshIp());
 const binaryJoin = await joinOnce('binary', freshIp());
-const jsonText = await new Promise<string>((resolve) => {
+const jsonText = await new Promise<string>((resolve, reject) => {
   const socket = new WebSocket(ws(room('0:0')), { headers: { 'X-Test-Client-IP': freshIp() } });
   socket.once('message', (data) => {
     resolve(String(data));
     socket.terminate();
   });
+  setTimeout(() => reject(new Error('no snapshot within 30 s')), 30_000);
 });
 const snapshot = JSON.parse(jsonText) as { strokes: Array<{ events: unknown[] }> };
 const dabs = snapshot.strokes.reduce((n, s) => n + s.events.length - 2, 0);
@@ -153,6 +191,7 @@ function watchers(): { stop(): Promise<{ joins: number; refused: number; bytes: 
 const quiet: number[] = [];
 const busy: number[] = [];
 const pulled = { joins: 0, refused: 0, bytes: 0, ms: 0 };
+progress('measuring');
 await roundTrips(2); // warm-up
 for (let round = 0; round < ROUNDS; round++) {
   quiet.push(...(await roundTrips(SAMPLES)));
@@ -160,6 +199,7 @@ for (let round = 0; round < ROUNDS; round++) {
   await sleep(1000);
   busy.push(...(await roundTrips(SAMPLES)));
   const got = await load.stop();
+  progress(`round ${round + 1} of ${ROUNDS}`);
   for (const key of ['joins', 'refused', 'bytes', 'ms'] as const) pulled[key] += got[key];
 }
 honest.close();
@@ -175,6 +215,7 @@ const table = {
     ['bytes per join, JSON snapshot', kb(jsonJoin.bytes), ''],
     ['bytes per join, binary snapshot (?format=binary)', kb(binaryJoin.bytes), ''],
     ['join to snapshot, JSON', `${jsonJoin.ms.toFixed(0)} ms`, ''],
+    ['bytes per join, the fullest cell (0.25 m dabs), JSON / binary', `${kb(tinyJson.bytes)} / ${kb(tinyBinary.bytes)}`, ''],
     ['honest round trip p50, quiet', `${p50q.toFixed(0)} ms`, '× 1.00'],
     ['honest round trip p50, 8 watchers', `${p50b.toFixed(0)} ms`, `× ${(p50b / p50q).toFixed(2)}`],
     ['honest round trip p95, quiet / 8 watchers', `${percentile(quiet, 95).toFixed(0)} / ${percentile(busy, 95).toFixed(0)} ms`, ''],

@@ -311,8 +311,8 @@ describe('SharedScatter, the page’s side, against real workerd', () => {
     }
   });
 
-  /** A visitor as the world page makes one, focused on the border of cells 27:0 and 28:0 (x = 1,792). */
-  async function visitor(session: string | null) {
+  /** A visitor as the world page makes one, focused on the border of cells 27:0 and 28:0 (x = 1,792), or on `at`. */
+  async function visitor(session: string | null, at: { x: number; z: number; cells: number } = { x: 1792, z: 30, cells: 2 }) {
     const layer = new ScatterLayer({ ground, seed: 1 });
     const brush = new Emitter<BrushToolEvents>();
     const shared = new SharedScatter({
@@ -326,8 +326,8 @@ describe('SharedScatter, the page’s side, against real workerd', () => {
       WebSocket: WebSocket as unknown as WebSocketConstructor,
     });
     visitors.push({ shared, layer });
-    shared.focus(1792, 30);
-    await expect.poll(() => shared.stats.cells, { timeout: 15_000 }).toBe(2);
+    shared.focus(at.x, at.z);
+    await expect.poll(() => shared.stats.cells, { timeout: 15_000 }).toBe(at.cells);
     await expect.poll(() => shared.settled, { timeout: 15_000 }).toBe(true);
     /** A press of the brush; `preset` null paints with whatever the layer has (none chosen yet on a fresh page). */
     const paint = (preset: string | null, ...dabs: Array<[number, number]>) => {
@@ -401,5 +401,28 @@ describe('SharedScatter, the page’s side, against real workerd', () => {
     expect(problems).toEqual([expect.stringMatching(/^Your stroke was not shared: editing needs a session/)]);
     await settled(watcher);
     expect(watcher.shared.stats.stored).toBe(0);
+  });
+
+  it('applies a full cell in slices: no slice does a quarter of the work', async () => {
+    // Cell 29:0 filled as a griefer would: eight sessions' bursts of the costliest strokes it takes.
+    const sessions = await Promise.all(Array.from({ length: 8 }, () => editor('29:0')));
+    let n = 0;
+    for (const client of sessions)
+      for (let k = 0; k < 8; k++) {
+        const dabs = Array.from(
+          { length: 94 },
+          (_, i) => [1868 + ((i * 7 + k) % 40), 12 + ((i * 3 + n) % 40), 10] as [number, number, number],
+        );
+        client.socket.send(stroke(`full-${n++}`, ...dabs));
+      }
+    await expect.poll(() => strokesOf(sessions[0]!).length, { timeout: 20_000 }).toBe(64);
+    for (const client of sessions) client.socket.close();
+    const joiner = await visitor(await newSession(), { x: 1888, z: 32, cells: 1 });
+    await settled(joiner);
+    const { apply } = joiner.shared.stats;
+    expect(joiner.shared.stats.strokes).toBeGreaterThanOrEqual(4);
+    expect(joiner.layer.stats.instances).toBeGreaterThan(1000);
+    expect(apply.slices).toBeGreaterThanOrEqual(4);
+    expect(apply.maxSliceWork * 4).toBeLessThanOrEqual(apply.work);
   });
 });
