@@ -16,4 +16,6 @@ export interface Env {
   TRUST_TEST_IP_HEADER?: string;
   /** Half the world map's edge in metres (default 256: the 512 m map); see server/world/directory.ts. */
   WORLD_HALF_EXTENT_M?: string;
+  /** World seeds that have shared edits, comma-separated (default `1`); see src/scatter/shared-edits.ts. */
+  WORLD_SEEDS?: string;
 }

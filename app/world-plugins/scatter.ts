@@ -4,6 +4,7 @@ import type { ScatterTool } from '../../src/scatter/scatter-tool.ts';
 import { Disposers } from '../../src/core/disposers.ts';
 import { isTyping } from '../../src/core/typing.ts';
 import { worldDock } from '../../src/world/dock.ts';
+import { showNotice } from '../../src/world/notices.ts';
 
 /**
  * The scatter brush as a tool in the world. Idle cost is one small button and a key listener:
@@ -13,7 +14,8 @@ import { worldDock } from '../../src/world/dock.ts';
  * the ambient world's prop catalog, so props bake once. The toggle and the panel sit in the page's
  * dock with the other tools (src/world/dock.ts), so nothing overlaps. Strokes are shared through the world's edit
  * cells (src/scatter/shared-scatter.ts): everyone near sees them, later visitors too; Ctrl+Z undoes
- * one's own last stroke (own: painted under this browser's session, `POST /api/session`).
+ * one's own last press (own: painted under this browser's session, `POST /api/session`). Every
+ * refusal or failure to share is a notice, and a figure in `cairn.stats.sharedScatter` and the HUD.
  * `?shared=0` keeps the brush local.
  */
 export const plugin: WorldPlugin = { name: 'scatter', provides: ['scatter', 'sharedScatter'], uses: ['ambient'], install };
@@ -61,10 +63,53 @@ function install(world: World): () => void {
       .then(async ([ready, { SharedScatter, editSession }]) => {
         // A session proves who painted a stroke: only it can undo the stroke (kept across reloads while valid).
         const session = await editSession(location.origin, localStorage);
-        const shared = new SharedScatter({ layer: ready.layer, brush: ready.brush, seed, session });
+        const shared = new SharedScatter({
+          layer: ready.layer,
+          brush: ready.brush,
+          seed,
+          session,
+          origin: location.origin.replace(/^http/, 'ws'),
+        });
+        undo.add(shared.on('problem', ({ level, title, detail }) => void showNotice({ level, title, detail })));
+        if (session === null)
+          showNotice({
+            level: 'warn',
+            title: 'Your strokes are not shared',
+            detail:
+              'The server gave this page no session (offline, or too many from this address lately): you see what others paint; reload later to paint for everyone.',
+          });
         undo.add(world.services.provide('sharedScatter', shared));
         undo.add(() => shared.dispose());
         world.cairn.stats.sharedScatter = shared.stats;
+        world.hud?.addSection('shared-edits', {
+          title: 'Shared edits',
+          rows: (all) => {
+            const s = all.sharedScatter;
+            if (!s) return [];
+            return [
+              {
+                label: 'cells',
+                value: `${s.cells} open / ${s.joined} · ${s.strokes} strokes`,
+                tone: s.cells < s.joined ? 'warn' : undefined,
+              },
+              {
+                label: 'mine',
+                value: `${s.sent} sent · ${s.stored} stored${s.queued ? ` · ${s.queued} queued` : ''}${s.author ? '' : ' · watching only'}`,
+                tone: s.author ? undefined : 'warn',
+              },
+              ...(s.refused || s.evictedMine
+                ? [
+                    {
+                      label: 'refused',
+                      value: `${s.refused} · evicted ${s.evictedMine} · ${s.lastRefusal ?? ''}`.slice(0, 70),
+                      tone: 'bad' as const,
+                    },
+                  ]
+                : []),
+              ...(s.apply.busyCells ? [{ label: 'applying', value: `${s.apply.busyCells} cells · ${s.apply.queue} waiting` }] : []),
+            ];
+          },
+        });
         let tick = 0;
         undo.add(
           world.onFrame(() => {

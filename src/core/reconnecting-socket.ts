@@ -184,6 +184,8 @@ export class ReconnectingSocket {
     this.socket = null;
     if (socket) {
       detach(socket);
+      // Closing a socket still connecting reports an error (Node's `ws` throws one nobody listens to).
+      socket.onerror = () => undefined;
       if (socket.readyState <= OPEN) {
         try {
           socket.close(1000, 'bye');

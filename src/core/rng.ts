@@ -35,6 +35,15 @@ export class Mulberry32 {
   setState(state: number): void {
     this.state = state >>> 0;
   }
+
+  /**
+   * Skips `count` draws in O(1): the state only ever advances by a constant, so `count` draws
+   * later it is `state + count × step`. Whoever skips ends where one who drew `count` numbers would.
+   */
+  skip(count: number): void {
+    // Math.imul keeps the product exact modulo 2³² (count × step overflows a double's 53 bits).
+    this.state = (this.state + Math.imul(count >>> 0, 0x6d2b79f5)) >>> 0;
+  }
 }
 
 /** Functional form: returns a function giving floats in [0, 1). */

@@ -48,6 +48,8 @@ export interface BrushToolEvents extends Record<string, unknown> {
 
 export class BrushTool extends Emitter<BrushToolEvents> {
   radius: number;
+  /** Largest radius {@link setRadius} allows, metres (shared edits lower it to what the server takes). Default 60. */
+  maxRadius = 60;
   mode: BrushMode = 'paint';
   readonly dabSpacing: number;
   cursor: CursorState | null = null;
@@ -110,7 +112,7 @@ export class BrushTool extends Emitter<BrushToolEvents> {
   }
 
   setRadius(radius: number): void {
-    this.radius = Math.min(60, Math.max(1, radius));
+    this.radius = Math.min(this.maxRadius, Math.max(1, radius));
     if (this.cursor) this.drawRing(this.cursor.x, this.cursor.z);
   }
 

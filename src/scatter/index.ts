@@ -4,7 +4,7 @@
  * with distance LOD, and a heightmap ray-march cursor. See docs/scatter.md.
  *
  * Pure (Node-testable): preset, placement, session, instance-buckets, lod-select, lod-bake,
- * ray-march, transform, regions, shared-edits. three glue: catalog, prop-lod, gltf-prop, props/*, bucket-meshes,
+ * ray-march, transform, regions, shared-edits, shared-cell. three glue: catalog, prop-lod, gltf-prop, props/*, bucket-meshes,
  * scatter-layer. DOM glue: brush-tool, brush-panel, overview-camera, scatter-tool, shared-scatter. Node only (not
  * exported here): lod-command (the `npm run lod` command).
  *
@@ -31,4 +31,5 @@ export * from './overview-camera.ts';
 export * from './scatter-tool.ts';
 export * from './regions.ts';
 export * from './shared-edits.ts';
+export * from './shared-cell.ts';
 export * from './shared-scatter.ts';

@@ -69,6 +69,25 @@ export interface PlacementEngineOptions {
   cellSize?: number;
   /** Upper bound on candidates in one dab (a huge brush at a high density). Default 20,000. */
   maxCandidatesPerDab?: number;
+  /**
+   * Only candidates inside this square (minus {@link edgeMargin}) are kept; the others are
+   * skipped without counting as candidates or rejections, though they still draw their numbers.
+   * Shared edits give each 64 m cell an engine of its own, so what a cell holds depends on its
+   * strokes alone. Default: no bounds.
+   */
+  bounds?: PlacementBounds;
+  /** Metres inside {@link bounds} where nothing is kept, so neighbouring squares' instances keep apart. Default 0. */
+  edgeMargin?: number;
+  /** The first placement's id (ids count up from it). Default 1. */
+  firstId?: number;
+}
+
+/** A square (or rectangle) of ground: x in [minX, maxX), z in [minZ, maxZ). */
+export interface PlacementBounds {
+  minX: number;
+  minZ: number;
+  maxX: number;
+  maxZ: number;
 }
 
 /** Random numbers each candidate consumes, kept or not: radius, angle, pick, prop, scale, yaw. */
@@ -88,6 +107,8 @@ export class PlacementEngine {
   private readonly propsIn: (category: string) => readonly string[];
   private readonly cellSize: number | undefined;
   private readonly maxCandidates: number;
+  private readonly bounds: PlacementBounds | null;
+  private readonly margin: number;
   private readonly families = new Map<string, SpatialHash2D>();
   /** Every live instance, for the eraser. */
   private readonly all: SpatialHash2D;
@@ -102,6 +123,9 @@ export class PlacementEngine {
     this.propsIn = options.propsIn;
     this.cellSize = options.cellSize;
     this.maxCandidates = options.maxCandidatesPerDab ?? 20_000;
+    this.bounds = options.bounds ?? null;
+    this.margin = options.edgeMargin ?? 0;
+    this.nextId = options.firstId ?? 1;
     this.all = new SpatialHash2D(this.cellSize ?? 8);
   }
 
@@ -120,17 +144,47 @@ export class PlacementEngine {
    * reservations are in the hash when this returns.
    */
   dab(dab: Dab, preset: ScatterPreset, out: Placement[] = []): Placement[] {
-    if (!(dab.radius > 0) || !Number.isFinite(dab.x) || !Number.isFinite(dab.z)) return out;
+    return this.runCandidates(dab, preset, this.startDab(dab, preset), out);
+  }
+
+  /**
+   * The first half of {@link dab}, for callers that spread a dab over time slices: draws the
+   * fractional candidate's coin and returns how many candidates the dab has (0 for a bad disk).
+   * Then {@link runCandidates} (or {@link skipCandidates}) that many, in any number of calls.
+   */
+  startDab(dab: Dab, preset: ScatterPreset): number {
+    if (!(dab.radius > 0) || !Number.isFinite(dab.x) || !Number.isFinite(dab.z)) return 0;
     const expected = this.candidateCount(preset, dab.radius);
-    let count = Math.floor(expected);
+    const count = Math.floor(expected);
     // The fractional candidate is decided by one draw, so small brushes still place on average.
-    if (this.rng.next() < expected - count) count++;
+    return this.rng.next() < expected - count ? count + 1 : count;
+  }
+
+  /** Samples `count` of a dab's candidates (after {@link startDab}) and appends what they placed to `out`. */
+  runCandidates(dab: Dab, preset: ScatterPreset, count: number, out: Placement[] = []): Placement[] {
     const anyUnderwaterPick = preset.picks.some((p) => p.altMin < 0);
     for (let c = 0; c < count; c++) {
       const placement = this.candidate(dab, preset, anyUnderwaterPick);
       if (placement) out.push(placement);
     }
     return out;
+  }
+
+  /** Passes over `count` candidates in O(1): the numbers they would draw are skipped, nothing is placed. */
+  skipCandidates(count: number): void {
+    this.rng.skip(count * DRAWS_PER_CANDIDATE);
+  }
+
+  /** Whether a disk reaches the engine's {@link PlacementEngineOptions.bounds} (always, without bounds). */
+  reaches(dab: Dab): boolean {
+    const b = this.bounds;
+    if (!b) return true;
+    return (
+      dab.x + dab.radius >= b.minX + this.margin &&
+      dab.x - dab.radius < b.maxX - this.margin &&
+      dab.z + dab.radius >= b.minZ + this.margin &&
+      dab.z - dab.radius < b.maxZ - this.margin
+    );
   }
 
   /** Removes an instance (eraser, eviction): frees its spacing reservation. */
@@ -171,12 +225,14 @@ export class PlacementEngine {
     const propRoll = rng.next();
     const scaleRoll = rng.next();
     const yawRoll = rng.next();
-    this.candidates++;
 
     const r = dab.radius * Math.sqrt(u);
     const angle = v * Math.PI * 2;
     const x = dab.x + r * Math.cos(angle);
     const z = dab.z + r * Math.sin(angle);
+    const b = this.bounds;
+    if (b && (x < b.minX + this.margin || x >= b.maxX - this.margin || z < b.minZ + this.margin || z >= b.maxZ - this.margin)) return null;
+    this.candidates++;
     const ground = this.ground;
     if (!ground.contains(x, z)) return this.reject('outside');
     const y = ground.sampleHeight(x, z);

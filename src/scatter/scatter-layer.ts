@@ -26,7 +26,7 @@ import { writePlacementMatrix } from './transform.ts';
 export interface ScatterStats {
   seed: number;
   preset: string | null;
-  /** Instances placed and alive (logical, whether drawn yet or not). */
+  /** Instances placed and alive (logical, whether drawn yet or not): the session's and those added with addPlacements. */
   instances: number;
   /** Instances in buckets (drawn). */
   rendered: number;
@@ -81,6 +81,16 @@ export interface ScatterLayerOptions {
   parent?: Object3D;
 }
 
+/**
+ * Where a layer's {@link ScatterLayer.paint} and {@link ScatterLayer.erase} go instead of its own
+ * session: shared edits (shared-scatter.ts) attach one, so whatever paints the layer — the brush,
+ * a script — paints the shared world. Preset choices, replays and recordings stay the session's.
+ */
+export interface ScatterEditor {
+  paint(x: number, z: number, radius: number): SessionChange;
+  erase(x: number, z: number, radius: number): SessionChange;
+}
+
 export interface ScatterLayerEvents extends Record<string, unknown> {
   /** Something the user should see (bad preset, prop that failed): show it where they look. */
   problem: { title: string; detail: string };
@@ -117,7 +127,10 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
   readonly lod: LodSelector;
   readonly stats: ScatterStats;
   session: ScatterSession;
-  private readonly ground: GroundSampler;
+  /** Takes paint and erase dabs instead of the session while set (see {@link ScatterEditor}). */
+  editor: ScatterEditor | null = null;
+  /** The ground every placement reads. */
+  readonly ground: GroundSampler;
   private readonly maxInstances: number;
   private readonly shadows: boolean;
   private readonly shadowLevels: number;
@@ -267,12 +280,18 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
     return promise;
   }
 
-  /** Paints one dab at (x, z). Returns what it placed/evicted (logical; drawing may follow). */
+  /**
+   * Paints one dab at (x, z) — through the {@link editor} when one is attached. Returns what it
+   * placed/evicted (logical; drawing may follow).
+   */
   paint(x: number, z: number, radius: number): SessionChange {
+    if (this.editor) return this.editor.paint(x, z, radius);
     return this.apply({ kind: 'paint', x, z, radius });
   }
 
+  /** Erases a disk — through the {@link editor} when one is attached. */
   erase(x: number, z: number, radius: number): SessionChange {
+    if (this.editor) return this.editor.erase(x, z, radius);
     return this.apply({ kind: 'erase', x, z, radius });
   }
 
@@ -520,7 +539,7 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
     const s = this.stats;
     const engine = this.session.engine;
     s.preset = this.session.preset?.id ?? null;
-    s.instances = this.session.instances.size;
+    s.instances = this.session.instances.size + this.external.size;
     s.rendered = this.rendered.size;
     let pending = 0;
     for (const set of this.pending.values()) pending += set.size;

@@ -6,5 +6,7 @@ declare module 'vitest' {
     serverUrl: string;
     /** X display (e.g. ':3') of the Xvfb the engines suite's globalSetup started. */
     display: string;
+    /** The built pages the browser suite's server serves (a suite that starts a server of its own serves them too). */
+    assetsDir: string;
   }
 }

@@ -10,6 +10,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const assetsDir = buildPages();
   const server = await startServer({ assetsDir });
   project.provide('serverUrl', server.url);
+  project.provide('assetsDir', assetsDir);
   return async () => {
     await server.stop();
     rmSync(assetsDir, { recursive: true, force: true });

@@ -53,4 +53,15 @@ describe('Mulberry32', () => {
     expect(seedFromString('forest')).not.toBe(seedFromString('forest2'));
     expect(seedFromString('forest')).toBe(seedFromString('forest'));
   });
+
+  it('skips draws in one step and lands where drawing them would', () => {
+    for (const count of [0, 1, 6, 97, 1_000_003]) {
+      const drawn = new Mulberry32(0xfffffff0);
+      for (let i = 0; i < count; i++) drawn.next();
+      const skipped = new Mulberry32(0xfffffff0);
+      skipped.skip(count);
+      expect(skipped.getState()).toBe(drawn.getState());
+      expect(skipped.next()).toBe(drawn.next());
+    }
+  });
 });
