@@ -359,7 +359,9 @@ export class RetargetViewer {
     this.checker = new ParityChecker(context);
     this.stats.mappedBones = context.mapping.pairs.length;
     this.stats.ratios = { horizontal: context.ratios.horizontal, vertical: context.ratios.vertical };
-    const result = await retargetLibraryAsync(this.sourceClips, context, { onProgress: (done, total) => this.setProgress(done, total) });
+    const result = await retargetLibraryAsync(this.sourceClips, context, {
+      onProgress: ({ done, total }) => this.setProgress(done, total ?? done),
+    });
     this.clips = result.clips;
     this.reports = result.reports;
     this.stats.retargeted = result.clips.length;

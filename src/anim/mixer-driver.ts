@@ -1,5 +1,6 @@
 import { AnimationMixer, LoopOnce, LoopRepeat, type AnimationAction, type AnimationClip, type Object3D } from 'three';
-import { clipRigOffset, RigOffsetBlend } from './rig-offset.ts';
+import { withDefaults } from '../core/options.ts';
+import { clipRigOffset, RIG_OFFSET_RATE, RigOffsetBlend } from './rig-offset.ts';
 import { AnimationStateMachine, type StateMachineOptions } from './state-machine.ts';
 
 export interface MixerDriverOptions extends StateMachineOptions {
@@ -8,6 +9,12 @@ export interface MixerDriverOptions extends StateMachineOptions {
   /** Blend rate of the per-clip rig offset (1/s). Default 5. */
   rigOffsetRate?: number;
 }
+
+/** Defaults of the driver's own options; the state machine's are its own. */
+const MIXER_DRIVER_DEFAULTS: Required<Pick<MixerDriverOptions, 'fades' | 'rigOffsetRate'>> = {
+  fades: {},
+  rigOffsetRate: RIG_OFFSET_RATE,
+};
 
 /**
  * Plays an {@link AnimationStateMachine} on a three.js AnimationMixer: each transition crossfades
@@ -27,8 +34,9 @@ export class MixerAnimationDriver {
 
   constructor(root: Object3D, clips: readonly AnimationClip[], options: MixerDriverOptions = {}) {
     this.mixer = new AnimationMixer(root);
-    this.fades = options.fades ?? {};
-    this.offset = new RigOffsetBlend({ rate: options.rigOffsetRate });
+    const { fades, rigOffsetRate } = withDefaults(MIXER_DRIVER_DEFAULTS, options);
+    this.fades = fades;
+    this.offset = new RigOffsetBlend({ rate: rigOffsetRate });
     for (const clip of clips) {
       const action = this.mixer.clipAction(clip);
       const loop = (clip.userData as { loop?: boolean } | undefined)?.loop !== false;
@@ -38,7 +46,7 @@ export class MixerAnimationDriver {
     }
     const { initial, fades: _fades, rigOffsetRate: _rate, ...rest } = options;
     this.machine = new AnimationStateMachine({ ...rest, clips: clips.map((c) => c.name) });
-    this.unsubscribe = this.machine.onTransition(({ from, to, clip }) => {
+    this.unsubscribe = this.machine.on('transition', ({ from, to, clip }) => {
       const next = this.actions.get(clip)!;
       next.reset().setEffectiveTimeScale(1).setEffectiveWeight(1).play();
       const fade = from === null ? 0 : (this.fades[to] ?? this.fades.default ?? 0.25);

@@ -1,4 +1,5 @@
 import { damp } from '../core/math.ts';
+import { withDefaults } from '../core/options.ts';
 
 /** Default blend rate of the rig offset: 5 per second (time constant 0.2 s, 95 % in 0.6 s). */
 export const RIG_OFFSET_RATE = 5;
@@ -9,6 +10,8 @@ export interface RigOffsetBlendOptions {
   /** Starting offset (metres). Default 0. */
   initial?: number;
 }
+
+const RIG_OFFSET_BLEND_DEFAULTS: Required<RigOffsetBlendOptions> = { rate: RIG_OFFSET_RATE, initial: 0 };
 
 /**
  * A per-clip vertical rig offset, blended smoothly: swim clips sit the body in the water (a crawl
@@ -24,8 +27,9 @@ export class RigOffsetBlend {
   readonly rate: number;
 
   constructor(options: RigOffsetBlendOptions = {}) {
-    this.rate = options.rate ?? RIG_OFFSET_RATE;
-    this.value = options.initial ?? 0;
+    const { rate, initial } = withDefaults(RIG_OFFSET_BLEND_DEFAULTS, options);
+    this.rate = rate;
+    this.value = initial;
     this.target = this.value;
   }
 

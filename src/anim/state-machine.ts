@@ -1,3 +1,6 @@
+import { Emitter } from '../core/emitter.ts';
+import { withDefaults } from '../core/options.ts';
+
 /**
  * A small animation state machine with clip aliases. Game code speaks in generic states (`idle`,
  * `walk`, `run`, `jump`, `swim`, …); each rig maps them to its own clip names at play time, so one
@@ -18,6 +21,9 @@ export interface StateMachineOptions {
   clips?: readonly string[];
 }
 
+/** `initial` and `clips` have no default: left out, the machine starts idle and checks no clip names. */
+const STATE_MACHINE_DEFAULTS: Required<Omit<StateMachineOptions, 'initial' | 'clips'>> = { aliases: {} };
+
 export interface Transition {
   from: string | null;
   to: string;
@@ -25,17 +31,23 @@ export interface Transition {
   clip: string;
 }
 
-export class AnimationStateMachine {
+/** What an {@link AnimationStateMachine} emits. */
+export interface StateMachineEvents extends Record<string, unknown> {
+  /** A state change was applied (never for a request of the state already playing). */
+  transition: Transition;
+}
+
+export class AnimationStateMachine extends Emitter<StateMachineEvents> {
   /** The state playing now (null before the first transition). */
   current: string | null = null;
   /** The last requested state not yet applied. */
   pending: string | null = null;
   private readonly aliases: Map<string, string>;
   private readonly clips: Set<string> | null;
-  private readonly listeners = new Set<(transition: Transition) => void>();
 
   constructor(options: StateMachineOptions = {}) {
-    this.aliases = new Map(Object.entries(options.aliases ?? {}));
+    super();
+    this.aliases = new Map(Object.entries(withDefaults(STATE_MACHINE_DEFAULTS, options).aliases));
     this.clips = options.clips ? new Set(options.clips) : null;
     if (options.initial) this.transition(options.initial);
   }
@@ -69,18 +81,12 @@ export class AnimationStateMachine {
     return this.transition(next);
   }
 
-  /** Subscribes to transitions; returns the unsubscribe function. */
-  onTransition(listener: (transition: Transition) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
   /** Goes to `state` now; a transition to the state already playing does nothing. */
   transition(state: string): Transition | null {
     if (state === this.current) return null;
     const transition: Transition = { from: this.current, to: state, clip: this.resolve(state) };
     this.current = state;
-    for (const listener of this.listeners) listener(transition);
+    this.emit('transition', transition);
     return transition;
   }
 }

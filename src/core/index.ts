@@ -1,6 +1,6 @@
 /**
  * cairn-world/core: math, the seeded RNG, the spatial hash and the small building blocks every
- * module shares, one of each: the defaults resolver, `Emitter`, `Services`, `Disposers`, decibels,
+ * module shares, one of each: the defaults resolver, `Emitter`, the progress shape, `Services`, `Disposers`, decibels,
  * backoff, the reconnecting socket and the token bucket. No three, no DOM.
  *
  * @module core
@@ -13,6 +13,7 @@ export * from './emitter.ts';
 export * from './decibels.ts';
 export * from './services.ts';
 export * from './options.ts';
+export * from './progress.ts';
 export * from './typing.ts';
 export * from './disposers.ts';
 export * from './backoff.ts';

@@ -1,5 +1,5 @@
 import type { BoneMapChoice } from '../retarget/bone-map.ts';
-import type { RetargetProgress } from '../retarget/retarget-library.ts';
+import type { ProgressListener } from '../../core/progress.ts';
 
 /** Where a command writes: its report lines, its errors, and (on a terminal) a progress line. */
 export interface CommandIO {
@@ -62,14 +62,14 @@ export function mapChoice(value: string | undefined): BoneMapChoice {
 }
 
 /** A progress callback for long work: "label [12/55] clip", at most once per 10 % off a terminal. */
-export function progressPrinter(label: string, io: CommandIO): RetargetProgress & { done(): void } {
+export function progressPrinter(label: string, io: CommandIO): ProgressListener & { done(): void } {
   const tty = process.stderr.isTTY === true;
   let lastDecile = -1;
-  const print = ((done: number, total: number, clip: string) => {
-    const decile = Math.floor((done / total) * 10);
-    if (tty || decile !== lastDecile || done === total) io.progress?.(`${label} [${done}/${total}] ${clip}`, !tty);
+  const print = (({ done, total, label: clip = '' }) => {
+    const decile = total ? Math.floor((done / total) * 10) : -1;
+    if (tty || decile !== lastDecile || done === total) io.progress?.(`${label} [${done}/${total ?? '?'}] ${clip}`, !tty);
     lastDecile = decile;
-  }) as RetargetProgress & { done(): void };
+  }) as ProgressListener & { done(): void };
   print.done = () => {
     if (tty) io.progress?.('', true);
   };

@@ -6,6 +6,8 @@ import { instantiateRig, type RigInstance } from '../retarget/instantiate.ts';
 import { angleBetween, rotationOf } from '../retarget/kinematics.ts';
 import { scaleHipsPosition } from '../retarget/position-scaling.ts';
 import type { RetargetContext } from '../retarget/retarget-clip.ts';
+import { withDefaults } from '../../core/options.ts';
+import type { ProgressListener } from '../../core/progress.ts';
 
 /**
  * The trajectory-parity check: plays a source clip on the source rig and its retargeted copy on the
@@ -192,6 +194,8 @@ export interface ParityOptions {
   bounds?: Partial<ParityBounds>;
 }
 
+const PARITY_DEFAULTS: Required<ParityOptions> = { sampleRate: 60, bounds: {} };
+
 /** Reusable playback state for checking many clips of one rig pair. */
 export class ParityChecker {
   /** The bounds this pair is held to (lengths scaled to the characters' size). */
@@ -216,8 +220,9 @@ export class ParityChecker {
   constructor(context: RetargetContext, options: ParityOptions = {}) {
     this.context = context;
     this.boundScale = boundScaleOf(context);
-    this.bounds = scaleParityBounds({ ...DEFAULT_PARITY_BOUNDS, ...options.bounds }, this.boundScale);
-    this.sampleRate = options.sampleRate ?? 60;
+    const resolved = withDefaults(PARITY_DEFAULTS, options);
+    this.bounds = scaleParityBounds(withDefaults(DEFAULT_PARITY_BOUNDS, resolved.bounds), this.boundScale);
+    this.sampleRate = resolved.sampleRate;
     this.source = instantiateRig(context.source);
     this.target = instantiateRig(context.target);
     this.sourceMixer = new AnimationMixer(this.source.root);
@@ -518,6 +523,12 @@ export interface ParityReport {
   ms: number;
 }
 
+/** Options of {@link checkLibraryParity}: the checker's, and who hears the progress. */
+export interface CheckLibraryParityOptions extends ParityOptions {
+  /** Hears `done` of `total` clips after each check, `label` the clip just checked. */
+  onProgress?: ProgressListener;
+}
+
 /**
  * Checks every source clip against the retargeted clip of the same name. Clips that did not
  * retarget fail; the others are checked one by one (`onProgress` after each).
@@ -526,14 +537,14 @@ export function checkLibraryParity(
   sourceClips: readonly AnimationClip[],
   targetClips: readonly AnimationClip[],
   context: RetargetContext,
-  options: ParityOptions & { onProgress?: (done: number, total: number, clip: string) => void } = {},
+  options: CheckLibraryParityOptions = {},
 ): ParityReport {
   const start = performance.now();
   const checker = new ParityChecker(context, options);
   const byName = new Map(targetClips.map((c) => [c.name, c]));
   const clips = sourceClips.map((clip, i) => {
     const result = checker.check(clip, byName.get(clip.name) ?? null);
-    options.onProgress?.(i + 1, sourceClips.length, clip.name);
+    options.onProgress?.({ done: i + 1, total: sourceClips.length, label: clip.name });
     return result;
   });
   let residual: BoneFigure = { bone: '', value: 0 };

@@ -1,4 +1,5 @@
 import type { AnimationClip, Bone, Object3D } from 'three';
+import type { ProgressListener } from '../../core/progress.ts';
 import { MANNEQUIN } from '../../rig/mannequin.ts';
 import { ANIMATION_LIBRARY, createAnimationLibrary, libraryClip, withoutRootMotion } from '../library/index.ts';
 import { coreBoneGaps } from './bone-map.ts';
@@ -12,8 +13,8 @@ export interface LibraryForRigOptions {
   clips?: readonly string[];
   /** Keep root motion; default false (a controller or crowd moves the character). */
   rootMotion?: boolean;
-  /** Progress while retargeting. */
-  onProgress?: (done: number, total: number, clip: string) => void;
+  /** Hears `done` of `total` clips while retargeting, `label` the clip just finished. */
+  onProgress?: ProgressListener;
 }
 
 /** What {@link libraryForRig} produced: clips (possibly none) and why any are missing. */

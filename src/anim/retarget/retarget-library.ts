@@ -1,4 +1,6 @@
 import type { AnimationClip } from 'three';
+import { withDefaults } from '../../core/options.ts';
+import type { ProgressListener } from '../../core/progress.ts';
 import { retargetClip, type ClipReport, type RetargetContext } from './retarget-clip.ts';
 
 /** A whole library's outcome: the clips that retargeted, and a report for every clip. */
@@ -9,14 +11,12 @@ export interface LibraryResult {
   ms: number;
 }
 
-/** Progress of a long retarget: `done` of `total` clips, the one just finished. */
-export type RetargetProgress = (done: number, total: number, clip: string) => void;
-
 /**
  * Retargets every clip; a clip that fails gets a report with the reason and the others still
  * retarget. Clips with duplicate names are reported (a mixer can hold only one of them).
+ * `onProgress` hears `done` of `total` clips after each, `label` the clip just finished.
  */
-export function retargetLibrary(clips: readonly AnimationClip[], context: RetargetContext, onProgress?: RetargetProgress): LibraryResult {
+export function retargetLibrary(clips: readonly AnimationClip[], context: RetargetContext, onProgress?: ProgressListener): LibraryResult {
   const start = performance.now();
   const out: AnimationClip[] = [];
   const reports: ClipReport[] = [];
@@ -27,10 +27,22 @@ export function retargetLibrary(clips: readonly AnimationClip[], context: Retarg
     seen.add(clip.name);
     reports.push(report);
     if (result) out.push(result);
-    onProgress?.(i + 1, clips.length, clip.name);
+    onProgress?.({ done: i + 1, total: clips.length, label: clip.name });
   });
   return { clips: out, reports, ms: performance.now() - start };
 }
+
+/** Options of {@link retargetLibraryAsync}. */
+export interface RetargetLibraryAsyncOptions {
+  /** Hears `done` of `total` clips after each, `label` the clip just finished. */
+  onProgress?: ProgressListener;
+  /** Stops the work early (the result holds what was done). */
+  signal?: AbortSignal;
+  /** Milliseconds of work between yields to the event loop. Default 12. */
+  budgetMs?: number;
+}
+
+const RETARGET_LIBRARY_ASYNC_DEFAULTS: Required<Pick<RetargetLibraryAsyncOptions, 'budgetMs'>> = { budgetMs: 12 };
 
 /**
  * The same, yielding to the event loop between clips so a page stays responsive and can draw a
@@ -39,19 +51,19 @@ export function retargetLibrary(clips: readonly AnimationClip[], context: Retarg
 export async function retargetLibraryAsync(
   clips: readonly AnimationClip[],
   context: RetargetContext,
-  options: { onProgress?: RetargetProgress; signal?: AbortSignal; budgetMs?: number } = {},
+  options: RetargetLibraryAsyncOptions = {},
 ): Promise<LibraryResult> {
   const start = performance.now();
   const out: AnimationClip[] = [];
   const reports: ClipReport[] = [];
-  const budget = options.budgetMs ?? 12;
+  const budget = withDefaults(RETARGET_LIBRARY_ASYNC_DEFAULTS, options).budgetMs;
   let sliceStart = performance.now();
   for (let i = 0; i < clips.length; i++) {
     if (options.signal?.aborted) break;
     const { clip, report } = retargetClip(clips[i]!, context);
     reports.push(report);
     if (clip) out.push(clip);
-    options.onProgress?.(i + 1, clips.length, clips[i]!.name);
+    options.onProgress?.({ done: i + 1, total: clips.length, label: clips[i]!.name });
     if (performance.now() - sliceStart > budget) {
       await new Promise((resolve) => setTimeout(resolve, 0));
       sliceStart = performance.now();

@@ -1,4 +1,5 @@
 import { AnimationMixer, LoopOnce, LoopRepeat, type AnimationAction, type AnimationClip, type Object3D } from 'three';
+import { withDefaults } from '../../core/options.ts';
 
 /**
  * The reference view: the **source** rig playing the same clip, at the same time, beside the
@@ -14,6 +15,10 @@ export interface ReferenceViewOptions {
   /** Where the reference stands, in the followed character's facing frame (metres; +x = its left). Default 1.1 m to its left. */
   offset?: { x: number; z: number };
 }
+
+const REFERENCE_VIEW_DEFAULTS: Required<Omit<ReferenceViewOptions, 'source' | 'resolveClip'>> = {
+  offset: { x: 1.1, z: 0 },
+};
 
 /** Where the followed character is and what it plays, this frame. */
 export interface FollowState {
@@ -43,7 +48,7 @@ export class ReferenceView {
   constructor(options: ReferenceViewOptions) {
     this.source = options.source;
     this.resolveClip = options.resolveClip;
-    this.offset = options.offset ?? { x: 1.1, z: 0 };
+    this.offset = withDefaults(REFERENCE_VIEW_DEFAULTS, options).offset;
     this.mixer = new AnimationMixer(this.source);
     this.source.visible = false;
   }

@@ -7,7 +7,7 @@ describe('AnimationStateMachine', () => {
   it('regression: walk then idle in one tick ends in idle (compare with the last queued, not the playing state)', () => {
     const fsm = new AnimationStateMachine({ initial: 'idle' });
     const transitions: string[] = [];
-    fsm.onTransition((t) => transitions.push(`${t.from}->${t.to}`));
+    fsm.on('transition', (t) => transitions.push(`${t.from}->${t.to}`));
     fsm.request('walk');
     fsm.request('idle');
     fsm.update();
