@@ -30,6 +30,8 @@ const PROBE_MS = 10_000;
 const PROBE_FAILURES = 3;
 /** Restarts allowed within a minute before the supervisor gives up. */
 export const MAX_RESTARTS = 5;
+/** Tries at starting wrangler (each on a fresh port) before a start or restart fails. */
+export const START_ATTEMPTS = 3;
 /** How long wrangler has to answer /api/health after (re)starting (ms). */
 const START_TIMEOUT_MS = 90_000;
 
@@ -320,10 +322,28 @@ export class WorkerSupervisor {
 
   /** Spawns wrangler and waits for it to answer. */
   private async launch(): Promise<number> {
-    const generation = await this.spawnGeneration();
-    this.current = generation;
-    await this.answered(generation);
-    return this.adopt(generation);
+    return this.adopt(await this.startGeneration());
+  }
+
+  /**
+   * Makes `first` (or a new generation) current and waits for it to answer. A wrangler that exits
+   * before answering is replaced on another port, up to {@link START_ATTEMPTS} tries: the port a
+   * generation is given is free when chosen, but another process (a dying workerd's wrangler
+   * starting its own runtime) can take it before wrangler binds it ("Address already in use").
+   */
+  private async startGeneration(first?: Promise<Generation>): Promise<Generation> {
+    for (let attempt = 1; ; attempt++) {
+      const generation = await (attempt === 1 && first ? first : this.spawnGeneration());
+      this.current = generation;
+      try {
+        await this.answered(generation);
+        return generation;
+      } catch (error) {
+        if (!generation.hasExited || this.stopping || attempt >= START_ATTEMPTS) throw error;
+        this.options.log(`Cairn: wrangler dev exited before it answered (port ${generation.port}); starting it on another port…`);
+        await this.end(generation, 'SIGKILL', 0);
+      }
+    }
   }
 
   /**
@@ -397,11 +417,8 @@ export class WorkerSupervisor {
     this.hold();
     try {
       const old = this.current;
-      const next = await (standby ?? this.spawnGeneration());
       if (old) await this.end(old, 'SIGKILL', 0);
-      this.current = next;
-      await this.answered(next);
-      this.adopt(next);
+      this.adopt(await this.startGeneration(standby));
       this.options.log(`Cairn: the local Worker is back (${((Date.now() - began) / 1000).toFixed(1)} s).`);
     } catch (error) {
       this.restarting = false;
