@@ -91,7 +91,7 @@ export interface AmbientScatterStats {
   placeMs: { last: number; total: number };
   /** Props baked / to bake. */
   bake: { done: number; total: number };
-  /** 'worker' or 'inline'. */
+  /** 'worker' or 'inline' (also after the Worker failed: `lastError` says why). */
   mode: 'worker' | 'inline';
   lastError: string | null;
 }
@@ -115,7 +115,8 @@ export class AmbientScatter {
   private readonly drawnDetail = new Set<number>();
   private readonly queued = new Map<number, RegionKey>();
   private readonly waiters: Array<() => void> = [];
-  private readonly worker: Worker | null = null;
+  /** Null when placing inline: no Worker here, or the Worker failed (then inline takes over). */
+  private worker: Worker | null = null;
   private readonly chooser: ReturnType<typeof ambientPresetChooser>;
   private focus: { x: number; z: number } | null = null;
   private busy = false;
@@ -151,11 +152,19 @@ export class AmbientScatter {
       lastError: null,
     };
     if (this.options.worker) {
-      this.worker = new Worker(new URL('./scatter-worker.ts', import.meta.url), { type: 'module', name: 'cairn-ambient-scatter' });
+      try {
+        this.worker = new Worker(new URL('./scatter-worker.ts', import.meta.url), { type: 'module', name: 'cairn-ambient-scatter' });
+      } catch (error) {
+        this.workerFailed(`scatter worker: ${(error as Error).message}`);
+      }
+    }
+    if (this.worker) {
       this.worker.onmessage = (event: MessageEvent<ScatterWorkerReply>) => this.onReply(event.data);
+      // A Worker that cannot start (a bundler that did not emit it, a CSP without worker-src) or
+      // throws: the regions are placed inline from then on, so the world still fills and ready() resolves.
       this.worker.onerror = (event) => {
-        this.stats.lastError = `scatter worker: ${event.message || 'failed to start'}`;
         event.preventDefault();
+        this.workerFailed(`scatter worker: ${event.message || 'failed to start'}`);
       };
       const init: ScatterWorkerRequest = {
         type: 'init',
@@ -297,6 +306,16 @@ export class AmbientScatter {
         this.onReply({ type: 'error', message: (error as Error).message });
       }
     }, 0);
+  }
+
+  /** The Worker failed: say so, and place the region it held (and every later one) inline. */
+  private workerFailed(message: string): void {
+    this.stats.lastError = `${message}; placing regions on the main thread`;
+    this.stats.mode = 'inline';
+    this.worker?.terminate();
+    this.worker = null;
+    this.busy = false;
+    this.pump();
   }
 
   private onReply(reply: ScatterWorkerReply): void {
