@@ -698,7 +698,11 @@ describe('abuse: world cells and routes', () => {
 });
 
 describe('abuse: shared edits (scatter strokes in a world cell)', () => {
-  const editsSeed = 1_000_000_000 + Math.floor(Math.random() * 1e9);
+  // Edit rooms exist only for the deployment's worlds (seed 1 here), so a run gets a cell of its own
+  // instead: one of x 40…59 on row 0 (other suites paint elsewhere), its strokes placed inside it.
+  const editsSeed = 1;
+  const editsCellX = 40 + Math.floor(Math.random() * 20);
+  const editsCell = `${editsCellX}:0`;
   interface EditsSocket {
     socket: WebSocket;
     messages: Array<{
@@ -735,14 +739,14 @@ describe('abuse: shared edits (scatter strokes in a world cell)', () => {
       events: [
         { kind: 'preset', presetId: 'meadow' },
         { kind: 'reseed', seed: 3 },
-        { kind: 'paint', x, z: 10, radius },
+        { kind: 'paint', x: editsCellX * 64 + x, z: 10, radius },
       ],
     });
 
   it('holds a 40-socket session to one client’s seats and edit budget; its forged undos and bad strokes reach no one; an honest painter’s strokes all arrive and stay', async () => {
     const honestIp = freshIp();
     const honestToken = await session(base, honestIp);
-    const honest = await editsSocket(editsUrl('0:0', `?session=${honestToken}`), honestIp);
+    const honest = await editsSocket(editsUrl(editsCell, `?session=${honestToken}`), honestIp);
     expect(await editsAdmission(honest)).toBe('in');
     const griefIp = freshIp();
     const griefToken = await session(base, griefIp);
@@ -750,7 +754,7 @@ describe('abuse: shared edits (scatter strokes in a world cell)', () => {
     const refusals: Array<{ code: number; reason: string }> = [];
     await Promise.all(
       Array.from({ length: 40 }, async () => {
-        const client = await editsSocket(editsUrl('0:0', `?session=${griefToken}`), griefIp);
+        const client = await editsSocket(editsUrl(editsCell, `?session=${griefToken}`), griefIp);
         const outcome = await editsAdmission(client);
         if (outcome === 'in') griefers.push(client);
         else refusals.push(outcome);
@@ -773,7 +777,7 @@ describe('abuse: shared edits (scatter strokes in a world cell)', () => {
     await expect.poll(() => first.messages.filter((m) => m.type === 'refused').length, { timeout: 10_000 }).toBe(6);
     expect(first.messages.filter((m) => m.type === 'refused').map((m) => m.reason)).toEqual([
       expect.stringMatching(/radius must be ≤ 40/),
-      expect.stringMatching(/outside cell 0:0/),
+      expect.stringMatching(new RegExp(`outside cell ${editsCell}`)),
       ...Array.from({ length: 4 }, () => expect.stringMatching(/only its author/)),
     ]);
     // Then every admitted griefer socket sends 100 messages at once (valid strokes, the invalid
@@ -804,14 +808,14 @@ describe('abuse: shared edits (scatter strokes in a world cell)', () => {
     // What is left of one client's burst of 8 plus a second of refill at most, not 4 sockets' worth.
     expect(griefStrokes.length).toBeLessThanOrEqual(8 + 2);
     for (const m of griefStrokes) {
-      expect(m.stroke!.events.every((e) => e.kind !== 'paint' || (e.radius! <= 40 && e.x! < 64))).toBe(true);
+      expect(m.stroke!.events.every((e) => e.kind !== 'paint' || (e.radius! <= 40 && e.x! < (editsCellX + 1) * 64))).toBe(true);
     }
     expect(honest.messages.filter((m) => m.type === 'undo' || m.type === 'refused')).toEqual([]);
     // 400 messages earn the griefer a few refusals (the in-budget bad ones, then one notice a second), not 400.
     expect(griefRefusals.length).toBeLessThanOrEqual(6 + 8);
     expect(griefRefusals.some((m) => /too many edits/.test(m.reason ?? ''))).toBe(true);
     // A later visitor finds every honest stroke.
-    const witness = await editsSocket(editsUrl('0:0'), freshIp());
+    const witness = await editsSocket(editsUrl(editsCell), freshIp());
     expect(await editsAdmission(witness)).toBe('in');
     const snapshot = witness.messages.find((m) => m.type === 'snapshot')!;
     expect(snapshot.author).toBeNull();
