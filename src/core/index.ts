@@ -19,3 +19,4 @@ export * from './disposers.ts';
 export * from './backoff.ts';
 export * from './reconnecting-socket.ts';
 export * from './token-bucket.ts';
+export * from './server-session.ts';

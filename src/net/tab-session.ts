@@ -4,11 +4,10 @@
  * of one tab send the same session as `?session=`, so the avatar token the first hands out proves
  * the avatar to the second, and to no other tab (server/identity/avatar-token.ts).
  */
+import { keptSession } from '../core/server-session.ts';
 
 /** Where {@link tabSession} keeps the token (in the `storage` it is given). */
 export const TAB_SESSION_KEY = 'cairn.tab-session';
-/** A kept token this close to its expiry (ms) is replaced rather than reused. */
-const MARGIN_MS = 10 * 60_000;
 
 /** Answers in flight or given, per storage (a tab) and origin. */
 const pending = new WeakMap<object, Map<string, Promise<string | null>>>();
@@ -27,7 +26,7 @@ export function tabSession(origin: string, storage: Storage | null, now = Date.n
   if (!answers) pending.set(storage ?? NO_STORAGE, (answers = new Map()));
   let answer = answers.get(origin);
   if (!answer) {
-    answer = fetchSession(origin, storage, now);
+    answer = keptSession(origin, storage, TAB_SESSION_KEY, now);
     answers.set(origin, answer);
     // A failure is not kept: the next caller (a reconnect, a later Join voice) asks again.
     void answer.then((token) => {
@@ -35,41 +34,4 @@ export function tabSession(origin: string, storage: Storage | null, now = Date.n
     });
   }
   return answer;
-}
-
-async function fetchSession(origin: string, storage: Storage | null, now: number): Promise<string | null> {
-  const kept = readSession(safely(() => storage?.getItem(TAB_SESSION_KEY) ?? null));
-  if (kept && kept.expiresAt - MARGIN_MS > now) return kept.token;
-  try {
-    const response = await fetch(`${origin}/api/session`, { method: 'POST' });
-    if (!response.ok) return null;
-    const text = await response.text();
-    const issued = readSession(text);
-    if (!issued) return null;
-    safely(() => storage?.setItem(TAB_SESSION_KEY, JSON.stringify(issued)));
-    return issued.token;
-  } catch {
-    return null;
-  }
-}
-
-/** Storage can throw (a sandboxed frame, a full quota): then nothing is kept. */
-function safely<T>(use: () => T): T | null {
-  try {
-    return use();
-  } catch {
-    return null;
-  }
-}
-
-function readSession(text: string | null): { token: string; expiresAt: number } | null {
-  if (!text) return null;
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null) return null;
-    const { token, expiresAt } = value as { token?: unknown; expiresAt?: unknown };
-    return typeof token === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(token) && typeof expiresAt === 'number' ? { token, expiresAt } : null;
-  } catch {
-    return null;
-  }
 }

@@ -3,6 +3,7 @@ import { Emitter } from '../core/emitter.ts';
 import { withDefaults } from '../core/options.ts';
 import { ReconnectingSocket, type WebSocketConstructor } from '../core/reconnecting-socket.ts';
 import { TokenBucket } from '../core/token-bucket.ts';
+import { keptSession, type ServerSession } from '../core/server-session.ts';
 import type { BrushToolEvents } from './brush-tool.ts';
 import type { Placement } from './placement.ts';
 import { BUILTIN_PRESET_DATA } from './presets/index.ts';
@@ -897,15 +898,10 @@ function randomId(): string {
 }
 
 /** A session token and when it stops being accepted (ms since epoch), as `POST /api/session` answers. */
-export interface EditSession {
-  token: string;
-  expiresAt: number;
-}
+export type EditSession = ServerSession;
 
 /** Where {@link editSession} keeps the token. */
 export const EDIT_SESSION_KEY = 'cairn.session';
-/** A stored token this close to its expiry (ms) is replaced rather than reused. */
-const SESSION_MARGIN_MS = 10 * 60_000;
 
 /**
  * This visitor's session for shared edits: the one kept in `storage` while it is valid (so a
@@ -914,31 +910,8 @@ const SESSION_MARGIN_MS = 10 * 60_000;
  * world but can no longer be undone. Null when the server gives none (offline, or too many
  * sessions from this address lately): the visitor then watches only.
  */
-export async function editSession(origin: string, storage: Storage, now = Date.now()): Promise<string | null> {
-  const kept = readSession(storage.getItem(EDIT_SESSION_KEY));
-  if (kept && kept.expiresAt - SESSION_MARGIN_MS > now) return kept.token;
-  try {
-    const response = await fetch(`${origin}/api/session`, { method: 'POST' });
-    if (!response.ok) return null;
-    const issued = readSession(await response.text());
-    if (!issued) return null;
-    storage.setItem(EDIT_SESSION_KEY, JSON.stringify(issued));
-    return issued.token;
-  } catch {
-    return null;
-  }
-}
-
-function readSession(text: string | null): EditSession | null {
-  if (!text) return null;
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null || !('token' in value) || !('expiresAt' in value)) return null;
-    const { token, expiresAt } = value;
-    return typeof token === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(token) && typeof expiresAt === 'number' ? { token, expiresAt } : null;
-  } catch {
-    return null;
-  }
+export function editSession(origin: string, storage: Storage, now = Date.now()): Promise<string | null> {
+  return keptSession(origin, storage, EDIT_SESSION_KEY, now);
 }
 
 declare module '../world/services.ts' {
