@@ -1,6 +1,8 @@
 /**
  * `npm run dev`: Vite with hot reload for the pages on http://127.0.0.1:5173, and the Worker
- * (rooms, /api) in workerd on 127.0.0.1:8788 behind Vite's proxy. Ctrl-C stops both.
+ * (rooms, /api) on 127.0.0.1:8788 behind Vite's proxy, started as `npm start` starts it
+ * (scripts/start.ts without the build): behind the front, so no request picks its own address, and
+ * supervised, so a workerd crash is restarted and nothing outlives this. Ctrl-C stops both.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -9,10 +11,9 @@ const workerPort = process.env.CAIRN_WORKER_PORT ?? '8788';
 mkdirSync('dist', { recursive: true });
 
 const children: ChildProcess[] = [
-  spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', workerPort, '--show-interactive-dev-session=false'], {
+  spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', '--no-build', '--port', workerPort], {
     stdio: 'inherit',
     detached: true,
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
   }),
   spawn('npx', ['vite'], { stdio: 'inherit', detached: true, env: { ...process.env, CAIRN_WORKER_PORT: workerPort } }),
 ];
