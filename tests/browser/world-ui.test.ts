@@ -105,7 +105,7 @@ async function expectLayout(page: Page, size: { width: number; height: number })
   for (let i = 0; i < boxes.length; i++)
     for (let j = i + 1; j < boxes.length; j++) expect(overlaps(boxes[i]!, boxes[j]!), `${boxes[i]!.name} / ${boxes[j]!.name}`).toBe(false);
   const covered = await page.evaluate(() =>
-    [...document.querySelectorAll<HTMLElement>('.cairn-dock-tools .cairn-tool')]
+    [...document.querySelectorAll<HTMLElement>('.cairn-dock-tools .cairn-tool, .cairn-look-toggle')]
       .filter((e) => e.getClientRects().length > 0)
       .filter((e) => {
         const r = e.getBoundingClientRect();
@@ -367,9 +367,9 @@ describe('the world’s states and controls, as a visitor sees them', () => {
   });
 
   it('keeps the panels, the tools and the other player apart at 640×360 and at 1280×720', async () => {
-    // Everything open at once: the brush panel, the asset panel, the look panel (its toggle clicked),
-    // voice (joined), the mute indicator.
-    await page.locator('.cairn-look-toggle').click();
+    // Everything open at once: the brush panel, the asset panel, the look panel, voice (joined), the
+    // mute indicator.
+    await page.keyboard.press('KeyL');
     expect(await page.locator('.cairn-look').isVisible()).toBe(true);
     await page.keyboard.press('KeyM');
     await expect.poll(() => page.locator('.cairn-muted').isVisible(), { timeout: 10_000 }).toBe(true);
