@@ -6,7 +6,7 @@ import { PlayerAvatar } from '../../src/avatar/player-avatar.ts';
 import { Disposers } from '../../src/core/disposers.ts';
 import { isTyping } from '../../src/core/typing.ts';
 import { checkDisplayName, lookKey, type Profile } from '../../src/net/protocol/profile.ts';
-import { showNotice, type World, type WorldPlugin } from '../../src/world/index.ts';
+import { showNotice, worldDock, type World, type WorldPlugin } from '../../src/world/index.ts';
 
 /** Where the player's choice is kept between visits, and the seed of its defaults. */
 const STORAGE_KEY = 'cairn.look';
@@ -42,11 +42,13 @@ declare module '../../src/world/cairn-global.ts' {
  * implausible (`&avatarHeight=auto|file|1.8`). The humanoid walks while the file loads, and stays
  * (a notice says why) when the file is refused.
  *
- * The Look panel (L, or its button bottom right, above the scatter brush's) edits the name, the variant and the file; the
- * choice is kept in localStorage. `?name=…` and `?look=B.S.H.O|seed:N|URL` (or `?avatar=URL`) set
- * them for this visit. Every other player is sent the name and the look once per join and per
- * change (the net session's profile): a file only once it has loaded here. Publishes the
- * `avatar` service, `cairn.stats.avatar` and `cairn.stats.look`.
+ * The Look panel (L, or its "Look (L)" button among the tools top right) edits the name, the
+ * variant and the file; the toggle and the panel sit in the page's dock (src/world/dock.ts) with
+ * the other tools and panels, so nothing overlaps. The choice is kept in localStorage. `?name=…`
+ * and `?look=B.S.H.O|seed:N|URL` (or `?avatar=URL`) set them for this visit. Every other player is
+ * sent the name and the look once per join and per change (the net session's profile): a file
+ * only once it has loaded here. Publishes the `avatar` service, `cairn.stats.avatar` and
+ * `cairn.stats.look`.
  */
 export const plugin: WorldPlugin = { name: 'avatar', provides: ['avatar'], install };
 
@@ -63,7 +65,8 @@ function install(world: World): () => void {
   world.cairn.stats.look = look;
   for (const problem of problems) showNotice({ level: 'warn', title: 'Look not taken from the address', detail: problem });
 
-  const panel = new LookPanel({ choice });
+  const dock = worldDock();
+  const panel = new LookPanel({ choice, toolbar: dock.tools, panels: dock.panels });
   world.cairn.lookPanel = panel;
   undo.add(() => {
     panel.dispose();

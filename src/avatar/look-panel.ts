@@ -10,12 +10,10 @@ import { checkDisplayName, MAX_NAME_CHARS } from '../net/protocol/profile.ts';
 import { HAIR_COLOURS, HUMANOID_BUILDS, OUTFITS, SKIN_TONES, type HumanoidVariant } from '../rig/humanoid-variants.ts';
 import type { LookChoice } from './look.ts';
 
+// How the panel looks, never where it sits: the page gives it a place (the world's dock,
+// src/world/dock.ts, sizes and stacks it beside the other panels; its toggle is a `cairn-tool`).
 const STYLE = `
-.cairn-look-toggle { position: fixed; right: 10px; bottom: 98px; z-index: 11; padding: 5px 10px; border-radius: 6px;
-  border: 1px solid #3b546c; background: rgba(12, 18, 24, .78); color: #e8edf2; font: 12px system-ui, sans-serif; cursor: pointer; }
-.cairn-look-toggle[aria-pressed="true"] { background: #3f7a4f; border-color: #6fbf83; }
-.cairn-look { position: fixed; right: 10px; bottom: 132px; z-index: 12; width: 220px; padding: 8px 10px; max-height: calc(100vh - 142px);
-  overflow: auto; background: rgba(12, 18, 24, .86); color: #e8edf2; border-radius: 8px; font: 12px/1.4 system-ui, sans-serif; }
+.cairn-look { padding: 8px 10px; background: rgba(12, 18, 24, .86); color: #e8edf2; border-radius: 8px; font: 12px/1.4 system-ui, sans-serif; }
 .cairn-look[hidden] { display: none; }
 .cairn-look h2 { margin: 0 0 4px; font: 600 12px/1.4 system-ui, sans-serif; text-transform: uppercase; letter-spacing: .06em; color: #9fb3c6; }
 .cairn-look .row { display: flex; gap: 4px; margin: 4px 0; align-items: center; }
@@ -30,8 +28,16 @@ const STYLE = `
 export interface LookPanelOptions {
   /** The choice shown at first. */
   choice: LookChoice;
-  /** Where the panel and its toggle go. Default document.body. */
-  container?: HTMLElement;
+  /**
+   * Where the toggle goes: a toolbar (the world page passes its dock's, `worldDock().tools`).
+   * Default document.body.
+   */
+  toolbar?: HTMLElement;
+  /**
+   * Where the panel goes (the world page passes its dock's panel area, `worldDock().panels`, which
+   * places and sizes it). Default document.body.
+   */
+  panels?: HTMLElement;
   /** Open at first. Default false. */
   open?: boolean;
   /** Picks a random variant for the shuffle button. Default: crypto.getRandomValues. */
@@ -54,7 +60,8 @@ const randomIndex = (n: number): number => {
 
 /** The defaults (a function: `document` is read only when a panel is made). */
 const lookPanelDefaults = (): Required<Omit<LookPanelOptions, 'choice'>> => ({
-  container: document.body,
+  toolbar: document.body,
+  panels: document.body,
   open: false,
   shuffle: () => ({
     build: randomIndex(HUMANOID_BUILDS.length),
@@ -75,7 +82,7 @@ const PARTS: ReadonlyArray<{ part: Part; label: string; names: readonly string[]
 export class LookPanel extends Emitter<LookPanelEvents> {
   /** The panel (class `cairn-look`). */
   readonly element: HTMLElement;
-  /** Its toggle button ("Look (L)"). */
+  /** Its toggle button ("Look (L)", classes `cairn-tool cairn-look-toggle`, `aria-pressed` while open). */
   readonly button: HTMLButtonElement;
   private readonly options: Required<LookPanelOptions>;
   private choice: LookChoice;
@@ -96,7 +103,7 @@ export class LookPanel extends Emitter<LookPanelEvents> {
     }
     const button = (this.button = document.createElement('button'));
     button.type = 'button';
-    button.className = 'cairn-look-toggle';
+    button.className = 'cairn-tool cairn-look-toggle';
     button.textContent = 'Look (L)';
     button.addEventListener('click', () => this.toggle());
     const panel = (this.element = document.createElement('section'));
@@ -170,7 +177,8 @@ export class LookPanel extends Emitter<LookPanelEvents> {
     this.showVariant();
     panel.hidden = !this.options.open;
     button.setAttribute('aria-pressed', String(this.options.open));
-    this.options.container.append(button, panel);
+    this.options.toolbar.append(button);
+    this.options.panels.append(panel);
   }
 
   /** The choice shown now. */

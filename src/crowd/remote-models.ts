@@ -89,7 +89,11 @@ export async function loadRemoteTemplate(url: string, limits: RemoteModelLimits 
     throw new CrowdTemplateError(`${file}: could not be fetched (CORS, or the host cannot be reached: ${(error as Error).message})`);
   }
   if (!response.ok) throw new CrowdTemplateError(`${file}: HTTP ${response.status}`);
-  const bytes = await readCapped(response, caps.maxBytes, file);
+  // The time cap holds for the body too: a host that trickles a small file never finishes it.
+  const bytes = await readCapped(response, caps.maxBytes, file).catch((error: unknown) => {
+    if (timeout.aborted) throw new CrowdTemplateError(`${file}: not loaded within ${caps.timeoutMs / 1000} s`);
+    throw error;
+  });
   let template = await loadCrowdTemplateFromBytes(bytes, url, name, { name: file });
   const vertices = template.report.sourceVertices;
   if (vertices > caps.maxVertices) {

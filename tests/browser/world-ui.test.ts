@@ -13,8 +13,9 @@ import { collectPageErrors, hudText, launchChromium, MEDIA_ARGS, openPage, waitF
 const base = inject('serverUrl');
 const tag = `${process.pid}-${Date.now().toString(36)}`;
 const room = `ui-${tag}`;
-// A world seed of its own: its edit cells hold no strokes from other suites.
-const seed = 70_000 + (process.pid % 10_000);
+// The world the edits server keeps cells for (WORLD_SEEDS, default 1): any other seed's edit cells
+// are refused (4404), so the brush's strokes would never be shared and Ctrl+Z would have nothing to undo.
+const seed = 1;
 
 interface Box {
   name: string;
@@ -43,21 +44,29 @@ async function player(page: Page): Promise<PlayerState> {
   return page.evaluate(() => ({ ...(window.cairn.world as unknown as { player: { state: PlayerState } }).player.state }));
 }
 
-/** Every panel, toggle, indicator and overlay box on screen, by name (hidden ones left out). */
+/**
+ * Every panel, toggle, indicator and overlay box on screen, by name (hidden ones left out). The
+ * look toggle and panel are found by their own classes wherever they are, each element once.
+ */
 async function layoutBoxes(page: Page): Promise<Box[]> {
   return page.evaluate(() => {
     const selectors: Record<string, string> = {
       hud: '.cairn-hud',
       notice: '.cairn-notice:not([hidden])',
+      lookToggle: '.cairn-look-toggle',
       tool: '.cairn-dock-tools .cairn-tool',
+      look: '.cairn-look',
       brush: '.cairn-scatter',
       assets: '.cairn-assets',
       hints: '.cairn-help',
       gallery: '.cairn-home',
     };
     const boxes: Box[] = [];
+    const seen = new Set<Element>();
     for (const [name, selector] of Object.entries(selectors))
       for (const element of document.querySelectorAll<HTMLElement>(selector)) {
+        if (seen.has(element)) continue;
+        seen.add(element);
         const r = element.getBoundingClientRect();
         if (r.width === 0 || r.height === 0) continue;
         boxes.push({
@@ -80,7 +89,8 @@ async function layoutBoxes(page: Page): Promise<Box[]> {
 async function expectLayout(page: Page, size: { width: number; height: number }): Promise<Box[]> {
   const boxes = await layoutBoxes(page);
   const names = boxes.map((b) => b.name.split(' ')[0]);
-  for (const expected of ['hud', 'tool', 'brush', 'assets', 'hints', 'gallery']) expect(names, expected).toContain(expected);
+  for (const expected of ['hud', 'lookToggle', 'tool', 'look', 'brush', 'assets', 'hints', 'gallery'])
+    expect(names, expected).toContain(expected);
   // Join voice's group, the brush toggle and the mute indicator are all there.
   expect(boxes.filter((b) => b.name.startsWith('tool')).length).toBeGreaterThanOrEqual(4);
   const bottomLine = Math.min(...boxes.filter((b) => b.name.startsWith('hints') || b.name.startsWith('gallery')).map((b) => b.top));
@@ -95,7 +105,7 @@ async function expectLayout(page: Page, size: { width: number; height: number })
   for (let i = 0; i < boxes.length; i++)
     for (let j = i + 1; j < boxes.length; j++) expect(overlaps(boxes[i]!, boxes[j]!), `${boxes[i]!.name} / ${boxes[j]!.name}`).toBe(false);
   const covered = await page.evaluate(() =>
-    [...document.querySelectorAll<HTMLElement>('.cairn-dock-tools .cairn-tool')]
+    [...document.querySelectorAll<HTMLElement>('.cairn-dock-tools .cairn-tool, .cairn-look-toggle')]
       .filter((e) => e.getClientRects().length > 0)
       .filter((e) => {
         const r = e.getBoundingClientRect();
@@ -229,6 +239,23 @@ describe('the world’s states and controls, as a visitor sees them', () => {
           })
           .toBeGreaterThan(distance + 0.5);
       },
+      KeyL: async () => {
+        const panel = page.locator('.cairn-look');
+        const toggle = page.locator('.cairn-look-toggle');
+        expect(await panel.isVisible()).toBe(false);
+        await page.keyboard.press('KeyL');
+        expect(await panel.isVisible()).toBe(true);
+        expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+        // Typing an L into the panel's name field does not close it.
+        await panel.locator('input[name="name"]').focus();
+        await page.keyboard.press('KeyL');
+        expect(await panel.isVisible()).toBe(true);
+        await page.keyboard.press('Backspace');
+        await panel.locator('input[name="name"]').blur();
+        await page.keyboard.press('KeyL');
+        expect(await panel.isVisible()).toBe(false);
+        expect(await toggle.getAttribute('aria-pressed')).toBe('false');
+      },
       KeyB: async () => {
         await page.keyboard.press('KeyB');
         await expect.poll(() => page.locator('.cairn-scatter-toggle').getAttribute('aria-pressed'), { timeout: 60_000 }).toBe('true');
@@ -325,7 +352,7 @@ describe('the world’s states and controls, as a visitor sees them', () => {
     // Every hint has a check here, and every check is a hint: a key added to the world without a
     // hint (or a hint for a key nobody answers) fails.
     expect(hints.map((h) => h.input).sort()).toEqual(Object.keys(checks).sort());
-    expect(hints.map((h) => h.text).join(' · ')).toMatch(/B[\s\S]*Alt[\s\S]*-drag[\s\S]*Ctrl\+Z[\s\S]*V[\s\S]*M[\s\S]*P[\s\S]*H/);
+    expect(hints.map((h) => h.text).join(' · ')).toMatch(/L[\s\S]*B[\s\S]*Alt[\s\S]*-drag[\s\S]*Ctrl\+Z[\s\S]*V[\s\S]*M[\s\S]*P[\s\S]*H/);
     for (const hint of hints) {
       try {
         await checks[hint.input]!();
@@ -340,7 +367,10 @@ describe('the world’s states and controls, as a visitor sees them', () => {
   });
 
   it('keeps the panels, the tools and the other player apart at 640×360 and at 1280×720', async () => {
-    // Everything open at once: the brush panel, the asset panel, voice (joined), the mute indicator.
+    // Everything open at once: the brush panel, the asset panel, the look panel, voice (joined), the
+    // mute indicator.
+    await page.keyboard.press('KeyL');
+    expect(await page.locator('.cairn-look').isVisible()).toBe(true);
     await page.keyboard.press('KeyM');
     await expect.poll(() => page.locator('.cairn-muted').isVisible(), { timeout: 10_000 }).toBe(true);
     expect(await page.locator('.cairn-scatter').isVisible()).toBe(true);

@@ -169,6 +169,14 @@ describe('character files of other players', () => {
         response.on('close', () => clearInterval(timer));
         return;
       }
+      if (request.url === '/silent.glb') return; // never answers
+      if (request.url === '/trickle.glb') {
+        // A byte every 50 ms: far under the byte cap, and never done.
+        response.writeHead(200, { 'content-type': 'model/gltf-binary' });
+        const timer = setInterval(() => response.write(Buffer.alloc(1)), 50);
+        response.on('close', () => clearInterval(timer));
+        return;
+      }
       response.writeHead(404).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -195,5 +203,15 @@ describe('character files of other players', () => {
     expect(await refusal('/endless.glb')).toMatch(/more than the 256 KiB cap/);
     expect(await refusal('/mannequin-cm.glb', { maxBytes: 16 * 1024 * 1024, maxVertices: 500 })).toMatch(/vertices, over the 500 cap/);
     expect(await refusal('/missing.glb')).toMatch(/HTTP 404/);
+  });
+
+  it('gives up on a host that never answers, or trickles a file, at the time cap', async () => {
+    const refusal = (path: string) =>
+      loadRemoteTemplate(`${origin}${path}`, { timeoutMs: 400 }).then(
+        () => 'loaded',
+        (error: Error) => error.message,
+      );
+    expect(await refusal('/silent.glb')).toMatch(/silent\.glb: not loaded within 0\.4 s/);
+    expect(await refusal('/trickle.glb')).toMatch(/trickle\.glb: not loaded within 0\.4 s/);
   });
 });
