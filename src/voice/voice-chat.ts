@@ -299,16 +299,15 @@ export class VoiceChat {
       return;
     }
     if (this.disposed) return;
-    this.capture = await CaptureChain.create(this.context, {
-      workletUrl: this.options.workletUrl,
-      mode: this.options.mode,
-      onDenoiserFailed: (reason) =>
-        this.options.notify({
-          level: 'warn',
-          title: 'Noise suppression is off',
-          detail: `${reason}\nYour voice still goes out through a plain high-pass and compressor.`,
-        }),
-    });
+    this.capture = new CaptureChain(this.context, { workletUrl: this.options.workletUrl, mode: this.options.mode });
+    this.capture.on('denoiserFailed', ({ reason }) =>
+      this.options.notify({
+        level: 'warn',
+        title: 'Noise suppression is off',
+        detail: `${reason}\nYour voice still goes out through a plain high-pass and compressor.`,
+      }),
+    );
+    await this.capture.ready;
     this.micSource = this.context.createMediaStreamSource(this.microphone);
     this.micSource.connect(this.capture.input);
     this.sendNode = this.context.createMediaStreamDestination();
