@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { assertValidAssetId } from './asset-id.ts';
 import { fetchJson, type ProgressCallback } from './fetch-json.ts';
 
@@ -27,6 +28,9 @@ export interface PolyHavenApiOptions {
   fetch?: typeof fetch;
 }
 
+/** Defaults of a {@link PolyHavenApi}: {@link POLY_HAVEN_API}; `fetch` left out is globalThis.fetch at each call. */
+const POLY_HAVEN_API_DEFAULTS: Required<Pick<PolyHavenApiOptions, 'baseUrl'>> = { baseUrl: POLY_HAVEN_API };
+
 /**
  * The two API calls the assets module makes. Every request carries a Referer of this page's origin
  * (referrerPolicy 'origin'), as Poly Haven's terms ask apps to identify themselves; asset ids are
@@ -39,7 +43,7 @@ export class PolyHavenApi {
   readonly requests = { catalog: 0, files: 0 };
 
   constructor(options: PolyHavenApiOptions = {}) {
-    this.baseUrl = parseApiBaseUrl(options.baseUrl ?? POLY_HAVEN_API);
+    this.baseUrl = parseApiBaseUrl(withDefaults(POLY_HAVEN_API_DEFAULTS, options).baseUrl);
     this.fetchImpl = options.fetch;
   }
 
