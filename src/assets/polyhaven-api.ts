@@ -1,6 +1,7 @@
 import { withDefaults } from '../core/options.ts';
 import { assertValidAssetId } from './asset-id.ts';
-import { fetchJson, type ProgressCallback } from './fetch-json.ts';
+import type { ProgressListener } from '../core/progress.ts';
+import { fetchJson } from './fetch-json.ts';
 
 /** The real API. Tests and offline mirrors pass another base URL (option, or `?api=` on the pages). */
 export const POLY_HAVEN_API = 'https://api.polyhaven.com';
@@ -62,7 +63,7 @@ export class PolyHavenApi {
     return `${this.baseUrl}/files/${id}`;
   }
 
-  fetchCatalog(options: { signal?: AbortSignal; onProgress?: ProgressCallback } = {}): Promise<unknown> {
+  fetchCatalog(options: { signal?: AbortSignal; onProgress?: ProgressListener } = {}): Promise<unknown> {
     this.requests.catalog++;
     return fetchJson(this.catalogUrl(), { ...options, label: 'the Poly Haven catalog', fetch: this.fetchImpl });
   }

@@ -242,7 +242,7 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
     this.progress.hidden = !loading;
     if (loading && state.progress?.total) {
       this.progress.max = state.progress.total;
-      this.progress.value = state.progress.loaded;
+      this.progress.value = state.progress.done;
     } else if (loading) {
       this.progress.removeAttribute('value'); // indeterminate: the server did not say how big
     }
@@ -254,7 +254,7 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
       case 'loading':
         this.setStatus(
           state.progress?.total
-            ? `Loading the catalog… ${Math.round((100 * state.progress.loaded) / state.progress.total)}%`
+            ? `Loading the catalog… ${Math.round((100 * state.progress.done) / state.progress.total)}%`
             : state.entries.length
               ? `Refreshing the catalog (${number(state.entries.length)} models cached)…`
               : 'Loading the catalog…',
@@ -347,7 +347,7 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
         this.setCard(event.id, {
           state: 'loading',
           text: event.progress
-            ? `Loading ${event.resolution}… ${event.progress.loaded}/${event.progress.total} files`
+            ? `Loading ${event.resolution}… ${event.progress.done}/${event.progress.total} files`
             : `Loading ${event.resolution}…`,
         });
         break;
