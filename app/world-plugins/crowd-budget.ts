@@ -22,7 +22,7 @@ function install(world: World): () => void {
     // subscribe() may call back before it returns `off`.
     queueMicrotask(() => off());
     const automated = navigator.webdriver === true;
-    const running = (calibrator = new BudgetCalibrator(world, target, { onResize: !automated }));
+    const running = (calibrator = new BudgetCalibrator(world, target, { recalibrateOnResize: !automated }));
     withdraw = world.services.provide('budgetCalibrator', running);
     const stats: { state: CalibrationState; runs: number } = { state: running.state, runs: 0 };
     world.cairn.stats.budgetCalibration = stats;

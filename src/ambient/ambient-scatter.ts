@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import type { Object3D } from 'three';
 import type { PropCatalog } from '../scatter/catalog.ts';
 import type { Placement } from '../scatter/placement.ts';
@@ -58,16 +59,26 @@ interface ResolvedAmbientOptions {
   plan: RegionPlanOptions;
 }
 
+/** Defaults of an {@link AmbientScatter}: seed 1, drawn within 200 m, dropped beyond 240 m, small props within 72 m, shadows on. */
+const AMBIENT_SCATTER_DEFAULTS: Required<Omit<AmbientScatterOptions, 'ground' | 'parent' | 'plan' | 'worker'>> = {
+  seed: 1,
+  loadRadius: 200,
+  unloadRadius: 240,
+  detailRadius: 72,
+  detailCategories: ['grass', 'flower', 'pebble', 'scree', 'reed'],
+  shadows: true,
+};
+
 function resolveAmbientOptions(options: AmbientScatterOptions): ResolvedAmbientOptions {
-  const seed = options.seed ?? 1;
-  const loadRadius = options.loadRadius ?? 200;
+  const { seed, loadRadius, unloadRadius, detailRadius, detailCategories, shadows } = withDefaults(AMBIENT_SCATTER_DEFAULTS, options);
   return {
     loadRadius,
-    unloadRadius: Math.max(loadRadius + 16, options.unloadRadius ?? 240),
-    detailRadius: options.detailRadius ?? 72,
-    detailCategories: new Set(options.detailCategories ?? ['grass', 'flower', 'pebble', 'scree', 'reed']),
+    unloadRadius: Math.max(loadRadius + 16, unloadRadius),
+    detailRadius,
+    detailCategories: new Set(detailCategories),
+    // A Worker where the platform has one, unless told.
     worker: options.worker ?? typeof Worker !== 'undefined',
-    shadows: options.shadows ?? true,
+    shadows,
     plan: resolveRegionPlan({
       clearings: [{ x: LANDMARKS.spawn.x, z: LANDMARKS.spawn.z, radius: SPAWN_CLEARING.empty }],
       ...options.plan,

@@ -1,6 +1,7 @@
 import { withDefaults } from '../core/options.ts';
 import type { LoadingManager } from 'three';
 import { Emitter } from '../core/emitter.ts';
+import { progressFraction, type Progress } from '../core/progress.ts';
 import { isValidAssetId } from './asset-id.ts';
 import type { CatalogCache } from './catalog-cache.ts';
 import { CatalogClient, type CatalogState } from './catalog-client.ts';
@@ -16,8 +17,8 @@ export interface ModelLoadEvent {
   id: string;
   state: 'loading' | 'loaded' | 'error';
   resolution: string;
-  /** Files done / known, while loading. */
-  progress?: { loaded: number; total: number };
+  /** Files done of those known so far, while loading. */
+  progress?: Progress;
   model?: LoadedModel;
   error?: AssetError;
 }
@@ -130,7 +131,7 @@ export class AssetBrowser extends Emitter<AssetBrowserEvents> {
       f.rejected = state.rejected;
       f.catalogSource = state.source;
       f.catalogError = state.error?.message ?? null;
-      f.catalogProgress = state.progress && state.progress.total ? Math.min(1, state.progress.loaded / state.progress.total) : null;
+      f.catalogProgress = state.progress ? progressFraction(state.progress) : null;
       if (state.entries !== indexed) {
         indexed = state.entries;
         this.index = new SearchIndex(state.entries, { limit: this.limit });
@@ -197,8 +198,8 @@ export class AssetBrowser extends Emitter<AssetBrowserEvents> {
         resolution,
         signal: abort.signal,
         configureManager: this.configureManager,
-        onProgress: (loaded, total) =>
-          void (!settled && !abort.signal.aborted && this.emit('load', { id, state: 'loading', resolution, progress: { loaded, total } })),
+        onProgress: (progress) =>
+          void (!settled && !abort.signal.aborted && this.emit('load', { id, state: 'loading', resolution, progress })),
       });
       settled = true;
       this.slot.show(model);

@@ -1,5 +1,6 @@
 import { withDefaults } from '../core/options.ts';
 import { Emitter } from '../core/emitter.ts';
+import type { Progress } from '../core/progress.ts';
 import { MemoryCatalogCache, type CatalogCache } from './catalog-cache.ts';
 import { parseCatalog } from './catalog-parse.ts';
 import { AssetError } from './errors.ts';
@@ -22,8 +23,8 @@ export interface CatalogState {
   /** When `entries` were fetched from the network (ms since the epoch). */
   savedAt: number | null;
   error: AssetError | null;
-  /** Download progress while loading; total is null when the server does not say. */
-  progress: { loaded: number; total: number | null } | null;
+  /** Download progress while loading, in bytes; `total` is null when the server does not say. */
+  progress: Progress | null;
   /** Catalog keys left out because they are not valid ids or not assets. */
   rejected: number;
 }
@@ -114,7 +115,7 @@ export class CatalogClient extends Emitter<CatalogEvents> {
     try {
       const json = await this.api.fetchCatalog({
         signal: this.abort.signal,
-        onProgress: (loaded, total) => this.set({ progress: { loaded, total } }),
+        onProgress: (progress) => this.set({ progress }),
       });
       const parsed = parseCatalog(json, 'the Poly Haven catalog');
       const savedAt = this.now();

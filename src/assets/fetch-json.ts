@@ -1,13 +1,12 @@
+import type { ProgressListener } from '../core/progress.ts';
 import { AssetError } from './errors.ts';
-
-/** Bytes received so far and the total when the server says (Content-Length), else null. */
-export type ProgressCallback = (loaded: number, total: number | null) => void;
 
 export interface FetchJsonOptions {
   /** Referrer policy for the request. Default 'origin': Poly Haven's terms ask apps to identify themselves by Referer. */
   referrerPolicy?: ReferrerPolicy;
   signal?: AbortSignal;
-  onProgress?: ProgressCallback;
+  /** Hears the download: `done` bytes received, `total` the Content-Length when the server says (else null). */
+  onProgress?: ProgressListener;
   /** What to call the resource in messages, e.g. "the Poly Haven catalog". */
   label?: string;
   /** The fetch to use. Default globalThis.fetch. */
@@ -54,28 +53,28 @@ export async function fetchJson(url: string, options: FetchJsonOptions = {}): Pr
   }
 }
 
-async function readText(response: Response, onProgress: ProgressCallback | undefined, url: string, label: string): Promise<string> {
+async function readText(response: Response, onProgress: ProgressListener | undefined, url: string, label: string): Promise<string> {
   const header = response.headers.get('content-length');
   // Content-Length counts encoded bytes; with gzip it is not the size we read, so no total then.
   const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
   const total = header !== null && !encoded && Number.isFinite(Number(header)) ? Number(header) : null;
   if (!response.body || !onProgress) {
     const text = await response.text();
-    onProgress?.(text.length, total);
+    onProgress?.({ done: text.length, total });
     return text;
   }
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let loaded = 0;
   let text = '';
-  onProgress(0, total);
+  onProgress({ done: 0, total });
   try {
     while (true) {
       const { done, value } = await reader.read();
       if (done) break;
       loaded += value.byteLength;
       text += decoder.decode(value, { stream: true });
-      onProgress(loaded, total);
+      onProgress({ done: loaded, total });
     }
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;

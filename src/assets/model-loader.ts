@@ -1,5 +1,6 @@
 import { LoadingManager, type Object3D } from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import type { ProgressListener } from '../core/progress.ts';
 import { assertValidAssetId } from './asset-id.ts';
 import { pickGltfDownload, type GltfDownload } from './catalog-parse.ts';
 import { collectResources, disposeObject3D } from './dispose-object.ts';
@@ -12,8 +13,8 @@ export interface LoadModelOptions {
   resolution?: string;
   /** Aborting discards the result (and frees it) and rejects with a `superseded` AssetError. */
   signal?: AbortSignal;
-  /** Files finished / files known so far, from the loading manager. */
-  onProgress?: (loaded: number, total: number) => void;
+  /** Hears the files: `done` finished of `total` known so far (the loading manager's count), `label` the file just finished. */
+  onProgress?: ProgressListener;
   /** Adjusts the loading manager before loading (e.g. an image handler for Node tools). */
   configureManager?: (manager: LoadingManager) => void;
 }
@@ -98,7 +99,7 @@ export async function loadPolyHavenModel(api: PolyHavenApi, id: string, options:
   // The manager reports the failed file's end after the loader has already rejected: progress
   // must stop once the load has settled, or a late "2/2 files" would follow the error.
   let settled = false;
-  if (options.onProgress) manager.onProgress = (_url, loaded, total) => void (!settled && options.onProgress!(loaded, total));
+  if (options.onProgress) manager.onProgress = (url, done, total) => void (!settled && options.onProgress!({ done, total, label: url }));
   options.configureManager?.(manager);
 
   let root: Object3D;

@@ -1,5 +1,12 @@
+import { withDefaults } from '../core/options.ts';
 import { BufferAttribute, BufferGeometry, type Mesh, type Object3D } from 'three';
-import { simplifyIndexBySlices, type IndexSlice, type SimplifyFunction, type SimplifyIndexOptions } from './simplify-index.ts';
+import {
+  SIMPLIFY_INDEX_DEFAULTS,
+  simplifyIndexBySlices,
+  type IndexSlice,
+  type SimplifyFunction,
+  type SimplifyIndexOptions,
+} from './simplify-index.ts';
 
 /** One mesh under simplification: its live geometry and the untouched original it rebuilds from. */
 export interface SimplifiedMesh {
@@ -65,11 +72,11 @@ export class ModelSimplifier {
   private currentRatio = 1;
 
   private readonly simplify: SimplifyFunction;
-  private readonly options: ModelSimplifierOptions;
+  private readonly options: Required<ModelSimplifierOptions>;
 
   constructor(root: Object3D, simplify: SimplifyFunction, options: ModelSimplifierOptions = {}) {
     this.simplify = simplify;
-    this.options = options;
+    this.options = withDefaults(SIMPLIFY_INDEX_DEFAULTS, options);
     const seen = new Set<BufferGeometry>();
     root.traverse((object) => {
       if (!isTriangleMesh(object)) return;

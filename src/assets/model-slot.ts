@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import type { Object3D } from 'three';
 import { disposeObject3D, type DisposedCounts } from './dispose-object.ts';
 import type { LoadedModel } from './model-loader.ts';
@@ -13,6 +14,9 @@ export interface ModelSlotOptions {
   /** Called after a model is added, to place it (e.g. on the ground). */
   place?: (root: Object3D) => void;
 }
+
+/** Defaults of a {@link ModelSlot}: no simplifier, its default options, no placing. */
+const MODEL_SLOT_DEFAULTS: Required<Pick<ModelSlotOptions, 'simplifier'>> = { simplifier: {} };
 
 /** What the slot holds now. */
 export interface SlotContent {
@@ -33,7 +37,7 @@ export class ModelSlot {
   private readonly options: ModelSlotOptions;
 
   constructor(options: ModelSlotOptions) {
-    this.options = options;
+    this.options = { ...options, ...withDefaults(MODEL_SLOT_DEFAULTS, options) };
   }
 
   get current(): SlotContent | null {

@@ -1,5 +1,7 @@
+import { withDefaults } from '../core/options.ts';
 import { assertValidAssetId } from './asset-id.ts';
-import { fetchJson, type ProgressCallback } from './fetch-json.ts';
+import type { ProgressListener } from '../core/progress.ts';
+import { fetchJson } from './fetch-json.ts';
 
 /** The real API. Tests and offline mirrors pass another base URL (option, or `?api=` on the pages). */
 export const POLY_HAVEN_API = 'https://api.polyhaven.com';
@@ -27,6 +29,9 @@ export interface PolyHavenApiOptions {
   fetch?: typeof fetch;
 }
 
+/** Defaults of a {@link PolyHavenApi}: {@link POLY_HAVEN_API}; `fetch` left out is globalThis.fetch at each call. */
+const POLY_HAVEN_API_DEFAULTS: Required<Pick<PolyHavenApiOptions, 'baseUrl'>> = { baseUrl: POLY_HAVEN_API };
+
 /**
  * The two API calls the assets module makes. Every request carries a Referer of this page's origin
  * (referrerPolicy 'origin'), as Poly Haven's terms ask apps to identify themselves; asset ids are
@@ -39,7 +44,7 @@ export class PolyHavenApi {
   readonly requests = { catalog: 0, files: 0 };
 
   constructor(options: PolyHavenApiOptions = {}) {
-    this.baseUrl = parseApiBaseUrl(options.baseUrl ?? POLY_HAVEN_API);
+    this.baseUrl = parseApiBaseUrl(withDefaults(POLY_HAVEN_API_DEFAULTS, options).baseUrl);
     this.fetchImpl = options.fetch;
   }
 
@@ -58,7 +63,7 @@ export class PolyHavenApi {
     return `${this.baseUrl}/files/${id}`;
   }
 
-  fetchCatalog(options: { signal?: AbortSignal; onProgress?: ProgressCallback } = {}): Promise<unknown> {
+  fetchCatalog(options: { signal?: AbortSignal; onProgress?: ProgressListener } = {}): Promise<unknown> {
     this.requests.catalog++;
     return fetchJson(this.catalogUrl(), { ...options, label: 'the Poly Haven catalog', fetch: this.fetchImpl });
   }

@@ -1,3 +1,5 @@
+import { withDefaults } from '../core/options.ts';
+
 /**
  * Group-wise index simplification, without three: each slice of an index buffer (a material slot,
  * `geometry.groups[i]`) is simplified on its own and the results are packed one after another, so
@@ -32,6 +34,9 @@ export interface SimplifyIndexOptions {
   lockBorder?: boolean;
 }
 
+/** Defaults of {@link SimplifyIndexOptions}: no error limit (`maxError` 1), borders locked. */
+export const SIMPLIFY_INDEX_DEFAULTS: Required<SimplifyIndexOptions> = { maxError: 1, lockBorder: true };
+
 export interface SimplifiedIndex {
   /** Packed indices: slice after slice, in the order given. */
   index: Uint32Array;
@@ -57,8 +62,8 @@ export function simplifyIndexBySlices(
   options: SimplifyIndexOptions = {},
 ): SimplifiedIndex {
   if (!(ratio > 0 && ratio <= 1)) throw new RangeError(`simplification ratio must be in (0, 1], got ${ratio}`);
-  const maxError = options.maxError ?? 1;
-  const lock: Array<'LockBorder' | 'Sparse'> = options.lockBorder === false ? [] : ['LockBorder'];
+  const { maxError, lockBorder } = withDefaults(SIMPLIFY_INDEX_DEFAULTS, options);
+  const lock: Array<'LockBorder' | 'Sparse'> = lockBorder ? ['LockBorder'] : [];
   const vertexCount = positions.length / 3;
   const parts: Uint32Array[] = [];
   const out: IndexSlice[] = [];

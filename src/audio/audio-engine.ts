@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { Emitter } from '../core/emitter.ts';
 import { toDb } from '../core/decibels.ts';
 import type { CairnNotice } from '../world/cairn-global.ts';
@@ -81,26 +82,45 @@ export interface ResolvedAudioEngineOptions {
   meterWorkletUrl: string | URL | null | undefined;
 }
 
+/**
+ * Defaults of an {@link AudioEngine}'s plain options: mute on M, no music or ambience, the default
+ * volumes and mix, a queue of 16 sounds for 1 s, blocked after 1.5 s, 0.5 s lookahead, a 50 ms
+ * tick, kept under 'cairn.audio'. The page's parts (`strict`, `target`, `document`,
+ * `createContext`, `notify`) default to this page's, found when the engine is built.
+ */
+const AUDIO_ENGINE_DEFAULTS: Pick<
+  ResolvedAudioEngineOptions,
+  'muteKey' | 'music' | 'volumes' | 'mix' | 'blockedTimeoutMs' | 'lookaheadSeconds' | 'tickMs' | 'storageKey'
+> = {
+  muteKey: 'KeyM',
+  music: false,
+  volumes: {},
+  mix: {},
+  blockedTimeoutMs: 1500,
+  lookaheadSeconds: 0.5,
+  tickMs: 50,
+  storageKey: 'cairn.audio',
+};
+const AMBIENCE_DEFAULTS: ResolvedAudioEngineOptions['ambience'] = { wind: 0, fire: 0 };
+const QUEUE_DEFAULTS: ResolvedAudioEngineOptions['queue'] = { max: 16, maxAgeMs: 1000 };
+
 /** Applies the defaults of {@link AudioEngineOptions}, once. */
 export function resolveAudioEngineOptions(options: AudioEngineOptions = {}): ResolvedAudioEngineOptions {
+  const plain = withDefaults(AUDIO_ENGINE_DEFAULTS, options);
+  const ambience = withDefaults(AMBIENCE_DEFAULTS, options.ambience);
+  const page = withDefaults<Pick<ResolvedAudioEngineOptions, 'strict' | 'target' | 'document' | 'createContext' | 'notify'>>(
+    { strict: isDev(), target: window, document, createContext: defaultContextFactory(), notify: showNotice },
+    options,
+  );
   return {
+    ...plain,
+    ...page,
     seed: options.seed,
-    strict: options.strict ?? isDev(),
-    target: options.target ?? window,
-    document: options.document ?? document,
-    muteKey: options.muteKey === undefined ? 'KeyM' : options.muteKey,
-    createContext: options.createContext ?? defaultContextFactory(),
-    notify: options.notify ?? showNotice,
-    music: options.music ?? false,
-    ambience: { wind: clamp01(options.ambience?.wind ?? 0), fire: clamp01(options.ambience?.fire ?? 0) },
-    volumes: { ...options.volumes },
-    mix: { ...options.mix },
+    ambience: { wind: clamp01(ambience.wind), fire: clamp01(ambience.fire) },
+    volumes: { ...plain.volumes },
+    mix: { ...plain.mix },
     limits: options.limits,
-    queue: { max: options.queue?.max ?? 16, maxAgeMs: options.queue?.maxAgeMs ?? 1000 },
-    blockedTimeoutMs: options.blockedTimeoutMs ?? 1500,
-    lookaheadSeconds: options.lookaheadSeconds ?? 0.5,
-    tickMs: options.tickMs ?? 50,
-    storageKey: options.storageKey === undefined ? 'cairn.audio' : options.storageKey,
+    queue: withDefaults(QUEUE_DEFAULTS, options.queue),
     meterWorkletUrl: options.meterWorkletUrl,
   };
 }

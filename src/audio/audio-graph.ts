@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { Emitter } from '../core/emitter.ts';
 import { AudioRandom } from './audio-random.ts';
 import { FireAmbience } from './ambience/fire.ts';
@@ -113,6 +114,16 @@ export interface AudioGraphOptions {
   horizonSeconds?: number;
 }
 
+/**
+ * Defaults of an {@link AudioGraph}'s plain options: a stolen voice fades in 5 ms, the horizon is
+ * 1 s. Left out, `random` and `counters` are fresh ones, `mix` is the default mix, `limits` the
+ * {@link defaultLimits} and `progression` the music's own.
+ */
+const AUDIO_GRAPH_DEFAULTS: Required<Pick<AudioGraphOptions, 'stealFadeSeconds' | 'horizonSeconds'>> = {
+  stealFadeSeconds: 0.005,
+  horizonSeconds: 1,
+};
+
 interface LiveVoice extends VoiceHandle {
   /** Its nodes: none while it is virtual (due beyond the horizon). */
   gain: GainNode | null;
@@ -193,8 +204,7 @@ export class AudioGraph {
     this.context = context;
     this.random = options.random ?? new AudioRandom();
     this.counters = options.counters ?? createCounters();
-    this.stealFade = options.stealFadeSeconds ?? 0.005;
-    this.horizon = options.horizonSeconds ?? 1;
+    ({ stealFadeSeconds: this.stealFade, horizonSeconds: this.horizon } = withDefaults(AUDIO_GRAPH_DEFAULTS, options));
     if (options.mix === null) {
       this.bus = null;
       const direct = (): GainNode => {

@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { toDb } from '../core/decibels.ts';
 import { PeakHold } from './level-meter.ts';
 import { LOUDNESS_FLOOR, type LoudnessReading } from './meter/loudness-meter.ts';
@@ -21,6 +22,9 @@ export interface BusMeterOptions {
   /** Where the worklet module is, or null to meter with analysers only. Default {@link defaultMeterWorkletUrl}. */
   workletUrl?: string | URL | null;
 }
+
+/** Defaults of a {@link BusMeter}: a peak is held 1.5 s; the worklet comes from {@link defaultMeterWorkletUrl}. */
+const BUS_METER_DEFAULTS: Required<Pick<BusMeterOptions, 'holdSeconds'>> = { holdSeconds: 1.5 };
 
 /** One tick's figures. Peaks and RMS cover every sample since the previous read. */
 export interface BusMeterReading {
@@ -57,7 +61,7 @@ export class BusMeter {
   constructor(context: BaseAudioContext, source: AudioNode, options: BusMeterOptions = {}) {
     this.context = context;
     this.source = source;
-    const hold = options.holdSeconds ?? 1.5;
+    const hold = withDefaults(BUS_METER_DEFAULTS, options).holdSeconds;
     this.peakHold = new PeakHold(hold);
     this.truePeakHold = new PeakHold(hold);
     this.tap = new MeterTap(context, source);

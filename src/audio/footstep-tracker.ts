@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import type { Surface } from './surfaces.ts';
 
 /** The parts of the player's state footsteps depend on (the world's PlayerState has them). */
@@ -29,6 +30,14 @@ export interface FootstepTrackerOptions {
   teleportDistance?: number;
 }
 
+/** Defaults of a {@link FootstepTracker}: strides of 0.75 m walking, 1.3 m running, strokes of 1.1 m, teleports over 5 m. */
+const FOOTSTEP_TRACKER_DEFAULTS: Required<FootstepTrackerOptions> = {
+  walkStride: 0.75,
+  runStride: 1.3,
+  swimStroke: 1.1,
+  teleportDistance: 5,
+};
+
 /**
  * Turns the player's motion into footsteps, jumps and landings: a step every stride of ground
  * covered (shorter strides walking than running), a push-off when leaving the ground upwards, a
@@ -45,10 +54,11 @@ export class FootstepTracker {
   private takeoffSurface: Surface = 'grass';
 
   constructor(options: FootstepTrackerOptions = {}) {
-    this.walkStride = options.walkStride ?? 0.75;
-    this.runStride = options.runStride ?? 1.3;
-    this.swimStroke = options.swimStroke ?? 1.1;
-    this.teleport = options.teleportDistance ?? 5;
+    const resolved = withDefaults(FOOTSTEP_TRACKER_DEFAULTS, options);
+    this.walkStride = resolved.walkStride;
+    this.runStride = resolved.runStride;
+    this.swimStroke = resolved.swimStroke;
+    this.teleport = resolved.teleportDistance;
     this.travelled = this.walkStride * 0.6;
   }
 

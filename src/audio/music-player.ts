@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import type { Layer } from './layers.ts';
 import { beatSeconds, chordAt, CAIRN_PROGRESSION, type Chord, type Progression } from './music-theory.ts';
 import { notesForBeat, DEFAULT_MUSIC_MIX, type MusicMix } from './music-score.ts';
@@ -16,6 +17,13 @@ export interface MusicPlayerOptions {
   mix?: MusicMix;
 }
 
+/** Defaults of a {@link MusicPlayer}: Cairn's progression, seed 1, the default music mix. */
+const MUSIC_PLAYER_DEFAULTS: Required<MusicPlayerOptions> = {
+  progression: CAIRN_PROGRESSION,
+  seed: 1,
+  mix: DEFAULT_MUSIC_MIX,
+};
+
 /**
  * The procedural music: schedules the score (music-score.ts) beat by beat ahead of the audio clock
  * and tells effects which chord is sounding. Scheduling is explicit (`scheduleUntil`), so the live
@@ -32,9 +40,7 @@ export class MusicPlayer {
 
   constructor(host: MusicHost, options: MusicPlayerOptions = {}) {
     this.host = host;
-    this.progression = options.progression ?? CAIRN_PROGRESSION;
-    this.seed = options.seed ?? 1;
-    this.mix = options.mix ?? DEFAULT_MUSIC_MIX;
+    ({ progression: this.progression, seed: this.seed, mix: this.mix } = withDefaults(MUSIC_PLAYER_DEFAULTS, options));
   }
 
   get playing(): boolean {

@@ -12,6 +12,7 @@
  * voices may then steal from it, be refused, or, when it frees a place, come back).
  */
 
+import { withDefaults } from '../core/options.ts';
 import { BudgetTimeline, budgetGainOn, LOUDNESS_WINDOW, type ClassBudget, type VoiceEnvelope } from './class-budget.ts';
 
 /** Which voice gives way when a limit is reached. */
@@ -62,6 +63,14 @@ export interface VoiceLimiterOptions {
   /** Gain budgets per sound class (class-budget.ts). Classes not listed are not budgeted. */
   budgets?: Record<string, ClassBudget>;
 }
+
+/** Defaults of a {@link VoiceLimiter}: no per-sound, per-bus or class limits; 8 voices a sound, the oldest stolen. */
+const VOICE_LIMITER_DEFAULTS: Required<VoiceLimiterOptions> = {
+  perSound: {},
+  perBus: {},
+  defaultSound: { max: 8, steal: 'oldest' },
+  budgets: {},
+};
 
 /** What one change to the timeline did: the caller makes, cancels and fades nodes accordingly. */
 export interface LimiterChanges {
@@ -155,10 +164,11 @@ export class VoiceLimiter {
   private now = -Infinity;
 
   constructor(options: VoiceLimiterOptions = {}) {
-    this.perSound = { ...options.perSound };
-    this.perBus = { ...options.perBus };
-    this.defaultSound = options.defaultSound ?? { max: 8, steal: 'oldest' };
-    this.budgets = { ...options.budgets };
+    const resolved = withDefaults(VOICE_LIMITER_DEFAULTS, options);
+    this.perSound = { ...resolved.perSound };
+    this.perBus = { ...resolved.perBus };
+    this.defaultSound = { ...resolved.defaultSound };
+    this.budgets = { ...resolved.budgets };
   }
 
   /** Limit that applies to `sound`. */

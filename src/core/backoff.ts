@@ -1,3 +1,5 @@
+import { withDefaults } from './options.ts';
+
 /**
  * Jittered exponential backoff for reconnects: attempt n waits a random time in [cap/2, cap]
  * where cap = min(maxMs, baseMs · 2ⁿ) ("equal jitter"). The random half spreads a room's clients
@@ -16,9 +18,12 @@ export interface BackoffOptions {
 /** {@link BackoffOptions} with every default filled in. */
 export type ResolvedBackoffOptions = Required<BackoffOptions>;
 
+/** Defaults of a {@link Backoff}: 500 ms doubling to 15 s, `Math.random` for the jitter. */
+const BACKOFF_DEFAULTS: ResolvedBackoffOptions = { baseMs: 500, maxMs: 15_000, random: Math.random };
+
 /** The defaults, applied once. */
 export function resolveBackoffOptions(options: BackoffOptions = {}): ResolvedBackoffOptions {
-  const resolved = { baseMs: options.baseMs ?? 500, maxMs: options.maxMs ?? 15_000, random: options.random ?? Math.random };
+  const resolved = withDefaults(BACKOFF_DEFAULTS, options);
   if (!(resolved.baseMs > 0 && resolved.maxMs >= resolved.baseMs))
     throw new RangeError(`Backoff: need 0 < baseMs (${resolved.baseMs}) ≤ maxMs (${resolved.maxMs})`);
   return resolved;

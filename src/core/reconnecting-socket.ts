@@ -1,3 +1,4 @@
+import { withDefaults } from './options.ts';
 import { Backoff, type BackoffOptions } from './backoff.ts';
 import { Emitter } from './emitter.ts';
 
@@ -50,21 +51,33 @@ export interface ResolvedReconnectingSocketOptions {
 /** The defaults, applied once. Throws for a URL that is not ws:// or wss:// or when no WebSocket exists. */
 export function resolveReconnectingSocketOptions(options: ReconnectingSocketOptions): ResolvedReconnectingSocketOptions {
   checkUrl(options.url);
-  const pingMs = options.pingMs ?? 20_000;
+  const resolved = withDefaults(RECONNECTING_SOCKET_DEFAULTS, options);
   const Impl = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
   if (!Impl) throw new Error('ReconnectingSocket: no WebSocket implementation (pass options.WebSocket in Node)');
-  if (!(pingMs > 0)) throw new RangeError(`ReconnectingSocket: pingMs must be positive, not ${pingMs}`);
+  if (!(resolved.pingMs > 0)) throw new RangeError(`ReconnectingSocket: pingMs must be positive, not ${resolved.pingMs}`);
   return {
+    ...resolved,
     url: options.url,
-    backoff: options.backoff ?? {},
-    pingMs,
-    deadMs: options.deadMs ?? pingMs * 3,
-    pingText: options.pingText ?? 'ping',
-    pongText: options.pongText ?? 'pong',
-    fatalCloseCodes: new Set(options.fatalCloseCodes ?? []),
+    // The dead time follows the ping interval unless given.
+    deadMs: options.deadMs ?? resolved.pingMs * 3,
+    fatalCloseCodes: new Set(resolved.fatalCloseCodes),
     WebSocket: Impl,
   };
 }
+
+/**
+ * Defaults of a {@link ReconnectingSocket}: the backoff's own delays, a `ping` every 20 s answered
+ * by `pong`, no fatal close codes; dead after three ping intervals, the global WebSocket.
+ */
+const RECONNECTING_SOCKET_DEFAULTS: Required<
+  Pick<ReconnectingSocketOptions, 'backoff' | 'pingMs' | 'pingText' | 'pongText' | 'fatalCloseCodes'>
+> = {
+  backoff: {},
+  pingMs: 20_000,
+  pingText: 'ping',
+  pongText: 'pong',
+  fatalCloseCodes: [],
+};
 
 /** Why a connection was lost. */
 export interface SocketLoss {

@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import type { DropReason, ServerControl } from './protocol/control.ts';
 import { checkProfile, lookKey, readProfiles, type PeerProfile, type Profile } from './protocol/profile.ts';
 import { MessageReader } from './protocol/message.ts';
@@ -58,18 +59,19 @@ export interface ResolvedNetSessionOptions {
 
 /** The defaults, applied once. */
 export function resolveNetSessionOptions(options: NetSessionOptions): ResolvedNetSessionOptions {
-  return {
-    transport: options.transport,
-    view: options.view,
-    table: options.table ?? {},
-    publisher: options.publisher ?? {},
-    now: options.now ?? (() => performance.now()),
-    timerMs: options.timerMs ?? 25,
-    liveRadius: options.liveRadius ?? 40,
-    hearing: options.hearing ?? {},
-    alignSends: options.alignSends ?? true,
-  };
+  return { ...options, ...withDefaults(NET_SESSION_DEFAULTS, options) };
 }
+
+/** Defaults of a {@link NetSession}: the table's, publisher's and hearing's own, `performance.now`, a 25 ms timer, 40 m live radius, aligned sends. */
+const NET_SESSION_DEFAULTS: Omit<ResolvedNetSessionOptions, 'transport' | 'view'> = {
+  table: {},
+  publisher: {},
+  now: () => performance.now(),
+  timerMs: 25,
+  liveRadius: 40,
+  hearing: {},
+  alignSends: true,
+};
 
 /**
  * The avatar-sync figures a page publishes under `stats.net`: the session's own, which transport it

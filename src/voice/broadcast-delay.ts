@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { DelaySchedule, type DelayLegs, type DelayPhase } from './delay-schedule.ts';
 import { holdAt } from './push-to-talk.ts';
 
@@ -9,6 +10,9 @@ export interface BroadcastDelayOptions {
   /** Dump time constant, s. Default 0.005: −60 dB after 35 ms, well inside the 50 ms promise. */
   dumpTau?: number;
 }
+
+/** Defaults of a {@link BroadcastDelay}: 5 s, a 10 ms crossfade constant, a 5 ms dump constant. */
+const BROADCAST_DELAY_DEFAULTS: Required<BroadcastDelayOptions> = { seconds: 5, fadeTau: 0.01, dumpTau: 0.005 };
 
 /**
  * A radio-style broadcast delay near the end of the capture chain: a bypass leg and a DelayNode
@@ -29,9 +33,10 @@ export class BroadcastDelay {
 
   constructor(context: BaseAudioContext, options: BroadcastDelayOptions = {}) {
     this.context = context;
-    this.schedule = new DelaySchedule(options.seconds ?? 5);
-    this.fadeTau = options.fadeTau ?? 0.01;
-    this.dumpTau = options.dumpTau ?? 0.005;
+    const resolved = withDefaults(BROADCAST_DELAY_DEFAULTS, options);
+    this.schedule = new DelaySchedule(resolved.seconds);
+    this.fadeTau = resolved.fadeTau;
+    this.dumpTau = resolved.dumpTau;
     this.input = context.createGain();
     this.output = context.createGain();
     this.bypass = context.createGain();

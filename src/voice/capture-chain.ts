@@ -1,3 +1,5 @@
+import { Emitter } from '../core/emitter.ts';
+import { withDefaults } from '../core/options.ts';
 import { BroadcastDelay } from './broadcast-delay.ts';
 import { DENOISE_WET, RNNOISE_FRAME, RNNOISE_INTERNAL_DELAY, RNNOISE_SAMPLE_RATE } from './denoise/rnnoise-denoiser.ts';
 import { rms, toDb } from './levels.ts';
@@ -60,8 +62,17 @@ export interface CaptureChainOptions {
   mode?: TalkMode;
   /** Broadcast delay length, s. Default 5 (the delay starts off). */
   delaySeconds?: number;
-  /** Called once if the denoiser fails and the chain switches to high-pass + compressor. */
-  onDenoiserFailed?: (reason: string) => void;
+}
+
+/** Defaults of a {@link CaptureChain}: push-to-talk, a 5 s delay (off), the bundled worklet. */
+function captureChainDefaults(): Required<CaptureChainOptions> {
+  return { workletUrl: defaultWorkletUrl(), mode: 'push-to-talk', delaySeconds: 5 };
+}
+
+/** What a {@link CaptureChain} emits. */
+export interface CaptureChainEvents extends Record<string, unknown> {
+  /** The denoiser failed (once) and the chain switched to high-pass + compressor. */
+  denoiserFailed: { reason: string };
 }
 
 /**
@@ -74,7 +85,7 @@ export interface CaptureChainOptions {
  * compressor → …, the voice keeps going out, and `denoiser.state` is 'failed' with the reason.
  * Works on any BaseAudioContext, so tests render the exact graph in an OfflineAudioContext.
  */
-export class CaptureChain {
+export class CaptureChain extends Emitter<CaptureChainEvents> {
   /** Connect the microphone (or any source) here. */
   readonly input: GainNode;
   readonly compressor: DynamicsCompressorNode;
@@ -91,15 +102,21 @@ export class CaptureChain {
   private disposed = false;
 
   readonly context: BaseAudioContext;
-  private readonly options: CaptureChainOptions;
+  /**
+   * Settles once the denoiser is wired in or the fallback is in place. The denoiser starts loading
+   * a microtask after construction, so a `denoiserFailed` listener added right after `new` hears
+   * every failure.
+   */
+  readonly ready: Promise<void>;
 
-  private constructor(context: BaseAudioContext, options: CaptureChainOptions) {
+  constructor(context: BaseAudioContext, options: CaptureChainOptions = {}) {
+    super();
     this.context = context;
-    this.options = options;
+    const resolved = withDefaults(captureChainDefaults(), options);
     this.input = context.createGain();
     this.compressor = new DynamicsCompressorNode(context, COMPRESSOR_SETTINGS);
-    this.ptt = new PushToTalk(context, { mode: options.mode ?? 'push-to-talk' });
-    this.delay = new BroadcastDelay(context, { seconds: options.delaySeconds ?? 5 });
+    this.ptt = new PushToTalk(context, { mode: resolved.mode });
+    this.delay = new BroadcastDelay(context, { seconds: resolved.delaySeconds });
     this.output = context.createGain();
     this.meter = new AnalyserNode(context, { fftSize: 2048 });
     this.meterBuffer = new Float32Array(this.meter.fftSize);
@@ -114,12 +131,13 @@ export class CaptureChain {
     this.compressor.connect(this.meter);
     this.compressor.connect(this.ptt.node).connect(this.delay.input);
     this.delay.output.connect(this.output);
+    this.ready = Promise.resolve().then(() => this.loadDenoiser(resolved.workletUrl));
   }
 
   /** Builds the chain; resolves once the denoiser is wired in or the fallback is in place. */
   static async create(context: BaseAudioContext, options: CaptureChainOptions = {}): Promise<CaptureChain> {
     const chain = new CaptureChain(context, options);
-    await chain.loadDenoiser(options.workletUrl ?? defaultWorkletUrl());
+    await chain.ready;
     return chain;
   }
 
@@ -141,9 +159,11 @@ export class CaptureChain {
     for (const node of [this.input, this.worklet, this.highpass, this.compressor, this.meter, this.output]) node?.disconnect();
     this.ptt.dispose();
     this.delay.dispose();
+    this.clear();
   }
 
   private async loadDenoiser(url: string | URL): Promise<void> {
+    if (this.disposed) return;
     const context = this.context;
     if (context.sampleRate !== RNNOISE_SAMPLE_RATE) {
       this.useFallback(`RNNoise needs a ${RNNOISE_SAMPLE_RATE} Hz audio context; this one runs at ${context.sampleRate} Hz`);
@@ -195,7 +215,7 @@ export class CaptureChain {
     }
     this.highpass = new BiquadFilterNode(this.context, { type: 'highpass', frequency: FALLBACK_HIGHPASS_HZ, Q: Math.SQRT1_2 });
     this.input.connect(this.highpass).connect(this.compressor);
-    this.options.onDenoiserFailed?.(reason);
+    this.emit('denoiserFailed', { reason });
   }
 }
 

@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { Mulberry32 } from '../core/rng.ts';
 import { toDb } from '../core/decibels.ts';
 import { rms } from './levels.ts';
@@ -11,8 +12,11 @@ export interface HrtfProbeOptions {
 
 /** The defaults, applied once. */
 export function resolveHrtfProbeOptions(options: HrtfProbeOptions = {}): Required<HrtfProbeOptions> {
-  return { intervalMs: options.intervalMs ?? 200 };
+  return withDefaults(HRTF_PROBE_DEFAULTS, options);
 }
+
+/** Defaults of an {@link HrtfProbe}: a look every 200 ms. */
+const HRTF_PROBE_DEFAULTS: Required<HrtfProbeOptions> = { intervalMs: 200 };
 
 /**
  * Tells when the browser's HRTF data is loaded, by listening to it: a quiet noise source sits

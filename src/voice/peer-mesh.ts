@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { Emitter } from '../core/emitter.ts';
 import { planLinks, wantedPeers } from './link-plan.ts';
 import { isOfferer } from './negotiation-roles.ts';
@@ -37,17 +38,19 @@ export type ResolvedPeerMeshOptions = Required<PeerMeshOptions>;
 
 /** The defaults, applied once. */
 export function resolvePeerMeshOptions(options: PeerMeshOptions): ResolvedPeerMeshOptions {
-  const gated = options.gated ?? false;
-  return {
-    send: options.send,
-    iceServers: options.iceServers ?? [],
-    opus: options.opus ?? CAIRN_OPUS,
-    disconnectedGraceSeconds: options.disconnectedGraceSeconds ?? 4,
-    gated,
-    bundleCandidates: options.bundleCandidates ?? gated,
-    gatherTimeoutSeconds: options.gatherTimeoutSeconds ?? 2,
-  };
+  const resolved = withDefaults(PEER_MESH_DEFAULTS, options);
+  // Candidates are bundled by default exactly when links are gated.
+  return { ...resolved, send: options.send, bundleCandidates: options.bundleCandidates ?? resolved.gated };
 }
+
+/** Defaults of a {@link PeerMesh}: no ICE servers, Cairn's Opus settings, 4 s grace, ungated, a 2 s gathering timeout. */
+const PEER_MESH_DEFAULTS: Omit<ResolvedPeerMeshOptions, 'send' | 'bundleCandidates'> = {
+  iceServers: [],
+  opus: CAIRN_OPUS,
+  disconnectedGraceSeconds: 4,
+  gated: false,
+  gatherTimeoutSeconds: 2,
+};
 
 export type PeerMeshEvents = {
   /** A remote peer's audio arrived. */

@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { PTT_ATTACK_TAU, PTT_RELEASE_TAU } from './ptt-envelope.ts';
 
 /** 'push-to-talk': silent until pressed. 'open': always sending. */
@@ -11,6 +12,13 @@ export interface PushToTalkOptions {
   /** Release time constant, s. Default {@link PTT_RELEASE_TAU} (−60 dB after 0.4 s). */
   releaseTau?: number;
 }
+
+/** Defaults of a {@link PushToTalk}: push-to-talk mode, {@link PTT_ATTACK_TAU} and {@link PTT_RELEASE_TAU}. */
+const PUSH_TO_TALK_DEFAULTS: Required<PushToTalkOptions> = {
+  mode: 'push-to-talk',
+  attackTau: PTT_ATTACK_TAU,
+  releaseTau: PTT_RELEASE_TAU,
+};
 
 /**
  * The push-to-talk gain near the tail of the capture chain. It never touches `track.enabled`: a
@@ -29,9 +37,7 @@ export class PushToTalk {
 
   constructor(context: BaseAudioContext, options: PushToTalkOptions = {}) {
     this.context = context;
-    this.modeValue = options.mode ?? 'push-to-talk';
-    this.attackTau = options.attackTau ?? PTT_ATTACK_TAU;
-    this.releaseTau = options.releaseTau ?? PTT_RELEASE_TAU;
+    ({ mode: this.modeValue, attackTau: this.attackTau, releaseTau: this.releaseTau } = withDefaults(PUSH_TO_TALK_DEFAULTS, options));
     this.node = context.createGain();
     this.node.gain.value = this.modeValue === 'open' ? 1 : 0;
   }

@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import type { BackoffOptions } from '../core/backoff.ts';
 import { Emitter } from '../core/emitter.ts';
 import { ReconnectingSocket, type SocketLoss, type WebSocketConstructor } from '../core/reconnecting-socket.ts';
@@ -64,14 +65,16 @@ export type ResolvedSignalingClientOptions = Required<Omit<SignalingClientOption
 
 /** The defaults, applied once. */
 export function resolveSignalingClientOptions(options: SignalingClientOptions): ResolvedSignalingClientOptions {
-  return {
-    url: options.url,
-    pingMs: options.pingMs ?? 5000,
-    deadMs: options.deadMs ?? 15_000,
-    backoff: { maxMs: 10_000, ...options.backoff },
-    WebSocket: options.WebSocket,
-  };
+  const resolved = withDefaults(SIGNALING_CLIENT_DEFAULTS, options);
+  return { ...options, ...resolved, backoff: withDefaults(SIGNALING_CLIENT_DEFAULTS.backoff, options.backoff) };
 }
+
+/** Defaults of a {@link SignalingClient}: a ping every 5 s, dead after 15 s, reconnects capped at 10 s. */
+const SIGNALING_CLIENT_DEFAULTS: Omit<ResolvedSignalingClientOptions, 'url' | 'WebSocket'> = {
+  pingMs: 5000,
+  deadMs: 15_000,
+  backoff: { maxMs: 10_000 },
+};
 
 /**
  * The voice signaling connection: JSON over a {@link ReconnectingSocket} to the VoiceRoom (keep-alive

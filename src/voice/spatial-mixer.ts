@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import type { WirePosition } from './protocol/signaling.ts';
 import { rms, toDb } from './levels.ts';
 import { HrtfProbe } from './hrtf-probe.ts';
@@ -54,10 +55,14 @@ export class SpatialMixer {
 
   constructor(context: AudioContext, options: SpatialMixerOptions = {}) {
     this.context = context;
-    this.elementParent = options.elementParent ?? document.body;
+    const resolved = withDefaults<Required<SpatialMixerOptions>>(
+      { destination: context.destination, elementParent: document.body },
+      options,
+    );
+    this.elementParent = resolved.elementParent;
     this.master = context.createGain();
     this.master.channelCount = 2;
-    this.master.connect(options.destination ?? context.destination);
+    this.master.connect(resolved.destination);
     this.splitter = context.createChannelSplitter(2);
     this.master.connect(this.splitter);
     this.meters = [new AnalyserNode(context, { fftSize: 2048 }), new AnalyserNode(context, { fftSize: 2048 })];

@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import type { CairnNotice } from '../world/cairn-global.ts';
 import { AvatarClaim } from './avatar-claim.ts';
 import { CAPTURE_CONSTRAINTS, CaptureChain } from './capture-chain.ts';
@@ -75,23 +76,30 @@ export interface ResolvedVoiceChatOptions {
 
 /** The defaults, applied once. */
 export function resolveVoiceChatOptions(options: VoiceChatOptions = {}): ResolvedVoiceChatOptions {
-  return {
-    room: options.room ?? 'lobby',
-    serverUrl: options.serverUrl ?? location.origin,
-    context: options.context ?? null,
-    mode: options.mode ?? 'push-to-talk',
-    workletUrl: options.workletUrl,
-    iceServers: options.iceServers ?? [],
-    pingMs: options.pingMs ?? 5000,
-    deadMs: options.deadMs ?? 15_000,
-    positionRate: options.positionRate ?? 10,
-    notify: options.notify ?? (() => undefined),
-    hearing: options.hearing ?? null,
-    avatarId: options.avatarId ?? null,
-    avatarToken: options.avatarToken ?? (() => null),
-    session: options.session ?? null,
-  };
+  // The page's origin is read only when no server is given: the options also resolve where there is no page.
+  const serverUrl = options.serverUrl ?? location.origin;
+  return { ...withDefaults(VOICE_CHAT_DEFAULTS, options), serverUrl, workletUrl: options.workletUrl };
 }
+
+/**
+ * Defaults of a {@link VoiceChat}: the lobby on this page's origin, its own audio context,
+ * push-to-talk, the bundled worklet, no ICE servers, a ping every 5 s (dead after 15 s), positions
+ * 10 times a second, no notices, everyone heard, no avatar claim, no session.
+ */
+const VOICE_CHAT_DEFAULTS: Omit<ResolvedVoiceChatOptions, 'serverUrl' | 'workletUrl'> = {
+  room: 'lobby',
+  context: null,
+  mode: 'push-to-talk',
+  iceServers: [],
+  pingMs: 5000,
+  deadMs: 15_000,
+  positionRate: 10,
+  notify: () => undefined,
+  hearing: null,
+  avatarId: null,
+  avatarToken: () => null,
+  session: null,
+};
 
 /** Only positions that moved this much (m, rad) are worth a message. */
 const MOVE_EPSILON = 0.02;
@@ -299,16 +307,15 @@ export class VoiceChat {
       return;
     }
     if (this.disposed) return;
-    this.capture = await CaptureChain.create(this.context, {
-      workletUrl: this.options.workletUrl,
-      mode: this.options.mode,
-      onDenoiserFailed: (reason) =>
-        this.options.notify({
-          level: 'warn',
-          title: 'Noise suppression is off',
-          detail: `${reason}\nYour voice still goes out through a plain high-pass and compressor.`,
-        }),
-    });
+    this.capture = new CaptureChain(this.context, { workletUrl: this.options.workletUrl, mode: this.options.mode });
+    this.capture.on('denoiserFailed', ({ reason }) =>
+      this.options.notify({
+        level: 'warn',
+        title: 'Noise suppression is off',
+        detail: `${reason}\nYour voice still goes out through a plain high-pass and compressor.`,
+      }),
+    );
+    await this.capture.ready;
     this.micSource = this.context.createMediaStreamSource(this.microphone);
     this.micSource.connect(this.capture.input);
     this.sendNode = this.context.createMediaStreamDestination();

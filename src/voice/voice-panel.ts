@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { isTyping } from '../core/typing.ts';
 import { worldDock } from '../world/dock.ts';
 import { Emitter } from '../core/emitter.ts';
@@ -18,6 +19,9 @@ export interface VoicePanelOptions {
   /** Key held for push-to-talk (KeyboardEvent.code). Default 'KeyV'. */
   pushToTalkKey?: string;
 }
+
+/** Defaults of a {@link VoicePanel}: push-to-talk on V; the parent is the dock toolbar, found when the panel is built. */
+const VOICE_PANEL_DEFAULTS: Required<Pick<VoicePanelOptions, 'pushToTalkKey'>> = { pushToTalkKey: 'KeyV' };
 
 export type VoicePanelEvents = {
   /** Leave disposed the chat. */
@@ -41,7 +45,7 @@ export class VoicePanel {
   private readonly options: Required<VoicePanelOptions>;
 
   constructor(options: VoicePanelOptions) {
-    this.options = { join: options.join, parent: options.parent ?? worldDock().tools, pushToTalkKey: options.pushToTalkKey ?? 'KeyV' };
+    this.options = withDefaults({ ...VOICE_PANEL_DEFAULTS, join: options.join, parent: options.parent ?? worldDock().tools }, options);
     this.key = this.options.pushToTalkKey;
     const style = document.createElement('style');
     style.textContent = STYLE;

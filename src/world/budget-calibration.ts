@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import type { Stage } from './stage.ts';
 
 /**
@@ -20,8 +21,16 @@ export interface BudgetCalibratorOptions {
   /** Quiet time after the last resize event before calibrating, ms. Default 400. */
   resizeDelayMs?: number;
   /** Calibrate again after every resize. Default true. */
-  onResize?: boolean;
+  recalibrateOnResize?: boolean;
 }
+
+/** Defaults of a {@link BudgetCalibrator}: 6 samples within 90 frames, 400 ms after a resize, again after each resize. */
+const BUDGET_CALIBRATOR_DEFAULTS: Required<BudgetCalibratorOptions> = {
+  samples: 6,
+  maxFrames: 90,
+  resizeDelayMs: 400,
+  recalibrateOnResize: true,
+};
 
 export type CalibrationState = 'waiting' | 'measuring' | 'calibrated' | 'unavailable';
 
@@ -38,8 +47,8 @@ export class BudgetCalibrator {
   constructor(stage: Pick<Stage, 'afterRender' | 'cairn'>, target: CalibrationTarget, options: BudgetCalibratorOptions = {}) {
     this.stage = stage;
     this.target = target;
-    this.options = { samples: 6, maxFrames: 90, resizeDelayMs: 400, onResize: true, ...options };
-    if (this.options.onResize) window.addEventListener('resize', this.onResize);
+    this.options = withDefaults(BUDGET_CALIBRATOR_DEFAULTS, options);
+    if (this.options.recalibrateOnResize) window.addEventListener('resize', this.onResize);
   }
 
   /** Hides the avatars and measures the idle baseline; resolves with the final state. */

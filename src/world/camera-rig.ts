@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { MOUSE, PerspectiveCamera, TOUCH, Vector3 } from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 
@@ -62,7 +63,7 @@ export class CameraRig {
 
   constructor(camera: PerspectiveCamera, element: HTMLElement, options: CameraRigOptions = {}) {
     this.camera = camera;
-    const o = { ...CAMERA_RIG_DEFAULTS, ...options };
+    const o = withDefaults(CAMERA_RIG_DEFAULTS, options);
     this.element = element;
     this.lookHeight = o.lookHeight;
     this.groundClearance = o.groundClearance;

@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import type { CairnStats } from './cairn-global.ts';
 import { overlayColumn } from './overlay.ts';
 import { isTyping } from '../core/typing.ts';
@@ -60,7 +61,7 @@ export class Hud {
 
   constructor(options: HudOptions) {
     // The default container is resolved here, not in a module-level defaults object: the module also loads where there is no document.
-    const parent = options.container ?? document.body;
+    const parent = withDefaults({ container: document.body, stats: options.stats }, options).container;
     this.stats = options.stats;
     const style = document.createElement('style');
     style.textContent = STYLE;

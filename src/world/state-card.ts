@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { Emitter } from '../core/emitter.ts';
 
 const STYLE = `
@@ -20,6 +21,9 @@ export interface StateCardOptions {
   /** How to leave it ("Click or press P to resume"). */
   hint: string;
 }
+
+/** Defaults of a {@link StateCard}: no detail line. */
+const STATE_CARD_DEFAULTS: Required<Pick<StateCardOptions, 'detail'>> = { detail: '' };
 
 /** What a {@link StateCard} emits: `activate` when it is clicked (or pressed with Enter/Space while focused). */
 export interface StateCardEvents extends Record<string, unknown> {
@@ -51,9 +55,10 @@ export class StateCard extends Emitter<StateCardEvents> {
     const title = document.createElement('strong');
     title.textContent = options.title;
     element.append(title);
-    if (options.detail) {
+    const { detail: detailText } = withDefaults(STATE_CARD_DEFAULTS, options);
+    if (detailText) {
       const detail = document.createElement('span');
-      detail.textContent = options.detail;
+      detail.textContent = detailText;
       element.append(detail);
     }
     const hint = document.createElement('em');

@@ -64,7 +64,7 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
   private readonly browser: AssetBrowser;
   private readonly status: HTMLElement;
   private readonly count: HTMLElement;
-  private readonly progress: HTMLProgressElement;
+  private readonly progressBar: HTMLProgressElement;
   private readonly resolution: HTMLSelectElement;
   private readonly modelSection: HTMLElement;
   private readonly modelName: HTMLElement;
@@ -119,7 +119,7 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
     this.grid = root.querySelector('.grid')!;
     this.status = root.querySelector('.status')!;
     this.count = root.querySelector('[data-role=count]')!;
-    this.progress = root.querySelector('progress')!;
+    this.progressBar = root.querySelector('progress')!;
     this.resolution = root.querySelector('select')!;
     this.modelSection = root.querySelector('.model')!;
     this.modelName = root.querySelector('[data-role=model-name]')!;
@@ -239,12 +239,12 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
 
   private onCatalog(state: CatalogState): void {
     const loading = state.status === 'loading';
-    this.progress.hidden = !loading;
+    this.progressBar.hidden = !loading;
     if (loading && state.progress?.total) {
-      this.progress.max = state.progress.total;
-      this.progress.value = state.progress.loaded;
+      this.progressBar.max = state.progress.total;
+      this.progressBar.value = state.progress.done;
     } else if (loading) {
-      this.progress.removeAttribute('value'); // indeterminate: the server did not say how big
+      this.progressBar.removeAttribute('value'); // indeterminate: the server did not say how big
     }
     const saved = state.savedAt ? new Date(state.savedAt).toLocaleString() : 'earlier';
     switch (state.status) {
@@ -254,7 +254,7 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
       case 'loading':
         this.setStatus(
           state.progress?.total
-            ? `Loading the catalog… ${Math.round((100 * state.progress.loaded) / state.progress.total)}%`
+            ? `Loading the catalog… ${Math.round((100 * state.progress.done) / state.progress.total)}%`
             : state.entries.length
               ? `Refreshing the catalog (${number(state.entries.length)} models cached)…`
               : 'Loading the catalog…',
@@ -347,7 +347,7 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
         this.setCard(event.id, {
           state: 'loading',
           text: event.progress
-            ? `Loading ${event.resolution}… ${event.progress.loaded}/${event.progress.total} files`
+            ? `Loading ${event.resolution}… ${event.progress.done}/${event.progress.total} files`
             : `Loading ${event.resolution}…`,
         });
         break;

@@ -1,3 +1,5 @@
+import { withDefaults } from '../../core/options.ts';
+
 /**
  * Loudness and peak metering as ITU-R BS.1770-4 and EBU R 128 define them, as a pure DSP core with
  * no DOM and no imports: the mix bus's AudioWorklet wraps it (meter-processor.ts), offline renders
@@ -118,6 +120,9 @@ export interface LoudnessMeterOptions {
   channels?: number;
 }
 
+/** Defaults of a {@link LoudnessMeter}: two channels. */
+const LOUDNESS_METER_DEFAULTS: Required<LoudnessMeterOptions> = { channels: 2 };
+
 /**
  * A BS.1770-4 / EBU R 128 meter fed block by block ({@link process}) and read at any moment
  * ({@link read}, {@link take}). Pure and allocation-free while metering.
@@ -157,7 +162,7 @@ export class LoudnessMeter {
     this.sampleRate = sampleRate;
     if (!(sampleRate >= 8000 && sampleRate <= 384000))
       throw new RangeError(`LoudnessMeter: sampleRate must be in [8000, 384000] (got ${sampleRate})`);
-    this.channels = options.channels ?? 2;
+    this.channels = withDefaults(LOUDNESS_METER_DEFAULTS, options).channels;
     if (!(Number.isInteger(this.channels) && this.channels >= 1 && this.channels <= 8))
       throw new RangeError(`LoudnessMeter: channels must be 1…8 (got ${this.channels})`);
     [this.stage1, this.stage2] = kWeighting(sampleRate);

@@ -1,3 +1,4 @@
+import { withDefaults } from '../../core/options.ts';
 import { animationCode, createFrame, encodeFrame, FRAME_BYTES, FrameFlag, FrameKind } from '../protocol/frame.ts';
 import { signedPhase } from '../protocol/world.ts';
 
@@ -53,6 +54,14 @@ export interface LocalPublisherOptions {
   phase?: () => number | null;
 }
 
+/** Defaults of a {@link LocalPublisher}: 10 frames a second, at most 30, `Date.now`, every frame everywhere, no moment or phase. */
+const LOCAL_PUBLISHER_DEFAULTS: Required<Omit<LocalPublisherOptions, 'moment' | 'phase'>> = {
+  rateHz: 10,
+  minIntervalMs: 1000 / 30,
+  clock: Date.now,
+  farRateDivisor: 1,
+};
+
 /**
  * Decides when the local player sends and writes the frame: at `rateHz`, and at once when the
  * animation state changes (a jump should not wait up to 100 ms). Reuses one 36-byte buffer — the
@@ -78,10 +87,11 @@ export class LocalPublisher {
   private lastState: number | null = null;
 
   constructor(options: LocalPublisherOptions = {}) {
-    this.rateHz = options.rateHz ?? 10;
-    this.minIntervalMs = options.minIntervalMs ?? 1000 / 30;
-    this.clock = options.clock ?? Date.now;
-    this.farRateDivisor = Math.max(1, Math.floor(options.farRateDivisor ?? 1));
+    const resolved = withDefaults(LOCAL_PUBLISHER_DEFAULTS, options);
+    this.rateHz = resolved.rateHz;
+    this.minIntervalMs = resolved.minIntervalMs;
+    this.clock = resolved.clock;
+    this.farRateDivisor = Math.max(1, Math.floor(resolved.farRateDivisor));
     this.phase = options.phase ?? null;
     this.moment = options.moment ?? null;
     if (!(this.rateHz > 0)) throw new RangeError(`LocalPublisher: rateHz must be > 0, got ${this.rateHz}`);

@@ -1,3 +1,4 @@
+import { withDefaults } from '../../core/options.ts';
 import { Emitter } from '../../core/emitter.ts';
 import { FrameKind, type AvatarFrame } from '../protocol/frame.ts';
 import { RemotePeer } from './remote-peer.ts';
@@ -17,6 +18,15 @@ export interface PeerTableOptions {
   /** Most peers tracked; frames from more are ignored (counted). Default 512. */
   maxPeers?: number;
 }
+
+/** Defaults of a {@link PeerTable}: 100 ms behind, 250 ms of prediction, dropped after 3 s silent or 300 ms after leaving, 512 peers. */
+const PEER_TABLE_DEFAULTS: Required<PeerTableOptions> = {
+  delayMs: 100,
+  extrapolateMs: 250,
+  silenceMs: 3000,
+  leaveGraceMs: 300,
+  maxPeers: 512,
+};
 
 /** What happened to one frame offered to the table. */
 export type IngestResult = 'added' | 'updated' | 'stale' | 'echo' | 'leave' | 'full';
@@ -64,11 +74,13 @@ export class PeerTable {
   readonly maxPeers: number;
 
   constructor(options: PeerTableOptions = {}) {
-    this.delayMs = options.delayMs ?? 100;
-    this.extrapolateMs = options.extrapolateMs ?? 250;
-    this.silenceMs = options.silenceMs ?? 3000;
-    this.leaveGraceMs = options.leaveGraceMs ?? 300;
-    this.maxPeers = options.maxPeers ?? 512;
+    ({
+      delayMs: this.delayMs,
+      extrapolateMs: this.extrapolateMs,
+      silenceMs: this.silenceMs,
+      leaveGraceMs: this.leaveGraceMs,
+      maxPeers: this.maxPeers,
+    } = withDefaults(PEER_TABLE_DEFAULTS, options));
   }
 
   get size(): number {

@@ -1,3 +1,4 @@
+import { withDefaults } from '../../core/options.ts';
 import { Emitter } from '../../core/emitter.ts';
 import { parseServerControl } from '../protocol/control.ts';
 import { FRAME_BYTES, readSenderId, stampSenderId, writeLeaveFrame } from '../protocol/frame.ts';
@@ -18,6 +19,11 @@ export interface BroadcastTransportOptions {
   selfId?: number;
   /** BroadcastChannel factory. Default: the global BroadcastChannel. */
   createChannel?: (name: string) => BroadcastChannelLike;
+}
+
+/** Defaults of a {@link BroadcastTransport}: a random non-zero id, the global BroadcastChannel. */
+function broadcastTransportDefaults(): Required<Omit<BroadcastTransportOptions, 'channel'>> {
+  return { selfId: randomId(), createChannel: (name) => new BroadcastChannel(name) as BroadcastChannelLike };
 }
 
 /** A page that hears a new sender posts its profile again at most this often (ms), so newcomers learn it. */
@@ -61,9 +67,9 @@ export class BroadcastTransport implements FrameTransport {
 
   constructor(options: BroadcastTransportOptions) {
     this.target = options.channel;
-    this.selfId = options.selfId ?? randomId();
-    const create = options.createChannel ?? ((name: string) => new BroadcastChannel(name) as BroadcastChannelLike);
-    this.channel = create(BROADCAST_PREFIX + options.channel);
+    const { selfId, createChannel } = withDefaults(broadcastTransportDefaults(), options);
+    this.selfId = selfId;
+    this.channel = createChannel(BROADCAST_PREFIX + options.channel);
     this.channel.onmessage = (event) => {
       const data: unknown = event.data;
       if (typeof data === 'string') return this.onText(data);

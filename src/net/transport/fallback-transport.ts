@@ -1,3 +1,4 @@
+import { withDefaults } from '../../core/options.ts';
 import { Backoff, type BackoffOptions } from '../../core/backoff.ts';
 import { Emitter } from '../../core/emitter.ts';
 import {
@@ -27,6 +28,9 @@ export interface FallbackTransportOptions {
   backoff?: BackoffOptions;
 }
 
+/** Defaults of a {@link FallbackTransport}: the {@link Backoff}'s own delays. */
+const FALLBACK_TRANSPORT_DEFAULTS: Required<Pick<FallbackTransportOptions, 'backoff'>> = { backoff: {} };
+
 /**
  * The preferred transport (the relay) when it answers, a stand-in (a BroadcastChannel between
  * this browser's tabs) while it does not — and back to the preferred one as soon as it answers
@@ -54,7 +58,7 @@ export class FallbackTransport implements FrameTransport {
   private profile: Profile | null = null;
 
   constructor(options: FallbackTransportOptions) {
-    this.options = { ...options, backoff: options.backoff ?? {} };
+    this.options = { ...options, ...withDefaults(FALLBACK_TRANSPORT_DEFAULTS, options) };
     this.backoff = new Backoff(this.options.backoff);
     this.decided = new Promise((resolve) => (this.decide = resolve));
     void this.tryPreferred();

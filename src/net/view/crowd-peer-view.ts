@@ -1,3 +1,4 @@
+import { withDefaults } from '../../core/options.ts';
 import { PROCEDURAL_CLIPS } from '../../rig/clips.ts';
 import type { AvatarLook, PeerProfile } from '../protocol/profile.ts';
 import type { RemoteAvatar, RemotePeerView } from './remote-peer-view.ts';
@@ -47,7 +48,12 @@ export interface CrowdPeerViewOptions {
   fade?: number;
 }
 
-const DEFAULT_SPEEDS: Record<string, number> = { walk: PROCEDURAL_CLIPS.walk.speed, run: PROCEDURAL_CLIPS.run.speed };
+/** Defaults of a {@link CrowdPeerView}: the procedural mannequin's walk and run speeds, swim drawn as idle, 0.25 s fades. */
+const CROWD_PEER_VIEW_DEFAULTS: Required<Omit<CrowdPeerViewOptions, 'remotes'>> = {
+  authoredSpeeds: { walk: PROCEDURAL_CLIPS.walk.speed, run: PROCEDURAL_CLIPS.run.speed },
+  aliases: { swim: 'idle' },
+  fade: 0.25,
+};
 
 /** A remote player drawn by the crowd: forwards poses, sends the clip until the crowd has taken it. */
 class CrowdAvatar implements RemoteAvatar {
@@ -129,9 +135,7 @@ export class CrowdPeerView implements RemotePeerView {
 
   constructor(options: CrowdPeerViewOptions) {
     this.remotes = options.remotes;
-    this.authoredSpeeds = options.authoredSpeeds ?? DEFAULT_SPEEDS;
-    this.aliases = options.aliases ?? { swim: 'idle' };
-    this.fade = options.fade ?? 0.25;
+    ({ authoredSpeeds: this.authoredSpeeds, aliases: this.aliases, fade: this.fade } = withDefaults(CROWD_PEER_VIEW_DEFAULTS, options));
   }
 
   get count(): number {

@@ -1,3 +1,4 @@
+import { withDefaults } from '../../core/options.ts';
 import type { Object3D } from 'three';
 import { MixerAnimationDriver } from '../../anim/mixer-driver.ts';
 import { createHumanoid, type Humanoid } from '../../rig/humanoid.ts';
@@ -11,6 +12,9 @@ export interface HumanoidPeerViewOptions {
   /** Cast shadows. Default false: remote players are many, shadows cost a pass each. */
   castShadow?: boolean;
 }
+
+/** Defaults of a {@link HumanoidPeerView}: no shadows. */
+const HUMANOID_PEER_VIEW_DEFAULTS: Required<Pick<HumanoidPeerViewOptions, 'castShadow'>> = { castShadow: false };
 
 /** A remote avatar: a low-detail humanoid in the player's variant, driven by the anim module's state machine. */
 class HumanoidAvatar implements RemoteAvatar {
@@ -110,7 +114,7 @@ export class HumanoidPeerView implements RemotePeerView {
 
   constructor(options: HumanoidPeerViewOptions) {
     this.parent = options.parent;
-    this.castShadow = options.castShadow ?? false;
+    this.castShadow = withDefaults(HUMANOID_PEER_VIEW_DEFAULTS, options).castShadow;
   }
 
   get count(): number {

@@ -1,3 +1,4 @@
+import { withDefaults } from '../../core/options.ts';
 import type { BackoffOptions } from '../../core/backoff.ts';
 import { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
@@ -29,6 +30,9 @@ export interface CellSocketsOptions {
   session?: string | null;
 }
 
+/** Defaults of {@link CellSockets}: no session token; backoff and WebSocket are each socket's own defaults. */
+const CELL_SOCKETS_DEFAULTS: Required<Pick<CellSocketsOptions, 'session'>> = { session: null };
+
 export type CellSocketsEvents = {
   /** A relay message from any cell. */
   message: Uint8Array;
@@ -57,7 +61,7 @@ export class CellSockets {
   private readonly options: CellSocketsOptions;
 
   constructor(options: CellSocketsOptions) {
-    this.options = options;
+    this.options = { ...options, ...withDefaults(CELL_SOCKETS_DEFAULTS, options) };
   }
 
   get size(): number {

@@ -1,3 +1,4 @@
+import { withDefaults } from '../../core/options.ts';
 import type { Cell, WorldEntry, WorldHop } from '../protocol/world.ts';
 
 export interface DirectoryClientOptions {
@@ -19,8 +20,15 @@ export type ResolvedDirectoryClientOptions = Required<DirectoryClientOptions>;
 export function resolveDirectoryClientOptions(options: DirectoryClientOptions): ResolvedDirectoryClientOptions {
   const origin = options.origin.replace(/\/$/, '');
   if (!/^https?:\/\//.test(origin)) throw new Error(`WorldTransport: origin "${options.origin}" must be http:// or https://`);
-  return { origin, fetch: options.fetch ?? fetch.bind(globalThis), requestTimeoutMs: options.requestTimeoutMs ?? 10_000 };
+  const { fetch: doFetch, requestTimeoutMs } = withDefaults<Omit<ResolvedDirectoryClientOptions, 'origin'>>(
+    { fetch: fetch.bind(globalThis), ...DIRECTORY_CLIENT_DEFAULTS },
+    options,
+  );
+  return { origin, fetch: doFetch, requestTimeoutMs };
 }
+
+/** Defaults of a {@link DirectoryClient}: 10 s requests; `fetch` left out is the global one. */
+const DIRECTORY_CLIENT_DEFAULTS = { requestTimeoutMs: 10_000 };
 
 /** An answer with when it was asked for and read (local `Date.now()` ms), for the server clock. */
 export interface Timed<T> {

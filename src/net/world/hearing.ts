@@ -1,3 +1,5 @@
+import { withDefaults } from '../../core/options.ts';
+
 /**
  * Who is close enough to hear: the peers voice should connect to. Peers within `enterRadius`
  * (nearest first, while fewer than `max`) join; members stay until they are beyond `exitRadius`, so a
@@ -14,6 +16,9 @@ export interface HearingOptions {
   max?: number;
 }
 
+/** Defaults of a {@link HearingSet}: offered within 24 m, closed beyond 32 m, 8 at most. */
+const HEARING_DEFAULTS: Required<HearingOptions> = { enterRadius: 24, exitRadius: 32, max: 8 };
+
 export interface HearingChange {
   added: number[];
   removed: number[];
@@ -26,9 +31,7 @@ export class HearingSet {
   readonly max: number;
 
   constructor(options: HearingOptions = {}) {
-    this.enterRadius = options.enterRadius ?? 24;
-    this.exitRadius = options.exitRadius ?? 32;
-    this.max = options.max ?? 8;
+    ({ enterRadius: this.enterRadius, exitRadius: this.exitRadius, max: this.max } = withDefaults(HEARING_DEFAULTS, options));
     if (!(this.exitRadius >= this.enterRadius)) throw new RangeError('HearingSet: exitRadius must be ≥ enterRadius');
   }
 

@@ -1,3 +1,4 @@
+import { withDefaults } from '../../core/options.ts';
 import { Backoff, type BackoffOptions } from '../../core/backoff.ts';
 import { Emitter } from '../../core/emitter.ts';
 import type { ServerControl } from '../protocol/control.ts';
@@ -89,19 +90,28 @@ export interface ResolvedWorldTransportOptions {
 /** The defaults, applied once. */
 export function resolveWorldTransportOptions(options: WorldTransportOptions): ResolvedWorldTransportOptions {
   return {
+    ...withDefaults(WORLD_TRANSPORT_DEFAULTS, options),
     origin: options.origin,
     start: { ...options.start },
-    margin: options.margin ?? 4,
-    renewMs: options.renewMs ?? 40_000,
-    backoff: options.backoff ?? {},
     WebSocket: options.WebSocket,
     fetch: options.fetch,
-    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
-    closeWatch: options.closeWatch ?? true,
-    clockProbeMs: options.clockProbeMs ?? 30_000,
-    session: options.session ?? null,
   };
 }
+
+/**
+ * Defaults of a {@link WorldTransport}: a 4 m margin, renewed every 40 s, the backoff's own
+ * delays, 10 s requests, close-watch on, a clock probe every 30 s, no session; `WebSocket` and
+ * `fetch` left out are the global ones.
+ */
+const WORLD_TRANSPORT_DEFAULTS: Omit<ResolvedWorldTransportOptions, 'origin' | 'start' | 'WebSocket' | 'fetch'> = {
+  margin: 4,
+  renewMs: 40_000,
+  backoff: {},
+  requestTimeoutMs: 10_000,
+  closeWatch: true,
+  clockProbeMs: 30_000,
+  session: null,
+};
 
 /** Probes a second apart after entering: the first answers come while joining is busiest. */
 export const CLOCK_BURST = 8;

@@ -89,7 +89,7 @@ describe('catalog client', { timeout: 30_000 }, () => {
     const progress = states.filter((s) => s.progress).map((s) => s.progress!);
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.at(-1)!.total).toBeGreaterThan(1000);
-    expect(progress.at(-1)!.loaded).toBe(progress.at(-1)!.total);
+    expect(progress.at(-1)!.done).toBe(progress.at(-1)!.total);
 
     const again = new CatalogClient({ api: api(), cache });
     expect(await again.load()).toMatchObject({ status: 'ready', source: 'cache' });
