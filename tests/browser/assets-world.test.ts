@@ -20,8 +20,9 @@ describe('assets in the world', () => {
     browser = await launchChromium();
     page = await openPage(browser, { width: 800, height: 480 });
     errors = collectPageErrors(page);
-    // What the assets page's "Place in world" opens.
-    await page.goto(`${base}/?place=wooden_crate_01&res=1k&api=${encodeURIComponent(fixture.url)}`, {
+    // What the assets page's "Place in world" opens; the brush kept local (`shared=0`), so the test
+    // reads its strokes' placements from the layer's own session (shared strokes are placed per cell).
+    await page.goto(`${base}/?place=wooden_crate_01&res=1k&shared=0&api=${encodeURIComponent(fixture.url)}`, {
       waitUntil: 'domcontentloaded',
       timeout: 120_000,
     });

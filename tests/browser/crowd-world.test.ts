@@ -42,13 +42,25 @@ describe('the world page with ?crowd=40', () => {
     expect(s.shaderErrors).toBe(0);
     const hud = await hudText(page);
     expect(hud).toMatch(/CROWD|Crowd/);
-    // Hiding the crowd removes exactly its draws: 3 pieces in the main view and the shadow map.
-    const withCrowd = s.drawCalls as number;
-    await page.evaluate(() => ((window.cairn.crowd as { object: { visible: boolean } }).object.visible = false));
-    await page.evaluate(() => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(2));
-    const without = await page.evaluate(() => window.cairn.stats.drawCalls);
-    await page.evaluate(() => ((window.cairn.crowd as { object: { visible: boolean } }).object.visible = true));
-    expect(withCrowd - without).toBe(6);
+    // Hiding the crowd removes exactly its draws: 3 pieces in the main view, and in the shadow map
+    // where the quality tier casts shadows (the low tier chosen on a software rasteriser does not).
+    const passes = s.quality.shadows ? 2 : 1;
+    // The forest streams in around the player meanwhile: a measure counts only when the draws with
+    // the crowd shown are the same before and after the hidden frames.
+    const drawsWith = async (visible: boolean): Promise<number> =>
+      page.evaluate(async (show) => {
+        (window.cairn.crowd as { object: { visible: boolean } }).object.visible = show;
+        await (window.cairn.stage as { frames(n: number): Promise<void> }).frames(2);
+        return window.cairn.stats.drawCalls;
+      }, visible);
+    let withCrowd = 0;
+    let without = 0;
+    for (let attempt = 0; attempt < 10; attempt++) {
+      withCrowd = await drawsWith(true);
+      without = await drawsWith(false);
+      if ((await drawsWith(true)) === withCrowd) break;
+    }
+    expect(withCrowd - without).toBe(3 * passes);
   });
 
   it('takes remote players through cairn.crowdRemotes', async () => {

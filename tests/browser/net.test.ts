@@ -51,6 +51,8 @@ async function openWorld(context: BrowserContext, query: string): Promise<{ page
   const errors = collectPageErrors(page);
   await page.goto(`${base}/${query}`);
   await waitForCairn(page, 180_000);
+  // The net plugin publishes its view once its transport is chosen (a session fetch and the relay's answer later).
+  await page.waitForFunction(() => window.cairn.netView !== undefined, undefined, { timeout: 60_000, polling: 200 });
   return { page, errors };
 }
 
