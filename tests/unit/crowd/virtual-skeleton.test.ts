@@ -40,11 +40,11 @@ describe('VirtualSkeleton', () => {
   it('is a bones-only clone: no meshes, never in a scene, the same bone names', () => {
     const skeleton = new VirtualSkeleton(template);
     const meshes: Object3D[] = [];
-    skeleton.root.traverse((node) => {
+    skeleton.object.traverse((node) => {
       if ((node as { isMesh?: boolean }).isMesh) meshes.push(node);
     });
     expect(meshes).toEqual([]);
-    expect(skeleton.root.parent).toBeNull();
+    expect(skeleton.object.parent).toBeNull();
     expect(skeleton.bones.map((b) => b.name)).toEqual(humanoid.bones.map((b) => b.name));
     expect(skeleton.bones[0]).not.toBe(humanoid.bones[0]);
     skeleton.dispose();
