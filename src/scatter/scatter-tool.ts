@@ -53,8 +53,8 @@ export function createScatterTool(options: ScatterToolOptions): ScatterTool {
     parent: stage.scene,
     radius: options.radius,
     active: options.active ?? true,
-    onError: (error) => showNotice({ level: 'warn', title: 'The brush could not paint', detail: error.message }),
   });
+  brush.on('error', ({ error }) => void showNotice({ level: 'warn', title: 'The brush could not paint', detail: error.message }));
   // The panel goes in the page's dock (right column, under the tools).
   const panel = new BrushPanel({ layer, brush });
   panel.element.hidden = !brush.isActive;
