@@ -38,13 +38,13 @@ export interface CellForestOptions {
 }
 
 /** A {@link CellForestOptions} with its defaults in: what a cell's runs are built from. */
-type ResolvedCellForestOptions = Required<CellForestOptions>;
+type CellForestSettings = Required<CellForestOptions>;
 
 /** Instances one cell keeps at most: 16 joined cells draw at most 65,536. */
 export const CELL_MAX_INSTANCES = 4096;
 
 /** Defaults of {@link CellForestOptions} (cell, ground, props, presets and first id have none). */
-export const CELL_FOREST_DEFAULTS: Pick<ResolvedCellForestOptions, 'maxInstances' | 'edgeMargin'> = {
+export const CELL_FOREST_DEFAULTS: Pick<CellForestSettings, 'maxInstances' | 'edgeMargin'> = {
   maxInstances: CELL_MAX_INSTANCES,
   edgeMargin: 0.5,
 };
@@ -83,7 +83,7 @@ class Run {
   /** Candidates and events applied by this run (for the scheduler's figures). */
   work = 0;
 
-  constructor(options: ResolvedCellForestOptions) {
+  constructor(options: CellForestSettings) {
     const { cell, edgeMargin } = options;
     this.engine = new PlacementEngine({
       seed: 1,
@@ -106,7 +106,7 @@ export class CellForest {
   readonly key: string;
   /** The instances drawn for this cell (what {@link step} has handed out), by id. */
   readonly drawn = new Map<number, Placement>();
-  private readonly options: ResolvedCellForestOptions;
+  private readonly options: CellForestSettings;
   private target: ForestStroke[] = [];
   /** The run whose engine is what is drawn. */
   private live: Run;
