@@ -14,7 +14,7 @@ import {
   loadCrowdTemplateFromUrl,
   MAX_SYNTHETIC_PEERS,
   StageCrowd,
-  type LoadPhase,
+  type LoadTemplateProgress,
 } from '../src/crowd/index.ts';
 import { PlayerAvatar } from '../src/avatar/player-avatar.ts';
 import { createWorld, showNotice } from '../src/world/index.ts';
@@ -83,7 +83,8 @@ export async function startShowcase(): Promise<void> {
   const load = async (what: { url: string } | { file: File }): Promise<void> => {
     const label = 'url' in what ? what.url : what.file.name;
     panel.status(`Loading ${label}…`);
-    const onProgress = (phase: LoadPhase, fraction: number): void => panel.status(`${phase} ${label}: ${Math.round(fraction * 100)}%`);
+    const onProgress = ({ done, total, label: phase }: LoadTemplateProgress): void =>
+      panel.status(`${phase} ${label}: ${total ? `${Math.round((done / total) * 100)}%` : `${Math.round(done / 1024)} KiB`}`);
     try {
       const options = { targetHeight: 1.8, maxBones: 256, onProgress };
       const template =

@@ -80,7 +80,7 @@ export function createScatterBench(stage: Stage, tool: ScatterTool): ScatterBenc
       return dabs;
     },
     show(path) {
-      layer.group.visible = path === 'scatter';
+      layer.object.visible = path === 'scatter';
       for (const [name, group] of peers) group.visible = name === path;
     },
     async measure(frames) {

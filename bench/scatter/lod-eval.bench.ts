@@ -38,10 +38,10 @@ const entries = new Int32Array(COUNT * PARTS);
 const selector = new LodSelector({
   initialCapacity: COUNT,
   maxRateHz: 1e9,
-  onChange: (handle, _from, to) => {
-    const target = ids[instances[handle]!.prop]![to]!;
-    for (let part = 0; part < PARTS; part++) set.move(entries[handle * PARTS + part]!, target[part]!);
-  },
+});
+selector.on('change', ({ handle, to }) => {
+  const target = ids[instances[handle]!.prop]![to]!;
+  for (let part = 0; part < PARTS; part++) set.move(entries[handle * PARTS + part]!, target[part]!);
 });
 instances.forEach((p, i) => {
   const level = selector.add(i, p.x, p.y, p.z);

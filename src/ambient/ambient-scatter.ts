@@ -192,7 +192,7 @@ export class AmbientScatter {
     // Props bake in the background (time-sliced); instances whose prop is not baked yet wait.
     const catalog: PropCatalog = this.layer.catalog;
     const ids = [...new Set(Object.values(this.props).flat())];
-    void catalog.preload(ids, (done) => (this.stats.bake.done = done)).catch((error: Error) => (this.stats.lastError = error.message));
+    void catalog.preload(ids, ({ done }) => (this.stats.bake.done = done)).catch((error: Error) => (this.stats.lastError = error.message));
   }
 
   /** The catalog the layer draws from (share it with the brush so props bake once). */

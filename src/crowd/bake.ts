@@ -6,6 +6,8 @@
  * progress for long files. The table is kept under a memory budget: half floats by default
  * (24 bytes per bone per frame), and the bake rate drops when a rig's clips would not fit.
  */
+import { withDefaults } from '../core/options.ts';
+import type { ProgressListener } from '../core/progress.ts';
 import { planBake, bakedFrameTime, type BakePlan } from './baked-layout.ts';
 import { ClipSampler } from './clip-sampler.ts';
 import type { CrowdTemplate } from './template.ts';
@@ -50,12 +52,20 @@ export interface BakeOptions {
   precision?: BakePrecision;
   /** Most GPU bytes the table may take; the rate drops to fit. Default {@link DEFAULT_BAKED_BUDGET}. */
   maxBytes?: number;
-  /** Called with 0..1 as clips are baked. */
-  onProgress?: (fraction: number) => void;
+  /** Hears `done` of `total` rows after each clip is baked, `label` the clip's name. */
+  onProgress?: ProgressListener;
 }
 
 /** The baked table's budget per rig: 8 MiB (a 64-bone rig: ~5,400 frames, 55 clips of 3.3 s at 30 fps, in half floats). */
 export const DEFAULT_BAKED_BUDGET = 8 * 1024 * 1024;
+
+/** Defaults of {@link BakeOptions}: 30 fps, 8192 rows, half floats, {@link DEFAULT_BAKED_BUDGET}. */
+export const BAKE_DEFAULTS: Required<Omit<BakeOptions, 'onProgress'>> = {
+  fps: 30,
+  maxRows: 8192,
+  precision: 'half',
+  maxBytes: DEFAULT_BAKED_BUDGET,
+};
 
 /** GPU bytes of one baked row (every bone's 3×4 matrix and every chain node's local transform) at a precision. */
 export function bakedRowBytes(boneCount: number, nodeCount: number, precision: BakePrecision): number {
@@ -63,13 +73,13 @@ export function bakedRowBytes(boneCount: number, nodeCount: number, precision: B
 }
 
 export function bakeClips(template: CrowdTemplate, options: BakeOptions = {}): BakedClips {
-  const precision = options.precision ?? 'half';
+  const { fps, maxRows: rowLimit, precision, maxBytes } = withDefaults(BAKE_DEFAULTS, options);
   const sampler = new ClipSampler(template);
   const flat = sampler.clips;
   const nodes = flat.nodes.length;
   const rowBytes = bakedRowBytes(template.boneCount, nodes, precision);
-  const maxRows = Math.min(options.maxRows ?? 8192, Math.floor((options.maxBytes ?? DEFAULT_BAKED_BUDGET) / rowBytes));
-  const plan = planBake(template.clips, options.fps ?? 30, maxRows);
+  const maxRows = Math.min(rowLimit, Math.floor(maxBytes / rowBytes));
+  const plan = planBake(template.clips, fps, maxRows);
   const rowStride = template.boneCount * FLOATS_PER_BONE;
   const data = new Float32Array(plan.rows * rowStride);
   const locals = new Float32Array(plan.rows * nodes * LOCAL_FLOATS);
@@ -91,7 +101,7 @@ export function bakeClips(template: CrowdTemplate, options: BakeOptions = {}): B
       }
       done++;
     }
-    options.onProgress?.(done / plan.rows);
+    options.onProgress?.({ done, total: plan.rows, label: layout.name });
   }
   return {
     plan,

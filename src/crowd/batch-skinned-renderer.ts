@@ -12,6 +12,7 @@
  */
 import { DynamicDrawUsage, Group, InstancedInterleavedBuffer, Mesh, Vector4, type Material, type NodeMaterial } from 'three/webgpu';
 import { uniform, uniformArray } from 'three/tsl';
+import { withDefaults } from '../core/options.ts';
 import { BakedBoneBuffer, BakedLocalTables, LIVE_ROWS_PER_LAYER, LiveBoneBuffer, type TslNode } from './bone-buffers.ts';
 import type { BonePath } from './bone-path.ts';
 import type { BakedClips } from './bake.ts';
@@ -45,6 +46,20 @@ export interface BatchSkinnedRendererOptions {
 
 /** Materials recoloured by the palette unless told otherwise: clothing, by name. */
 export const DEFAULT_PALETTE_MATERIALS = /cloth|shirt|top|jacket|dress|outfit|torso/i;
+
+/**
+ * Defaults of {@link BatchSkinnedRendererOptions} (the template, bake and path have none; shadows
+ * follow the template's pieces and variants are off unless given).
+ */
+export const BATCH_SKINNED_RENDERER_DEFAULTS: Required<
+  Omit<BatchSkinnedRendererOptions, 'template' | 'baked' | 'path' | 'castShadow' | 'receiveShadow' | 'variants'>
+> = {
+  liveCapacity: 32,
+  maxLiveCapacity: 256,
+  instanceCapacity: 64,
+  palette: [[1, 1, 1]],
+  paletteMaterials: DEFAULT_PALETTE_MATERIALS,
+};
 
 /** What one frame's commit moved to the GPU. */
 export interface CommitResult {
@@ -165,6 +180,7 @@ export class BatchSkinnedRenderer<Owner = unknown> {
 
   constructor(options: BatchSkinnedRendererOptions) {
     const { template, baked, path } = options;
+    const resolved = withDefaults(BATCH_SKINNED_RENDERER_DEFAULTS, options);
     this.template = template;
     this.path = path;
     this.object.name = 'crowd';
@@ -172,13 +188,13 @@ export class BatchSkinnedRenderer<Owner = unknown> {
     const step = path === 'texture' ? LIVE_ROWS_PER_LAYER : 1;
     this.live = new SlotTable<Owner>({
       channels: { bones: slotFloats },
-      capacity: options.liveCapacity ?? 32,
+      capacity: resolved.liveCapacity,
       capacityStep: step,
-      maxCapacity: options.maxLiveCapacity ?? 256,
-      onGrow: (capacity) => {
-        this.liveBuffer.wrap(this.live.channels.bones!, capacity);
-        this.rebuild();
-      },
+      maxCapacity: resolved.maxLiveCapacity,
+    });
+    this.live.on('grow', ({ capacity }) => {
+      this.liveBuffer.wrap(this.live.channels.bones!, capacity);
+      this.rebuild();
     });
     this.liveBuffer = new LiveBoneBuffer(path, template.boneCount, this.live.channels.bones!, this.live.capacity);
     this.bakedBuffer = new BakedBoneBuffer(path, template.boneCount, baked.data, baked.plan.rows, baked.precision);
@@ -189,10 +205,10 @@ export class BatchSkinnedRenderer<Owner = unknown> {
       baked.plan.clips.map((clip) => new Vector4(clip.startRow, clip.frames, clip.duration, clip.loop ? 1 : 0)),
       'vec4',
     );
-    const palette = options.palette && options.palette.length > 0 ? options.palette : [[1, 1, 1] as const];
+    const palette = resolved.palette.length > 0 ? resolved.palette : BATCH_SKINNED_RENDERER_DEFAULTS.palette;
     this.palette = palette.map(([r, g, b]) => new Vector4(r, g, b, 1));
     this.paletteNode = uniformArray(this.palette, 'vec4');
-    this.paletteMaterials = options.paletteMaterials ?? DEFAULT_PALETTE_MATERIALS;
+    this.paletteMaterials = resolved.paletteMaterials;
     this.variants = options.variants ?? null;
     if (this.variants) {
       const count = this.variants.capacity * this.variants.stride;
@@ -200,7 +216,7 @@ export class BatchSkinnedRenderer<Owner = unknown> {
       this.syncVariants();
       this.variantNode = uniformArray(this.variantValues, 'vec4');
     }
-    const capacity = options.instanceCapacity ?? 64;
+    const capacity = resolved.instanceCapacity;
     this.poseRecords = new RecordBuffer(POSE_FLOATS, capacity);
     this.animRecords = new RecordBuffer(ANIM_FLOATS, capacity);
 

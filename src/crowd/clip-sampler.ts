@@ -62,7 +62,7 @@ export class FlatClips {
   readonly ignoredTracks: number;
 
   constructor(template: CrowdTemplate) {
-    const root = template.root;
+    const root = template.object;
     const needed = new Set<Object3D>();
     for (const bone of template.bones) for (let n: Object3D | null = bone; n && n !== root; n = n.parent) needed.add(n);
     const chain: Object3D[] = [];

@@ -18,6 +18,7 @@
  * ```
  */
 import { Frustum, Matrix4, Sphere, Vector3, type Camera, type Object3D } from 'three';
+import { withDefaults } from '../core/options.ts';
 import { AnimState, type AnimSample, type PlayOptions } from './anim-state.ts';
 import { bakeClips, type BakedClips, type BakePrecision } from './bake.ts';
 import { BatchSkinnedRenderer } from './batch-skinned-renderer.ts';
@@ -68,22 +69,32 @@ export interface CrowdOptions {
   variants?: CrowdVariantsOptions;
 }
 
-/** The defaults, resolved once (see {@link CrowdOptions}). */
-type ResolvedCrowdOptions = Required<Omit<CrowdOptions, 'lod' | 'palette' | 'paletteMaterials' | 'device' | 'variants'>> &
-  Pick<CrowdOptions, 'palette' | 'paletteMaterials' | 'variants'> & { device: BonePathDevice; lod: ResolvedLodOptions };
+/** The options after {@link CROWD_DEFAULTS}, with the LOD's own defaults filled in. */
+type ResolvedCrowdOptions = Required<Omit<CrowdOptions, 'lod' | 'palette' | 'paletteMaterials' | 'variants'>> &
+  Pick<CrowdOptions, 'palette' | 'paletteMaterials' | 'variants'> & { lod: ResolvedLodOptions };
+
+/**
+ * Defaults of {@link CrowdOptions} (the template has none; palette, palette materials and variants
+ * fall to the {@link BatchSkinnedRenderer}'s and {@link VariantTable}'s own).
+ */
+export const CROWD_DEFAULTS: Required<Omit<CrowdOptions, 'template' | 'palette' | 'paletteMaterials' | 'variants'>> = {
+  device: { backend: 'WebGPU' },
+  path: 'auto',
+  lod: {},
+  capacity: 64,
+  bakeFps: 30,
+  maxBakedRows: 8192,
+  bakePrecision: 'half',
+  maxBakedBytes: 8 * 1024 * 1024,
+  castShadow: true,
+};
 
 function resolveCrowdOptions(options: CrowdOptions): ResolvedCrowdOptions {
+  const resolved = withDefaults(CROWD_DEFAULTS, options);
   return {
+    ...resolved,
     template: options.template,
-    device: options.device ?? { backend: 'WebGPU' },
-    path: options.path ?? 'auto',
-    lod: resolveLod(options.lod),
-    capacity: options.capacity ?? 64,
-    bakeFps: options.bakeFps ?? 30,
-    maxBakedRows: options.maxBakedRows ?? 8192,
-    bakePrecision: options.bakePrecision ?? 'half',
-    maxBakedBytes: options.maxBakedBytes ?? 8 * 1024 * 1024,
-    castShadow: options.castShadow ?? true,
+    lod: resolveLod(resolved.lod),
     palette: options.palette,
     paletteMaterials: options.paletteMaterials,
     variants: options.variants,

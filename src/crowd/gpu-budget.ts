@@ -5,6 +5,7 @@
  * passes at idle anywhere and tightens as the crowd grows. Without timestamp queries it reports
  * 'unavailable' rather than a made-up figure. Pure logic: no three.js, no DOM.
  */
+import { withDefaults } from '../core/options.ts';
 
 export interface GpuBudgetOptions {
   /** Budget granted per avatar, ms. Default 0.06. */
@@ -17,6 +18,15 @@ export interface GpuBudgetOptions {
   /** Idle samples needed before the baseline counts as calibrated. Default 1. */
   minSamples?: number;
 }
+
+/** Defaults of {@link GpuBudgetOptions}: 0.06 ms per avatar, a fast EMA, max(0.5 ms, 25 %) slack. */
+export const GPU_BUDGET_DEFAULTS: Required<GpuBudgetOptions> = {
+  perAvatarMs: 0.06,
+  alpha: 0.3,
+  slackMs: 0.5,
+  slackFraction: 0.25,
+  minSamples: 1,
+};
 
 export type GpuBudgetState = 'unavailable' | 'calibrating' | 'uncalibrated' | 'pass' | 'over';
 
@@ -45,11 +55,12 @@ export class GpuBudget {
   private last: GpuBudgetReading;
 
   constructor(options: GpuBudgetOptions = {}) {
-    this.perAvatarMs = options.perAvatarMs ?? 0.06;
-    this.alpha = options.alpha ?? 0.3;
-    this.slackMs = options.slackMs ?? 0.5;
-    this.slackFraction = options.slackFraction ?? 0.25;
-    this.minSamples = options.minSamples ?? 1;
+    const resolved = withDefaults(GPU_BUDGET_DEFAULTS, options);
+    this.perAvatarMs = resolved.perAvatarMs;
+    this.alpha = resolved.alpha;
+    this.slackMs = resolved.slackMs;
+    this.slackFraction = resolved.slackFraction;
+    this.minSamples = resolved.minSamples;
     this.last = { state: 'calibrating', gpuMs: null, baselineMs: null, budgetMs: null, tracking: true, message: 'calibrating' };
   }
 

@@ -6,6 +6,7 @@
  */
 import { fetchModelBytes, parseRig, refusalOf, rigFormatOf, RigLoadError } from '../rig/load.ts';
 import { formatClipStates, isPlaceholderClipName, matchClipStates, type ClipState } from '../rig/clip-names.ts';
+import type { Progress } from '../core/progress.ts';
 import { CrowdTemplate, CrowdTemplateError, type CrowdTemplateOptions } from './template.ts';
 
 /** The states a crowd avatar plays (what synthetic peers and remote players ask for). */
@@ -14,11 +15,20 @@ export const CROWD_STATES = ['idle', 'walk', 'run', 'dance', 'wave', 'cheer'] as
 /** The library clip of each of {@link CROWD_STATES}, retargeted onto a rig whose file has no clip for that state. */
 export const CROWD_LIBRARY_CLIPS: readonly string[] = ['idle', 'walk_fwd', 'run_fwd', 'dance', 'wave', 'cheer'];
 
+/** The phases of loading a character, in order: the `label` of its {@link LoadTemplateProgress}. */
 export type LoadPhase = 'download' | 'parse' | 'prepare';
 
+/** Progress of loading a character: `label` the phase, `done` of `total` within it. */
+export interface LoadTemplateProgress extends Progress {
+  label: LoadPhase;
+}
+
 export interface LoadTemplateOptions extends CrowdTemplateOptions {
-  /** Called with the phase and 0..1 within it (download progress needs Content-Length). */
-  onProgress?: (phase: LoadPhase, fraction: number) => void;
+  /**
+   * Hears each phase (`label`) as it goes: bytes received of the Content-Length while downloading
+   * (`total` null when the server sends none), then 0 and 1 of 1 for parsing and preparing.
+   */
+  onProgress?: (progress: LoadTemplateProgress) => void;
   /**
    * Cairn's library clips, by name, retargeted on load (in place) for the states the file has no
    * clip for (every one of them for a rig with no clips); `[]` retargets none. Default
@@ -33,7 +43,7 @@ export async function loadCrowdTemplateFromUrl(url: string, options: LoadTemplat
   let bytes: ArrayBuffer;
   try {
     rigFormatOf(url);
-    bytes = await fetchModelBytes(url, (f) => options.onProgress?.('download', f));
+    bytes = await fetchModelBytes(url, (progress) => options.onProgress?.({ ...progress, label: 'download' }));
   } catch (error) {
     // Name the file the way the user knows it; the cause (CORS, 404, …) is in the message.
     throw refused(error, name);
@@ -48,9 +58,9 @@ export async function loadCrowdTemplateFromFile(file: File, options: LoadTemplat
   } catch (error) {
     throw refused(error, file.name);
   }
-  options.onProgress?.('download', 0);
+  options.onProgress?.({ done: 0, total: file.size, label: 'download' });
   const bytes = await file.arrayBuffer();
-  options.onProgress?.('download', 1);
+  options.onProgress?.({ done: bytes.byteLength, total: bytes.byteLength, label: 'download' });
   return prepareTemplate(bytes, file.name, file.name, options);
 }
 
@@ -69,7 +79,7 @@ export function loadCrowdTemplateFromBytes(
 }
 
 async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string, options: LoadTemplateOptions): Promise<CrowdTemplate> {
-  options.onProgress?.('parse', 0);
+  options.onProgress?.({ done: 0, total: 1, label: 'parse' });
   let rig;
   try {
     rig = await parseRig(bytes, /\.(glb|gltf|fbx|bvh)$/i.test(name) ? name : source, {
@@ -78,8 +88,8 @@ async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string,
   } catch (error) {
     throw refused(error, name);
   }
-  options.onProgress?.('parse', 1);
-  options.onProgress?.('prepare', 0);
+  options.onProgress?.({ done: 1, total: 1, label: 'parse' });
+  options.onProgress?.({ done: 0, total: 1, label: 'prepare' });
   const notes: string[] = [];
   if (rig.report.skeletonOnly) throw refused(RigLoadError.because('no-mesh', name, { bones: rig.bones.length }), name);
   // One clip under an exporter's placeholder name (Mixamo's "mixamo.com", "Take 001"): the file's
@@ -128,7 +138,7 @@ async function prepareTemplate(bytes: ArrayBuffer, source: string, name: string,
   notes.push(`clips: ${formatClipStates(CROWD_STATES, clipStates, sources)}`);
   const template = new CrowdTemplate(rig, { ...options, name: options.name ?? name, clipStates: { ...clipStates, ...options.clipStates } });
   template.report.notes.push(...notes);
-  options.onProgress?.('prepare', 1);
+  options.onProgress?.({ done: 1, total: 1, label: 'prepare' });
   return template;
 }
 

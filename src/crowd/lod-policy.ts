@@ -6,6 +6,7 @@
  * frame. Pure logic: no three.js, no DOM.
  */
 
+import { withDefaults } from '../core/options.ts';
 export interface LodOptions {
   /** A visible controlled avatar closer than this (metres) becomes live. Default 20. */
   liveEnter?: number;
@@ -47,7 +48,7 @@ export const DEFAULT_LOD: ResolvedLodOptions = {
 
 /** Fills defaults and checks the distances make sense. */
 export function resolveLod(options: LodOptions = {}): ResolvedLodOptions {
-  const lod = { ...DEFAULT_LOD, ...options };
+  const lod = withDefaults(DEFAULT_LOD, options);
   if (!(lod.liveExit > lod.liveEnter))
     throw new RangeError(`LOD: liveExit (${lod.liveExit}) must be greater than liveEnter (${lod.liveEnter}) for hysteresis`);
   if (!(lod.maxLive >= 0) || !Number.isInteger(lod.maxLive))

@@ -5,7 +5,8 @@
  * everything else (clips, crossfades, palette, procedural control) is as in {@link Crowd}.
  */
 import { Group, type Camera } from 'three';
-import { Crowd, type AddAgentOptions, type CrowdAgent, type CrowdOptions, type CrowdStats } from './crowd.ts';
+import { withDefaults } from '../core/options.ts';
+import { Crowd, CROWD_DEFAULTS, type AddAgentOptions, type CrowdAgent, type CrowdOptions, type CrowdStats } from './crowd.ts';
 import type { CrowdTemplate } from './template.ts';
 
 export interface MixedCrowdOptions extends Omit<CrowdOptions, 'template'> {
@@ -26,8 +27,10 @@ export class MixedCrowd {
 
   constructor(options: MixedCrowdOptions) {
     if (options.templates.length === 0) throw new RangeError('MixedCrowd: at least one template');
-    const { templates, ...shared } = options;
-    this.crowds = templates.map((template) => new Crowd({ ...shared, template }));
+    // Resolved once for every body; each Crowd finds nothing left to fill.
+    const { templates, ...rest } = options;
+    const shared = withDefaults(CROWD_DEFAULTS, rest);
+    this.crowds = templates.map((template) => new Crowd({ ...rest, ...shared, template }));
     this.object.name = 'mixed-crowd';
     for (const crowd of this.crowds) this.object.add(crowd.object);
   }

@@ -13,6 +13,7 @@
  * A player with no profile yet wears a humanoid variant seeded from its id, so players differ
  * from the first frame.
  */
+import { withDefaults } from '../core/options.ts';
 import type { Camera, Object3D } from 'three';
 import { seedFromString } from '../core/rng.ts';
 import { lookKey, type AvatarLook, type HumanoidLook } from '../net/protocol/profile.ts';
@@ -71,7 +72,11 @@ export interface RemoteLooksStats {
   refused: Record<string, string>;
 }
 
-const REMOTE_DEFAULTS: Required<RemoteAvatarsOptions> = { loadModel: (url, signal) => loadRemoteTemplate(url, {}, signal), maxModels: 8 };
+/** Defaults of {@link RemoteAvatarsOptions}: files loaded with {@link loadRemoteTemplate}, at most 8 in view. */
+export const REMOTE_AVATARS_DEFAULTS: Required<RemoteAvatarsOptions> = {
+  loadModel: (url, signal) => loadRemoteTemplate(url, {}, signal),
+  maxModels: 8,
+};
 
 /** One character file's crowd. */
 interface ModelEntry {
@@ -107,7 +112,7 @@ export class RemoteAvatars<Id = string> {
   dropped = 0;
 
   constructor(options: RemoteAvatarsOptions = {}) {
-    this.options = { ...REMOTE_DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
+    this.options = withDefaults(REMOTE_AVATARS_DEFAULTS, options);
   }
 
   /** True while a crowd is attached. */

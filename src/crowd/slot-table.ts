@@ -8,6 +8,8 @@
  * When full, capacity grows by reallocation (doubling, rounded to `capacityStep`) and every
  * member's data is copied across. Pure logic: no three.js, no DOM.
  */
+import { Emitter } from '../core/emitter.ts';
+import { withDefaults } from '../core/options.ts';
 
 /** A member's place in the table. `slot` changes when another member is removed; the ref does not. */
 export interface SlotRef<T> {
@@ -26,11 +28,22 @@ export interface SlotTableOptions {
   capacityStep?: number;
   /** Hard upper bound on capacity; adding past it throws a RangeError. Default Infinity. */
   maxCapacity?: number;
-  /** Called after a reallocation with the new capacity; channel arrays have been replaced. */
-  onGrow?: (capacity: number) => void;
 }
 
-export class SlotTable<T> {
+/** Defaults of {@link SlotTableOptions}: 16 slots, no rounding, no ceiling. */
+export const SLOT_TABLE_DEFAULTS: Required<Omit<SlotTableOptions, 'channels'>> = {
+  capacity: 16,
+  capacityStep: 1,
+  maxCapacity: Number.POSITIVE_INFINITY,
+};
+
+/** What a {@link SlotTable} emits. */
+export interface SlotTableEvents extends Record<string, unknown> {
+  /** After a reallocation: the new capacity. The channel arrays have been replaced. */
+  grow: { capacity: number };
+}
+
+export class SlotTable<T> extends Emitter<SlotTableEvents> {
   /** Channel arrays, `capacity × stride` floats each. Replaced (not resized) when the table grows. */
   readonly channels: Record<string, Float32Array> = {};
   readonly strides: Readonly<Record<string, number>>;
@@ -38,22 +51,22 @@ export class SlotTable<T> {
   private _capacity: number;
   private readonly step: number;
   private readonly maxCapacity: number;
-  private readonly onGrow?: (capacity: number) => void;
   /** Reallocations so far (for stats and tests). */
   grows = 0;
 
   constructor(options: SlotTableOptions) {
+    super();
+    const resolved = withDefaults(SLOT_TABLE_DEFAULTS, options);
     this.strides = { ...options.channels };
     for (const [name, stride] of Object.entries(this.strides)) {
       if (!Number.isInteger(stride) || stride <= 0)
         throw new RangeError(`SlotTable: channel "${name}" needs a positive integer stride, got ${stride}`);
     }
-    this.step = Math.max(1, Math.floor(options.capacityStep ?? 1));
-    this.maxCapacity = options.maxCapacity ?? Number.POSITIVE_INFINITY;
-    this._capacity = this.round(Math.max(1, options.capacity ?? 16));
+    this.step = Math.max(1, Math.floor(resolved.capacityStep));
+    this.maxCapacity = resolved.maxCapacity;
+    this._capacity = this.round(Math.max(1, resolved.capacity));
     if (this._capacity > this.maxCapacity)
       throw new RangeError(`SlotTable: initial capacity ${this._capacity} exceeds maxCapacity ${this.maxCapacity}`);
-    this.onGrow = options.onGrow;
     for (const [name, stride] of Object.entries(this.strides)) this.channels[name] = new Float32Array(this._capacity * stride);
   }
 
@@ -123,7 +136,7 @@ export class SlotTable<T> {
     }
     this._capacity = next;
     this.grows++;
-    this.onGrow?.(next);
+    this.emit('grow', { capacity: next });
   }
 
   /** Every occupied ref, slot order. The array is live; do not modify it. */

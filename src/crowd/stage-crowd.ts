@@ -4,6 +4,7 @@
  * publishes `cairn.stats.crowd`, adds the HUD section, and swaps the character model on request
  * without disturbing the running crowd when the new model is bad. Glue over the pure parts.
  */
+import { withDefaults } from '../core/options.ts';
 import { createHumanoid } from '../rig/humanoid.ts';
 import type { Stage } from '../world/stage.ts';
 import type { Heightmap } from '../world/terrain/heightmap.ts';
@@ -56,6 +57,19 @@ export const CROWD_PALETTE: ReadonlyArray<readonly [number, number, number]> = [
   [0.9, 0.45, 0.6],
 ];
 
+/** Defaults of {@link StageCrowdOptions} (template, heightmap, peers, LOD and remotes: none given). */
+export const STAGE_CROWD_DEFAULTS: Required<Omit<StageCrowdOptions, 'template' | 'heightmap' | 'peers' | 'lod' | 'remotes'>> = {
+  count: 0,
+  path: 'auto',
+  publish: true,
+  hudWhenActive: false,
+  lookAtShare: 0.2,
+  palette: CROWD_PALETTE,
+};
+
+/** The options of a {@link StageCrowd} once its defaults are in. */
+type ResolvedStageCrowdOptions = StageCrowdOptions & typeof STAGE_CROWD_DEFAULTS;
+
 /** Most synthetic peers the page controls offer. */
 export const MAX_SYNTHETIC_PEERS = 1000;
 
@@ -68,7 +82,7 @@ export class StageCrowd {
   readonly budget = new GpuBudget();
   private current: Crowd;
   private peerAgents: CrowdAgent[] = [];
-  private readonly options: StageCrowdOptions;
+  private readonly options: ResolvedStageCrowdOptions;
   private readonly removers: Array<() => void> = [];
   private lastError: string | null = null;
   private lastGpuMs: number | null = null;
@@ -77,9 +91,9 @@ export class StageCrowd {
 
   constructor(stage: Stage, options: StageCrowdOptions = {}) {
     this.stage = stage;
-    this.options = options;
-    this.palette = options.palette ?? CROWD_PALETTE;
-    this.lookAtShare = options.lookAtShare ?? 0.2;
+    this.options = withDefaults<ResolvedStageCrowdOptions>(STAGE_CROWD_DEFAULTS, options);
+    this.palette = this.options.palette;
+    this.lookAtShare = this.options.lookAtShare;
     this.remotes = options.remotes ?? new RemoteAvatars<number>();
     this.device = crowdDeviceInfo(stage.renderer);
     const heightmap = options.heightmap;
@@ -96,14 +110,14 @@ export class StageCrowd {
       : this.build(new CrowdTemplate(createHumanoid({ detail: 'low' }), { name: 'mannequin' }), 'humanoid');
     stage.scene.add(this.current.object);
     this.remotes.attach(this.current, this.crowdHost());
-    this.setCount(options.count ?? 0);
+    this.setCount(this.options.count);
 
     this.removers.push(stage.onFrame((dt) => this.frame(dt)));
     this.removers.push(stage.afterRender(() => this.afterRender()));
-    if (options.publish !== false) {
+    if (this.options.publish) {
       stage.services.provide('crowd', this.current);
       stage.services.provide('crowdRemotes', this.remotes);
-      if (!options.hudWhenActive) this.addHud();
+      if (!this.options.hudWhenActive) this.addHud();
       this.publish();
     }
   }
@@ -170,7 +184,7 @@ export class StageCrowd {
     const count = this.peers.peers.length;
     this.peers.resize(count);
     this.setCount(count);
-    if (this.options.publish !== false) this.stage.services.provide('crowd', next);
+    if (this.options.publish) this.stage.services.provide('crowd', next);
     this.lastError = null;
   }
 
@@ -206,7 +220,7 @@ export class StageCrowd {
     const options: CrowdOptions = {
       template,
       device: this.device,
-      path: this.options.path ?? 'auto',
+      path: this.options.path,
       lod: this.options.lod,
       capacity: main ? 64 : 8,
       maxBakedRows: Math.min(8192, this.device.maxTextureSize),
@@ -236,7 +250,7 @@ export class StageCrowd {
     // Idle crowds cost nothing: no avatars, no work, no draw calls.
     if (this.current.count > 0 || this.current.renderer.drawCount > 0) {
       this.current.update(step, this.stage.camera);
-      if (this.options.publish !== false) this.addHud();
+      if (this.options.publish) this.addHud();
     }
     // Remote players' own characters, one crowd per file.
     this.remotes.step(step, this.stage.camera);
@@ -256,7 +270,7 @@ export class StageCrowd {
   }
 
   private publish(): void {
-    if (this.options.publish === false) return;
+    if (!this.options.publish) return;
     const model = this.current.template.report;
     const stats: CrowdPageStats = {
       ...this.current.stats,

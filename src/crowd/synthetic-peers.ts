@@ -3,6 +3,7 @@
  * waypoints, stand idle or dance, over any ground given as a height function. The same seed
  * gives the same crowd everywhere. Pure logic: no three.js, no DOM.
  */
+import { withDefaults } from '../core/options.ts';
 import { Mulberry32 } from '../core/rng.ts';
 
 export type PeerActivity = 'walk' | 'idle' | 'dance';
@@ -25,6 +26,7 @@ export interface SyntheticPeer {
 }
 
 export interface SyntheticPeersOptions {
+  /** Seed of the walk, idle and dance choices. Default 7. */
   seed?: number;
   /** Centre of the area (x, z). Default 0, 0. */
   centerX?: number;
@@ -44,24 +46,28 @@ export interface SyntheticPeersOptions {
   moving?: boolean;
 }
 
+/** Defaults of {@link SyntheticPeersOptions}: seed 7, a 40 m disc at the origin on flat ground. */
+export const SYNTHETIC_PEERS_DEFAULTS: Required<SyntheticPeersOptions> = {
+  seed: 7,
+  centerX: 0,
+  centerZ: 0,
+  radius: 40,
+  ground: () => 0,
+  walkable: () => true,
+  walkSpeed: 1.45,
+  walkShare: 0.55,
+  danceShare: 0.2,
+  moving: true,
+};
+
 export class SyntheticPeers {
   readonly peers: SyntheticPeer[] = [];
   private readonly rng: Mulberry32;
-  private readonly options: Required<Omit<SyntheticPeersOptions, 'seed'>>;
+  private readonly options: Required<SyntheticPeersOptions>;
 
   constructor(options: SyntheticPeersOptions = {}) {
-    this.rng = new Mulberry32(options.seed ?? 7);
-    this.options = {
-      centerX: options.centerX ?? 0,
-      centerZ: options.centerZ ?? 0,
-      radius: options.radius ?? 40,
-      ground: options.ground ?? (() => 0),
-      walkable: options.walkable ?? (() => true),
-      walkSpeed: options.walkSpeed ?? 1.45,
-      walkShare: options.walkShare ?? 0.55,
-      danceShare: options.danceShare ?? 0.2,
-      moving: options.moving ?? true,
-    };
+    this.options = withDefaults(SYNTHETIC_PEERS_DEFAULTS, options);
+    this.rng = new Mulberry32(this.options.seed);
   }
 
   get moving(): boolean {

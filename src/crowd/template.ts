@@ -6,6 +6,7 @@
  * anything is built, so a bad model fails with a clear message and touches nothing running.
  * Uses three's scene-graph and math classes; no renderer.
  */
+import { withDefaults } from '../core/options.ts';
 import {
   AnimationClip,
   Box3,
@@ -63,6 +64,13 @@ export interface CrowdTemplateOptions {
   clipStates?: Partial<Record<ClipState, string>>;
 }
 
+/** Defaults of {@link CrowdTemplateOptions}: 256 bones, the file's units, the root's name, states read from clip names. */
+export const CROWD_TEMPLATE_DEFAULTS: Required<Omit<CrowdTemplateOptions, 'targetHeight'>> = {
+  maxBones: 256,
+  name: '',
+  clipStates: {},
+};
+
 /** One geometry piece: one draw call per crowd. */
 export interface CrowdPiece {
   name: string;
@@ -107,8 +115,8 @@ export interface CrowdClip extends ClipTiming {
 /** One character prepared once for batched drawing: the crowd's bone order, its pieces' geometry, its clips and bounds (see the file's comment). */
 export class CrowdTemplate {
   readonly name: string;
-  /** The source scene graph; virtual skeletons clone it. */
-  readonly root: Object3D;
+  /** The source scene graph (the template's scene handle); virtual skeletons clone it. */
+  readonly object: Object3D;
   /** Crowd bone order: index i is row i of every bone buffer. */
   readonly bones: Bone[];
   /** Inverse bind matrix per crowd bone. */
@@ -124,12 +132,13 @@ export class CrowdTemplate {
   readonly report: CrowdTemplateReport;
 
   constructor(source: CrowdTemplateSource, options: CrowdTemplateOptions = {}) {
-    const maxBones = options.maxBones ?? 256;
+    const resolved = withDefaults<CrowdTemplateOptions & typeof CROWD_TEMPLATE_DEFAULTS>(CROWD_TEMPLATE_DEFAULTS, options);
+    const maxBones = resolved.maxBones;
     const root = source.object;
     if (!root || typeof (root as Object3D).traverse !== 'function')
       throw new CrowdTemplateError('this is not a model: it has no scene graph');
-    this.root = root;
-    this.name = options.name ?? (root.name || 'character');
+    this.object = root;
+    this.name = resolved.name || root.name || 'character';
     root.updateMatrixWorld(true);
 
     const skinned: SkinnedMesh[] = [];
@@ -217,9 +226,9 @@ export class CrowdTemplate {
     const height = bounds.max.y - bounds.min.y;
     if (!(height > 0) || !Number.isFinite(height)) throw new CrowdTemplateError(`"${this.name}" has no extent in its bind pose`);
     let scale = 1;
-    if (options.targetHeight !== undefined) {
-      if (!(options.targetHeight > 0)) throw new CrowdTemplateError(`targetHeight must be positive, got ${options.targetHeight}`);
-      scale = options.targetHeight / height;
+    if (resolved.targetHeight !== undefined) {
+      if (!(resolved.targetHeight > 0)) throw new CrowdTemplateError(`targetHeight must be positive, got ${resolved.targetHeight}`);
+      scale = resolved.targetHeight / height;
     }
     this.rootMatrix = new Matrix4().makeScale(scale, scale, scale);
     this.bounds = bounds.clone().applyMatrix4(this.rootMatrix);
@@ -249,7 +258,7 @@ export class CrowdTemplate {
     }
     this.clips = clips;
     const names = clips.map((c) => c.name);
-    const matched: Partial<Record<ClipState, string>> = { ...matchClipStates(names), ...options.clipStates };
+    const matched: Partial<Record<ClipState, string>> = { ...matchClipStates(names), ...resolved.clipStates };
     const stateClips: Partial<Record<ClipState, number>> = {};
     const clipStates: Partial<Record<ClipState, string>> = {};
     for (const state of CLIP_STATES) {

@@ -8,6 +8,7 @@
  * serves any number of avatars wearing up to `capacity − 1` distinct looks at once. Pure: plain
  * arrays, no three.js.
  */
+import { withDefaults } from '../core/options.ts';
 
 type Rgb = readonly [number, number, number];
 
@@ -31,6 +32,9 @@ export interface CrowdVariantsOptions {
   /** Most variants in use at once, entry 0 (the template as authored) included. Default 64. */
   capacity?: number;
 }
+
+/** Defaults of {@link CrowdVariantsOptions} (the regions have none): 64 variants. */
+export const CROWD_VARIANTS_DEFAULTS: Required<Omit<CrowdVariantsOptions, 'regions'>> = { capacity: 64 };
 
 /** How close (per channel, linear) a vertex colour must be to a region's colour to be recoloured. */
 export const REGION_TOLERANCE = 0.005;
@@ -59,7 +63,7 @@ export class VariantTable {
   constructor(options: CrowdVariantsOptions) {
     if (options.regions.length === 0) throw new RangeError('VariantTable: at least one region');
     this.regions = options.regions;
-    this.capacity = Math.max(2, Math.floor(options.capacity ?? 64));
+    this.capacity = Math.max(2, Math.floor(withDefaults(CROWD_VARIANTS_DEFAULTS, options).capacity));
     this.stride = Math.max(2, options.regions.length);
     this.data = new Float32Array(this.capacity * this.stride * 4);
     this.keys = Array.from({ length: this.capacity }, () => null);

@@ -21,7 +21,7 @@ import type { CrowdTemplate } from './template.ts';
 export const FLOATS_PER_BONE = 12;
 
 export class VirtualSkeleton {
-  readonly root: Object3D;
+  readonly object: Object3D;
   readonly mixer: AnimationMixer;
   /** Cloned bones in crowd bone order. */
   readonly bones: Bone[];
@@ -42,7 +42,7 @@ export class VirtualSkeleton {
 
   constructor(template: CrowdTemplate) {
     this.template = template;
-    const original = template.root;
+    const original = template.object;
     // Clone without the root's place in its parent, then map original nodes to their clones.
     const root = original.clone(true);
     const map = new Map<Object3D, Object3D>();
@@ -56,7 +56,7 @@ export class VirtualSkeleton {
     root.position.set(0, 0, 0);
     root.quaternion.identity();
     root.scale.set(1, 1, 1);
-    this.root = root;
+    this.object = root;
 
     // Parent-first list of every node between the root and each bone.
     const needed = new Set<Object3D>();
@@ -187,7 +187,7 @@ export class VirtualSkeleton {
   dispose(): void {
     this.mixer.stopAllAction();
     for (const c of this.template.clips) this.mixer.uncacheClip(c.clip);
-    this.mixer.uncacheRoot(this.root);
+    this.mixer.uncacheRoot(this.object);
   }
 }
 

@@ -1,3 +1,5 @@
+import { progressFraction } from '../core/progress.ts';
+import { withDefaults } from '../core/options.ts';
 import { worldDock } from '../world/dock.ts';
 import { parseGltfProp } from './gltf-prop.ts';
 import { parseRecording, savedPresets, savedProps, savePreset, saveProp } from './local-store.ts';
@@ -34,6 +36,9 @@ export interface BrushPanelOptions {
   container?: HTMLElement;
 }
 
+/** Defaults of {@link BrushPanelOptions}: `container` null is the page's dock, found when the panel is built. */
+export const BRUSH_PANEL_DEFAULTS: { container: HTMLElement | null } = { container: null };
+
 export class BrushPanel {
   readonly element: HTMLElement;
   private readonly layer: ScatterLayer;
@@ -44,6 +49,7 @@ export class BrushPanel {
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(options: BrushPanelOptions) {
+    const { container } = withDefaults(BRUSH_PANEL_DEFAULTS, options);
     this.layer = options.layer;
     this.brush = options.brush;
     if (!document.getElementById('cairn-scatter-style')) {
@@ -80,7 +86,7 @@ export class BrushPanel {
     this.presetRow = el.querySelector('.presets')!;
     this.progressBar = el.querySelector('.progress > div')!;
     this.status = el.querySelector('[data-role="status"]')!;
-    (options.container ?? worldDock().panels).append(el);
+    (container ?? worldDock().panels).append(el);
     this.renderPresets();
 
     el.addEventListener('click', this.onClick);
@@ -107,11 +113,13 @@ export class BrushPanel {
       this.layer.on('change', ({ event }) => {
         if (event.kind === 'preset') this.renderPresets();
       }),
-      this.layer.on('progress', ({ done, total, current, state }) => {
-        const percent = total === 0 ? 100 : Math.round((done / total) * 100);
+      this.layer.on('progress', ({ progress, state }) => {
+        const { done, total, label } = progress;
+        const fraction = progressFraction(progress);
+        const percent = fraction === null ? 100 : Math.round(fraction * 100);
         this.progressBar.style.width = `${percent}%`;
         this.progressBar.parentElement!.setAttribute('aria-valuenow', String(percent));
-        this.status.textContent = state === 'ready' ? `Ready — ${total} props baked` : `Baking LODs ${done}/${total} (${current})`;
+        this.status.textContent = state === 'ready' ? `Ready — ${total} props baked` : `Baking LODs ${done}/${total} (${label})`;
       }),
     );
   }

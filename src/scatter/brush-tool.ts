@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { BufferAttribute, BufferGeometry, Line, LineBasicMaterial, Vector2, Vector3, type Object3D, type PerspectiveCamera } from 'three';
 import { rayMarchHeightfield, type HeightField, type RayHit } from './ray-march.ts';
 import type { ScatterLayer } from './scatter-layer.ts';
@@ -26,9 +27,14 @@ export interface BrushToolOptions {
   dabSpacing?: number;
   /** Start active. Default true. */
   active?: boolean;
-  /** Called when a dab throws (e.g. no preset chosen). Default: console.warn. */
-  onError?: (error: Error) => void;
 }
+
+/** Defaults of {@link BrushToolOptions}: an 8 m brush, dabs half a radius apart, active. */
+export const BRUSH_TOOL_DEFAULTS: Required<Pick<BrushToolOptions, 'radius' | 'dabSpacing' | 'active'>> = {
+  radius: 8,
+  dabSpacing: 0.5,
+  active: true,
+};
 
 /** Where the cursor is and what the last query cost; published in stats.scatter.cursor. */
 export interface CursorState {
@@ -44,6 +50,8 @@ export interface BrushToolEvents extends Record<string, unknown> {
   strokeStart: { x: number; z: number; erasing: boolean };
   /** The button was released. */
   strokeEnd: Record<string, never>;
+  /** A dab threw (no preset chosen, say) and the stroke stopped. Unheard, it goes to console.warn. */
+  error: { error: Error };
 }
 
 export class BrushTool extends Emitter<BrushToolEvents> {
@@ -65,7 +73,7 @@ export class BrushTool extends Emitter<BrushToolEvents> {
   private readonly ground: HeightField;
   private readonly ring: Line;
   private readonly ringPositions: Float32Array;
-  private readonly onError: (error: Error) => void;
+  private errorListeners = 0;
   private readonly ndc = new Vector2();
   private readonly origin = new Vector3();
   private readonly direction = new Vector3();
@@ -77,9 +85,9 @@ export class BrushTool extends Emitter<BrushToolEvents> {
     this.camera = options.camera;
     this.layer = options.layer;
     this.ground = options.ground;
-    this.radius = options.radius ?? 8;
-    this.dabSpacing = options.dabSpacing ?? 0.5;
-    this.onError = options.onError ?? ((error) => console.warn(error.message));
+    const resolved = withDefaults(BRUSH_TOOL_DEFAULTS, options);
+    this.radius = resolved.radius;
+    this.dabSpacing = resolved.dabSpacing;
     this.ringPositions = new Float32Array((BrushTool.SEGMENTS + 1) * 3);
     const geometry = new BufferGeometry();
     geometry.setAttribute('position', new BufferAttribute(this.ringPositions, 3));
@@ -94,7 +102,20 @@ export class BrushTool extends Emitter<BrushToolEvents> {
     this.canvas.addEventListener('pointerdown', this.onPointerDown);
     window.addEventListener('pointerup', this.onPointerUp);
     this.canvas.addEventListener('pointerleave', this.onPointerLeave);
-    this.setActive(options.active ?? true);
+    this.setActive(resolved.active);
+  }
+
+  /** As {@link Emitter.on}; counts who hears `error`, so an unheard one still reaches the console. */
+  override on<K extends keyof BrushToolEvents>(type: K, listener: (payload: BrushToolEvents[K]) => void): () => void {
+    const off = super.on(type, listener);
+    if (type !== 'error') return off;
+    this.errorListeners++;
+    let on = true;
+    return () => {
+      if (on) this.errorListeners--;
+      on = false;
+      off();
+    };
   }
 
   get isActive(): boolean {
@@ -138,6 +159,8 @@ export class BrushTool extends Emitter<BrushToolEvents> {
     this.ring.removeFromParent();
     this.ring.geometry.dispose();
     (this.ring.material as LineBasicMaterial).dispose();
+    this.clear();
+    this.errorListeners = 0;
   }
 
   private readonly onPointerMove = (event: PointerEvent): void => {
@@ -203,7 +226,8 @@ export class BrushTool extends Emitter<BrushToolEvents> {
       this.dabs++;
     } catch (error) {
       this.painting = false;
-      this.onError(error as Error);
+      if (this.errorListeners > 0) this.emit('error', { error: error as Error });
+      else console.warn((error as Error).message);
     }
   }
 

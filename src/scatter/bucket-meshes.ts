@@ -4,7 +4,7 @@ import type { Bucket, BucketSet } from './instance-buckets.ts';
 /**
  * The three.js half of instance buckets: one InstancedMesh per bucket, drawing the bucket's own
  * Float32Array (no copy). When a bucket grows, a new InstancedMesh over the new array is swapped
- * into the group and the old one is disposed (which releases its instance-matrix GPU buffer).
+ * into the object and the old one is disposed (which releases its instance-matrix GPU buffer).
  * Empty buckets are hidden, so they cost no draw call.
  */
 
@@ -16,7 +16,8 @@ export interface BucketLook {
 }
 
 export class BucketMeshes {
-  readonly group = new Group();
+  /** The scene handle: every bucket's InstancedMesh. */
+  readonly object = new Group();
   /** InstancedMeshes swapped in because a bucket grew. */
   swaps = 0;
   private readonly meshes: Array<InstancedMesh | undefined> = [];
@@ -28,7 +29,7 @@ export class BucketMeshes {
 
   constructor(buckets: BucketSet) {
     this.buckets = buckets;
-    this.group.name = 'scatter';
+    this.object.name = 'scatter';
   }
 
   /**
@@ -49,15 +50,15 @@ export class BucketMeshes {
     return this.meshes[bucketId];
   }
 
-  /** Called by the BucketSet when a bucket's arrays were replaced. */
-  readonly onGrow = (bucket: Bucket): void => {
+  /** Swaps in a mesh over a bucket's new arrays (the BucketSet's `grow` event). */
+  readonly regrow = (bucket: Bucket): void => {
     const old = this.meshes[bucket.id];
     const look = this.looks[bucket.id];
     if (!old || !look) return;
-    // Swap a mesh over the new array into the group first, then release the old attribute.
+    // Swap a mesh over the new array into the object first, then release the old attribute.
     const mesh = this.createMesh(bucket, look);
     mesh.count = bucket.count;
-    this.group.remove(old);
+    this.object.remove(old);
     old.dispose();
     this.swaps++;
     this.synced[bucket.id] = -1;
@@ -106,11 +107,11 @@ export class BucketMeshes {
   dispose(): void {
     for (const mesh of this.meshes) {
       if (!mesh) continue;
-      this.group.remove(mesh);
+      this.object.remove(mesh);
       mesh.dispose();
     }
     this.meshes.length = 0;
-    this.group.removeFromParent();
+    this.object.removeFromParent();
   }
 
   private createMesh(bucket: Bucket, look: BucketLook): InstancedMesh {
@@ -122,7 +123,7 @@ export class BucketMeshes {
     mesh.receiveShadow = true;
     mesh.boundingSphere = new Sphere();
     this.meshes[bucket.id] = mesh;
-    this.group.add(mesh);
+    this.object.add(mesh);
     return mesh;
   }
 

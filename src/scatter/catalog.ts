@@ -1,3 +1,5 @@
+import type { ProgressListener } from '../core/progress.ts';
+import { withDefaults } from '../core/options.ts';
 import type { Object3D } from 'three';
 import { Emitter } from '../core/emitter.ts';
 import { loadGltfProp, piecesFromObject } from './gltf-prop.ts';
@@ -71,6 +73,13 @@ export interface PropCatalogOptions {
   sliceMs?: number;
 }
 
+/** Defaults of {@link PropCatalogOptions}: the LOD bake's own defaults, a macrotask yield, 8 ms slices. */
+export const PROP_CATALOG_DEFAULTS: Required<PropCatalogOptions> = {
+  lod: {},
+  yieldToFrame: defaultYield,
+  sliceMs: 8,
+};
+
 /** Invalid registration (empty id/category, duplicate id, no source). */
 export class CatalogError extends Error {
   override name = 'CatalogError';
@@ -97,9 +106,10 @@ export class PropCatalog extends Emitter<CatalogEvents> {
 
   constructor(options: PropCatalogOptions = {}) {
     super();
-    this.lod = options.lod ?? {};
-    this.yieldToFrame = options.yieldToFrame ?? defaultYield;
-    this.sliceMs = options.sliceMs ?? 8;
+    const resolved = withDefaults(PROP_CATALOG_DEFAULTS, options);
+    this.lod = resolved.lod;
+    this.yieldToFrame = resolved.yieldToFrame;
+    this.sliceMs = resolved.sliceMs;
   }
 
   /** Adds a prop. Throws {@link CatalogError} for an unusable registration. */
@@ -192,12 +202,13 @@ export class PropCatalog extends Emitter<CatalogEvents> {
   }
 
   /**
-   * Resolves several props one after another (each yields between pieces), reporting progress.
-   * Never rejects: failures are returned (and were emitted as `failed`).
+   * Resolves several props one after another (each yields between pieces); `onProgress` hears
+   * `done` of `total` props after each, `label` the prop's id. Never rejects: failures are
+   * returned (and were emitted as `failed`).
    */
   async preload(
     ids: readonly string[],
-    onProgress?: (done: number, total: number, id: string) => void,
+    onProgress?: ProgressListener,
   ): Promise<{ ready: string[]; failed: Array<{ id: string; error: Error }> }> {
     const ready: string[] = [];
     const failed: Array<{ id: string; error: Error }> = [];
@@ -209,7 +220,7 @@ export class PropCatalog extends Emitter<CatalogEvents> {
       } catch (error) {
         failed.push({ id, error: error as Error });
       }
-      onProgress?.(++done, ids.length, id);
+      onProgress?.({ done: ++done, total: ids.length, label: id });
     }
     return { ready, failed };
   }

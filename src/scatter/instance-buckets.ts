@@ -13,6 +13,8 @@
  *   moving matrix into a scratch that the swap-remove then overwrites with the last instance, so
  *   about 1/count of moves duplicate one instance and lose another.
  */
+import { Emitter } from '../core/emitter.ts';
+import { withDefaults } from '../core/options.ts';
 
 /** One bucket's arrays. `matrices.length === capacity * 16`; slots [0, count) are live. */
 export interface Bucket {
@@ -32,18 +34,24 @@ export interface Bucket {
 export interface BucketSetOptions {
   /** Capacity of a new bucket. Default 16. */
   initialCapacity?: number;
-  /** Called after a bucket's arrays were replaced by larger ones (old ones no longer used). */
-  onGrow?: (bucket: Bucket, oldCapacity: number) => void;
+}
+
+/** Defaults of {@link BucketSetOptions}: buckets start with room for 16. */
+export const BUCKET_SET_DEFAULTS: Required<BucketSetOptions> = { initialCapacity: 16 };
+
+/** What a {@link BucketSet} emits. */
+export interface BucketSetEvents extends Record<string, unknown> {
+  /** A bucket's arrays were replaced by larger ones (the old ones are no longer used). */
+  grow: { bucket: Bucket; oldCapacity: number };
 }
 
 const NONE = -1;
 
-export class BucketSet {
+export class BucketSet extends Emitter<BucketSetEvents> {
   readonly buckets: Bucket[] = [];
   /** Array allocations so far (bucket growth and entry-table growth), for tests and stats. */
   allocations = 0;
   private readonly initialCapacity: number;
-  private readonly onGrow: ((bucket: Bucket, oldCapacity: number) => void) | undefined;
   // Entry table: entry → bucket and slot; freed entries chain through `entrySlot`.
   private entryBucket = new Int32Array(64).fill(NONE);
   private entrySlot = new Int32Array(64);
@@ -52,8 +60,8 @@ export class BucketSet {
   private liveEntries = 0;
 
   constructor(options: BucketSetOptions = {}) {
-    this.initialCapacity = Math.max(1, options.initialCapacity ?? 16);
-    this.onGrow = options.onGrow;
+    super();
+    this.initialCapacity = Math.max(1, withDefaults(BUCKET_SET_DEFAULTS, options).initialCapacity);
   }
 
   /** Live entries across all buckets. */
@@ -229,7 +237,7 @@ export class BucketSet {
     // The whole live range must be uploaded into the new GPU buffer.
     this.markDirty(bucket, 0, bucket.count);
     this.allocations++;
-    this.onGrow?.(bucket, oldCapacity);
+    this.emit('grow', { bucket, oldCapacity });
   }
 
   private markDirty(bucket: Bucket, from: number, to: number): void {

@@ -4,9 +4,11 @@
  * a band edge does not flicker between levels as the camera bobs.
  *
  * {@link LodSelector} re-evaluates at most `maxRateHz` times a second and only when the camera
- * has moved, over a dense structure-of-arrays (positions, levels) with swap-remove, and reports
- * changes through a callback — no allocation per evaluation.
+ * has moved, over a dense structure-of-arrays (positions, levels) with swap-remove, and emits
+ * each change as a `change` event whose payload object is reused — no allocation per evaluation.
  */
+import { Emitter } from '../core/emitter.ts';
+import { withDefaults } from '../core/options.ts';
 
 export interface LodBands {
   /** Distances where level n becomes level n + 1, increasing. Default [30, 90]. */
@@ -41,13 +43,35 @@ export interface LodSelectorOptions {
   maxRateHz?: number;
   /** Camera movement (metres) below which an evaluation is skipped. Default 0.5. */
   minCameraMove?: number;
-  /** Called for every instance whose level changed, during {@link LodSelector.update}. */
-  onChange: (handle: number, from: number, to: number) => void;
   /** Initial capacity of the arrays (they double when full). Default 1024. */
   initialCapacity?: number;
 }
 
-export class LodSelector {
+/** Defaults of {@link LodSelectorOptions}: {@link DEFAULT_LOD_BANDS}, 4 Hz, 0.5 m, room for 1024. */
+export const LOD_SELECTOR_DEFAULTS: Required<LodSelectorOptions> = {
+  bands: DEFAULT_LOD_BANDS,
+  maxRateHz: 4,
+  minCameraMove: 0.5,
+  initialCapacity: 1024,
+};
+
+/** One instance's level change. */
+export interface LodChange {
+  handle: number;
+  from: number;
+  to: number;
+}
+
+/** What a {@link LodSelector} emits. */
+export interface LodSelectorEvents extends Record<string, unknown> {
+  /**
+   * An instance's level changed, during {@link LodSelector.update}. The payload object is reused
+   * for every change (no allocation per evaluation): read it, do not keep it.
+   */
+  change: LodChange;
+}
+
+export class LodSelector extends Emitter<LodSelectorEvents> {
   readonly bands: LodBands;
   /** Evaluations that ran / were skipped (rate limit or still camera), for stats and tests. */
   evaluations = 0;
@@ -56,7 +80,7 @@ export class LodSelector {
   lastChanges = 0;
   private readonly minInterval: number;
   private readonly minMove2: number;
-  private readonly onChange: (handle: number, from: number, to: number) => void;
+  private readonly changed: LodChange = { handle: 0, from: 0, to: 0 };
   private xs: Float32Array;
   private ys: Float32Array;
   private zs: Float32Array;
@@ -70,13 +94,14 @@ export class LodSelector {
   private camY = Number.NaN;
   private camZ = Number.NaN;
 
-  constructor(options: LodSelectorOptions) {
-    this.bands = options.bands ?? DEFAULT_LOD_BANDS;
-    this.minInterval = 1 / (options.maxRateHz ?? 4);
-    const move = options.minCameraMove ?? 0.5;
+  constructor(options: LodSelectorOptions = {}) {
+    super();
+    const resolved = withDefaults(LOD_SELECTOR_DEFAULTS, options);
+    this.bands = resolved.bands;
+    this.minInterval = 1 / resolved.maxRateHz;
+    const move = resolved.minCameraMove;
     this.minMove2 = move * move;
-    this.onChange = options.onChange;
-    const capacity = Math.max(16, options.initialCapacity ?? 1024);
+    const capacity = Math.max(16, resolved.initialCapacity);
     this.xs = new Float32Array(capacity);
     this.ys = new Float32Array(capacity);
     this.zs = new Float32Array(capacity);
@@ -153,7 +178,7 @@ export class LodSelector {
     const bands = this.bands;
     const { xs, ys, zs, levels, handles } = this;
     let changes = 0;
-    // Iterate from the end: onChange may not add or remove, but stay safe if a caller does.
+    // Iterate from the end: a change listener may not add or remove, but stay safe if one does.
     for (let i = this.count - 1; i >= 0; i--) {
       const dx = xs[i]! - cameraX;
       const dy = ys[i]! - cameraY;
@@ -163,7 +188,11 @@ export class LodSelector {
       if (level !== current) {
         levels[i] = level;
         changes++;
-        this.onChange(handles[i]!, current, level);
+        const changed = this.changed;
+        changed.handle = handles[i]!;
+        changed.from = current;
+        changed.to = level;
+        this.emit('change', changed);
       }
     }
     this.lastChanges = changes;

@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { MOUSE, PerspectiveCamera, TOUCH, Vector3 } from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { clamp } from '../core/math.ts';
@@ -65,7 +66,7 @@ export class OverviewCamera {
   constructor(camera: PerspectiveCamera, element: HTMLElement, ground: HeightField, options: OverviewCameraOptions = {}) {
     this.camera = camera;
     this.ground = ground;
-    const o = { ...OVERVIEW_CAMERA_DEFAULTS, ...options };
+    const o = withDefaults(OVERVIEW_CAMERA_DEFAULTS, options);
     this.panSpeed = o.panSpeed;
     const controls = new OrbitControls(this.orbit);
     controls.minDistance = MIN_DISTANCE;

@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { Mulberry32 } from '../core/rng.ts';
 import { SpatialHash2D } from '../core/spatial-hash.ts';
 import { familyOf, type ScatterPick, type ScatterPreset } from './preset.ts';
@@ -90,6 +91,16 @@ export interface PlacementBounds {
   maxZ: number;
 }
 
+/** Defaults of {@link PlacementEngineOptions} (seed, ground and props have none; the cell size follows each family's spacing). */
+export const PLACEMENT_ENGINE_DEFAULTS: Required<Omit<PlacementEngineOptions, 'seed' | 'ground' | 'propsIn' | 'cellSize' | 'bounds'>> & {
+  bounds: PlacementBounds | null;
+} = {
+  maxCandidatesPerDab: 20_000,
+  bounds: null,
+  edgeMargin: 0,
+  firstId: 1,
+};
+
 /** Random numbers each candidate consumes, kept or not: radius, angle, pick, prop, scale, yaw. */
 export const DRAWS_PER_CANDIDATE = 6;
 
@@ -122,10 +133,11 @@ export class PlacementEngine {
     this.ground = options.ground;
     this.propsIn = options.propsIn;
     this.cellSize = options.cellSize;
-    this.maxCandidates = options.maxCandidatesPerDab ?? 20_000;
-    this.bounds = options.bounds ?? null;
-    this.margin = options.edgeMargin ?? 0;
-    this.nextId = options.firstId ?? 1;
+    const resolved = withDefaults(PLACEMENT_ENGINE_DEFAULTS, options);
+    this.maxCandidates = resolved.maxCandidatesPerDab;
+    this.bounds = resolved.bounds;
+    this.margin = resolved.edgeMargin;
+    this.nextId = resolved.firstId;
     this.all = new SpatialHash2D(this.cellSize ?? 8);
   }
 

@@ -1,9 +1,11 @@
+import { withDefaults } from '../core/options.ts';
+import type { Progress } from '../core/progress.ts';
 import type { Object3D } from 'three';
 import { Emitter } from '../core/emitter.ts';
 import { BucketMeshes } from './bucket-meshes.ts';
 import { PropCatalog, type ResolvedProp } from './catalog.ts';
 import { BucketSet } from './instance-buckets.ts';
-import { LodSelector, type LodBands } from './lod-select.ts';
+import { LodSelector, type LodBands, type LodChange } from './lod-select.ts';
 import type { GroundSampler, Placement, RejectionCounts } from './placement.ts';
 import { categoriesOf, loadPresets, PresetError, type ScatterPreset } from './preset.ts';
 import { BUILTIN_PRESET_DATA } from './presets/index.ts';
@@ -77,9 +79,29 @@ export interface ScatterLayerOptions {
   shadows?: boolean;
   /** The coarsest LOD level that casts shadows. Default 1 (levels 0 and 1). */
   shadowLevels?: number;
-  /** The layer's group is added here when given (e.g. the scene). */
+  /** The layer's {@link ScatterLayer.object} is added here when given (e.g. the scene). */
   parent?: Object3D;
 }
+
+/**
+ * Levels that cast shadows by default: 0 and 1 (to 90 m). The sun's shadow map covers ±36 m
+ * around the focus, so farther levels would cost a shadow-pass draw and add nothing.
+ */
+const SHADOW_LEVELS = 1;
+
+/**
+ * Defaults of {@link ScatterLayerOptions} (the ground has none; without a catalog the layer makes
+ * one with Cairn's procedural props; LOD bands are the {@link LodSelector}'s; no parent).
+ */
+export const SCATTER_LAYER_DEFAULTS: Required<
+  Pick<ScatterLayerOptions, 'presetData' | 'seed' | 'maxInstances' | 'shadows' | 'shadowLevels'>
+> = {
+  presetData: BUILTIN_PRESET_DATA,
+  seed: 1,
+  maxInstances: 50_000,
+  shadows: true,
+  shadowLevels: SHADOW_LEVELS,
+};
 
 /**
  * Where a layer's {@link ScatterLayer.paint} and {@link ScatterLayer.erase} go instead of its own
@@ -94,17 +116,14 @@ export interface ScatterEditor {
 export interface ScatterLayerEvents extends Record<string, unknown> {
   /** Something the user should see (bad preset, prop that failed): show it where they look. */
   problem: { title: string; detail: string };
-  /** Background bake progress for the chosen preset. */
-  progress: { done: number; total: number; current: string; state: 'baking' | 'ready' };
+  /**
+   * Background bake of the chosen preset's props: `done` of `total` props, `label` the prop baked
+   * last (the first to bake, at the start); `state` 'ready' once every one is done.
+   */
+  progress: { progress: Progress; state: 'baking' | 'ready' };
   /** After each applied brush event. */
   change: SessionChange & { event: BrushEvent };
 }
-
-/**
- * Levels that cast shadows by default: 0 and 1 (to 90 m). The sun's shadow map covers ±36 m
- * around the focus, so farther levels would cost a shadow-pass draw and add nothing.
- */
-const SHADOW_LEVELS = 1;
 
 /** Rendering state of one prop: bucket ids per [level][part]. */
 interface PropBuckets {
@@ -150,18 +169,20 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
 
   constructor(options: ScatterLayerOptions) {
     super();
+    const resolved = withDefaults(SCATTER_LAYER_DEFAULTS, options);
     this.ground = options.ground;
-    this.maxInstances = options.maxInstances ?? 50_000;
-    this.shadows = options.shadows ?? true;
-    this.shadowLevels = options.shadowLevels ?? SHADOW_LEVELS;
+    this.maxInstances = resolved.maxInstances;
+    this.shadows = resolved.shadows;
+    this.shadowLevels = resolved.shadowLevels;
     this.ownsCatalog = !options.catalog;
     this.catalog = options.catalog ?? new PropCatalog();
     if (!options.catalog) this.materials = registerProceduralProps(this.catalog);
-    // The closure runs only when a bucket grows, after `meshes` exists.
-    this.buckets = new BucketSet({ onGrow: (bucket) => this.meshes.onGrow(bucket) });
+    this.buckets = new BucketSet();
     this.meshes = new BucketMeshes(this.buckets);
-    this.lod = new LodSelector({ bands: options.lodBands, onChange: this.onLevelChange });
-    options.parent?.add(this.meshes.group);
+    this.buckets.on('grow', ({ bucket }) => this.meshes.regrow(bucket));
+    this.lod = new LodSelector({ bands: options.lodBands });
+    this.lod.on('change', this.onLevelChange);
+    options.parent?.add(this.meshes.object);
 
     this.stats = {
       seed: 0,
@@ -188,7 +209,7 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
       events: 0,
       lastStrokeMs: 0,
     };
-    this.addPresets(options.presetData ?? BUILTIN_PRESET_DATA);
+    this.addPresets(resolved.presetData);
     // Buckets and their (hidden) meshes are made as soon as a prop is baked, off the stroke.
     const offResolved = this.catalog.on('resolved', (prop) => void this.bucketsFor(prop));
     const offFailed = this.catalog.on('failed', ({ id, error }) => {
@@ -209,12 +230,12 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
       offFailed();
       offRegistered();
     };
-    this.session = this.createSession(options.seed ?? 1);
+    this.session = this.createSession(resolved.seed);
   }
 
-  /** The scene object holding every bucket mesh. */
-  get group(): Object3D {
-    return this.meshes.group;
+  /** The scene handle: the object holding every bucket mesh. */
+  get object(): Object3D {
+    return this.meshes.object;
   }
 
   /**
@@ -263,13 +284,13 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
       bake.done = 0;
       bake.total = ids.length;
       bake.current = ids[0] ?? '';
-      this.emit('progress', { done: 0, total: ids.length, current: bake.current, state: 'baking' });
+      this.emit('progress', { progress: { done: 0, total: ids.length, label: bake.current }, state: 'baking' });
       promise = this.catalog
-        .preload(ids, (done, total, current) => {
-          bake.done = done;
-          bake.total = total;
-          bake.current = current;
-          this.emit('progress', { done, total, current, state: done === total ? 'ready' : 'baking' });
+        .preload(ids, (progress) => {
+          bake.done = progress.done;
+          bake.total = progress.total ?? ids.length;
+          bake.current = progress.label ?? '';
+          this.emit('progress', { progress, state: progress.done === progress.total ? 'ready' : 'baking' });
         })
         .then(() => {
           bake.state = 'ready';
@@ -500,7 +521,7 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
   }
 
   /** LOD change: move every part's entry to the bucket of the new level. Allocates nothing. */
-  private readonly onLevelChange = (handle: number, from: number, to: number): void => {
+  private readonly onLevelChange = ({ handle, from, to }: LodChange): void => {
     const rendered = this.rendered.get(handle);
     if (!rendered) return;
     const target = rendered.buckets.bucketIds[to]!;

@@ -9,16 +9,29 @@ import type { GroundSampler } from './placement.ts';
 import type { HeightField } from './ray-march.ts';
 import { ScatterLayer, type ScatterStats } from './scatter-layer.ts';
 import type { PropCatalog } from './catalog.ts';
+import { withDefaults } from '../core/options.ts';
+import type { Object3D, PerspectiveCamera } from 'three';
 
 /**
  * Everything the brush needs on a page, wired once: the layer in the scene, the pointer tool, the
- * panel, notices for problems, the HUD section, per-frame LOD, `cairn.stats.scatter` and
- * `cairn.scatter`. The scatter page and the world plugin both use it.
+ * panel, notices for problems, per-frame LOD and the stats. Give it Cairn's `Stage` (the scatter
+ * page and the world plugin do: it then also adds the HUD section, `cairn.stats.scatter` and the
+ * `scatter` service, and runs {@link ScatterTool.update} every frame), or your own three.js
+ * `scene`, `camera` and `canvas` and call `update(time)` from your render loop.
  */
 export interface ScatterToolOptions {
-  stage: Stage;
   ground: GroundSampler & HeightField;
-  /** Default 1, or ?seed= in the URL. */
+  /** Cairn's Stage: scene, camera, canvas, frames, HUD, services and stats come from it. */
+  stage?: Stage;
+  /** Without a stage: the scene the layer and the brush's ring go in. */
+  scene?: Object3D;
+  /** Without a stage: the camera the pointer is cast from and LOD is measured to. */
+  camera?: PerspectiveCamera;
+  /** Without a stage: the element the pointer paints on (your renderer's canvas). */
+  canvas?: HTMLCanvasElement;
+  /** Where the panel goes. Default the page's dock (the right column; src/world/dock.ts). */
+  container?: HTMLElement;
+  /** Default 1 (Cairn's pages pass ?seed=). */
   seed?: number;
   /** Preset chosen at start (and its props baked in the background). Default 'mixed-forest'; null for none. */
   preset?: string | null;
@@ -30,33 +43,41 @@ export interface ScatterToolOptions {
   catalog?: PropCatalog;
 }
 
+/** Defaults of {@link ScatterToolOptions} (ground, stage or scene/camera/canvas, container and catalog have none). */
+export const SCATTER_TOOL_DEFAULTS: Required<Pick<ScatterToolOptions, 'seed' | 'preset' | 'active' | 'radius'>> = {
+  seed: 1,
+  preset: 'mixed-forest',
+  active: true,
+  radius: 8,
+};
+
 export interface ScatterTool {
   layer: ScatterLayer;
   brush: BrushTool;
   panel: BrushPanel;
+  /** The layer's figures plus the cursor (on a Stage also `cairn.stats.scatter`). */
+  stats: ScatterPageStats;
   setActive(active: boolean): void;
+  /** Re-evaluates LOD for the camera and refreshes the stats; `time` in seconds. A Stage calls it every frame. */
+  update(time: number): void;
   dispose(): void;
 }
 
 /** `window.cairn.stats.scatter`: the layer's figures plus the cursor. */
 export type ScatterPageStats = ScatterStats & { cursor: BrushTool['cursor']; active: boolean };
 
-/** The scatter brush on a page with a Stage: the layer, the brush and its panel, the HUD section and per-frame LOD. */
+/** The scatter brush on a page: the layer, the brush and its panel, notices and per-frame LOD (see {@link ScatterToolOptions}). */
 export function createScatterTool(options: ScatterToolOptions): ScatterTool {
   const { stage, ground } = options;
-  const layer = new ScatterLayer({ ground, seed: options.seed ?? 1, parent: stage.scene, catalog: options.catalog });
-  const brush = new BrushTool({
-    canvas: stage.canvas,
-    camera: stage.camera,
-    layer,
-    ground,
-    parent: stage.scene,
-    radius: options.radius,
-    active: options.active ?? true,
-    onError: (error) => showNotice({ level: 'warn', title: 'The brush could not paint', detail: error.message }),
-  });
-  // The panel goes in the page's dock (right column, under the tools).
-  const panel = new BrushPanel({ layer, brush });
+  const resolved = withDefaults(SCATTER_TOOL_DEFAULTS, options);
+  const scene = stage?.scene ?? options.scene;
+  const camera = stage?.camera ?? options.camera;
+  const canvas = stage?.canvas ?? options.canvas;
+  if (!scene || !camera || !canvas) throw new TypeError('createScatterTool: give it a stage, or a scene, a camera and a canvas');
+  const layer = new ScatterLayer({ ground, seed: resolved.seed, parent: scene, catalog: options.catalog });
+  const brush = new BrushTool({ canvas, camera, layer, ground, parent: scene, radius: resolved.radius, active: resolved.active });
+  brush.on('error', ({ error }) => void showNotice({ level: 'warn', title: 'The brush could not paint', detail: error.message }));
+  const panel = new BrushPanel({ layer, brush, container: options.container });
   panel.element.hidden = !brush.isActive;
   const offProblem = layer.on('problem', ({ title, detail }) => void showNotice({ level: 'error', title, detail }));
   // Problems found while the layer was built (invalid presets) were emitted before we listened.
@@ -66,13 +87,6 @@ export function createScatterTool(options: ScatterToolOptions): ScatterTool {
   const stats = layer.stats as ScatterPageStats;
   stats.cursor = null;
   stats.active = brush.isActive;
-  stage.cairn.stats.scatter = stats;
-  const offFrame = stage.onFrame((_dt, time) => {
-    layer.update(stage.camera.position, time);
-    stats.cursor = brush.cursor;
-    stats.active = brush.isActive;
-  });
-  const removeHud = stage.hud?.addSection('scatter', { title: 'Scatter', rows: hudRows }) ?? (() => undefined);
   const onKey = (event: KeyboardEvent): void => {
     if (!brush.isActive || isTyping(event)) return;
     if (event.key === '[') panel.setRadius(brush.radius - 1);
@@ -80,31 +94,49 @@ export function createScatterTool(options: ScatterToolOptions): ScatterTool {
   };
   window.addEventListener('keydown', onKey);
 
-  const preset = options.preset === undefined ? 'mixed-forest' : options.preset;
+  const preset = resolved.preset;
   if (preset && layer.presets.has(preset)) void layer.choosePreset(preset);
 
+  let offStage = (): void => undefined;
   const tool: ScatterTool = {
     layer,
     brush,
     panel,
+    stats,
     setActive(active) {
       brush.setActive(active);
       panel.element.hidden = !active;
       stats.active = active;
     },
+    update(time) {
+      layer.update(camera.position, time);
+      stats.cursor = brush.cursor;
+      stats.active = brush.isActive;
+    },
     dispose() {
       window.removeEventListener('keydown', onKey);
-      offFrame();
+      offStage();
       offProblem();
-      removeHud();
       panel.dispose();
       brush.dispose();
       layer.dispose();
-      delete stage.cairn.stats.scatter;
     },
   };
-  stage.services.provide('scatter', tool);
+  if (stage) offStage = onStage(stage, tool);
   return tool;
+}
+
+/** The Stage's share: frames, the HUD section, `cairn.stats.scatter` and the service; returns its undo. */
+function onStage(stage: Stage, tool: ScatterTool): () => void {
+  stage.cairn.stats.scatter = tool.stats;
+  const offFrame = stage.onFrame((_dt, time) => tool.update(time));
+  const removeHud = stage.hud?.addSection('scatter', { title: 'Scatter', rows: hudRows }) ?? (() => undefined);
+  stage.services.provide('scatter', tool);
+  return () => {
+    offFrame();
+    removeHud();
+    delete stage.cairn.stats.scatter;
+  };
 }
 
 /** The HUD section: only what `cairn.stats.scatter` says, so the HUD shows what tests assert. */

@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { Emitter } from '../core/emitter.ts';
 import { PlacementEngine, type GroundSampler, type Placement, type RejectionCounts } from './placement.ts';
 import type { ScatterPreset } from './preset.ts';
@@ -48,6 +49,9 @@ export interface SessionEvents extends Record<string, unknown> {
   change: SessionChange & { event: BrushEvent };
 }
 
+/** Defaults of {@link ScatterSessionOptions} (seed, ground, props and presets have none). */
+export const SCATTER_SESSION_DEFAULTS: Required<Pick<ScatterSessionOptions, 'maxInstances'>> = { maxInstances: 50_000 };
+
 /** Thrown for an event that cannot apply (unknown preset, painting before choosing one). */
 export class BrushEventError extends Error {
   override name = 'BrushEventError';
@@ -69,7 +73,7 @@ export class ScatterSession extends Emitter<SessionEvents> {
     super();
     this.seed = options.seed >>> 0;
     this.presets = options.presets;
-    this.maxInstances = options.maxInstances ?? 50_000;
+    this.maxInstances = withDefaults(SCATTER_SESSION_DEFAULTS, options).maxInstances;
     this.engine = new PlacementEngine({ seed: this.seed, ground: options.ground, propsIn: options.propsIn });
   }
 

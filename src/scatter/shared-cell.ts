@@ -1,3 +1,4 @@
+import { withDefaults } from '../core/options.ts';
 import { PlacementEngine, type Dab, type GroundSampler, type Placement } from './placement.ts';
 import type { ScatterPreset } from './preset.ts';
 import { EDIT_CELL_SIZE, editCellKey, strokeSeed, type EditCell, type SharedEvent, type SharedStroke } from './shared-edits.ts';
@@ -36,8 +37,18 @@ export interface CellForestOptions {
   edgeMargin?: number;
 }
 
+/** A {@link CellForestOptions} with its defaults in: what a cell's runs are built from. */
+type CellForestSettings = Required<CellForestOptions>;
+
 /** Instances one cell keeps at most: 16 joined cells draw at most 65,536. */
 export const CELL_MAX_INSTANCES = 4096;
+
+/** Defaults of {@link CellForestOptions} (cell, ground, props, presets and first id have none). */
+export const CELL_FOREST_DEFAULTS: Pick<CellForestSettings, 'maxInstances' | 'edgeMargin'> = {
+  maxInstances: CELL_MAX_INSTANCES,
+  edgeMargin: 0.5,
+};
+
 /** Ids one cell may use (placements counted over all its recomputations start again at its first id). */
 export const CELL_ID_SPAN = 1 << 20;
 
@@ -72,7 +83,7 @@ class Run {
   /** Candidates and events applied by this run (for the scheduler's figures). */
   work = 0;
 
-  constructor(options: Required<CellForestOptions>) {
+  constructor(options: CellForestSettings) {
     const { cell, edgeMargin } = options;
     this.engine = new PlacementEngine({
       seed: 1,
@@ -95,7 +106,7 @@ export class CellForest {
   readonly key: string;
   /** The instances drawn for this cell (what {@link step} has handed out), by id. */
   readonly drawn = new Map<number, Placement>();
-  private readonly options: Required<CellForestOptions>;
+  private readonly options: CellForestSettings;
   private target: ForestStroke[] = [];
   /** The run whose engine is what is drawn. */
   private live: Run;
@@ -107,7 +118,7 @@ export class CellForest {
   work = 0;
 
   constructor(options: CellForestOptions) {
-    this.options = { maxInstances: CELL_MAX_INSTANCES, edgeMargin: 0.5, ...options };
+    this.options = { ...options, ...withDefaults(CELL_FOREST_DEFAULTS, options) };
     this.cell = options.cell;
     this.key = editCellKey(options.cell);
     this.live = new Run(this.options);

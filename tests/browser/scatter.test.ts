@@ -154,10 +154,10 @@ describe('the scatter page', () => {
     await frames(page, 2);
     const withScatter = await page.evaluate(() => window.cairn.stats.drawCalls);
     const s = await scatterStats(page);
-    await page.evaluate(() => ((window.cairn.scatter as { layer: { group: { visible: boolean } } }).layer.group.visible = false));
+    await page.evaluate(() => ((window.cairn.scatter as { layer: { object: { visible: boolean } } }).layer.object.visible = false));
     await frames(page, 2);
     const without = await page.evaluate(() => window.cairn.stats.drawCalls);
-    await page.evaluate(() => ((window.cairn.scatter as { layer: { group: { visible: boolean } } }).layer.group.visible = true));
+    await page.evaluate(() => ((window.cairn.scatter as { layer: { object: { visible: boolean } } }).layer.object.visible = true));
     const scatterDraws = withScatter - without;
     expect(scatterDraws).toBeGreaterThanOrEqual(1);
     expect(scatterDraws).toBeLessThanOrEqual(s.liveBuckets + s.shadowBuckets);

@@ -112,12 +112,12 @@ describe('the world page on WebGPU', () => {
     // The scatter draws: hiding its layer changes the picture.
     const withScatter = await shot(page);
     await page.evaluate(
-      () => ((window.cairn.ambient as { scatter: { layer: { group: { visible: boolean } } } }).scatter.layer.group.visible = false),
+      () => ((window.cairn.ambient as { scatter: { layer: { object: { visible: boolean } } } }).scatter.layer.object.visible = false),
     );
     await frames(page, 2);
     const bare = await shot(page);
     await page.evaluate(
-      () => ((window.cairn.ambient as { scatter: { layer: { group: { visible: boolean } } } }).scatter.layer.group.visible = true),
+      () => ((window.cairn.ambient as { scatter: { layer: { object: { visible: boolean } } } }).scatter.layer.object.visible = true),
     );
     await frames(page, 2);
     expect(countDifferentPixels(withScatter, bare)).toBeGreaterThan(withScatter.width * withScatter.height * 0.02);
@@ -176,11 +176,11 @@ describe('the world page on WebGPU', () => {
     await page.evaluate(() => {
       const a = window.cairn.ambient as {
         crowd: { paused: boolean; crowd: { object: { visible: boolean } } };
-        scatter: { layer: { group: { visible: boolean } } };
+        scatter: { layer: { object: { visible: boolean } } };
       };
       a.crowd.paused = false;
       a.crowd.crowd.object.visible = false;
-      a.scatter.layer.group.visible = false;
+      a.scatter.layer.object.visible = false;
     });
   });
 

@@ -29,6 +29,7 @@ import { FBXLoader } from 'three/addons/loaders/FBXLoader.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
+import type { ProgressListener } from '../../core/progress.ts';
 import { describeLoss, RigLoadError, type ImportLoss } from './errors.ts';
 
 /** The file types Cairn reads. */
@@ -279,9 +280,10 @@ export async function loadRig(url: string, options: ImportOptions = {}): Promise
 
 /**
  * Fetches a model's bytes; {@link RigLoadError} says why it failed in words a person can act on.
- * `onProgress` gets 0..1 while downloading (needs Content-Length).
+ * `onProgress` hears the bytes received (`done`) of the response's Content-Length (`total`, null
+ * when the server sends none).
  */
-export async function fetchModelBytes(url: string, onProgress?: (fraction: number) => void): Promise<ArrayBuffer> {
+export async function fetchModelBytes(url: string, onProgress?: ProgressListener): Promise<ArrayBuffer> {
   let response: Response;
   try {
     response = await fetch(url);
@@ -299,14 +301,15 @@ export async function fetchModelBytes(url: string, onProgress?: (fraction: numbe
   return readWithProgress(response, onProgress);
 }
 
-async function readWithProgress(response: Response, onProgress?: (fraction: number) => void): Promise<ArrayBuffer> {
-  const total = Number(response.headers.get('content-length')) || 0;
-  if (!response.body || total === 0 || !onProgress) {
-    onProgress?.(0);
+async function readWithProgress(response: Response, onProgress?: ProgressListener): Promise<ArrayBuffer> {
+  const total = Number(response.headers.get('content-length')) || null;
+  if (!response.body || !onProgress) {
+    onProgress?.({ done: 0, total });
     const buffer = await response.arrayBuffer();
-    onProgress?.(1);
+    onProgress?.({ done: buffer.byteLength, total: buffer.byteLength });
     return buffer;
   }
+  onProgress({ done: 0, total });
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
@@ -315,8 +318,10 @@ async function readWithProgress(response: Response, onProgress?: (fraction: numb
     if (done) break;
     chunks.push(value);
     received += value.length;
-    onProgress(Math.min(1, received / total));
+    onProgress({ done: received, total });
   }
+  // The end, said once more where the server gave no (or a wrong) length.
+  if (total !== received) onProgress({ done: received, total: received });
   const out = new Uint8Array(received);
   let offset = 0;
   for (const chunk of chunks) {

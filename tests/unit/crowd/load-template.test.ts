@@ -11,8 +11,8 @@ describe('loading a character for the crowd', () => {
     const phases: LoadPhase[] = [];
     const template = await loadCrowdTemplateFromFile(file(await exportGlb(fixture.object, fixture.clips), 'hero.glb'), {
       targetHeight: 1.8,
-      onProgress: (phase, fraction) => {
-        if (fraction === 1) phases.push(phase);
+      onProgress: ({ done, total, label }) => {
+        if (done === total) phases.push(label);
       },
     });
     expect(phases).toEqual(['download', 'parse', 'prepare']);

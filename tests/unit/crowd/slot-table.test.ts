@@ -48,7 +48,8 @@ describe('SlotTable', () => {
 
   it('grows by reallocation, copying every member, and reports it', () => {
     const grown: number[] = [];
-    const table = new SlotTable<Avatar>({ channels: { bones: 12, pose: 4 }, capacity: 2, onGrow: (c) => grown.push(c) });
+    const table = new SlotTable<Avatar>({ channels: { bones: 12, pose: 4 }, capacity: 2 });
+    table.on('grow', ({ capacity }) => grown.push(capacity));
     const live = new Map<number, SlotRef<Avatar>>();
     const before = table.channels.bones;
     for (let id = 0; id < 9; id++) {

@@ -1,3 +1,4 @@
+import type { Progress } from '../../../src/core/progress.ts';
 import { AnimationMixer, Matrix4, Vector3, type Object3D } from 'three';
 import { describe, expect, it } from 'vitest';
 import { bakeClips } from '../../../src/crowd/bake.ts';
@@ -40,11 +41,11 @@ describe('VirtualSkeleton', () => {
   it('is a bones-only clone: no meshes, never in a scene, the same bone names', () => {
     const skeleton = new VirtualSkeleton(template);
     const meshes: Object3D[] = [];
-    skeleton.root.traverse((node) => {
+    skeleton.object.traverse((node) => {
       if ((node as { isMesh?: boolean }).isMesh) meshes.push(node);
     });
     expect(meshes).toEqual([]);
-    expect(skeleton.root.parent).toBeNull();
+    expect(skeleton.object.parent).toBeNull();
     expect(skeleton.bones.map((b) => b.name)).toEqual(humanoid.bones.map((b) => b.name));
     expect(skeleton.bones[0]).not.toBe(humanoid.bones[0]);
     skeleton.dispose();
@@ -111,11 +112,12 @@ describe('bakeClips', () => {
   it('bakes each frame exactly as the live path poses it', () => {
     const humanoid = createHumanoid({ detail: 'low' });
     const template = new CrowdTemplate(humanoid);
-    const progress: number[] = [];
-    const baked = bakeClips(template, { fps: 30, onProgress: (f) => progress.push(f) });
+    const progress: Progress[] = [];
+    const baked = bakeClips(template, { fps: 30, onProgress: (p) => progress.push(p) });
     expect(baked.plan.rows).toBe(baked.plan.clips.reduce((s, c) => s + c.frames, 0));
     expect(baked.data.length).toBe(baked.plan.rows * baked.rowStride);
-    expect(progress.at(-1)).toBe(1);
+    expect(progress.map((p) => p.label)).toEqual(baked.plan.clips.map((c) => c.name));
+    expect(progress.at(-1)).toEqual({ done: baked.plan.rows, total: baked.plan.rows, label: baked.plan.clips.at(-1)!.name });
     const skeleton = new VirtualSkeleton(template);
     const rows = new Float32Array(baked.rowStride);
     for (const layout of baked.plan.clips) {

@@ -30,7 +30,8 @@ function contents(set: BucketSet): Map<number, number> {
 describe('instance buckets', { timeout: 30_000 }, () => {
   it('grows by doubling, keeping every live matrix, and reports each growth', () => {
     const grown: Array<[number, number]> = [];
-    const set = new BucketSet({ initialCapacity: 4, onGrow: (bucket, old) => grown.push([old, bucket.capacity]) });
+    const set = new BucketSet({ initialCapacity: 4 });
+    set.on('grow', ({ bucket, oldCapacity }) => grown.push([oldCapacity, bucket.capacity]));
     const bucket = set.createBucket();
     const entries = Array.from({ length: 37 }, (_, i) => set.add(bucket, matrixFor(i)));
     expect(grown).toEqual([

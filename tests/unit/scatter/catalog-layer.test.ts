@@ -104,7 +104,7 @@ describe('scatter layer (Node: placement → buckets → LOD, no renderer)', { t
     expect(change.added.length).toBeGreaterThan(30);
     expect(scatter.stats.rendered).toBe(change.added.length); // nothing waited
     expect(scatter.stats.pending).toBe(0);
-    const meshes = scatter.group.children as Mesh[];
+    const meshes = scatter.object.children as Mesh[];
     const live = meshes.filter((m) => m.visible);
     expect(live.length).toBe(scatter.stats.liveBuckets);
     const names = new Set(live.map((m) => m.name));
@@ -144,7 +144,7 @@ describe('scatter layer (Node: placement → buckets → LOD, no renderer)', { t
     for (const counts of [near, far]) expect(counts.reduce((a, b) => a + b, 0)).toBe(total);
     scatter.buckets.validate();
     // Level-2 buckets hold everything; their triangle counts are the 15 % levels.
-    const lod2 = (scatter.group.children as Mesh[]).filter((m) => m.visible && m.name.endsWith('LOD2'));
+    const lod2 = (scatter.object.children as Mesh[]).filter((m) => m.visible && m.name.endsWith('LOD2'));
     expect(lod2.length).toBe(scatter.stats.liveBuckets);
   });
 

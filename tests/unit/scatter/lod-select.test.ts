@@ -36,7 +36,8 @@ describe('LOD choice', () => {
 describe('LodSelector', () => {
   function setup() {
     const changes: Array<[number, number, number]> = [];
-    const selector = new LodSelector({ onChange: (h, from, to) => changes.push([h, from, to]), initialCapacity: 16 });
+    const selector = new LodSelector({ initialCapacity: 16 });
+    selector.on('change', ({ handle, from, to }) => changes.push([handle, from, to]));
     return { selector, changes };
   }
 
