@@ -52,8 +52,7 @@ const verdict = (page: Page): Promise<PageVerdict> =>
   page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.anim)) as PageVerdict);
 
 const animStats = (page: Page): Promise<AnimStats> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.anim)) as AnimStats);
-const frames = (page: Page, count = 2): Promise<void> =>
-  page.evaluate((n) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(n), count);
+const frames = (page: Page, count = 2): Promise<void> => page.evaluate((n) => window.cairn.stage!.frames(n), count);
 
 /**
  * In the page: plays `clip` paused at each time, and returns the world matrices (elements) of the
@@ -62,12 +61,7 @@ const frames = (page: Page, count = 2): Promise<void> =>
 function boneMatrices(page: Page, clip: string, times: number[], bones: string[]): Promise<Record<string, number[]>[]> {
   return page.evaluate(
     ({ clip, times, bones }) => {
-      const viewer = window.cairn.retarget as {
-        play(name: string): void;
-        setPlaying(on: boolean): void;
-        setTime(t: number): void;
-        target: { object: { getObjectByName(name: string): { matrixWorld: { elements: number[] } } | undefined } };
-      };
+      const viewer = window.cairn.retarget!;
       viewer.play(clip);
       viewer.setPlaying(false);
       return times.map((t) => {
@@ -201,7 +195,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
     const before = decodePng(await page.screenshot());
     await page.locator('canvas').click({ position: { x: 200, y: 300 } });
     await page.keyboard.press('Backslash');
-    await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean }).reference === true, undefined, {
+    await page.waitForFunction(() => window.cairn.stats.anim!.reference === true, undefined, {
       timeout: 10_000,
     });
     await frames(page, 3);
@@ -211,13 +205,13 @@ describe('the retarget page: the library on the CC4-style character', () => {
     const after = decodePng(shot);
     expect(countDifferentPixels(before, after)).toBeGreaterThan(800);
     const reference = await page.evaluate(() => {
-      const viewer = window.cairn.retarget as { reference: { clip: string | null; source: { visible: boolean; position: { x: number } } } };
+      const viewer = window.cairn.retarget!;
       return { clip: viewer.reference.clip, visible: viewer.reference.source.visible, x: viewer.reference.source.position.x };
     });
     expect(reference).toEqual({ clip: 'wave', visible: true, x: expect.closeTo(1.1, 6) as unknown as number });
     expect(await hudText(page)).toContain('source shown');
     await page.keyboard.press('Backslash');
-    await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean }).reference === false, undefined, {
+    await page.waitForFunction(() => window.cairn.stats.anim!.reference === false, undefined, {
       timeout: 10_000,
     });
   });
@@ -314,28 +308,19 @@ describe('the reference view in the world', () => {
       await page.goto(`${base}/`);
       await waitForCairn(page);
       // Nothing built before the key: no reference object in the scene.
-      expect(
-        await page.evaluate(
-          () => (window.cairn.scene as { getObjectByName(n: string): unknown }).getObjectByName('anim-reference') === undefined,
-        ),
-      ).toBe(true);
+      expect(await page.evaluate(() => window.cairn.scene!.getObjectByName('anim-reference') === undefined)).toBe(true);
       const calls = await page.evaluate(() => window.cairn.stats.drawCalls);
       await page.locator('canvas').click({ position: { x: 320, y: 380 } });
       await page.keyboard.press('Backslash');
-      await page.waitForFunction(
-        () =>
-          (window.cairn.stats.anim as { reference: boolean; clip: string | null }).reference &&
-          (window.cairn.stats.anim as { clip: string | null }).clip !== null,
-        undefined,
-        { timeout: 60_000, polling: 100 },
-      );
+      await page.waitForFunction(() => window.cairn.stats.anim!.reference && window.cairn.stats.anim!.clip !== null, undefined, {
+        timeout: 60_000,
+        polling: 100,
+      });
       await frames(page, 3);
       const state = await page.evaluate(() => {
-        const scene = window.cairn.scene as {
-          getObjectByName(n: string): { visible: boolean; position: { x: number; z: number } } | undefined;
-        };
+        const scene = window.cairn.scene!;
         const reference = scene.getObjectByName('anim-reference')!;
-        const player = window.cairn.stats.player as { x: number; z: number; clip: string };
+        const player = window.cairn.stats.player!;
         return {
           visible: reference.visible,
           dx: reference.position.x - player.x,

@@ -9,12 +9,6 @@ import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../har
 
 const base = inject('serverUrl');
 
-interface Remotes {
-  update(id: number, state: { x: number; y: number; z: number; facing: number; clip?: string }): boolean;
-  count: number;
-  dropped: number;
-}
-
 describe('the world page with ?crowd=40', () => {
   let browser: Browser;
   let page: Page;
@@ -28,7 +22,7 @@ describe('the world page with ?crowd=40', () => {
     // Shared scatter strokes that other tests painted on this server would add draws while the crowd is counted.
     await page.goto(`${base}/?crowd=40&shared=0`);
     await waitForCairn(page, 120_000);
-    await page.waitForFunction(() => (window.cairn.stats.crowd as { agents?: number } | undefined)?.agents === 40, undefined, {
+    await page.waitForFunction(() => window.cairn.stats.crowd?.agents === 40, undefined, {
       timeout: 120_000,
       polling: 200,
     });
@@ -44,25 +38,25 @@ describe('the world page with ?crowd=40', () => {
     expect(hud).toMatch(/CROWD|Crowd/);
     // Hiding the crowd removes exactly its draws: 3 pieces in the main view and the shadow map.
     const withCrowd = s.drawCalls as number;
-    await page.evaluate(() => ((window.cairn.crowd as { object: { visible: boolean } }).object.visible = false));
-    await page.evaluate(() => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(2));
+    await page.evaluate(() => (window.cairn.crowd!.object.visible = false));
+    await page.evaluate(() => window.cairn.stage!.frames(2));
     const without = await page.evaluate(() => window.cairn.stats.drawCalls);
-    await page.evaluate(() => ((window.cairn.crowd as { object: { visible: boolean } }).object.visible = true));
+    await page.evaluate(() => (window.cairn.crowd!.object.visible = true));
     expect(withCrowd - without).toBe(6);
   });
 
   it('takes remote players through cairn.crowdRemotes', async () => {
-    const before = await page.evaluate(() => (window.cairn.stats.crowd as { agents: number }).agents);
-    const player = await page.evaluate(() => window.cairn.stats.player as { x: number; y: number; z: number });
+    const before = await page.evaluate(() => window.cairn.stats.crowd!.agents);
+    const player = await page.evaluate(() => window.cairn.stats.player!);
     const accepted = await page.evaluate(
-      (p) => (window.cairn.crowdRemotes as Remotes).update(7, { x: p.x + 2, y: p.y, z: p.z - 3, facing: 0, clip: 'wave' }),
+      (p) => window.cairn.crowdRemotes!.update(7, { x: p.x + 2, y: p.y, z: p.z - 3, facing: 0, clip: 'wave' }),
       player,
     );
     expect(accepted).toBe(true);
-    await page.evaluate(() => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(1));
+    await page.evaluate(() => window.cairn.stage!.frames(1));
     const after = await page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.crowd)));
     expect(after.agents).toBe(before + 1);
-    expect(await page.evaluate(() => (window.cairn.crowdRemotes as Remotes).count)).toBe(1);
+    expect(await page.evaluate(() => window.cairn.crowdRemotes!.count)).toBe(1);
     expect(errors).toEqual([]);
   });
 });

@@ -62,11 +62,11 @@ async function stats(page: Page): Promise<PageStats> {
 }
 
 async function frames(page: Page, count: number): Promise<void> {
-  await page.evaluate((n) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(n), count);
+  await page.evaluate((n) => window.cairn.stage!.frames(n), count);
 }
 
 async function setCount(page: Page, count: number): Promise<void> {
-  await page.evaluate((n) => (window.cairn.crowdPage as { setCount(n: number): void }).setCount(n), count);
+  await page.evaluate((n) => window.cairn.crowdPage!.setCount(n), count);
   await frames(page, 2);
 }
 
@@ -77,12 +77,8 @@ async function shot(page: Page): Promise<Image> {
 /** Screen position (pixels) of every drawn avatar's chest, with its distance and mode. */
 async function onScreen(page: Page): Promise<ScreenAgent[]> {
   const raw = await page.evaluate(() => {
-    const crowd = window.cairn.crowd as { agentList(): Array<{ x: number; y: number; z: number; onScreen: boolean; mode: string }> };
-    const camera = window.cairn.camera as {
-      position: { x: number; y: number; z: number };
-      projectionMatrix: { elements: number[] };
-      matrixWorldInverse: { elements: number[] };
-    };
+    const crowd = window.cairn.crowd!;
+    const camera = window.cairn.camera!;
     return {
       agents: crowd
         .agentList()
@@ -173,7 +169,7 @@ describe('the crowd page on WebGPU', () => {
   afterAll(async () => browser?.close());
 
   it('calibrates the GPU budget on the empty crowd and passes at idle', async () => {
-    const timestamps = await page.evaluate(() => (window.cairn.rendererStatus as { timestampQueries: boolean }).timestampQueries);
+    const timestamps = await page.evaluate(() => window.cairn.rendererStatus!.timestampQueries);
     if (!timestamps) {
       // No numbers invented where the device cannot measure.
       expect((await stats(page)).crowd.budget.state).toBe('unavailable');
@@ -197,18 +193,18 @@ describe('the crowd page on WebGPU', () => {
       beforeAll(async () => {
         await setCount(page, count);
         // Crowd time stands still for the first pictures, then runs.
-        await page.evaluate(() => ((window.cairn.stageCrowd as { paused: boolean }).paused = true));
+        await page.evaluate(() => (window.cairn.stageCrowd!.paused = true));
         await frames(page, 1);
         withCrowd = await shot(page);
         agents = await onScreen(page);
-        await page.evaluate(() => ((window.cairn.crowd as { object: { visible: boolean } }).object.visible = false));
+        await page.evaluate(() => (window.cairn.crowd!.object.visible = false));
         await frames(page, 1);
         withoutCrowd = await shot(page);
-        await page.evaluate(() => ((window.cairn.crowd as { object: { visible: boolean } }).object.visible = true));
+        await page.evaluate(() => (window.cairn.crowd!.object.visible = true));
         await frames(page, 1);
         // Once is enough to show a paused crowd stays put (SwiftShader draws 500 slowly).
         if (count === 50) again = await shot(page);
-        await page.evaluate(() => ((window.cairn.stageCrowd as { paused: boolean }).paused = false));
+        await page.evaluate(() => (window.cairn.stageCrowd!.paused = false));
         await frames(page, 2);
         later = await shot(page);
         if (count !== 50) again = withCrowd;
@@ -278,7 +274,7 @@ describe('the crowd page on WebGPU', () => {
     const s = (await stats(page)).crowd;
     if (s.budget.state === 'unavailable') return;
     const reading = await page.evaluate(() => {
-      const budget = (window.cairn.stageCrowd as { budget: { budgetFor(n: number): number } }).budget;
+      const budget = window.cairn.stageCrowd!.budget;
       return { idle: budget.budgetFor(0), full: budget.budgetFor(500) };
     });
     expect(reading.full - reading.idle).toBeCloseTo(30, 5);
@@ -358,10 +354,7 @@ describe('the crowd page on WebGPU', () => {
       ],
       [
         'a failed load (HTTP 404)',
-        () =>
-          page.evaluate(() =>
-            (window.cairn.crowdPage as { loadModelUrl(u: string): Promise<void> }).loadModelUrl('/models/missing-hero.glb'),
-          ),
+        () => page.evaluate(() => window.cairn.crowdPage!.loadModelUrl('/models/missing-hero.glb')),
         /missing-hero\.glb: HTTP 404/,
       ],
       [
@@ -459,9 +452,7 @@ describe('the crowd page with ?model=', () => {
       new RegExp(`draws ${s.crowd.sourceVertices.toLocaleString('en-US')} of ${s.crowd.sourceVertices.toLocaleString('en-US')} vertices`),
     );
     // Every avatar plays a library clip (walkers walk_fwd, the rest idle or dance).
-    const playing = await page.evaluate(() =>
-      (window.cairn.crowd as { agentList(): Array<{ clip: string }> }).agentList().map((a) => a.clip),
-    );
+    const playing = await page.evaluate(() => window.cairn.crowd!.agentList().map((a) => a.clip));
     expect(playing).toHaveLength(20);
     for (const clip of playing) expect(['walk_fwd', 'idle', 'dance']).toContain(clip);
     expect(playing).toContain('walk_fwd');
@@ -470,14 +461,7 @@ describe('the crowd page with ?model=', () => {
     // would not: one row, the same matrices.
     const poses = (): Promise<Array<{ clip: string; time: number; pose: number[] }>> =>
       page.evaluate(() => {
-        const crowd = window.cairn.crowd as {
-          agentList(): Array<{ clip: string; time: number }>;
-          baked: {
-            data: Float32Array;
-            rowStride: number;
-            plan: { clips: Array<{ name: string; duration: number; loop: boolean; startRow: number; frames: number }> };
-          };
-        };
+        const crowd = window.cairn.crowd!;
         const { data, rowStride, plan } = crowd.baked;
         return crowd.agentList().map((agent) => {
           const layout = plan.clips.find((c) => c.name === agent.clip)!;
@@ -499,7 +483,7 @@ describe('the crowd page with ?model=', () => {
   });
 
   it('loads another character from a URL into the running crowd', async () => {
-    await page.evaluate(() => (window.cairn.crowdPage as { loadModelUrl(u: string): Promise<void> }).loadModelUrl('/models/column.glb'));
+    await page.evaluate(() => window.cairn.crowdPage!.loadModelUrl('/models/column.glb'));
     await frames(page, 1);
     const s = await stats(page);
     expect(s.crowd).toMatchObject({ template: 'column.glb', bones: 7, pieces: 2, agents: 20, lastError: null });

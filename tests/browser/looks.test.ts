@@ -125,9 +125,9 @@ describe('players who look like themselves, with names', () => {
     await expect.poll(async () => (await net(b)).peers, { timeout: 120_000 }).toBe(1);
     // Everyone spawns at one spot: A walks 6 m north (away from B's camera) and turns its camera to look back at B.
     await a.bringToFront();
-    const start = await a.evaluate(() => (window.cairn.stats.player as { z: number }).z);
+    const start = await a.evaluate(() => window.cairn.stats.player!.z);
     await a.keyboard.down('KeyW');
-    await a.waitForFunction((z0) => (window.cairn.stats.player as { z: number }).z < z0 - 6, start, { timeout: 120_000, polling: 100 });
+    await a.waitForFunction((z0) => window.cairn.stats.player!.z < z0 - 6, start, { timeout: 120_000, polling: 100 });
     await a.keyboard.up('KeyW');
     await lookAlong(a, 0);
     await expectEachOther(a, b);

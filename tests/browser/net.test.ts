@@ -19,8 +19,7 @@ interface NetFigures {
 }
 
 const net = (page: Page): Promise<NetFigures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.net)) as NetFigures);
-const player = (page: Page): Promise<{ x: number; z: number }> =>
-  page.evaluate(() => window.cairn.stats.player as { x: number; z: number });
+const player = (page: Page): Promise<{ x: number; z: number }> => page.evaluate(() => window.cairn.stats.player!);
 /**
  * Positions of the remote avatars this page draws: the crowd renderer's agents (the default, read
  * back from the crowd's own pose buffer), or the humanoid per peer (`?peers=humanoid`).
@@ -32,7 +31,7 @@ const remotes = (page: Page): Promise<Array<{ name: string; x: number; z: number
       ids?: () => number[];
     };
     if (view.ids) {
-      const crowd = window.cairn.crowdRemotes as { agent(id: number): { x: number; z: number } | undefined };
+      const crowd = window.cairn.crowdRemotes!;
       return view.ids().flatMap((id) => {
         const agent = crowd.agent(id);
         return agent ? [{ name: `remote-peer-${id}`, x: agent.x, z: agent.z }] : [];
@@ -66,7 +65,7 @@ async function walk(page: Page, metres: number): Promise<void> {
   await page.keyboard.down('KeyW');
   await page.waitForFunction(
     ([x0, z0, d]) => {
-      const p = window.cairn.stats.player as { x: number; z: number };
+      const p = window.cairn.stats.player!;
       return Math.hypot(p.x - x0!, p.z - z0!) > d!;
     },
     [from.x, from.z, metres],
@@ -86,9 +85,7 @@ async function expectMutualMovement(a: Page, b: Page): Promise<void> {
   const start = seen[0]!;
   await walk(a, 2);
   // Let A come to rest (it decelerates over a few frames), then read where it stands.
-  await expect
-    .poll(async () => await a.evaluate(() => (window.cairn.stats.player as { speed: number }).speed), { timeout: 60_000 })
-    .toBeLessThan(0.05);
+  await expect.poll(async () => await a.evaluate(() => window.cairn.stats.player!.speed), { timeout: 60_000 }).toBeLessThan(0.05);
   const end = await player(a);
   expect(Math.hypot(end.x - start.x, end.z - start.z)).toBeGreaterThan(1.5);
   // B draws A where A now stands (once the ~100 ms interpolation delay has passed).
@@ -138,11 +135,11 @@ describe('avatar sync in the world page', () => {
       expect(hud).toMatch(/peers\s+1/);
       expect(errorsA.concat(errorsB)).toEqual([]);
       // Closing A's page: the relay sends B a leave frame and A's avatar goes.
-      expect(await b.evaluate(() => (window.cairn.crowdRemotes as { count: number }).count)).toBe(1);
+      expect(await b.evaluate(() => window.cairn.crowdRemotes!.count)).toBe(1);
       await a.close();
       await expect.poll(async () => (await net(b)).peers, { timeout: 30_000 }).toBe(0);
       expect(await remotes(b)).toEqual([]);
-      expect(await b.evaluate(() => (window.cairn.crowdRemotes as { count: number }).count)).toBe(0);
+      expect(await b.evaluate(() => window.cairn.crowdRemotes!.count)).toBe(0);
     } finally {
       await contextA.close();
       await contextB.close();

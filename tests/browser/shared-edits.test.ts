@@ -64,7 +64,7 @@ async function ready(page: Page, also = 'true'): Promise<void> {
   try {
     await page.waitForFunction(
       (condition) => {
-        const shared = (window.cairn as { sharedScatter?: SharedHandle }).sharedScatter;
+        const shared = window.cairn.sharedScatter;
         if (!shared || !shared.settled || shared.stats.cells === 0 || shared.stats.cells < shared.stats.joined) return false;
         return new Function('shared', `return ${condition}`)(shared) as boolean;
       },
@@ -73,7 +73,7 @@ async function ready(page: Page, also = 'true'): Promise<void> {
     );
   } catch (error) {
     const now = await page.evaluate(() => {
-      const shared = (window.cairn as { sharedScatter?: SharedHandle }).sharedScatter;
+      const shared = window.cairn.sharedScatter;
       return JSON.stringify({ settled: shared?.settled, stats: shared?.stats, notices: window.cairn.notices });
     });
     throw new Error(`${(error as Error).message}\nwaiting for ${also}; the page has ${now}`, { cause: error });
@@ -95,10 +95,7 @@ const stored = (page: Page, x: number, z: number) =>
 async function drag(page: Page, dabs: Array<[number, number]>, radius = 5): Promise<void> {
   await page.evaluate(
     ([dabs, radius]) => {
-      const tool = window.cairn.scatter as {
-        layer: { paint(x: number, z: number, r: number): unknown };
-        brush: { emit(type: string, payload: object): void };
-      };
+      const tool = window.cairn.scatter!;
       tool.brush.emit('strokeStart', { x: dabs[0]![0], z: dabs[0]![1], erasing: false });
       for (const [x, z] of dabs) tool.layer.paint(x, z, radius);
       tool.brush.emit('strokeEnd', {});
@@ -170,7 +167,7 @@ describe('shared edits with three visitors, a reload and a server restart', () =
       await agree(painter, reloader, late);
       step('late joiner agrees');
       await late.keyboard.press('KeyB');
-      await late.waitForFunction(() => (window.cairn.stats.scatter as { active?: boolean } | undefined)?.active === true);
+      await late.waitForFunction(() => window.cairn.stats.scatter?.active === true);
       // Left of the brush panel (it covers the right of a 320 px window), on the ground below the horizon.
       await late.mouse.move(16, 150);
       await late.mouse.down();
