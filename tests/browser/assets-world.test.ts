@@ -37,8 +37,7 @@ describe('assets in the world', () => {
 
   it('?place= puts the model on the terrain in front of the player, and the world draws it', async () => {
     const placed = await page.evaluate(() => {
-      const assets = window.cairn.assets as { controller: { placed: Array<{ id: string; object: import('three').Object3D }> } };
-      const { object: root, id } = assets.controller.placed[0]!;
+      const { object: root, id } = window.cairn.assets!.controller!.placed[0]!;
       const heightmap = window.cairn.heightmap!;
       // Bounds by hand (no three import in the page context): every vertex, in world space.
       let minY = Infinity;
@@ -109,7 +108,7 @@ describe('assets in the world', () => {
     await page.locator('.cairn-assets input[type=search]').fill('mossy');
     const card = page.locator('.cairn-asset-card[data-id="mossy_rock_01"]');
     await card.click();
-    await page.waitForFunction(() => (window.cairn.stats.assets as { model?: string }).model === 'mossy_rock_01', undefined, {
+    await page.waitForFunction(() => window.cairn.stats.assets!.model === 'mossy_rock_01', undefined, {
       timeout: 60_000,
     });
     const select = page.locator('.cairn-assets select[data-action="add-to-scatter"]');

@@ -15,38 +15,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildFixtureCharacter, buildStaticModel, exportGlb } from '../harness/crowd-fixtures.ts';
 import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 import { decodePng, type Image } from '../harness/png.ts';
+import type { CrowdPageStats } from '../../src/crowd/index.ts';
 import { readModelFile } from '../../src/rig/node/model-file.ts';
+import type { CairnStats } from '../../src/world/cairn-global.ts';
 
 const base = inject('serverUrl');
 const WIDTH = 480;
 const HEIGHT = 300;
 
-interface CrowdStats {
-  template: string;
-  path: string;
-  pieces: number;
-  bones: number;
-  drawCallsPerPass: number;
-  agents: number;
-  visible: number;
-  live: number;
-  gpu: number;
-  reasons: Record<string, number>;
-  culled: number;
-  budget: { state: string; budgetMs: number | null; baselineMs: number | null; message: string };
-  lastError: string | null;
-  clips: number;
-  sourceVertices: number;
-  drawnVertices: number;
-}
-
-interface PageStats {
-  backend: string;
-  drawCalls: number;
-  shaderErrors: number;
-  frame: number;
-  crowd: CrowdStats;
-}
+/** The crowd page's figures: it always publishes `stats.crowd`. */
+type PageStats = CairnStats & { crowd: CrowdPageStats };
 
 interface ScreenAgent {
   x: number;
@@ -57,8 +35,9 @@ interface ScreenAgent {
   inside: boolean;
 }
 
+/** A JSON copy of the crowd page's `cairn.stats`. */
 async function stats(page: Page): Promise<PageStats> {
-  return page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats)));
+  return page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats)) as PageStats);
 }
 
 async function frames(page: Page, count: number): Promise<void> {
@@ -172,10 +151,10 @@ describe('the crowd page on WebGPU', () => {
     const timestamps = await page.evaluate(() => window.cairn.rendererStatus!.timestampQueries);
     if (!timestamps) {
       // No numbers invented where the device cannot measure.
-      expect((await stats(page)).crowd.budget.state).toBe('unavailable');
+      expect((await stats(page)).crowd.budget!.state).toBe('unavailable');
       return;
     }
-    await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).budget.state === 'pass', undefined, {
+    await page.waitForFunction(() => window.cairn.stats.crowd!.budget!.state === 'pass', undefined, {
       timeout: 120_000,
       polling: 250,
     });
@@ -272,13 +251,13 @@ describe('the crowd page on WebGPU', () => {
 
   it('grows the budget by 0.06 ms per avatar against the frozen idle baseline', async () => {
     const s = (await stats(page)).crowd;
-    if (s.budget.state === 'unavailable') return;
+    if (s.budget!.state === 'unavailable') return;
     const reading = await page.evaluate(() => {
       const budget = window.cairn.stageCrowd!.budget;
       return { idle: budget.budgetFor(0), full: budget.budgetFor(500) };
     });
     expect(reading.full - reading.idle).toBeCloseTo(30, 5);
-    expect(s.budget.baselineMs).not.toBeNull();
+    expect(s.budget!.baselineMs).not.toBeNull();
   });
 
   describe('bring your own character', () => {
@@ -296,7 +275,7 @@ describe('the crowd page on WebGPU', () => {
     it('fills the crowd with a dropped model: morph targets, 8 influences, 3 pieces, 23 bones', async () => {
       const fixture = buildFixtureCharacter({ bones: 23, pieces: 3, influences: 8, morphs: true, color: 0xd02090 });
       await file('totem.glb', await exportGlb(fixture.object, fixture.clips));
-      await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).template === 'totem.glb', undefined, {
+      await page.waitForFunction(() => window.cairn.stats.crowd!.template === 'totem.glb', undefined, {
         timeout: 120_000,
         polling: 250,
       });
@@ -321,18 +300,18 @@ describe('the crowd page on WebGPU', () => {
       // Kenney's character names its texture as an external PNG; dropped alone, the PNG is not there (404).
       const kenney = readFileSync(join(import.meta.dirname, '../fixtures/import/kenney-character-male-a.glb'));
       await file('kenney-alone.glb', kenney.buffer.slice(kenney.byteOffset, kenney.byteOffset + kenney.byteLength) as ArrayBuffer);
-      await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).template === 'kenney-alone.glb', undefined, {
+      await page.waitForFunction(() => window.cairn.stats.crowd!.template === 'kenney-alone.glb', undefined, {
         timeout: 120_000,
         polling: 250,
       });
       const s = await stats(page);
       expect(s.crowd.lastError).toBeNull();
-      expect((s.crowd as unknown as { losses: string[] }).losses).toContain('texture "Textures/colormap.png" is missing: drawn without it');
+      expect(s.crowd.losses).toContain('texture "Textures/colormap.png" is missing: drawn without it');
       const notice = await page.evaluate(() => window.cairn.notices.at(-1));
       expect(notice).toMatchObject({ level: 'warn', title: 'Crowd character: kenney-alone.glb' });
       expect(notice?.detail).toContain('texture "Textures/colormap.png" is missing: drawn without it');
       // The peers come back on the new character before the next test looks.
-      await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).agents === 30, undefined, {
+      await page.waitForFunction(() => window.cairn.stats.crowd!.agents === 30, undefined, {
         timeout: 60_000,
         polling: 250,
       });
@@ -449,7 +428,7 @@ describe('the crowd page with ?model=', () => {
     );
     expect(notice!.detail).toMatch(/13 rigid part\(s\) under bones became 2 skinned piece\(s\)/);
     expect(notice!.detail).toMatch(
-      new RegExp(`draws ${s.crowd.sourceVertices.toLocaleString('en-US')} of ${s.crowd.sourceVertices.toLocaleString('en-US')} vertices`),
+      new RegExp(`draws ${s.crowd.sourceVertices!.toLocaleString('en-US')} of ${s.crowd.sourceVertices!.toLocaleString('en-US')} vertices`),
     );
     // Every avatar plays a library clip (walkers walk_fwd, the rest idle or dance).
     const playing = await page.evaluate(() => window.cairn.crowd!.agentList().map((a) => a.clip));

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { CrowdPeerView, HumanoidPeerView } from '../../src/net/index.ts';
 import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 import { NetCutter } from '../harness/net-cutter.ts';
 
@@ -26,18 +27,16 @@ const player = (page: Page): Promise<{ x: number; z: number }> => page.evaluate(
  */
 const remotes = (page: Page): Promise<Array<{ name: string; x: number; z: number }>> =>
   page.evaluate(() => {
-    const view = window.cairn.netView as {
-      avatars?: Set<{ humanoid: { object: { name: string; position: { x: number; z: number } } } }>;
-      ids?: () => number[];
-    };
-    if (view.ids) {
+    // The crowd's view lists its ids; the humanoid view holds its avatars.
+    const view = window.cairn.netView!;
+    if ('ids' in view) {
       const crowd = window.cairn.crowdRemotes!;
-      return view.ids().flatMap((id) => {
+      return (view as CrowdPeerView).ids().flatMap((id) => {
         const agent = crowd.agent(id);
         return agent ? [{ name: `remote-peer-${id}`, x: agent.x, z: agent.z }] : [];
       });
     }
-    return [...view.avatars!].map((a) => ({
+    return [...(view as HumanoidPeerView).avatars].map((a) => ({
       name: a.humanoid.object.name,
       x: a.humanoid.object.position.x,
       z: a.humanoid.object.position.z,
@@ -118,8 +117,8 @@ describe('avatar sync in the world page', () => {
       ]);
       // B's remote players are crowd agents (the crowd renderer is built after the first frames);
       // A's are one humanoid each.
-      expect(await b.evaluate(() => typeof (window.cairn.netView as { ids?: unknown }).ids)).toBe('function');
-      expect(await a.evaluate(() => (window.cairn.netView as { avatars?: unknown }).avatars instanceof Set)).toBe(true);
+      expect(await b.evaluate(() => typeof Reflect.get(window.cairn.netView!, 'ids'))).toBe('function');
+      expect(await a.evaluate(() => Reflect.get(window.cairn.netView!, 'avatars') instanceof Set)).toBe(true);
       await expect.poll(async () => (await net(a)).state, { timeout: 30_000 }).toBe('open');
       const figures = await net(b);
       expect(figures.transport).toBe('relay');

@@ -70,13 +70,10 @@ function line(from: [number, number], to: [number, number], n = 4): Array<[numbe
 
 async function instances(page: Page): Promise<Instance[]> {
   return page.evaluate(() => {
-    const cairn = window.cairn as unknown as {
-      scatter: { layer: { snapshot(): Array<Omit<Instance, 'groundSlope' | 'groundHeight'>> } };
-      heightmap: { sampleSlope(x: number, z: number): number; sampleHeight(x: number, z: number): number };
-    };
-    return cairn.scatter.layer
-      .snapshot()
-      .map((p) => ({ ...p, groundSlope: cairn.heightmap.sampleSlope(p.x, p.z), groundHeight: cairn.heightmap.sampleHeight(p.x, p.z) }));
+    const heightmap = window.cairn.heightmap!;
+    return window.cairn
+      .scatter!.layer.snapshot()
+      .map((p) => ({ ...p, groundSlope: heightmap.sampleSlope(p.x, p.z), groundHeight: heightmap.sampleHeight(p.x, p.z) }));
   });
 }
 
@@ -166,11 +163,7 @@ describe('the scatter page', () => {
     await drag(page, line([200, 200], [440, 200], 3), { alt: true });
     const after = await scatterStats(page);
     expect(after.instances).toBeLessThan(before.instances);
-    const recording = await page.evaluate(() =>
-      (
-        window.cairn.scatter as { layer: { recording(): { events: Array<{ kind: string; x: number; z: number; radius: number }> } } }
-      ).layer.recording(),
-    );
+    const recording = await page.evaluate(() => window.cairn.scatter!.layer.recording());
     const erases = recording.events.filter((e) => e.kind === 'erase');
     expect(erases.length).toBeGreaterThan(0);
     const left = await instances(page);

@@ -11,27 +11,9 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
+import type { SharedScatterStats } from '../../src/scatter/index.ts';
 import { launchChromium, waitForCairn } from '../harness/browser.ts';
 import { startServer, type RunningServer } from '../harness/server.ts';
-
-interface SharedHandle {
-  settled: boolean;
-  stats: {
-    cells: number;
-    joined: number;
-    author: string | null;
-    strokes: number;
-    sent: number;
-    stored: number;
-    received: number;
-    undone: number;
-    refused: number;
-    reconnects: number;
-    apply: { slices: number; longestSliceMs: number; work: number; maxSliceWork: number };
-  };
-  cellHashes(): Record<string, string>;
-  storedStrokes(cell: { x: number; z: number }): Array<{ id: string; author: string }>;
-}
 
 declare global {
   interface Window {
@@ -80,16 +62,10 @@ async function ready(page: Page, also = 'true'): Promise<void> {
   }
 }
 
-const stats = (page: Page) =>
-  page.evaluate(
-    () => JSON.parse(JSON.stringify((window.cairn as { sharedScatter: SharedHandle }).sharedScatter.stats)) as SharedHandle['stats'],
-  );
-const hashes = (page: Page) => page.evaluate(() => (window.cairn as { sharedScatter: SharedHandle }).sharedScatter.cellHashes());
+const stats = (page: Page) => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.sharedScatter!.stats)) as SharedScatterStats);
+const hashes = (page: Page) => page.evaluate(() => window.cairn.sharedScatter!.cellHashes());
 const stored = (page: Page, x: number, z: number) =>
-  page.evaluate(
-    ([x, z]) => (window.cairn as { sharedScatter: SharedHandle }).sharedScatter.storedStrokes({ x: x!, z: z! }).map((s) => s.id),
-    [x, z],
-  );
+  page.evaluate(([x, z]) => window.cairn.sharedScatter!.storedStrokes({ x: x!, z: z! }).map((s) => s.id), [x, z]);
 
 /** A press of the brush along `dabs` (the brush's own path: strokeStart, the layer's paint, strokeEnd). */
 async function drag(page: Page, dabs: Array<[number, number]>, radius = 5): Promise<void> {

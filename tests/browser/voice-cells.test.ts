@@ -25,8 +25,7 @@ type VoiceFigures = VoiceStats;
 
 const voice = (page: Page): Promise<VoiceFigures> =>
   page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.voice)) as VoiceFigures);
-const netSelf = (page: Page): Promise<number | null> =>
-  page.evaluate(() => (window.cairn.stats.net as { selfId: number | null } | undefined)?.selfId ?? null);
+const netSelf = (page: Page): Promise<number | null> => page.evaluate(() => window.cairn.stats.net?.selfId ?? null);
 
 /** Puts the player at (x, Z) on the ground and waits for rendered frames (as scale.test.ts walks). */
 async function place(page: Page, x: number): Promise<void> {

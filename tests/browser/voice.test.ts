@@ -192,7 +192,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     // old socket and B sees a leave for the old id and a fresh link to the new one.
     await a.waitForFunction(
       (old) => {
-        const v = window.cairn.stats.voice as { reconnects: number; id: number; state: string };
+        const v = window.cairn.stats.voice!;
         return v.reconnects === 1 && v.id !== old && v.state === 'open';
       },
       oldId,

@@ -234,7 +234,7 @@ describe('the world’s states and controls, as a visitor sees them', () => {
         await expect.poll(() => page.locator('.cairn-scatter-toggle').getAttribute('aria-pressed'), { timeout: 60_000 }).toBe('true');
         await page.waitForSelector('.cairn-scatter:not([hidden])');
         await page.evaluate(() => {
-          const tool = window.cairn.scatter as unknown as { brush: { on(type: string, fn: (e: { erasing: boolean }) => void): void } };
+          const tool = window.cairn.scatter!;
           const seen: boolean[] = ((window as unknown as { strokes: boolean[] }).strokes = []);
           tool.brush.on('strokeStart', (e) => seen.push(e.erasing));
         });
@@ -354,11 +354,7 @@ describe('the world’s states and controls, as a visitor sees them', () => {
     expect(otherId).not.toBeNull();
     await page.waitForFunction(
       ({ id, p }) => {
-        const peer = (
-          window.cairn.net as unknown as { table: { peers: Map<number, { newest(): { x: number; z: number } | null }> } }
-        ).table.peers
-          .get(id)
-          ?.newest();
+        const peer = window.cairn.net!.table.peers.get(id)?.newest();
         return !!peer && Math.hypot(peer.x - p.x, peer.z - p.z) < 0.5;
       },
       { id: otherId!, p: spot },
@@ -375,11 +371,7 @@ describe('the world’s states and controls, as a visitor sees them', () => {
       const seen = await page.evaluate(
         ({ id, w, h }) => {
           const camera = window.cairn.camera!;
-          const peer = (
-            window.cairn.net as unknown as { table: { peers: Map<number, { newest(): { x: number; y: number; z: number } }> } }
-          ).table.peers
-            .get(id)!
-            .newest();
+          const peer = window.cairn.net!.table.peers.get(id)!.newest()!;
           return [0.1, 1.6].map((up) => {
             const v = camera.position
               .clone()

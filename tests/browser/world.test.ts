@@ -63,21 +63,15 @@ describe('the world page on WebGPU', () => {
   it('meets a visitor with vegetation over the map and people who keep out of the way', async () => {
     // Built after the first frames, off the main thread; nothing here waits on a timer.
     await page.waitForFunction(() => window.cairn.ambient?.scatter && window.cairn.ambient!.crowd, undefined, { timeout: 120_000 });
-    await page.evaluate(() => (window.cairn.ambient as { scatter: { ready(): Promise<void> } }).scatter.ready());
+    await page.evaluate(() => window.cairn.ambient!.scatter!.ready());
     await frames(page, 2);
     const ambient = await page.evaluate(() => {
-      const a = window.cairn.ambient as {
-        scatter: {
-          stats: { regions: { drawn: number; total: number }; instances: number; mode: string; lastError: string | null };
-          layer: { snapshot(): unknown[] };
-        };
-        crowd: { count: number; peers: { peers: Array<{ x: number; z: number }> } };
-      };
+      const crowd = window.cairn.ambient!.crowd!;
       const player = window.cairn.stats.player!;
       return {
         ...JSON.parse(JSON.stringify(window.cairn.stats.ambient)),
-        people: a.crowd.count,
-        nearest: Math.min(...a.crowd.peers.peers.map((p) => Math.hypot(p.x - player.x, p.z - player.z))),
+        people: crowd.count,
+        nearest: Math.min(...crowd.peers.peers.map((p) => Math.hypot(p.x - player.x, p.z - player.z))),
       };
     });
     expect(ambient.lastError).toBeNull();
@@ -92,27 +86,23 @@ describe('the world page on WebGPU', () => {
     expect(ambient.nearest).toBeGreaterThanOrEqual(1.59);
     // A person walking into the player is moved aside on the next frame.
     await page.evaluate(() => {
-      const a = window.cairn.ambient as { crowd: { peers: { peers: Array<{ x: number; z: number }> } } };
+      const crowd = window.cairn.ambient!.crowd!;
       const player = window.cairn.stats.player!;
-      Object.assign(a.crowd.peers.peers[0]!, { x: player.x + 0.3, z: player.z });
+      Object.assign(crowd.peers.peers[0]!, { x: player.x + 0.3, z: player.z });
     });
     await frames(page, 2);
     const moved = await page.evaluate(() => {
-      const peer = (window.cairn.ambient as { crowd: { peers: { peers: Array<{ x: number; z: number }> } } }).crowd.peers.peers[0]!;
+      const peer = window.cairn.ambient!.crowd!.peers.peers[0]!;
       const player = window.cairn.stats.player!;
       return Math.hypot(peer.x - player.x, peer.z - player.z);
     });
     expect(moved).toBeGreaterThanOrEqual(1.5);
     // The scatter draws: hiding its layer changes the picture.
     const withScatter = await shot(page);
-    await page.evaluate(
-      () => ((window.cairn.ambient as { scatter: { layer: { group: { visible: boolean } } } }).scatter.layer.group.visible = false),
-    );
+    await page.evaluate(() => (window.cairn.ambient!.scatter!.layer.group.visible = false));
     await frames(page, 2);
     const bare = await shot(page);
-    await page.evaluate(
-      () => ((window.cairn.ambient as { scatter: { layer: { group: { visible: boolean } } } }).scatter.layer.group.visible = true),
-    );
+    await page.evaluate(() => (window.cairn.ambient!.scatter!.layer.group.visible = true));
     await frames(page, 2);
     expect(countDifferentPixels(withScatter, bare)).toBeGreaterThan(withScatter.width * withScatter.height * 0.02);
   });
@@ -120,12 +110,7 @@ describe('the world page on WebGPU', () => {
   it('draws the terrain and the player (pixels change when each is hidden)', async () => {
     // The README's picture: people a few metres ahead among the trees, standing still.
     await page.evaluate(() => {
-      const a = window.cairn.ambient as {
-        crowd: {
-          paused: boolean;
-          peers: { peers: Array<{ x: number; y: number; z: number; facing: number; activity: string; clip: string }> };
-        };
-      };
+      const crowd = window.cairn.ambient!.crowd!;
       const world = window.cairn.world!;
       const spots: Array<[number, number, number, string]> = [
         [-3.2, -7, 0.6, 'idle'],
@@ -134,10 +119,10 @@ describe('the world page on WebGPU', () => {
         [-7, -16, 1.2, 'walk'],
       ];
       spots.forEach(([x, z, facing, clip], i) => {
-        const peer = a.crowd.peers.peers[i]!;
+        const peer = crowd.peers.peers[i]!;
         Object.assign(peer, { x, z, y: world.heightmap.sampleHeight(x, z), facing, activity: clip, clip, timeLeft: 1e9 });
       });
-      a.crowd.paused = true;
+      crowd.paused = true;
     });
     await frames(page, 3);
     const all = await shot(page);
@@ -168,13 +153,10 @@ describe('the world page on WebGPU', () => {
     expect(countDifferentPixels(all, noTerrain)).toBeGreaterThan(all.width * all.height * 0.3);
     // The rest of this file needs none of it: hidden, SwiftShader draws the frames it waits for faster.
     await page.evaluate(() => {
-      const a = window.cairn.ambient as {
-        crowd: { paused: boolean; crowd: { object: { visible: boolean } } };
-        scatter: { layer: { group: { visible: boolean } } };
-      };
-      a.crowd.paused = false;
-      a.crowd.crowd.object.visible = false;
-      a.scatter.layer.group.visible = false;
+      const { crowd, scatter } = window.cairn.ambient!;
+      crowd!.paused = false;
+      crowd!.crowd.object.visible = false;
+      scatter!.layer.group.visible = false;
     });
   });
 

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type LaunchOptions, type Page } from 'playwright-core';
+import type { CairnStats } from '../../src/world/cairn-global.ts';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -89,9 +90,9 @@ export function collectPageErrors(page: Page): string[] {
 
 /**
  * Waits until `window.cairn.ready` is true (pages set it after their first rendered frame) or a
- * fatal error is published, and returns the page's stats.
+ * fatal error is published, and returns a JSON copy of the page's stats (`cairn.stats`).
  */
-export async function waitForCairn(page: Page, timeoutMs = 60_000): Promise<Record<string, unknown>> {
+export async function waitForCairn(page: Page, timeoutMs = 60_000): Promise<CairnStats> {
   await page.waitForFunction(
     () => {
       const cairn = window.cairn;
@@ -102,7 +103,7 @@ export async function waitForCairn(page: Page, timeoutMs = 60_000): Promise<Reco
   );
   const fatal = await page.evaluate(() => window.cairn.fatal);
   if (fatal) throw new Error(`page reported a fatal error: ${fatal}`);
-  return page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats)));
+  return page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats)) as CairnStats);
 }
 
 /**
