@@ -8,7 +8,15 @@
  * speed change.
  */
 import { AnimationMixer, Color, DirectionalLight, HemisphereLight, Mesh, MeshStandardMaterial, PlaneGeometry } from 'three';
-import { Crowd, CrowdTemplate, crowdDeviceInfo, type AgentMode, type BonePath, type CrowdAgent } from '../src/crowd/index.ts';
+import {
+  Crowd,
+  CrowdTemplate,
+  crowdDeviceInfo,
+  type AgentMode,
+  type BonePath,
+  type CrowdAgent,
+  type CrowdStats,
+} from '../src/crowd/index.ts';
 import { createHumanoid } from '../src/rig/humanoid.ts';
 import { createStage } from '../src/world/index.ts';
 import { pageStageOptions } from './cairn.ts';
@@ -37,7 +45,18 @@ export interface CrowdCompareApi {
   path: BonePath;
 }
 
+/** What the comparison scene publishes as `cairn.stats.compare`: each crowd's figures and the view on screen. */
+export interface CrowdCompareStats {
+  live: CrowdStats;
+  gpu: CrowdStats;
+  view: CompareView;
+}
+
 declare module '../src/world/cairn-global.ts' {
+  interface CairnStats {
+    /** The comparison scene's figures (its own key: `stats.crowd` is the crowd pages' `CrowdPageStats`). */
+    compare?: CrowdCompareStats;
+  }
   interface CairnGlobal {
     /** The comparison scene's controls (crowd.html?scene=compare). */
     compare?: CrowdCompareApi;
@@ -135,7 +154,7 @@ export async function startCompare(): Promise<void> {
   stage.onFrame(() => {
     live.update(0, camera);
     gpu.update(0, camera);
-    stage.cairn.stats.crowd = { live: live.stats, gpu: gpu.stats, view };
+    stage.cairn.stats.compare = { live: live.stats, gpu: gpu.stats, view };
   });
   const smooth = (s: number): number => s * s * (3 - 2 * s);
   const wrap = (clip: string, t: number): number => {

@@ -69,6 +69,13 @@ export interface RetargetViewerStats {
   error: string | null;
 }
 
+declare module '../src/anim/view/reference-view.ts' {
+  interface AnimStatsByPage {
+    /** The retarget page's figures. */
+    retarget: RetargetViewerStats;
+  }
+}
+
 interface TargetCharacter {
   object: Object3D;
   description: RigDescription;

@@ -28,6 +28,13 @@ export interface CrowdPageStats extends CrowdStats {
   looks?: RemoteLooksStats;
 }
 
+declare module '../world/cairn-global.ts' {
+  interface CairnStats {
+    /** The crowd's figures (the world and the crowd pages; the comparison page publishes `stats.compare`). */
+    crowd?: CrowdPageStats;
+  }
+}
+
 export function formatBytes(bytes: number): string {
   if (bytes >= 1 << 20) return `${(bytes / (1 << 20)).toFixed(2)} MB`;
   if (bytes >= 1 << 10) return `${(bytes / (1 << 10)).toFixed(1)} KB`;

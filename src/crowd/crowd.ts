@@ -738,13 +738,3 @@ declare module '../world/services.ts' {
     crowd: Crowd;
   }
 }
-
-declare module '../world/cairn-global.ts' {
-  interface CairnStats {
-    /**
-     * The crowd's figures: their shape differs per page (the world and crowd pages publish
-     * `CrowdPageStats`, the comparison page one per renderer).
-     */
-    crowd?: unknown;
-  }
-}

@@ -5,21 +5,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, hudText, launchChromium, openPage, waitForCairn } from '../harness/browser.ts';
 import { saveDocPicture } from '../harness/pictures.ts';
 import { countDifferentPixels, decodePng } from '../harness/png.ts';
+import type { RetargetViewerStats } from '../../app/retarget-viewer.ts';
 
 const base = inject('serverUrl');
-
-interface AnimStats {
-  phase: string;
-  clips: number;
-  retargeted: number;
-  failed: number;
-  targetBones: number;
-  sourceBones: number;
-  mappedBones: number;
-  clip: string | null;
-  reference: boolean;
-  parity: { clip: string; positionDriftMm: number; rotationDriftDeg: number; ok: boolean } | null;
-}
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/import');
 
@@ -36,24 +24,10 @@ async function drop(page: Page, file: string, method: 'loadFile' | 'loadTarget' 
   );
 }
 
-interface PageVerdict {
-  source: string;
-  target: string;
-  clips: number;
-  retargeted: number;
-  failed: number;
-  mappedBones: number;
-  verdict: { ok: boolean; problems: string[] };
-  imported: { file: string; notes: string[]; sourceVertices: number; skinnedVertices: number; skeletonOnly: boolean } | null;
-  parity: { ok: boolean } | null;
-  error: string | null;
-}
-const verdict = (page: Page): Promise<PageVerdict> =>
-  page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.anim)) as PageVerdict);
-
-const animStats = (page: Page): Promise<AnimStats> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.anim)) as AnimStats);
-const frames = (page: Page, count = 2): Promise<void> =>
-  page.evaluate((n) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(n), count);
+/** The retarget page's `cairn.stats.anim`, copied out of the page. */
+const animStats = (page: Page): Promise<RetargetViewerStats> =>
+  page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.anim)) as RetargetViewerStats);
+const frames = (page: Page, count = 2): Promise<void> => page.evaluate((n) => window.cairn.stage!.frames(n), count);
 
 /**
  * In the page: plays `clip` paused at each time, and returns the world matrices (elements) of the
@@ -62,12 +36,7 @@ const frames = (page: Page, count = 2): Promise<void> =>
 function boneMatrices(page: Page, clip: string, times: number[], bones: string[]): Promise<Record<string, number[]>[]> {
   return page.evaluate(
     ({ clip, times, bones }) => {
-      const viewer = window.cairn.retarget as {
-        play(name: string): void;
-        setPlaying(on: boolean): void;
-        setTime(t: number): void;
-        target: { object: { getObjectByName(name: string): { matrixWorld: { elements: number[] } } | undefined } };
-      };
+      const viewer = window.cairn.retarget!;
       viewer.play(clip);
       viewer.setPlaying(false);
       return times.map((t) => {
@@ -92,10 +61,17 @@ describe('the retarget page: the library on the CC4-style character', () => {
     errors = collectPageErrors(page);
     await page.goto(`${base}/retarget.html`);
     await waitForCairn(page, 120_000);
-    await page.waitForFunction(() => (window.cairn.stats.anim as { phase?: string } | undefined)?.phase === 'ready', undefined, {
-      timeout: 150_000,
-      polling: 250,
-    });
+    await page.waitForFunction(
+      () => {
+        const anim = window.cairn.stats.anim;
+        return anim !== undefined && 'phase' in anim && anim.phase === 'ready';
+      },
+      undefined,
+      {
+        timeout: 150_000,
+        polling: 250,
+      },
+    );
   });
   afterAll(async () => browser?.close());
 
@@ -121,7 +97,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
   it('names an unreadable dropped file and keeps the character it has', async () => {
     await page.evaluate(() => window.cairn.retarget!.loadTarget(new TextEncoder().encode('not a model').buffer as ArrayBuffer, 'junk.glb'));
     const s = await animStats(page);
-    expect((s as unknown as { error: string }).error).toMatch(/junk\.glb: it is not a glTF\/GLB file/);
+    expect(s.error).toMatch(/junk\.glb: it is not a glTF\/GLB file/);
     expect(s.targetBones).toBe(213);
     expect(s.retargeted).toBe(s.clips);
     await expect.poll(() => page.locator('.cairn-notice[data-level="error"]').innerText()).toMatch(/Cannot retarget onto junk\.glb/);
@@ -139,7 +115,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
       ['m2m-rig-human.glb', 'has a skeleton (66 bones) but no mesh: nothing to draw; it can serve as a clip source'],
     ] as const) {
       await drop(page, file, 'loadTarget');
-      expect(((await animStats(page)) as unknown as { error: string }).error).toBe(`${file}: ${words}`);
+      expect((await animStats(page)).error).toBe(`${file}: ${words}`);
       await page.evaluate(() => document.querySelectorAll('.cairn-notice').forEach((n) => n.remove()));
     }
     expect((await animStats(page)).targetBones).toBe(213);
@@ -201,7 +177,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
     const before = decodePng(await page.screenshot());
     await page.locator('canvas').click({ position: { x: 200, y: 300 } });
     await page.keyboard.press('Backslash');
-    await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean }).reference === true, undefined, {
+    await page.waitForFunction(() => window.cairn.stats.anim!.reference === true, undefined, {
       timeout: 10_000,
     });
     await frames(page, 3);
@@ -211,13 +187,13 @@ describe('the retarget page: the library on the CC4-style character', () => {
     const after = decodePng(shot);
     expect(countDifferentPixels(before, after)).toBeGreaterThan(800);
     const reference = await page.evaluate(() => {
-      const viewer = window.cairn.retarget as { reference: { clip: string | null; source: { visible: boolean; position: { x: number } } } };
+      const viewer = window.cairn.retarget!;
       return { clip: viewer.reference.clip, visible: viewer.reference.source.visible, x: viewer.reference.source.position.x };
     });
     expect(reference).toEqual({ clip: 'wave', visible: true, x: expect.closeTo(1.1, 6) as unknown as number });
     expect(await hudText(page)).toContain('source shown');
     await page.keyboard.press('Backslash');
-    await page.waitForFunction(() => (window.cairn.stats.anim as { reference: boolean }).reference === false, undefined, {
+    await page.waitForFunction(() => window.cairn.stats.anim!.reference === false, undefined, {
       timeout: 10_000,
     });
   });
@@ -226,7 +202,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
   it('takes what artists ship: rigid parts, two Blender FBX characters, IK feet, BVH and FBX mocap in centimetres, bones-only glTF, and refuses mocap as a target', async () => {
     // A robot of rigid parts under bones, without clips: every part is drawn, the library plays on it.
     await drop(page, 'robot-rigid.glb', 'loadTarget');
-    let s = await verdict(page);
+    let s = await animStats(page);
     expect(s.error).toBeNull();
     expect(s.target).toBe('robot-rigid');
     expect(s.imported?.notes.join('\n')).toMatch(/13 rigid part\(s\) under bones became 2 skinned piece\(s\) with rigid weights/);
@@ -237,7 +213,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
 
     // Feet that are IK bones outside the leg chains: both legs still map.
     await drop(page, 'ik-feet.glb', 'loadFile');
-    s = await verdict(page);
+    s = await animStats(page);
     expect(s.target).toBe('ik-feet');
     expect(s.verdict.problems).toEqual([]);
     expect(s.mappedBones).toBeGreaterThanOrEqual(21);
@@ -246,7 +222,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
     // frame and it reads as millimetres; rested in its bind pose, its own five clips retarget onto the
     // IK-feet rig and follow the source.
     await drop(page, 'quaternius-zombie.fbx', 'loadSource');
-    s = await verdict(page);
+    s = await animStats(page);
     expect(s.error).toBeNull();
     expect(s.source).toBe('quaternius-zombie.fbx');
     expect(s.imported?.notes.join('\n')).toMatch(/authored in millimetres \(824 units tall\)/);
@@ -260,7 +236,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
     // Quaternius's Male_Casual, a Blender IK rig (legs under `Body` above a small `Hips`, deform feet
     // under the root), as the clip source: its eleven clips retarget onto the IK-feet rig and pass.
     await drop(page, 'quaternius-male-casual.fbx', 'loadSource');
-    s = await verdict(page);
+    s = await animStats(page);
     expect(s.error).toBeNull();
     expect(s.source).toBe('quaternius-male-casual.fbx');
     expect(s.target).toBe('ik-feet');
@@ -274,7 +250,7 @@ describe('the retarget page: the library on the CC4-style character', () => {
 
     // BVH mocap in centimetres, dropped: it becomes the clip source, scaled to metres.
     await drop(page, 'walk-cm.bvh', 'loadFile');
-    s = await verdict(page);
+    s = await animStats(page);
     expect(s.source).toBe('walk-cm.bvh');
     expect(s.imported?.skeletonOnly).toBe(true);
     expect(s.imported?.notes.join('\n')).toMatch(/centimetres .*scaled by 0\.01/);
@@ -285,21 +261,21 @@ describe('the retarget page: the library on the CC4-style character', () => {
 
     // A bones-only glTF (no skin, animated nodes) is a clip source too.
     await drop(page, 'skeleton-only.glb', 'loadFile');
-    s = await verdict(page);
+    s = await animStats(page);
     expect(s.source).toBe('skeleton-only.glb');
     expect(s.retargeted).toBe(1);
     expect(s.verdict.ok).toBe(true);
 
     // Skeleton-only FBX mocap, likewise.
     await drop(page, 'mocap-walk.fbx', 'loadFile');
-    s = await verdict(page);
+    s = await animStats(page);
     expect(s.source).toBe('mocap-walk.fbx');
     expect(s.retargeted).toBe(1);
     expect(s.verdict.ok, s.verdict.problems.join('; ')).toBe(true);
 
     // Mocap dropped as a target is refused with the reason; the character stays.
     await drop(page, 'walk-cm.bvh', 'loadTarget');
-    s = await verdict(page);
+    s = await animStats(page);
     expect(s.error).toBe('walk-cm.bvh: has a skeleton (25 bones) but no mesh: nothing to draw; it can serve as a clip source');
     expect(s.target).toBe('ik-feet');
   });
@@ -314,33 +290,24 @@ describe('the reference view in the world', () => {
       await page.goto(`${base}/`);
       await waitForCairn(page);
       // Nothing built before the key: no reference object in the scene.
-      expect(
-        await page.evaluate(
-          () => (window.cairn.scene as { getObjectByName(n: string): unknown }).getObjectByName('anim-reference') === undefined,
-        ),
-      ).toBe(true);
+      expect(await page.evaluate(() => window.cairn.scene!.getObjectByName('anim-reference') === undefined)).toBe(true);
       const calls = await page.evaluate(() => window.cairn.stats.drawCalls);
       await page.locator('canvas').click({ position: { x: 320, y: 380 } });
       await page.keyboard.press('Backslash');
-      await page.waitForFunction(
-        () =>
-          (window.cairn.stats.anim as { reference: boolean; clip: string | null }).reference &&
-          (window.cairn.stats.anim as { clip: string | null }).clip !== null,
-        undefined,
-        { timeout: 60_000, polling: 100 },
-      );
+      await page.waitForFunction(() => window.cairn.stats.anim!.reference && window.cairn.stats.anim!.clip !== null, undefined, {
+        timeout: 60_000,
+        polling: 100,
+      });
       await frames(page, 3);
       const state = await page.evaluate(() => {
-        const scene = window.cairn.scene as {
-          getObjectByName(n: string): { visible: boolean; position: { x: number; z: number } } | undefined;
-        };
+        const scene = window.cairn.scene!;
         const reference = scene.getObjectByName('anim-reference')!;
-        const player = window.cairn.stats.player as { x: number; z: number; clip: string };
+        const player = window.cairn.stats.player!;
         return {
           visible: reference.visible,
           dx: reference.position.x - player.x,
           dz: reference.position.z - player.z,
-          clip: (window.cairn.stats.anim as { clip: string }).clip,
+          clip: window.cairn.stats.anim!.clip,
           playerClip: player.clip,
           drawCalls: window.cairn.stats.drawCalls,
         };

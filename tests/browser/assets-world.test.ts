@@ -1,13 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { WorldAssetsConsole } from '../../src/assets/index.ts';
 import { collectPageErrors, launchChromium, openPage, waitForCairn } from '../harness/browser.ts';
 import { countDifferentPixels, decodePng } from '../harness/png.ts';
 import { startPolyHavenFixture, type PolyHavenFixture } from '../harness/polyhaven-fixture.ts';
 
 const base = inject('serverUrl');
-const frames = (page: Page, n = 3): Promise<void> =>
-  page.evaluate((count) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(count), n);
+const frames = (page: Page, n = 3): Promise<void> => page.evaluate((count) => window.cairn.stage!.frames(count), n);
 
 describe('assets in the world', () => {
   let fixture: PolyHavenFixture;
@@ -27,7 +25,7 @@ describe('assets in the world', () => {
       timeout: 120_000,
     });
     await waitForCairn(page);
-    await page.waitForFunction(() => (window.cairn.stats.assets as { placed?: number } | undefined)?.placed === 1, undefined, {
+    await page.waitForFunction(() => window.cairn.stats.assets?.placed === 1, undefined, {
       timeout: 90_000,
       polling: 200,
     });
@@ -40,9 +38,8 @@ describe('assets in the world', () => {
 
   it('?place= puts the model on the terrain in front of the player, and the world draws it', async () => {
     const placed = await page.evaluate(() => {
-      const assets = window.cairn.assets as { controller: { placed: Array<{ id: string; object: import('three').Object3D }> } };
-      const { object: root, id } = assets.controller.placed[0]!;
-      const heightmap = window.cairn.heightmap as { sampleHeight(x: number, z: number): number };
+      const { object: root, id } = window.cairn.assets!.controller!.placed[0]!;
+      const heightmap = window.cairn.heightmap!;
       // Bounds by hand (no three import in the page context): every vertex, in world space.
       let minY = Infinity;
       let sumX = 0;
@@ -66,7 +63,7 @@ describe('assets in the world', () => {
       });
       const x = sumX / n;
       const z = sumZ / n;
-      const player = window.cairn.stats.player as { x: number; z: number };
+      const player = window.cairn.stats.player!;
       return { id, minY, ground: heightmap.sampleHeight(x, z), distance: Math.hypot(x - player.x, z - player.z) };
     });
     expect(placed.id).toBe('wooden_crate_01');
@@ -76,10 +73,10 @@ describe('assets in the world', () => {
 
     // In view: beside the camera's line through the player, so the body does not hide it.
     const onScreen = await page.evaluate(() => {
-      const { object } = (window.cairn.assets as WorldAssetsConsole).controller!.placed[0]!;
+      const { object } = window.cairn.assets!.controller!.placed[0]!;
       const camera = window.cairn.stage!.camera;
       const position = object.getWorldPosition(object.position.clone()).project(camera);
-      const player = window.cairn.stats.player as { x: number; y: number; z: number };
+      const player = window.cairn.stats.player!;
       const body = object.position
         .clone()
         .set(player.x, player.y + 1, player.z)
@@ -90,13 +87,13 @@ describe('assets in the world', () => {
     expect(Math.abs(onScreen.y)).toBeLessThan(1);
     expect(onScreen.x - onScreen.bodyX).toBeGreaterThan(0.1);
     const withModel = decodePng(await page.screenshot());
-    const draws = (await page.evaluate(() => window.cairn.stats.drawCalls)) as number;
-    await page.evaluate(() => void ((window.cairn.assets as WorldAssetsConsole).controller!.placed[0]!.object.visible = false));
+    const draws = await page.evaluate(() => window.cairn.stats.drawCalls);
+    await page.evaluate(() => void (window.cairn.assets!.controller!.placed[0]!.object.visible = false));
     await frames(page, 2);
     const without = decodePng(await page.screenshot());
-    expect(draws - ((await page.evaluate(() => window.cairn.stats.drawCalls)) as number)).toBeGreaterThanOrEqual(2);
+    expect(draws - (await page.evaluate(() => window.cairn.stats.drawCalls))).toBeGreaterThanOrEqual(2);
     expect(countDifferentPixels(withModel, without)).toBeGreaterThan(300);
-    await page.evaluate(() => void ((window.cairn.assets as WorldAssetsConsole).controller!.placed[0]!.object.visible = true));
+    await page.evaluate(() => void (window.cairn.assets!.controller!.placed[0]!.object.visible = true));
     expect(fixture.requests.find((r) => r.path === '/files/wooden_crate_01')?.referer).toBe(`${base}/`);
   });
 
@@ -104,15 +101,15 @@ describe('assets in the world', () => {
     // The scatter plugin's own shortcut (its button sits under other plugins' toolbars at this size).
     await page.locator('canvas').click({ position: { x: 400, y: 120 } });
     await page.keyboard.press('KeyB');
-    await page.waitForFunction(() => !!(window.cairn.scatter as { layer?: unknown } | undefined)?.layer, undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => !!window.cairn.scatter?.layer, undefined, { timeout: 60_000 });
     await page.locator('.cairn-assets-toggle').click();
-    await page.waitForFunction(() => (window.cairn.stats.assets as { catalog?: string }).catalog === 'ready', undefined, {
+    await page.waitForFunction(() => window.cairn.stats.assets!.catalog === 'ready', undefined, {
       timeout: 60_000,
     });
     await page.locator('.cairn-assets input[type=search]').fill('mossy');
     const card = page.locator('.cairn-asset-card[data-id="mossy_rock_01"]');
     await card.click();
-    await page.waitForFunction(() => (window.cairn.stats.assets as { model?: string }).model === 'mossy_rock_01', undefined, {
+    await page.waitForFunction(() => window.cairn.stats.assets!.model === 'mossy_rock_01', undefined, {
       timeout: 60_000,
     });
     const select = page.locator('.cairn-assets select[data-action="add-to-scatter"]');
@@ -123,17 +120,7 @@ describe('assets in the world', () => {
       .toMatch(/Added polyhaven-mossy_rock_01 to scatter category "rock"/);
 
     const result = await page.evaluate(async () => {
-      const layer = (
-        window.cairn.scatter as {
-          layer: {
-            catalog: { propsIn(c: string): readonly string[]; resolve(id: string): Promise<{ parts: Array<{ triangles: number[] }> }> };
-            choosePreset(id: string): Promise<void>;
-            paint(x: number, z: number, r: number): unknown;
-            whenIdle(): Promise<void>;
-            snapshot(): Array<{ propId: string }>;
-          };
-        }
-      ).layer;
+      const layer = window.cairn.scatter!.layer;
       const inRock = [...layer.catalog.propsIn('rock')];
       const baked = await layer.catalog.resolve('polyhaven-mossy_rock_01');
       await layer.choosePreset('cliff-scree');

@@ -30,12 +30,11 @@ interface AssetStats {
 const assetStats = (page: Page): Promise<AssetStats> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.assets)));
 const frameStats = (page: Page): Promise<{ drawCalls: number; triangles: number }> =>
   page.evaluate(() => ({ drawCalls: window.cairn.stats.drawCalls, triangles: window.cairn.stats.triangles }));
-const frames = (page: Page, n = 3): Promise<void> =>
-  page.evaluate((count) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(count), n);
+const frames = (page: Page, n = 3): Promise<void> => page.evaluate((count) => window.cairn.stage!.frames(count), n);
 /** GPU memory straight from the renderer (not through the page's stats). */
 const gpuMemory = (page: Page): Promise<{ geometries: number; textures: number }> =>
   page.evaluate(() => {
-    const memory = (window.cairn.renderer as { info: { memory: { geometries: number; textures: number } } }).info.memory;
+    const memory = window.cairn.renderer!.info.memory;
     return { geometries: memory.geometries, textures: memory.textures };
   });
 const waitFor = (page: Page, predicate: string, timeout = 60_000): Promise<unknown> =>

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOUDNESS_TARGETS, type PlayCounters, type SoundClass } from '../../src/audio/index.ts';
-import { audioStats, type AudioWindow } from '../harness/audio.ts';
+import { audioStats } from '../harness/audio.ts';
 import { collectPageErrors, launchChromium, MEDIA_ARGS, openPage, waitForCairn } from '../harness/browser.ts';
 
 /**
@@ -47,7 +47,7 @@ function render(
 ): Promise<Measured> {
   return page.evaluate(
     async ({ calls, order, duration, silenceUntil }) => {
-      const A = (window as unknown as AudioWindow).cairn.sfx.audio;
+      const A = window.cairn.sfx!.audio;
       const sorted = [...calls].sort((a, b) => a.t - b.t);
       if (order === 'latest first') sorted.reverse();
       let counters = {} as PlayCounters;
@@ -191,9 +191,9 @@ describe('limits, cooldowns and class budgets in audio time (offline, through th
     await expect.poll(async () => (await audioStats(page)).state, { timeout: 10_000 }).toBe('running');
     await expect.poll(async () => (await audioStats(page)).loudness.source, { timeout: 10_000 }).toBe('worklet');
     const result = await page.evaluate(async () => {
-      const { cairn } = window as unknown as AudioWindow;
-      const engine = cairn.audio;
-      const A = cairn.sfx.audio;
+      const { cairn } = window;
+      const engine = cairn.audio!;
+      const A = cairn.sfx!.audio;
       const context = engine.context!;
       const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
       engine.setMusic(false);
@@ -252,9 +252,9 @@ describe('the start queue on a slow start', () => {
     await page.goto(`${base}/sfx.html?seed=1234`);
     await waitForCairn(page);
     // A strike 1.3 s before the gesture (stale by then), a click at the gesture.
-    await page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.play('strike'));
+    await page.evaluate(() => window.cairn.audio!.play('strike'));
     await page.waitForTimeout(1300);
-    await page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.play('ui-click'));
+    await page.evaluate(() => window.cairn.audio!.play('ui-click'));
     expect((await audioStats(page)).queued).toBe(2);
     await page.mouse.click(320, 30);
     await expect.poll(async () => (await audioStats(page)).state, { timeout: 10_000 }).toBe('running');

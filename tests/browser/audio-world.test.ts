@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LANDMARKS } from '../../src/world/terrain/generate.ts';
-import { audioStats, type AudioWindow } from '../harness/audio.ts';
+import { audioStats } from '../harness/audio.ts';
 import { collectPageErrors, hudText, launchChromium, MEDIA_ARGS, openPage, waitForCairn } from '../harness/browser.ts';
 
 /**
@@ -9,13 +9,6 @@ import { collectPageErrors, hudText, launchChromium, MEDIA_ARGS, openPage, waitF
  * One page load; SwiftShader renders a few frames a second, so everything waits on figures.
  */
 const base = inject('serverUrl');
-
-interface WorldHandle {
-  world: {
-    player: { state: { x: number; y: number; z: number; state: string; grounded: boolean }; enabled: boolean };
-    heightmap: { sampleHeight(x: number, z: number): number };
-  };
-}
 
 describe('sound in the world', () => {
   let browser: Browser;
@@ -63,7 +56,7 @@ describe('sound in the world', () => {
     await page.keyboard.up('ShiftLeft');
     await page.evaluate(
       ({ x, z }) => {
-        const { world } = (window as unknown as { cairn: WorldHandle }).cairn;
+        const world = window.cairn.world!;
         world.player.state = { ...world.player.state, x, z, y: world.heightmap.sampleHeight(x, z) };
       },
       { x: LANDMARKS.beach.x, z: LANDMARKS.beach.z + 2 },
@@ -87,14 +80,14 @@ describe('sound in the world', () => {
   it('pauses with P (world muffled, player still) and mutes with M', async () => {
     await page.keyboard.press('KeyP');
     await expect
-      .poll(() => page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.graph!.bus!.lowpass.frequency.value), {
+      .poll(() => page.evaluate(() => window.cairn.audio!.graph!.bus!.lowpass.frequency.value), {
         timeout: 10_000,
       })
       .toBeLessThan(1000);
-    expect(await page.evaluate(() => (window as unknown as { cairn: WorldHandle }).cairn.world.player.enabled)).toBe(false);
+    expect(await page.evaluate(() => window.cairn.world!.player.enabled)).toBe(false);
     expect((await audioStats(page)).paused).toBe(true);
     await page.keyboard.press('KeyP');
-    expect(await page.evaluate(() => (window as unknown as { cairn: WorldHandle }).cairn.world.player.enabled)).toBe(true);
+    expect(await page.evaluate(() => window.cairn.world!.player.enabled)).toBe(true);
 
     await page.keyboard.press('KeyM');
     expect((await audioStats(page)).muted).toBe(true);

@@ -12,7 +12,7 @@ import {
   SOFT_CLIP_KNEE,
   type RenderSummary,
 } from '../../src/audio/index.ts';
-import { audioStats, measureOutput, setTabHidden, type AudioWindow } from '../harness/audio.ts';
+import { audioStats, measureOutput, setTabHidden } from '../harness/audio.ts';
 import { collectPageErrors, launchChromium, MEDIA_ARGS, openPage, waitForCairn } from '../harness/browser.ts';
 import { ROOT } from '../harness/server.ts';
 
@@ -50,9 +50,9 @@ describe('the sound page (sfx.html)', () => {
     const before = await audioStats(page);
     expect(before.state).toBe('waiting');
     expect(before.contexts).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.context)).toBeNull();
+    expect(await page.evaluate(() => window.cairn.audio!.context)).toBeNull();
     // A sound asked for before the gesture waits in the queue (reported), and plays when sound starts.
-    expect(await page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.play('ui-click'))).toBeNull();
+    expect(await page.evaluate(() => window.cairn.audio!.play('ui-click'))).toBeNull();
     expect((await audioStats(page)).queued).toBe(1);
 
     await page.mouse.click(400, 30);
@@ -62,7 +62,7 @@ describe('the sound page (sfx.html)', () => {
     expect(started.byRecipe['ui-click']).toBe(1);
     expect(started.dropped).toBe(0);
     const bus = await page.evaluate(() => {
-      const b = (window as unknown as AudioWindow).cairn.audio.graph!.bus!;
+      const b = window.cairn.audio!.graph!.bus!;
       const curve = b.clipper.curve!;
       return {
         highpass: [b.highpass.type, b.highpass.frequency.value],
@@ -140,7 +140,7 @@ describe('the sound page (sfx.html)', () => {
 
     // The same through the same bus offline: every sample of both channels checked.
     const offline = await page.evaluate(async () => {
-      const A = (window as unknown as AudioWindow).cairn.sfx.audio;
+      const A = window.cairn.sfx!.audio;
       const buffer = await A.renderScene(
         2.5,
         (graph, start) => {
@@ -170,8 +170,8 @@ describe('the sound page (sfx.html)', () => {
   it('holds a flood of triggers with cooldowns and voice limits (stealing with a short fade)', async () => {
     const before = await audioStats(page);
     const result = await page.evaluate(() => {
-      const { cairn } = window as unknown as AudioWindow;
-      const engine = cairn.audio;
+      const { cairn } = window;
+      const engine = cairn.audio!;
       const graph = engine.graph!;
       const now = engine.context!.currentTime + 0.05;
       // 100 strikes in one instant: the 30 ms cooldown lets one through.
@@ -221,9 +221,9 @@ describe('the sound page (sfx.html)', () => {
     // A 0.74 s analyser window, connected before the key press and read soon after 120 ms. Samples
     // are located by audio time, so a late reading (a busy main thread) still looks at the right moments.
     await page.evaluate(async () => {
-      const { cairn } = window as unknown as AudioWindow;
-      const context = cairn.audio.context!;
-      const tap = new cairn.sfx.audio.MeterTap(context, cairn.audio.graph!.bus!.output, 32768);
+      const { cairn } = window;
+      const context = cairn.audio!.context!;
+      const tap = new cairn.sfx!.audio.MeterTap(context, cairn.audio!.graph!.bus!.output, 32768);
       const record = (): void => void Object.assign(window, { muteAt: context.currentTime, muteTap: tap });
       window.addEventListener('keydown', record, { once: true, capture: true });
       // The analyser only holds what it heard since it was connected: let it hear 0.25 s before the
@@ -233,22 +233,22 @@ describe('the sound page (sfx.html)', () => {
     });
     await page.keyboard.press('KeyM');
     const after = await page.evaluate(async () => {
-      const { cairn } = window as unknown as AudioWindow;
-      const context = cairn.audio.context!;
-      const { muteAt: at, muteTap: tap } = window as unknown as { muteAt: number; muteTap: InstanceType<typeof cairn.sfx.audio.MeterTap> };
+      const { cairn } = window;
+      const context = cairn.audio!.context!;
+      const { muteAt: at, muteTap: tap } = window as unknown as { muteAt: number; muteTap: import('../../src/audio/index.ts').MeterTap };
       while (context.currentTime < at + 0.14) await new Promise((r) => setTimeout(r, 5));
       const readAt = context.currentTime;
       tap.read();
       const [left, right] = tap.samples;
       const indexOf = (time: number): number => Math.round(left.length - (readAt - time) * context.sampleRate);
       const slice = (from: number, to: number): number =>
-        cairn.sfx.audio.measureLevel(left.subarray(indexOf(from), indexOf(to)), right.subarray(indexOf(from), indexOf(to))).peak;
+        cairn.sfx!.audio.measureLevel(left.subarray(indexOf(from), indexOf(to)), right.subarray(indexOf(from), indexOf(to))).peak;
       const result = {
         before: slice(at - 0.15, at - 0.01),
         by120: slice(at + 0.1, at + 0.12),
         lateBy: readAt - at,
         window: left.length / context.sampleRate,
-        muted: cairn.audio.muted,
+        muted: cairn.audio!.muted,
       };
       tap.dispose();
       return result;
@@ -276,7 +276,7 @@ describe('the sound page (sfx.html)', () => {
 
   it('muffles the world behind the pause menu and leaves menu sounds clear', async () => {
     const bands = await page.evaluate(async () => {
-      const A = (window as unknown as AudioWindow).cairn.sfx.audio;
+      const A = window.cairn.sfx!.audio;
       /** Energy above 3 kHz, in dB, of a sound rendered through the bus (pre-rolled, so the bus is at rest). */
       const high = async (recipe: string, muffled: boolean): Promise<number> => {
         const buffer = await A.renderScene(0.8, (graph, start) => graph.play(recipe, {}, { at: start, bypassGuards: true }), {
@@ -300,14 +300,14 @@ describe('the sound page (sfx.html)', () => {
     // Live: the checkbox pauses, the cutoff sweeps down, the HUD figure says so.
     await page.locator('#paused').check();
     await expect
-      .poll(() => page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.graph!.bus!.lowpass.frequency.value), {
+      .poll(() => page.evaluate(() => window.cairn.audio!.graph!.bus!.lowpass.frequency.value), {
         timeout: 5_000,
       })
       .toBeLessThan(1000);
     expect((await audioStats(page)).paused).toBe(true);
     await page.locator('#paused').uncheck();
     await expect
-      .poll(() => page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.graph!.bus!.lowpass.frequency.value), {
+      .poll(() => page.evaluate(() => window.cairn.audio!.graph!.bus!.lowpass.frequency.value), {
         timeout: 5_000,
       })
       .toBeGreaterThan(15000);
@@ -315,14 +315,14 @@ describe('the sound page (sfx.html)', () => {
 
   it('plays the crystal chime on the chord the music is playing, one chord tone higher per pickup', async () => {
     const result = await page.evaluate(async () => {
-      const { cairn } = window as unknown as AudioWindow;
-      const A = cairn.sfx.audio;
-      const graph = cairn.audio.graph!;
+      const { cairn } = window;
+      const A = cairn.sfx!.audio;
+      const graph = cairn.audio!.graph!;
       // The streak as the engine counts it, 0.2 s apart.
-      const t0 = cairn.audio.context!.currentTime + 0.05;
+      const t0 = cairn.audio!.context!.currentTime + 0.05;
       const steps: number[] = [];
       for (let i = 0; i < 4; i++) {
-        cairn.audio.play('chime', {}, { at: t0 + i * 0.2 });
+        cairn.audio!.play('chime', {}, { at: t0 + i * 0.2 });
         steps.push(graph.streak.current);
       }
       const chord = graph.chordAt(t0);
@@ -348,7 +348,7 @@ describe('the sound page (sfx.html)', () => {
 
   it('matches the golden render of every recipe, and a changed recipe does not', async () => {
     const summaries = await page.evaluate(async () => {
-      const A = (window as unknown as AudioWindow).cairn.sfx.audio;
+      const A = window.cairn.sfx!.audio;
       const out: Record<string, RenderSummary> = {};
       for (const golden of A.GOLDEN_CASES) out[golden.id] = await A.renderGoldenCase(golden);
       // Negative control: the strike's own plan with every pitch 25 % higher.
@@ -389,30 +389,30 @@ describe('the sound page (sfx.html)', () => {
 
   it('recovers when the platform suspends or closes the context, keeping the mute', async () => {
     const start = await audioStats(page);
-    await page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.context!.suspend());
+    await page.evaluate(() => window.cairn.audio!.context!.suspend());
     await expect.poll(async () => (await audioStats(page)).recoveries, { timeout: 10_000 }).toBe(start.recoveries + 1);
     await expect.poll(async () => (await audioStats(page)).state, { timeout: 10_000 }).toBe('running');
 
-    await page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.setMuted(true));
-    await page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.context!.close());
+    await page.evaluate(() => window.cairn.audio!.setMuted(true));
+    await page.evaluate(() => window.cairn.audio!.context!.close());
     await expect.poll(async () => (await audioStats(page)).contexts, { timeout: 10_000 }).toBe(start.contexts + 1);
     await expect.poll(async () => (await audioStats(page)).state, { timeout: 10_000 }).toBe('running');
     const s = await audioStats(page);
     expect(s.recoveries).toBe(start.recoveries + 2);
     expect(s.muted).toBe(true);
     expect((await measureOutput(page, 0.4)).peak).toBeLessThan(1e-4);
-    await page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.setMuted(false));
+    await page.evaluate(() => window.cairn.audio!.setMuted(false));
     // The new context makes sound: music is back and a strike plays.
-    await page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.play('strike'));
+    await page.evaluate(() => window.cairn.audio!.play('strike'));
     expect((await measureOutput(page, 0.6)).peak).toBeGreaterThan(0.05);
     expect((await audioStats(page)).music).toBe(true);
   });
 
   it('meters loudness and true peak on every sample, and an offline render through the pre-rolled bus equals the live sound', async () => {
     const result = await page.evaluate(async () => {
-      const { cairn } = window as unknown as AudioWindow;
-      const engine = cairn.audio;
-      const A = cairn.sfx.audio;
+      const { cairn } = window;
+      const engine = cairn.audio!;
+      const A = cairn.sfx!.audio;
       const context = engine.context!;
       const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
       // The bus at rest: no music, no wind, the compressor released.
@@ -461,7 +461,7 @@ describe('the sound page (sfx.html)', () => {
 
   it("puts every recipe in its class's loudness band across its parameters (LOUDNESS_TARGETS)", async () => {
     const results = await page.evaluate(() => {
-      const A = (window as unknown as AudioWindow).cairn.sfx.audio;
+      const A = window.cairn.sfx!.audio;
       return A.measureLoudnessCases(A.LOUDNESS_CASES);
     });
     console.info(
@@ -483,19 +483,19 @@ describe('the sound page (sfx.html)', () => {
 
   it('is silent about an unknown recipe in production and loud about it in development', async () => {
     const result = await page.evaluate(() => {
-      const { cairn } = window as unknown as AudioWindow;
-      const before = cairn.stats.audio.unknown;
-      const voice = cairn.audio.play('thunderclap');
-      const invalid = cairn.audio.play('footstep', { surface: 'lava' } as never);
+      const { cairn } = window;
+      const before = cairn.stats.audio!.unknown;
+      const voice = cairn.audio!.play('thunderclap');
+      const invalid = cairn.audio!.play('footstep', { surface: 'lava' } as never);
       let strictError = '';
-      const strict = new cairn.sfx.audio.AudioEngine({ strict: true, storageKey: null, muteKey: null });
+      const strict = new cairn.sfx!.audio.AudioEngine({ strict: true, storageKey: null, muteKey: null });
       try {
         strict.play('thunderclap');
       } catch (error) {
         strictError = (error as Error).message;
       }
       strict.dispose();
-      return { voice, invalid, unknown: cairn.stats.audio.unknown - before, strictError, pageStrict: cairn.audio.strict };
+      return { voice, invalid, unknown: cairn.stats.audio!.unknown - before, strictError, pageStrict: cairn.audio!.strict };
     });
     // The page is a production build: bad names and parameters are silent there.
     expect(result.pageStrict).toBe(false);
@@ -521,7 +521,7 @@ describe('sound unavailable or blocked', () => {
     await expect.poll(async () => (await audioStats(page)).state, { timeout: 5_000 }).toBe('unavailable');
     await expect.poll(() => page.locator('.cairn-notice').innerText()).toMatch(/Sound is unavailable[\s\S]*runs silently/);
     // The page keeps working: sounds are silent no-ops, the mute key still answers, nothing throws.
-    expect(await page.evaluate(() => (window as unknown as AudioWindow).cairn.audio.play('strike'))).toBeNull();
+    expect(await page.evaluate(() => window.cairn.audio!.play('strike'))).toBeNull();
     await page.keyboard.press('KeyM');
     expect((await audioStats(page)).muted).toBe(true);
     const s = await audioStats(page);

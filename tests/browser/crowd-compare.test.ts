@@ -28,15 +28,6 @@ const base = inject('serverUrl');
 const GPU_FADE_TOLERANCE = 0.015;
 type View = 'three' | 'live' | 'gpu' | 'none';
 
-interface Compare {
-  show(view: View): void;
-  setReferenceTime(time: number): void;
-  crossfade(from: string, time: number, to: string, fade: number, elapsed: number): void;
-  speedChange(clip: string, time: number, before: number, speed: number, after: number): void;
-  modes(): string[];
-  path: string;
-}
-
 async function open(browser: Browser, query: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 280, height: 360 } });
   const errors = collectPageErrors(page);
@@ -49,8 +40,8 @@ async function open(browser: Browser, query: string): Promise<{ page: Page; erro
 }
 
 async function shot(page: Page, view: View): Promise<Image> {
-  await page.evaluate((v) => (window.cairn.compare as Compare).show(v), view);
-  await page.evaluate(() => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(2));
+  await page.evaluate((v) => window.cairn.compare!.show(v), view);
+  await page.evaluate(() => window.cairn.stage!.frames(2));
   return decodePng(await page.screenshot());
 }
 
@@ -90,8 +81,8 @@ for (const { backend, path, query, motion } of VARIANTS) {
     it('runs the expected backend and bone path, with no shader or page errors', async () => {
       const stats = await page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats)));
       expect(stats.backend).toBe(backend);
-      expect(await page.evaluate(() => (window.cairn.compare as Compare).path)).toBe(path);
-      expect(await page.evaluate(() => (window.cairn.compare as Compare).modes())).toEqual(['live', 'gpu']);
+      expect(await page.evaluate(() => window.cairn.compare!.path)).toBe(path);
+      expect(await page.evaluate(() => window.cairn.compare!.modes())).toEqual(['live', 'gpu']);
       expect(stats.shaderErrors).toBe(0);
       expect(errors).toEqual([]);
     });
@@ -117,7 +108,7 @@ for (const { backend, path, query, motion } of VARIANTS) {
     });
 
     it('control: a different pose is caught', async () => {
-      await page.evaluate(() => (window.cairn.compare as Compare).setReferenceTime(0.7));
+      await page.evaluate(() => window.cairn.compare!.setReferenceTime(0.7));
       const other = await shot(page, 'three');
       const m = mismatch(other, images.gpu!, images.none!);
       expect(m.share).toBeGreaterThan(0.1);
@@ -125,7 +116,7 @@ for (const { backend, path, query, motion } of VARIANTS) {
 
     for (const to of motion ? ['run', 'wave'] : []) {
       it(`mid-crossfade (walk → ${to}, halfway): both paths match three’s mixer blend`, async () => {
-        await page.evaluate((clip) => (window.cairn.compare as Compare).crossfade('walk', 10 / 30, clip, 0.5, 0.25), to);
+        await page.evaluate((clip) => window.cairn.compare!.crossfade('walk', 10 / 30, clip, 0.5, 0.25), to);
         const three = await shot(page, 'three');
         const live = mismatch(three, await shot(page, 'live'), images.none!);
         const gpu = mismatch(three, await shot(page, 'gpu'), images.none!);
@@ -141,7 +132,7 @@ for (const { backend, path, query, motion } of VARIANTS) {
 
     if (motion) {
       it('after a speed change (×1.7 mid-clip): both paths match three at the summed clip time', async () => {
-        await page.evaluate(() => (window.cairn.compare as Compare).speedChange('walk', 0.1, 0.4, 1.7, 0.3));
+        await page.evaluate(() => window.cairn.compare!.speedChange('walk', 0.1, 0.4, 1.7, 0.3));
         const three = await shot(page, 'three');
         const gpuImage = await shot(page, 'gpu');
         const live = mismatch(three, await shot(page, 'live'), images.none!);
@@ -152,7 +143,7 @@ for (const { backend, path, query, motion } of VARIANTS) {
         expect(live.share).toBeLessThan(0.01);
         expect(gpu.share).toBeLessThan(0.01);
         // Control: ignoring the speed change (0.8 s at speed 1) is a visibly different pose.
-        await page.evaluate(() => (window.cairn.compare as Compare).setReferenceTime(0.8));
+        await page.evaluate(() => window.cairn.compare!.setReferenceTime(0.8));
         expect(mismatch(await shot(page, 'three'), gpuImage, images.none!).share).toBeGreaterThan(0.05);
       });
     }

@@ -9,12 +9,6 @@ import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../har
 
 const base = inject('serverUrl');
 
-interface Remotes {
-  update(id: number, state: { x: number; y: number; z: number; facing: number; clip?: string }): boolean;
-  count: number;
-  dropped: number;
-}
-
 describe('the world page with ?crowd=40', () => {
   let browser: Browser;
   let page: Page;
@@ -28,7 +22,7 @@ describe('the world page with ?crowd=40', () => {
     // Shared scatter strokes that other tests painted on this server would add draws while the crowd is counted.
     await page.goto(`${base}/?crowd=40&shared=0`);
     await waitForCairn(page, 120_000);
-    await page.waitForFunction(() => (window.cairn.stats.crowd as { agents?: number } | undefined)?.agents === 40, undefined, {
+    await page.waitForFunction(() => window.cairn.stats.crowd?.agents === 40, undefined, {
       timeout: 120_000,
       polling: 200,
     });
@@ -49,8 +43,8 @@ describe('the world page with ?crowd=40', () => {
     // the crowd shown are the same before and after the hidden frames.
     const drawsWith = async (visible: boolean): Promise<number> =>
       page.evaluate(async (show) => {
-        (window.cairn.crowd as { object: { visible: boolean } }).object.visible = show;
-        await (window.cairn.stage as { frames(n: number): Promise<void> }).frames(2);
+        window.cairn.crowd!.object.visible = show;
+        await window.cairn.stage!.frames(2);
         return window.cairn.stats.drawCalls;
       }, visible);
     let withCrowd = 0;
@@ -64,17 +58,17 @@ describe('the world page with ?crowd=40', () => {
   });
 
   it('takes remote players through cairn.crowdRemotes', async () => {
-    const before = await page.evaluate(() => (window.cairn.stats.crowd as { agents: number }).agents);
-    const player = await page.evaluate(() => window.cairn.stats.player as { x: number; y: number; z: number });
+    const before = await page.evaluate(() => window.cairn.stats.crowd!.agents);
+    const player = await page.evaluate(() => window.cairn.stats.player!);
     const accepted = await page.evaluate(
-      (p) => (window.cairn.crowdRemotes as Remotes).update(7, { x: p.x + 2, y: p.y, z: p.z - 3, facing: 0, clip: 'wave' }),
+      (p) => window.cairn.crowdRemotes!.update(7, { x: p.x + 2, y: p.y, z: p.z - 3, facing: 0, clip: 'wave' }),
       player,
     );
     expect(accepted).toBe(true);
-    await page.evaluate(() => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(1));
+    await page.evaluate(() => window.cairn.stage!.frames(1));
     const after = await page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.crowd)));
     expect(after.agents).toBe(before + 1);
-    expect(await page.evaluate(() => (window.cairn.crowdRemotes as Remotes).count)).toBe(1);
+    expect(await page.evaluate(() => window.cairn.crowdRemotes!.count)).toBe(1);
     expect(errors).toEqual([]);
   });
 });

@@ -15,38 +15,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildFixtureCharacter, buildStaticModel, exportGlb } from '../harness/crowd-fixtures.ts';
 import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 import { decodePng, type Image } from '../harness/png.ts';
+import type { CrowdPageStats } from '../../src/crowd/index.ts';
 import { readModelFile } from '../../src/rig/node/model-file.ts';
+import type { CairnStats } from '../../src/world/cairn-global.ts';
 
 const base = inject('serverUrl');
 const WIDTH = 480;
 const HEIGHT = 300;
 
-interface CrowdStats {
-  template: string;
-  path: string;
-  pieces: number;
-  bones: number;
-  drawCallsPerPass: number;
-  agents: number;
-  visible: number;
-  live: number;
-  gpu: number;
-  reasons: Record<string, number>;
-  culled: number;
-  budget: { state: string; budgetMs: number | null; baselineMs: number | null; message: string };
-  lastError: string | null;
-  clips: number;
-  sourceVertices: number;
-  drawnVertices: number;
-}
-
-interface PageStats {
-  backend: string;
-  drawCalls: number;
-  shaderErrors: number;
-  frame: number;
-  crowd: CrowdStats;
-}
+/** The crowd page's figures: it always publishes `stats.crowd`. */
+type PageStats = CairnStats & { crowd: CrowdPageStats };
 
 interface ScreenAgent {
   x: number;
@@ -57,16 +35,17 @@ interface ScreenAgent {
   inside: boolean;
 }
 
+/** A JSON copy of the crowd page's `cairn.stats`. */
 async function stats(page: Page): Promise<PageStats> {
-  return page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats)));
+  return page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats)) as PageStats);
 }
 
 async function frames(page: Page, count: number): Promise<void> {
-  await page.evaluate((n) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(n), count);
+  await page.evaluate((n) => window.cairn.stage!.frames(n), count);
 }
 
 async function setCount(page: Page, count: number): Promise<void> {
-  await page.evaluate((n) => (window.cairn.crowdPage as { setCount(n: number): void }).setCount(n), count);
+  await page.evaluate((n) => window.cairn.crowdPage!.setCount(n), count);
   await frames(page, 2);
 }
 
@@ -77,12 +56,8 @@ async function shot(page: Page): Promise<Image> {
 /** Screen position (pixels) of every drawn avatar's chest, with its distance and mode. */
 async function onScreen(page: Page): Promise<ScreenAgent[]> {
   const raw = await page.evaluate(() => {
-    const crowd = window.cairn.crowd as { agentList(): Array<{ x: number; y: number; z: number; onScreen: boolean; mode: string }> };
-    const camera = window.cairn.camera as {
-      position: { x: number; y: number; z: number };
-      projectionMatrix: { elements: number[] };
-      matrixWorldInverse: { elements: number[] };
-    };
+    const crowd = window.cairn.crowd!;
+    const camera = window.cairn.camera!;
     return {
       agents: crowd
         .agentList()
@@ -173,13 +148,13 @@ describe('the crowd page on WebGPU', () => {
   afterAll(async () => browser?.close());
 
   it('calibrates the GPU budget on the empty crowd and passes at idle', async () => {
-    const timestamps = await page.evaluate(() => (window.cairn.rendererStatus as { timestampQueries: boolean }).timestampQueries);
+    const timestamps = await page.evaluate(() => window.cairn.rendererStatus!.timestampQueries);
     if (!timestamps) {
       // No numbers invented where the device cannot measure.
-      expect((await stats(page)).crowd.budget.state).toBe('unavailable');
+      expect((await stats(page)).crowd.budget!.state).toBe('unavailable');
       return;
     }
-    await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).budget.state === 'pass', undefined, {
+    await page.waitForFunction(() => window.cairn.stats.crowd!.budget!.state === 'pass', undefined, {
       timeout: 120_000,
       polling: 250,
     });
@@ -197,18 +172,18 @@ describe('the crowd page on WebGPU', () => {
       beforeAll(async () => {
         await setCount(page, count);
         // Crowd time stands still for the first pictures, then runs.
-        await page.evaluate(() => ((window.cairn.stageCrowd as { paused: boolean }).paused = true));
+        await page.evaluate(() => (window.cairn.stageCrowd!.paused = true));
         await frames(page, 1);
         withCrowd = await shot(page);
         agents = await onScreen(page);
-        await page.evaluate(() => ((window.cairn.crowd as { object: { visible: boolean } }).object.visible = false));
+        await page.evaluate(() => (window.cairn.crowd!.object.visible = false));
         await frames(page, 1);
         withoutCrowd = await shot(page);
-        await page.evaluate(() => ((window.cairn.crowd as { object: { visible: boolean } }).object.visible = true));
+        await page.evaluate(() => (window.cairn.crowd!.object.visible = true));
         await frames(page, 1);
         // Once is enough to show a paused crowd stays put (SwiftShader draws 500 slowly).
         if (count === 50) again = await shot(page);
-        await page.evaluate(() => ((window.cairn.stageCrowd as { paused: boolean }).paused = false));
+        await page.evaluate(() => (window.cairn.stageCrowd!.paused = false));
         await frames(page, 2);
         later = await shot(page);
         if (count !== 50) again = withCrowd;
@@ -276,13 +251,13 @@ describe('the crowd page on WebGPU', () => {
 
   it('grows the budget by 0.06 ms per avatar against the frozen idle baseline', async () => {
     const s = (await stats(page)).crowd;
-    if (s.budget.state === 'unavailable') return;
+    if (s.budget!.state === 'unavailable') return;
     const reading = await page.evaluate(() => {
-      const budget = (window.cairn.stageCrowd as { budget: { budgetFor(n: number): number } }).budget;
+      const budget = window.cairn.stageCrowd!.budget;
       return { idle: budget.budgetFor(0), full: budget.budgetFor(500) };
     });
     expect(reading.full - reading.idle).toBeCloseTo(30, 5);
-    expect(s.budget.baselineMs).not.toBeNull();
+    expect(s.budget!.baselineMs).not.toBeNull();
   });
 
   describe('bring your own character', () => {
@@ -300,7 +275,7 @@ describe('the crowd page on WebGPU', () => {
     it('fills the crowd with a dropped model: morph targets, 8 influences, 3 pieces, 23 bones', async () => {
       const fixture = buildFixtureCharacter({ bones: 23, pieces: 3, influences: 8, morphs: true, color: 0xd02090 });
       await file('totem.glb', await exportGlb(fixture.object, fixture.clips));
-      await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).template === 'totem.glb', undefined, {
+      await page.waitForFunction(() => window.cairn.stats.crowd!.template === 'totem.glb', undefined, {
         timeout: 120_000,
         polling: 250,
       });
@@ -325,18 +300,18 @@ describe('the crowd page on WebGPU', () => {
       // Kenney's character names its texture as an external PNG; dropped alone, the PNG is not there (404).
       const kenney = readFileSync(join(import.meta.dirname, '../fixtures/import/kenney-character-male-a.glb'));
       await file('kenney-alone.glb', kenney.buffer.slice(kenney.byteOffset, kenney.byteOffset + kenney.byteLength) as ArrayBuffer);
-      await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).template === 'kenney-alone.glb', undefined, {
+      await page.waitForFunction(() => window.cairn.stats.crowd!.template === 'kenney-alone.glb', undefined, {
         timeout: 120_000,
         polling: 250,
       });
       const s = await stats(page);
       expect(s.crowd.lastError).toBeNull();
-      expect((s.crowd as unknown as { losses: string[] }).losses).toContain('texture "Textures/colormap.png" is missing: drawn without it');
+      expect(s.crowd.losses).toContain('texture "Textures/colormap.png" is missing: drawn without it');
       const notice = await page.evaluate(() => window.cairn.notices.at(-1));
       expect(notice).toMatchObject({ level: 'warn', title: 'Crowd character: kenney-alone.glb' });
       expect(notice?.detail).toContain('texture "Textures/colormap.png" is missing: drawn without it');
       // The peers come back on the new character before the next test looks.
-      await page.waitForFunction(() => (window.cairn.stats.crowd as CrowdStats).agents === 30, undefined, {
+      await page.waitForFunction(() => window.cairn.stats.crowd!.agents === 30, undefined, {
         timeout: 60_000,
         polling: 250,
       });
@@ -358,10 +333,7 @@ describe('the crowd page on WebGPU', () => {
       ],
       [
         'a failed load (HTTP 404)',
-        () =>
-          page.evaluate(() =>
-            (window.cairn.crowdPage as { loadModelUrl(u: string): Promise<void> }).loadModelUrl('/models/missing-hero.glb'),
-          ),
+        () => page.evaluate(() => window.cairn.crowdPage!.loadModelUrl('/models/missing-hero.glb')),
         /missing-hero\.glb: HTTP 404/,
       ],
       [
@@ -456,12 +428,10 @@ describe('the crowd page with ?model=', () => {
     );
     expect(notice!.detail).toMatch(/13 rigid part\(s\) under bones became 2 skinned piece\(s\)/);
     expect(notice!.detail).toMatch(
-      new RegExp(`draws ${s.crowd.sourceVertices.toLocaleString('en-US')} of ${s.crowd.sourceVertices.toLocaleString('en-US')} vertices`),
+      new RegExp(`draws ${s.crowd.sourceVertices!.toLocaleString('en-US')} of ${s.crowd.sourceVertices!.toLocaleString('en-US')} vertices`),
     );
     // Every avatar plays a library clip (walkers walk_fwd, the rest idle or dance).
-    const playing = await page.evaluate(() =>
-      (window.cairn.crowd as { agentList(): Array<{ clip: string }> }).agentList().map((a) => a.clip),
-    );
+    const playing = await page.evaluate(() => window.cairn.crowd!.agentList().map((a) => a.clip));
     expect(playing).toHaveLength(20);
     for (const clip of playing) expect(['walk_fwd', 'idle', 'dance']).toContain(clip);
     expect(playing).toContain('walk_fwd');
@@ -470,14 +440,7 @@ describe('the crowd page with ?model=', () => {
     // would not: one row, the same matrices.
     const poses = (): Promise<Array<{ clip: string; time: number; pose: number[] }>> =>
       page.evaluate(() => {
-        const crowd = window.cairn.crowd as {
-          agentList(): Array<{ clip: string; time: number }>;
-          baked: {
-            data: Float32Array;
-            rowStride: number;
-            plan: { clips: Array<{ name: string; duration: number; loop: boolean; startRow: number; frames: number }> };
-          };
-        };
+        const crowd = window.cairn.crowd!;
         const { data, rowStride, plan } = crowd.baked;
         return crowd.agentList().map((agent) => {
           const layout = plan.clips.find((c) => c.name === agent.clip)!;
@@ -499,7 +462,7 @@ describe('the crowd page with ?model=', () => {
   });
 
   it('loads another character from a URL into the running crowd', async () => {
-    await page.evaluate(() => (window.cairn.crowdPage as { loadModelUrl(u: string): Promise<void> }).loadModelUrl('/models/column.glb'));
+    await page.evaluate(() => window.cairn.crowdPage!.loadModelUrl('/models/column.glb'));
     await frames(page, 1);
     const s = await stats(page);
     expect(s.crowd).toMatchObject({ template: 'column.glb', bones: 7, pieces: 2, agents: 20, lastError: null });

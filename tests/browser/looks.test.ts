@@ -80,8 +80,7 @@ describe('players who look like themselves, with names', () => {
     expect(atB.variant).toBeGreaterThan(0);
     // A sees B drawn by the file's own crowd (the humanoid stood in while it loaded). Polled: a page
     // busy loading a file on SwiftShader can miss frames long enough for a peer to drop and return.
-    const looksOf = (page: Page) =>
-      page.evaluate(() => (window.cairn.stats.crowd as { looks: { templates: number; drawCallsPerPass: number; refused: object } }).looks);
+    const looksOf = (page: Page) => page.evaluate(() => window.cairn.stats.crowd!.looks!);
     await expect.poll(async () => (await seen(a, idB)).template, { timeout: 120_000 }).toBe(MODEL_URL);
     await expect.poll(async () => (await looksOf(a)).templates, { timeout: 60_000 }).toBe(1);
     const looksAtA = await looksOf(a);
@@ -106,11 +105,9 @@ describe('players who look like themselves, with names', () => {
     const chest = await chestOnScreen(b, idA);
     expect(chest).not.toBeNull();
     await expect.poll(async () => shareAround(b, (await chestOnScreen(b, idA))!, isRed), { timeout: 30_000 }).toBeGreaterThan(0.3);
-    const stats = await b.evaluate(
-      () => window.cairn.stats.crowd as { looks: { templates: number; variants: number; drawCallsPerPass: number } },
-    );
+    const looksAtB = await b.evaluate(() => window.cairn.stats.crowd!.looks!);
     console.log(
-      `[looks] B draws A as humanoid variant ${atB.variant} (${stats.looks.variants} variants, ${stats.looks.drawCallsPerPass} draws/pass); A draws B with ${looksAtA.drawCallsPerPass} draws/pass (the file's crowd)`,
+      `[looks] B draws A as humanoid variant ${atB.variant} (${looksAtB.variants} variants, ${looksAtB.drawCallsPerPass} draws/pass); A draws B with ${looksAtA.drawCallsPerPass} draws/pass (the file's crowd)`,
     );
   }
 
@@ -125,9 +122,9 @@ describe('players who look like themselves, with names', () => {
     await expect.poll(async () => (await net(b)).peers, { timeout: 120_000 }).toBe(1);
     // Everyone spawns at one spot: A walks 6 m north (away from B's camera) and turns its camera to look back at B.
     await a.bringToFront();
-    const start = await a.evaluate(() => (window.cairn.stats.player as { z: number }).z);
+    const start = await a.evaluate(() => window.cairn.stats.player!.z);
     await a.keyboard.down('KeyW');
-    await a.waitForFunction((z0) => (window.cairn.stats.player as { z: number }).z < z0 - 6, start, { timeout: 120_000, polling: 100 });
+    await a.waitForFunction((z0) => window.cairn.stats.player!.z < z0 - 6, start, { timeout: 120_000, polling: 100 });
     await a.keyboard.up('KeyW');
     await lookAlong(a, 0);
     await expectEachOther(a, b);

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { CrowdPeerView, HumanoidPeerView } from '../../src/net/index.ts';
 import { collectPageErrors, hudText, launchChromium, waitForCairn } from '../harness/browser.ts';
 import { NetCutter } from '../harness/net-cutter.ts';
 
@@ -19,26 +20,23 @@ interface NetFigures {
 }
 
 const net = (page: Page): Promise<NetFigures> => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.net)) as NetFigures);
-const player = (page: Page): Promise<{ x: number; z: number }> =>
-  page.evaluate(() => window.cairn.stats.player as { x: number; z: number });
+const player = (page: Page): Promise<{ x: number; z: number }> => page.evaluate(() => window.cairn.stats.player!);
 /**
  * Positions of the remote avatars this page draws: the crowd renderer's agents (the default, read
  * back from the crowd's own pose buffer), or the humanoid per peer (`?peers=humanoid`).
  */
 const remotes = (page: Page): Promise<Array<{ name: string; x: number; z: number }>> =>
   page.evaluate(() => {
-    const view = window.cairn.netView as {
-      avatars?: Set<{ humanoid: { object: { name: string; position: { x: number; z: number } } } }>;
-      ids?: () => number[];
-    };
-    if (view.ids) {
-      const crowd = window.cairn.crowdRemotes as { agent(id: number): { x: number; z: number } | undefined };
-      return view.ids().flatMap((id) => {
+    // The crowd's view lists its ids; the humanoid view holds its avatars.
+    const view = window.cairn.netView!;
+    if ('ids' in view) {
+      const crowd = window.cairn.crowdRemotes!;
+      return (view as CrowdPeerView).ids().flatMap((id) => {
         const agent = crowd.agent(id);
         return agent ? [{ name: `remote-peer-${id}`, x: agent.x, z: agent.z }] : [];
       });
     }
-    return [...view.avatars!].map((a) => ({
+    return [...(view as HumanoidPeerView).avatars].map((a) => ({
       name: a.humanoid.object.name,
       x: a.humanoid.object.position.x,
       z: a.humanoid.object.position.z,
@@ -68,7 +66,7 @@ async function walk(page: Page, metres: number): Promise<void> {
   await page.keyboard.down('KeyW');
   await page.waitForFunction(
     ([x0, z0, d]) => {
-      const p = window.cairn.stats.player as { x: number; z: number };
+      const p = window.cairn.stats.player!;
       return Math.hypot(p.x - x0!, p.z - z0!) > d!;
     },
     [from.x, from.z, metres],
@@ -88,9 +86,7 @@ async function expectMutualMovement(a: Page, b: Page): Promise<void> {
   const start = seen[0]!;
   await walk(a, 2);
   // Let A come to rest (it decelerates over a few frames), then read where it stands.
-  await expect
-    .poll(async () => await a.evaluate(() => (window.cairn.stats.player as { speed: number }).speed), { timeout: 60_000 })
-    .toBeLessThan(0.05);
+  await expect.poll(async () => await a.evaluate(() => window.cairn.stats.player!.speed), { timeout: 60_000 }).toBeLessThan(0.05);
   const end = await player(a);
   expect(Math.hypot(end.x - start.x, end.z - start.z)).toBeGreaterThan(1.5);
   // B draws A where A now stands (once the ~100 ms interpolation delay has passed).
@@ -123,8 +119,8 @@ describe('avatar sync in the world page', () => {
       ]);
       // B's remote players are crowd agents (the crowd renderer is built after the first frames);
       // A's are one humanoid each.
-      expect(await b.evaluate(() => typeof (window.cairn.netView as { ids?: unknown }).ids)).toBe('function');
-      expect(await a.evaluate(() => (window.cairn.netView as { avatars?: unknown }).avatars instanceof Set)).toBe(true);
+      expect(await b.evaluate(() => typeof Reflect.get(window.cairn.netView!, 'ids'))).toBe('function');
+      expect(await a.evaluate(() => Reflect.get(window.cairn.netView!, 'avatars') instanceof Set)).toBe(true);
       await expect.poll(async () => (await net(a)).state, { timeout: 30_000 }).toBe('open');
       const figures = await net(b);
       expect(figures.transport).toBe('relay');
@@ -140,11 +136,11 @@ describe('avatar sync in the world page', () => {
       expect(hud).toMatch(/peers\s+1/);
       expect(errorsA.concat(errorsB)).toEqual([]);
       // Closing A's page: the relay sends B a leave frame and A's avatar goes.
-      expect(await b.evaluate(() => (window.cairn.crowdRemotes as { count: number }).count)).toBe(1);
+      expect(await b.evaluate(() => window.cairn.crowdRemotes!.count)).toBe(1);
       await a.close();
       await expect.poll(async () => (await net(b)).peers, { timeout: 30_000 }).toBe(0);
       expect(await remotes(b)).toEqual([]);
-      expect(await b.evaluate(() => (window.cairn.crowdRemotes as { count: number }).count)).toBe(0);
+      expect(await b.evaluate(() => window.cairn.crowdRemotes!.count)).toBe(0);
     } finally {
       await contextA.close();
       await contextB.close();

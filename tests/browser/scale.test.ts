@@ -32,15 +32,12 @@ const cellX = (figures: WorldFigures): number => Number(figures.world.cell!.spli
 async function place(page: Page, x: number, z: number): Promise<void> {
   await page.evaluate(
     ([x, z]) => {
-      const world = window.cairn.world as {
-        player: { state: { x: number; y: number; z: number } };
-        heightmap: { sampleHeight(x: number, z: number): number };
-      };
+      const world = window.cairn.world!;
       Object.assign(world.player.state, { x, z, y: world.heightmap.sampleHeight(x!, z!) });
     },
     [x, z],
   );
-  await page.evaluate(() => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(2));
+  await page.evaluate(() => window.cairn.stage!.frames(2));
 }
 
 describe('the open world: spatial cells in the world page', () => {
@@ -136,7 +133,7 @@ describe('the open world: spatial cells in the world page', () => {
           pa.evaluate(() => {
             // Remote players are crowd agents (read back from the crowd's own pose buffer).
             const view = window.cairn.netView as RemotePeerView & { ids(): number[] };
-            const crowd = window.cairn.crowdRemotes as { agent(id: number): { x: number } | undefined };
+            const crowd = window.cairn.crowdRemotes!;
             return view.ids().flatMap((id) => {
               const agent = crowd.agent(id);
               return agent ? [Math.round(agent.x)] : [];

@@ -48,7 +48,7 @@ async function scatterStats(page: Page): Promise<ScatterStats> {
 }
 
 async function frames(page: Page, count = 2): Promise<void> {
-  await page.evaluate((n) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(n), count);
+  await page.evaluate((n) => window.cairn.stage!.frames(n), count);
 }
 
 /** A left-button drag on the canvas through the given CSS-pixel points. */
@@ -70,20 +70,16 @@ function line(from: [number, number], to: [number, number], n = 4): Array<[numbe
 
 async function instances(page: Page): Promise<Instance[]> {
   return page.evaluate(() => {
-    const cairn = window.cairn as unknown as {
-      scatter: { layer: { snapshot(): Array<Omit<Instance, 'groundSlope' | 'groundHeight'>> } };
-      heightmap: { sampleSlope(x: number, z: number): number; sampleHeight(x: number, z: number): number };
-    };
-    return cairn.scatter.layer
-      .snapshot()
-      .map((p) => ({ ...p, groundSlope: cairn.heightmap.sampleSlope(p.x, p.z), groundHeight: cairn.heightmap.sampleHeight(p.x, p.z) }));
+    const heightmap = window.cairn.heightmap!;
+    return window.cairn
+      .scatter!.layer.snapshot()
+      .map((p) => ({ ...p, groundSlope: heightmap.sampleSlope(p.x, p.z), groundHeight: heightmap.sampleHeight(p.x, p.z) }));
   });
 }
 
 async function lookAt(page: Page, x: number, z: number, distance: number, pitch: number): Promise<void> {
   await page.evaluate(
-    ([x, z, distance, pitch]) =>
-      (window.cairn.view as { lookAt(x: number, z: number, v: object): void }).lookAt(x!, z!, { distance, pitch, yaw: Math.PI }),
+    ([x, z, distance, pitch]) => window.cairn.view!.lookAt(x!, z!, { distance, pitch, yaw: Math.PI }),
     [x, z, distance, pitch],
   );
   await frames(page, 1);
@@ -101,11 +97,7 @@ describe('the scatter page', () => {
     await page.goto(`${base}/scatter.html?seed=5`);
     await waitForCairn(page);
     // Choosing the preset (Mixed Forest by default) bakes its props in the background.
-    await page.waitForFunction(
-      () => (window.cairn.stats.scatter as { bake: { state: string } } | undefined)?.bake.state === 'ready',
-      undefined,
-      { timeout: 120_000, polling: 250 },
-    );
+    await page.waitForFunction(() => window.cairn.stats.scatter?.bake.state === 'ready', undefined, { timeout: 120_000, polling: 250 });
   });
   afterAll(async () => browser?.close());
 
@@ -154,10 +146,10 @@ describe('the scatter page', () => {
     await frames(page, 2);
     const withScatter = await page.evaluate(() => window.cairn.stats.drawCalls);
     const s = await scatterStats(page);
-    await page.evaluate(() => ((window.cairn.scatter as { layer: { object: { visible: boolean } } }).layer.object.visible = false));
+    await page.evaluate(() => (window.cairn.scatter!.layer.object.visible = false));
     await frames(page, 2);
     const without = await page.evaluate(() => window.cairn.stats.drawCalls);
-    await page.evaluate(() => ((window.cairn.scatter as { layer: { object: { visible: boolean } } }).layer.object.visible = true));
+    await page.evaluate(() => (window.cairn.scatter!.layer.object.visible = true));
     const scatterDraws = withScatter - without;
     expect(scatterDraws).toBeGreaterThanOrEqual(1);
     expect(scatterDraws).toBeLessThanOrEqual(s.liveBuckets + s.shadowBuckets);
@@ -171,11 +163,7 @@ describe('the scatter page', () => {
     await drag(page, line([200, 200], [440, 200], 3), { alt: true });
     const after = await scatterStats(page);
     expect(after.instances).toBeLessThan(before.instances);
-    const recording = await page.evaluate(() =>
-      (
-        window.cairn.scatter as { layer: { recording(): { events: Array<{ kind: string; x: number; z: number; radius: number }> } } }
-      ).layer.recording(),
-    );
+    const recording = await page.evaluate(() => window.cairn.scatter!.layer.recording());
     const erases = recording.events.filter((e) => e.kind === 'erase');
     expect(erases.length).toBeGreaterThan(0);
     const left = await instances(page);
@@ -185,8 +173,7 @@ describe('the scatter page', () => {
   it('replays the recorded session exactly', async () => {
     const original = await instances(page);
     const replayed = await page.evaluate(async () => {
-      const layer = (window.cairn.scatter as { layer: { replay(r: unknown): Promise<void>; recording(): unknown; snapshot(): unknown[] } })
-        .layer;
+      const layer = window.cairn.scatter!.layer;
       await layer.replay(layer.recording());
       return layer.snapshot().length;
     });
@@ -217,14 +204,14 @@ describe('the scatter page', () => {
 
   it('reports a prop that fails to load by name, skips its instances and still places the rest', async () => {
     await page.evaluate(() => {
-      const layer = (window.cairn.scatter as { layer: { catalog: { register(r: object): void } } }).layer;
+      const layer = window.cairn.scatter!.layer;
       layer.catalog.register({ id: 'missing-fern', category: 'conifer', url: '/models/missing-fern.glb' });
     });
     const before = await scatterStats(page);
     await lookAt(page, -30, 20, 60, 1.25);
     // Low on the screen: the notices (the bad preset's, this prop's) cover the top of the canvas.
     await drag(page, line([170, 280], [470, 340]));
-    await page.waitForFunction(() => (window.cairn.stats.scatter as { pending: number }).pending === 0, undefined, {
+    await page.waitForFunction(() => window.cairn.stats.scatter!.pending === 0, undefined, {
       timeout: 60_000,
       polling: 200,
     });
@@ -249,31 +236,27 @@ describe('the scatter brush in the world', () => {
       await page.goto(`${base}/`);
       await waitForCairn(page);
       // The layer may already exist (it draws the strokes others shared), but the brush is off.
-      expect(await page.evaluate(() => (window.cairn.stats.scatter as { active: boolean } | undefined)?.active ?? false)).toBe(false);
+      expect(await page.evaluate(() => window.cairn.stats.scatter?.active ?? false)).toBe(false);
       expect(await page.evaluate(() => document.querySelector('canvas')!.dataset.tool ?? null)).toBeNull();
 
       // B switches it on (a locator click would wait for two stable animation frames, which
       // takes longer than its timeout when the loaded machine renders the world at 0.1 fps).
       expect(await page.locator('.cairn-scatter-toggle').getAttribute('aria-pressed')).toBe('false');
       await page.keyboard.press('KeyB');
-      await page.waitForFunction(
-        () => (window.cairn.stats.scatter as { bake: { state: string }; active: boolean } | undefined)?.bake.state === 'ready',
-        undefined,
-        { timeout: 120_000, polling: 250 },
-      );
+      await page.waitForFunction(() => window.cairn.stats.scatter?.bake.state === 'ready', undefined, { timeout: 120_000, polling: 250 });
       expect(await page.evaluate(() => document.querySelector('canvas')!.dataset.tool)).toBe('scatter');
       expect(await page.locator('.cairn-scatter-toggle').getAttribute('aria-pressed')).toBe('true');
-      const yaw = await page.evaluate(() => (window.cairn.world as { cameraRig: { yaw: number } }).cameraRig.yaw);
+      const yaw = await page.evaluate(() => window.cairn.world!.cameraRig.yaw);
       await drag(page, line([120, 300], [330, 300], 3));
       const s = await page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.scatter)));
       expect(s.instances).toBeGreaterThan(0);
-      expect(await page.evaluate(() => (window.cairn.world as { cameraRig: { yaw: number } }).cameraRig.yaw)).toBe(yaw);
+      expect(await page.evaluate(() => window.cairn.world!.cameraRig.yaw)).toBe(yaw);
       // The right button still orbits while the brush holds the left one.
       await page.mouse.move(320, 200);
       await page.mouse.down({ button: 'right' });
       await page.mouse.move(420, 200);
       await page.mouse.up({ button: 'right' });
-      expect(await page.evaluate(() => (window.cairn.world as { cameraRig: { yaw: number } }).cameraRig.yaw)).not.toBeCloseTo(yaw, 2);
+      expect(await page.evaluate(() => window.cairn.world!.cameraRig.yaw)).not.toBeCloseTo(yaw, 2);
 
       // Off again: the canvas is the camera's.
       await page.keyboard.press('KeyB');

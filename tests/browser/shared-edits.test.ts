@@ -11,27 +11,9 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
+import type { SharedScatterStats } from '../../src/scatter/index.ts';
 import { launchChromium, waitForCairn } from '../harness/browser.ts';
 import { startServer, type RunningServer } from '../harness/server.ts';
-
-interface SharedHandle {
-  settled: boolean;
-  stats: {
-    cells: number;
-    joined: number;
-    author: string | null;
-    strokes: number;
-    sent: number;
-    stored: number;
-    received: number;
-    undone: number;
-    refused: number;
-    reconnects: number;
-    apply: { slices: number; longestSliceMs: number; work: number; maxSliceWork: number };
-  };
-  cellHashes(): Record<string, string>;
-  storedStrokes(cell: { x: number; z: number }): Array<{ id: string; author: string }>;
-}
 
 declare global {
   interface Window {
@@ -64,7 +46,7 @@ async function ready(page: Page, also = 'true'): Promise<void> {
   try {
     await page.waitForFunction(
       (condition) => {
-        const shared = (window.cairn as { sharedScatter?: SharedHandle }).sharedScatter;
+        const shared = window.cairn.sharedScatter;
         if (!shared || !shared.settled || shared.stats.cells === 0 || shared.stats.cells < shared.stats.joined) return false;
         return new Function('shared', `return ${condition}`)(shared) as boolean;
       },
@@ -73,32 +55,23 @@ async function ready(page: Page, also = 'true'): Promise<void> {
     );
   } catch (error) {
     const now = await page.evaluate(() => {
-      const shared = (window.cairn as { sharedScatter?: SharedHandle }).sharedScatter;
+      const shared = window.cairn.sharedScatter;
       return JSON.stringify({ settled: shared?.settled, stats: shared?.stats, notices: window.cairn.notices });
     });
     throw new Error(`${(error as Error).message}\nwaiting for ${also}; the page has ${now}`, { cause: error });
   }
 }
 
-const stats = (page: Page) =>
-  page.evaluate(
-    () => JSON.parse(JSON.stringify((window.cairn as { sharedScatter: SharedHandle }).sharedScatter.stats)) as SharedHandle['stats'],
-  );
-const hashes = (page: Page) => page.evaluate(() => (window.cairn as { sharedScatter: SharedHandle }).sharedScatter.cellHashes());
+const stats = (page: Page) => page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.sharedScatter!.stats)) as SharedScatterStats);
+const hashes = (page: Page) => page.evaluate(() => window.cairn.sharedScatter!.cellHashes());
 const stored = (page: Page, x: number, z: number) =>
-  page.evaluate(
-    ([x, z]) => (window.cairn as { sharedScatter: SharedHandle }).sharedScatter.storedStrokes({ x: x!, z: z! }).map((s) => s.id),
-    [x, z],
-  );
+  page.evaluate(([x, z]) => window.cairn.sharedScatter!.storedStrokes({ x: x!, z: z! }).map((s) => s.id), [x, z]);
 
 /** A press of the brush along `dabs` (the brush's own path: strokeStart, the layer's paint, strokeEnd). */
 async function drag(page: Page, dabs: Array<[number, number]>, radius = 5): Promise<void> {
   await page.evaluate(
     ([dabs, radius]) => {
-      const tool = window.cairn.scatter as {
-        layer: { paint(x: number, z: number, r: number): unknown };
-        brush: { emit(type: string, payload: object): void };
-      };
+      const tool = window.cairn.scatter!;
       tool.brush.emit('strokeStart', { x: dabs[0]![0], z: dabs[0]![1], erasing: false });
       for (const [x, z] of dabs) tool.layer.paint(x, z, radius);
       tool.brush.emit('strokeEnd', {});
@@ -170,7 +143,7 @@ describe('shared edits with three visitors, a reload and a server restart', () =
       await agree(painter, reloader, late);
       step('late joiner agrees');
       await late.keyboard.press('KeyB');
-      await late.waitForFunction(() => (window.cairn.stats.scatter as { active?: boolean } | undefined)?.active === true);
+      await late.waitForFunction(() => window.cairn.stats.scatter?.active === true);
       // Left of the brush panel (it covers the right of a 320 px window), on the ground below the horizon.
       await late.mouse.move(16, 150);
       await late.mouse.down();

@@ -25,22 +25,18 @@ type VoiceFigures = VoiceStats;
 
 const voice = (page: Page): Promise<VoiceFigures> =>
   page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.voice)) as VoiceFigures);
-const netSelf = (page: Page): Promise<number | null> =>
-  page.evaluate(() => (window.cairn.stats.net as { selfId: number | null } | undefined)?.selfId ?? null);
+const netSelf = (page: Page): Promise<number | null> => page.evaluate(() => window.cairn.stats.net?.selfId ?? null);
 
 /** Puts the player at (x, Z) on the ground and waits for rendered frames (as scale.test.ts walks). */
 async function place(page: Page, x: number): Promise<void> {
   await page.evaluate(
     ([x, z]) => {
-      const world = window.cairn.world as {
-        player: { state: { x: number; y: number; z: number } };
-        heightmap: { sampleHeight(x: number, z: number): number };
-      };
+      const world = window.cairn.world!;
       Object.assign(world.player.state, { x, z, y: world.heightmap.sampleHeight(x!, z!) });
     },
     [x, Z],
   );
-  await page.evaluate(() => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(2));
+  await page.evaluate(() => window.cairn.stage!.frames(2));
 }
 
 /** Walks B along the row in steps of at most 16 m (so its publication hops cell by cell). */
@@ -122,7 +118,7 @@ describe('voice follows hearing range in the open world', () => {
     const connected = async (page: Page): Promise<VoiceFigures> => {
       await page.waitForFunction(
         () => {
-          const v = window.cairn.stats.voice as { links: number; peers: Array<{ connection: string }> };
+          const v = window.cairn.stats.voice!;
           return v.links === 1 && v.peers.length === 1 && v.peers[0]!.connection === 'connected';
         },
         undefined,
@@ -138,7 +134,7 @@ describe('voice follows hearing range in the open world', () => {
     expect([la.signals.descriptions, lb.signals.descriptions]).toEqual([1, 1]);
     const answerer = la.peers[0]!.role === 'answerer' ? a : b;
     const offerSdp = await answerer.evaluate(() => {
-      const mesh = (window.cairn.voice as { mesh: { peerIds(): number[]; connection(id: number): RTCPeerConnection | null } }).mesh;
+      const mesh = window.cairn.voice!.mesh;
       return mesh.connection(mesh.peerIds()[0]!)!.remoteDescription!.sdp;
     });
     expect(offerSdp).toMatch(/^a=candidate:/m);
@@ -148,18 +144,12 @@ describe('voice follows hearing range in the open world', () => {
     await expect.poll(() => measurePeer(a, lb.id!, 1), { timeout: 20_000 }).toBeGreaterThan(-45);
     await expect.poll(() => measurePeer(b, la.id!, 1), { timeout: 20_000 }).toBeGreaterThan(-45);
     const bStands = await b.evaluate(() => ({
-      ...(window.cairn.world as { player: { state: { x: number; y: number; z: number } } }).player.state,
+      ...window.cairn.world!.player.state,
     }));
     await expect
       .poll(
         async () => {
-          const heard = await a.evaluate(
-            (id) =>
-              (
-                window.cairn.voice as { mixer: { peerPosition(id: number): { x: number; y: number; z: number } | null } }
-              ).mixer.peerPosition(id),
-            lb.id!,
-          );
+          const heard = await a.evaluate((id) => window.cairn.voice!.mixer.peerPosition(id), lb.id!);
           return heard ? Math.hypot(heard.x - bStands.x, heard.y - bStands.y, heard.z - bStands.z) : Infinity;
         },
         { timeout: 10_000 },

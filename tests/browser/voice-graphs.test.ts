@@ -60,7 +60,7 @@ describe('voice capture graphs (Chromium Web Audio, OfflineAudioContext)', () =>
       const bytes = Uint8Array.from(atob(input), (c) => c.charCodeAt(0));
       const samples = new Float32Array(bytes.buffer);
       const ctx = new OfflineAudioContext(1, samples.length + 4800, 48_000);
-      const { CaptureChain } = window.cairn.voiceModule as typeof import('../../src/voice/index.ts');
+      const { CaptureChain } = window.cairn.voiceModule!;
       // The production chain, loading the worklet from its module-relative URL in the built page.
       const chain = await CaptureChain.create(ctx, { mode: 'open' });
       const buffer = ctx.createBuffer(1, samples.length, 48_000);
@@ -103,7 +103,7 @@ describe('voice capture graphs (Chromium Web Audio, OfflineAudioContext)', () =>
 
   it('falls back to high-pass + compressor when the worklet cannot load, and the voice still goes through', async () => {
     const result = await page.evaluate(async () => {
-      const { CaptureChain } = window.cairn.voiceModule as typeof import('../../src/voice/index.ts');
+      const { CaptureChain } = window.cairn.voiceModule!;
       const render = async (hz: number) => {
         const ctx = new OfflineAudioContext(1, 48_000, 48_000);
         const chain = await CaptureChain.create(ctx, { mode: 'open', workletUrl: '/no-such-worklet.js' });
@@ -129,7 +129,7 @@ describe('voice capture graphs (Chromium Web Audio, OfflineAudioContext)', () =>
 
   it('push-to-talk: the first 20 ms after a press carry the voice, and a release falls silent within 0.4 s', async () => {
     const r = await page.evaluate(async () => {
-      const { PushToTalk, PTT_RELEASE_SECONDS } = window.cairn.voiceModule as typeof import('../../src/voice/index.ts');
+      const { PushToTalk, PTT_RELEASE_SECONDS } = window.cairn.voiceModule!;
       const ctx = new OfflineAudioContext(1, 48_000 * 2.5, 48_000);
       const ptt = new PushToTalk(ctx, { mode: 'push-to-talk' });
       const osc = new OscillatorNode(ctx, { frequency: 440 });
@@ -170,7 +170,7 @@ describe('voice capture graphs (Chromium Web Audio, OfflineAudioContext)', () =>
 
   it('the broadcast delay lags by 5 s ± 50 ms, and a dump silences within 50 ms and counts down', async () => {
     const r = await page.evaluate(async () => {
-      const { BroadcastDelay } = window.cairn.voiceModule as typeof import('../../src/voice/index.ts');
+      const { BroadcastDelay } = window.cairn.voiceModule!;
       const seconds = 13;
       const ctx = new OfflineAudioContext(2, 48_000 * seconds, 48_000);
       // Channel 0: a 1 kHz burst at 1.0 s through the delay. Channel 1: a steady tone, dumped at 7.0 s.

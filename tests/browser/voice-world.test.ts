@@ -15,13 +15,6 @@ import { speak, writeWav } from '../harness/voice-signals.ts';
 const base = inject('serverUrl');
 const room = `voice-world-${process.pid}-${Date.now().toString(36)}`;
 
-interface PlayerState {
-  x: number;
-  y: number;
-  z: number;
-  facing: number;
-}
-
 describe('voice in the world page', () => {
   let dir: string;
   let browser: Browser;
@@ -57,18 +50,15 @@ describe('voice in the world page', () => {
     expect(sw.ptt.mode).toBe('push-to-talk');
 
     // Stand the peer 3 m east of the player, at the player's height.
-    const player = await world.evaluate(() => ({ ...(window.cairn.world as { player: { state: PlayerState } }).player.state }));
-    await peer.evaluate(
-      (p) => (window.cairn.voicePage as { place(x: number, y: number, z: number, f: number): void }).place(p.x + 3, p.y, p.z, 0),
-      player,
-    );
+    const player = await world.evaluate(() => ({ ...window.cairn.world!.player.state }));
+    await peer.evaluate((p) => window.cairn.voicePage!.place(p.x + 3, p.y, p.z, 0), player);
     await expect.poll(async () => (await voiceStats(world)).peers[0]!.distance, { timeout: 10_000 }).toBeCloseTo(3, 0);
     expect(await measurePeer(world, sp.id!, 2)).toBeGreaterThan(-45);
 
     // The listener sits on the player, looking along forward = (sin facing, 0, cos facing).
     const listener = await world.evaluate(() => {
-      const l = (window.cairn.voice as { context: AudioContext }).context.listener;
-      const s = (window.cairn.world as { player: { state: PlayerState } }).player.state;
+      const l = window.cairn.voice!.context.listener;
+      const s = window.cairn.world!.player.state;
       return {
         x: l.positionX.value,
         y: l.positionY.value,
@@ -85,10 +75,7 @@ describe('voice in the world page', () => {
     expect(listener.fz).toBeCloseTo(Math.cos(listener.player.facing), 2);
 
     // The player's position reaches the other peer through the VoiceRoom (not through avatar sync).
-    const seen = await peer.evaluate(
-      (id) => (window.cairn.voice as { mixer: { peerPosition(id: number): PlayerState | null } }).mixer.peerPosition(id),
-      sw.id!,
-    );
+    const seen = await peer.evaluate((id) => window.cairn.voice!.mixer.peerPosition(id), sw.id!);
     expect(seen!.x).toBeCloseTo(player.x, 0);
     expect(seen!.z).toBeCloseTo(player.z, 0);
 
@@ -99,13 +86,13 @@ describe('voice in the world page', () => {
   });
 
   it('walking moves the listener and the position the peer hears', async () => {
-    const before = await world.evaluate(() => ({ ...(window.cairn.world as { player: { state: PlayerState } }).player.state }));
+    const before = await world.evaluate(() => ({ ...window.cairn.world!.player.state }));
     await world
       .locator('canvas')
       .first()
       .click({ position: { x: 240, y: 250 } });
     await world.keyboard.down('KeyW');
-    await world.waitForFunction((z0) => (window.cairn.world as { player: { state: PlayerState } }).player.state.z < z0 - 1.5, before.z, {
+    await world.waitForFunction((z0) => window.cairn.world!.player.state.z < z0 - 1.5, before.z, {
       timeout: 60_000,
       polling: 100,
     });
@@ -115,18 +102,15 @@ describe('voice in the world page', () => {
       .poll(
         async () => {
           const [now, seen] = await Promise.all([
-            world.evaluate(() => (window.cairn.world as { player: { state: PlayerState } }).player.state.z),
-            peer.evaluate(
-              (i) => (window.cairn.voice as { mixer: { peerPosition(id: number): PlayerState | null } }).mixer.peerPosition(i)?.z ?? NaN,
-              id,
-            ),
+            world.evaluate(() => window.cairn.world!.player.state.z),
+            peer.evaluate((i) => window.cairn.voice!.mixer.peerPosition(i)?.z ?? NaN, id),
           ]);
           return Math.abs(now - seen);
         },
         { timeout: 10_000 },
       )
       .toBeLessThan(0.2);
-    const listenerZ = await world.evaluate(() => (window.cairn.voice as { context: AudioContext }).context.listener.positionZ.value);
+    const listenerZ = await world.evaluate(() => window.cairn.voice!.context.listener.positionZ.value);
     expect(listenerZ).toBeLessThan(before.z - 1.5);
   });
 
@@ -134,7 +118,7 @@ describe('voice in the world page', () => {
     // Held on the page: leaving withdraws the voice service, so `cairn.voice` goes with it.
     await world.evaluate(() => Reflect.set(window, 'leftVoice', window.cairn.voice));
     await world.locator('.cairn-voice button[data-kind="join"]').click();
-    await expect.poll(() => world.evaluate(() => (window.cairn.stats.voice as { state: string }).state)).toBe('closed');
+    await expect.poll(() => world.evaluate(() => window.cairn.stats.voice!.state)).toBe('closed');
     await expect.poll(async () => (await voiceStats(peer)).peers.length, { timeout: 10_000 }).toBe(0);
     expect(await world.locator('.cairn-voice button[data-kind="join"]').innerText()).toBe('Join voice');
     expect(await world.evaluate(() => window.cairn.voice)).toBeUndefined();

@@ -29,7 +29,7 @@ async function rawStats(
   peerId: number,
 ): Promise<{ codecs: Array<{ mimeType: string; sdpFmtpLine: string }>; targetBitrate: number; maxBitrate: number | undefined }> {
   return page.evaluate(async (id) => {
-    const voice = window.cairn.voice as { mesh: { connection(id: number): RTCPeerConnection | null } };
+    const voice = window.cairn.voice!;
     const pc = voice.mesh.connection(id)!;
     const report = await pc.getStats();
     const codecs: Array<{ mimeType: string; sdpFmtpLine: string }> = [];
@@ -159,13 +159,13 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
   it('push-to-talk gates with a gain ramp: the track stays enabled and packets keep flowing', async () => {
     const sa0 = await voiceStats(a);
     expect(sa0.reconnects, `A reconnected: ${sa0.lastSignalingError}`).toBe(0);
-    await a.evaluate(() => (window.cairn.voice as { setMode(m: string): void }).setMode('push-to-talk'));
+    await a.evaluate(() => window.cairn.voice!.setMode('push-to-talk'));
     // Released: B hears silence (after the 0.4 s release and the jitter buffer)…
     await expect.poll(() => measurePeer(b, idA, 0.5), { timeout: 10_000 }).toBeLessThan(-70);
     const before = (await voiceStats(b)).peers[0]!.packetsIn;
     // …while the track is still enabled and sending (DTX off: silence is still packets).
     const track = await a.evaluate(() => {
-      const voice = window.cairn.voice as { mesh: { connection(id: number): RTCPeerConnection | null; peerIds(): number[] } };
+      const voice = window.cairn.voice!;
       const sender = voice.mesh
         .connection(voice.mesh.peerIds()[0]!)!
         .getSenders()
@@ -182,17 +182,17 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     expect(await hudText(a)).toContain('TALKING');
     await a.keyboard.up('KeyV');
     await expect.poll(() => measurePeer(b, idA, 0.5), { timeout: 10_000 }).toBeLessThan(-70);
-    await a.evaluate(() => (window.cairn.voice as { setMode(m: string): void }).setMode('open'));
+    await a.evaluate(() => window.cairn.voice!.setMode('open'));
   });
 
   it('reconnects after a dead socket and renegotiates without a reload', async () => {
     const oldId = idA;
-    await a.evaluate(() => (window.cairn.voice as { signaling: { simulateDeadSocket(): void } }).signaling.simulateDeadSocket());
+    await a.evaluate(() => window.cairn.voice!.signaling.simulateDeadSocket());
     // A's keep-alive gives up after 6 s of silence, reconnects, and resumes: the room drops the
     // old socket and B sees a leave for the old id and a fresh link to the new one.
     await a.waitForFunction(
       (old) => {
-        const v = window.cairn.stats.voice as { reconnects: number; id: number; state: string };
+        const v = window.cairn.stats.voice!;
         return v.reconnects === 1 && v.id !== old && v.state === 'open';
       },
       oldId,
@@ -209,12 +209,10 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     // An ICE restart (what a failed link gets from its offerer) renegotiates on the same connection.
     const offerer = String(idA) < String(idB) ? a : b;
     const other = offerer === a ? idB : idA;
-    await offerer.evaluate((id) => (window.cairn.voice as { mesh: { restartIce(id: number): void } }).mesh.restartIce(id), other);
+    await offerer.evaluate((id) => window.cairn.voice!.mesh.restartIce(id), other);
     await offerer.waitForFunction(
       () => {
-        const p = (
-          window.cairn.stats.voice as { peers: Array<{ iceRestarts: number; negotiations: number; connection: string; signaling: string }> }
-        ).peers[0];
+        const p = window.cairn.stats.voice!.peers[0];
         return p && p.iceRestarts === 1 && p.negotiations === 2 && p.signaling === 'stable' && p.connection === 'connected';
       },
       undefined,
@@ -226,11 +224,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
 
   it('pans a peer to where it stands: right louder on the right, quieter farther away', async () => {
     // A is 3 m to B's right.
-    const pannerAt = () =>
-      b.evaluate(
-        (id) => (window.cairn.voice as { mixer: { pannerPosition(id: number): { x: number } | null } }).mixer.pannerPosition(id),
-        idA,
-      );
+    const pannerAt = () => b.evaluate((id) => window.cairn.voice!.mixer.pannerPosition(id), idA);
     await expect.poll(async () => (await voiceStats(b)).peers[0]!.distance, { timeout: 10_000 }).toBeCloseTo(3, 1);
     await expect.poll(async () => (await pannerAt())?.x, { timeout: 10_000 }).toBeCloseTo(3, 1);
     // Chrome loads its HRTF data on a background thread when the page makes its first HRTF
@@ -246,7 +240,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     for (const close of await b.locator('.cairn-notice button').all()) await close.click();
     // Taken while A is mid-word, so the HUD shows levels rather than a pause (the picture only).
     await b
-      .waitForFunction(() => (window.cairn.stats.voice as { output: { rightDb: number } }).output.rightDb > -45, undefined, {
+      .waitForFunction(() => window.cairn.stats.voice!.output.rightDb > -45, undefined, {
         timeout: 5000,
         polling: 50,
       })
@@ -254,7 +248,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     saveDocPicture('voice.png', await b.screenshot());
 
     // Same direction, 24 m away: the inverse model says −18 dB (2/(2+22) vs 2/(2+1)).
-    await a.evaluate(() => (window.cairn.voicePage as { place(x: number, y: number, z: number, f: number): void }).place(24, 0, 0, 0));
+    await a.evaluate(() => window.cairn.voicePage!.place(24, 0, 0, 0));
     await expect.poll(async () => (await voiceStats(b)).peers[0]!.distance, { timeout: 10_000 }).toBeCloseTo(24, 1);
     await b.waitForTimeout(300); // the panner glides over ~50 ms
     const far = await measureOutput(b, 2);
@@ -263,12 +257,12 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     expect(far.rightDb).toBeGreaterThan(far.leftDb);
 
     // Moved to B's left, the left channel wins.
-    await a.evaluate(() => (window.cairn.voicePage as { place(x: number, y: number, z: number, f: number): void }).place(-3, 0, 0, 0));
+    await a.evaluate(() => window.cairn.voicePage!.place(-3, 0, 0, 0));
     await expect.poll(async () => (await voiceStats(b)).peers[0]!.distance, { timeout: 10_000 }).toBeCloseTo(3, 1);
     await b.waitForTimeout(300);
     const left = await measureOutput(b, 2);
     expect(left.leftDb).toBeGreaterThan(left.rightDb + 2);
-    await a.evaluate(() => (window.cairn.voicePage as { place(x: number, y: number, z: number, f: number): void }).place(3, 0, 0, 0));
+    await a.evaluate(() => window.cairn.voicePage!.place(3, 0, 0, 0));
   });
 
   it('an HrtfProbe in a context no one has oriented still hears HRTF (either ear may lead)', async () => {
@@ -276,7 +270,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     // convention) sits on the listener's left. The probe used to wait for a right-ear lead only
     // and never resolved there (measured L −18.0 dB, R −28.9 dB after 6 s).
     const heard = await a.evaluate(async () => {
-      const { HrtfProbe } = window.cairn.voiceModule as typeof import('../../src/voice/index.ts');
+      const { HrtfProbe } = window.cairn.voiceModule!;
       const context = new AudioContext({ sampleRate: 48_000 });
       await context.resume();
       const forwardZ = context.listener.forwardZ.value;
@@ -316,27 +310,27 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
     // Leave and join again, twice; every connection made is closed again, on every side, also when
     // a join is cut short mid-negotiation.
     for (let round = 0; round < 2; round++) {
-      await c.evaluate(() => (window.cairn.voicePage as { panel: { leave(): void } }).panel.leave());
+      await c.evaluate(() => window.cairn.voicePage!.panel.leave());
       await waitForPeers(a, 1);
       await waitForPeers(b, 1);
-      await c.evaluate(() => (window.cairn.voicePage as { panel: { joinNow(): Promise<unknown> } }).panel.joinNow());
+      await c.evaluate(() => window.cairn.voicePage!.panel.joinNow());
       await waitForPeers(c, 2);
     }
     // And once more, leaving in the middle of the negotiation (no waiting for the links).
-    await c.evaluate(() => (window.cairn.voicePage as { panel: { leave(): void } }).panel.leave());
+    await c.evaluate(() => window.cairn.voicePage!.panel.leave());
     const madeBefore = [(await waitForPeers(a, 1)).connections.created, (await waitForPeers(b, 1)).connections.created];
     await c.evaluate(async () => {
-      const panel = (window.cairn.voicePage as { panel: { joinNow(): Promise<unknown>; leave(): void } }).panel;
+      const panel = window.cairn.voicePage!.panel;
       await panel.joinNow();
       // Welcomed, the others told, offers about to fly: leave now.
-      while ((window.cairn.stats.voice as { state: string }).state !== 'open') await new Promise((r) => setTimeout(r, 5));
+      while (window.cairn.stats.voice!.state !== 'open') await new Promise((r) => setTimeout(r, 5));
       panel.leave();
     });
     for (const [i, page] of [a, b].entries()) {
       // A and B each saw C join (a link made) and leave (that link closed), in that order.
       await page.waitForFunction(
         (made) => {
-          const v = window.cairn.stats.voice as { connections: { created: number; closed: number } };
+          const v = window.cairn.stats.voice!;
           return v.connections.created === made + 1 && v.connections.closed === made;
         },
         madeBefore[i]!,
@@ -378,9 +372,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
       await c.evaluate(() => {
         const w = window as unknown as { refusals: number };
         w.refusals = 0;
-        (
-          window.cairn.voice as { signaling: { events: { on(e: 'lost', f: (l: { code: number | null }) => void): void } } }
-        ).signaling.events.on('lost', ({ code }) => {
+        window.cairn.voice!.signaling.events.on('lost', ({ code }) => {
           if (code === 4008) w.refusals++;
         });
       });
@@ -391,7 +383,7 @@ describe('voice between browsers (real WebRTC, real VoiceRoom)', () => {
       expect((await c.locator('.cairn-notice').allInnerTexts()).filter((t) => /room is full/.test(t))).toHaveLength(1);
       // One leaves: the next retry gets in, with the 15 who stayed in the roster.
       await holders.pop()!.close();
-      await c.waitForFunction(() => (window.cairn.stats.voice as { state: string }).state === 'open', undefined, {
+      await c.waitForFunction(() => window.cairn.stats.voice!.state === 'open', undefined, {
         timeout: 30_000,
         polling: 100,
       });

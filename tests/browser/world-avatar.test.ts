@@ -43,7 +43,7 @@ async function avatarStats(page: Page): Promise<AvatarStats> {
 }
 
 async function frames(page: Page, count: number): Promise<void> {
-  await page.evaluate((n) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(n), count);
+  await page.evaluate((n) => window.cairn.stage!.frames(n), count);
 }
 
 /** The player's drawn character: its name, skinned meshes, a thigh's rotation, and how far its lowest vertex is above the player's feet. */

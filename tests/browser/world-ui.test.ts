@@ -37,11 +37,11 @@ const overlaps = (a: Box, b: Box) => a.left < b.right - 0.5 && b.left < a.right 
 
 /** Waits for `count` more rendered frames. */
 async function frames(page: Page, count = 2): Promise<void> {
-  await page.evaluate((n) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(n), count);
+  await page.evaluate((n) => window.cairn.stage!.frames(n), count);
 }
 
 async function player(page: Page): Promise<PlayerState> {
-  return page.evaluate(() => ({ ...(window.cairn.world as unknown as { player: { state: PlayerState } }).player.state }));
+  return page.evaluate(() => ({ ...window.cairn.world!.player.state }));
 }
 
 /**
@@ -152,7 +152,7 @@ describe('the world’s states and controls, as a visitor sees them', () => {
     expect(quality.reason).toMatch(/software rasteriser \(.*swiftshader.*\)/i);
     // The tier's content is there: vegetation and people.
     await page.waitForFunction(() => {
-      const a = window.cairn.ambient as { scatter: unknown; crowd: unknown } | undefined;
+      const a = window.cairn.ambient;
       return !!a?.scatter && !!a.crowd;
     });
 
@@ -224,17 +224,17 @@ describe('the world’s states and controls, as a visitor sees them', () => {
         await expect.poll(async () => (await player(page)).state, { timeout: 30_000, interval: 100 }).toBe('jump');
       },
       drag: async () => {
-        const yaw = await stat(() => (window.cairn.world as unknown as { cameraRig: { yaw: number } }).cameraRig.yaw);
+        const yaw = await stat(() => window.cairn.world!.cameraRig.yaw);
         await drag();
-        const after = await stat(() => (window.cairn.world as unknown as { cameraRig: { yaw: number } }).cameraRig.yaw);
+        const after = await stat(() => window.cairn.world!.cameraRig.yaw);
         expect(Math.abs(after - yaw)).toBeGreaterThan(0.05);
       },
       wheel: async () => {
-        const distance = await stat(() => (window.cairn.world as unknown as { cameraRig: { distance: number } }).cameraRig.distance);
+        const distance = await stat(() => window.cairn.world!.cameraRig.distance);
         await page.mouse.move(canvasPoint.x, canvasPoint.y);
         await page.mouse.wheel(0, 300);
         await expect
-          .poll(() => stat(() => (window.cairn.world as unknown as { cameraRig: { distance: number } }).cameraRig.distance), {
+          .poll(() => stat(() => window.cairn.world!.cameraRig.distance), {
             timeout: 10_000,
           })
           .toBeGreaterThan(distance + 0.5);
@@ -261,7 +261,7 @@ describe('the world’s states and controls, as a visitor sees them', () => {
         await expect.poll(() => page.locator('.cairn-scatter-toggle').getAttribute('aria-pressed'), { timeout: 60_000 }).toBe('true');
         await page.waitForSelector('.cairn-scatter:not([hidden])');
         await page.evaluate(() => {
-          const tool = window.cairn.scatter as unknown as { brush: { on(type: string, fn: (e: { erasing: boolean }) => void): void } };
+          const tool = window.cairn.scatter!;
           const seen: boolean[] = ((window as unknown as { strokes: boolean[] }).strokes = []);
           tool.brush.on('strokeStart', (e) => seen.push(e.erasing));
         });
@@ -269,7 +269,7 @@ describe('the world’s states and controls, as a visitor sees them', () => {
         await drag();
         await drag({ alt: true });
         expect(await stat(() => (window as unknown as { strokes: boolean[] }).strokes)).toEqual([false, true]);
-        const radius = () => stat(() => (window.cairn.scatter as unknown as { brush: { radius: number } }).brush.radius);
+        const radius = () => stat(() => window.cairn.scatter!.brush.radius);
         const r0 = await radius();
         await page.keyboard.press('BracketRight');
         expect(await radius()).toBe(r0 + 1);
@@ -278,38 +278,28 @@ describe('the world’s states and controls, as a visitor sees them', () => {
       },
       'Ctrl+KeyZ': async () => {
         // The paint stroke above (and the erase) reached the cell; Ctrl+Z takes back the newest.
-        await expect
-          .poll(() => stat(() => (window.cairn.stats.sharedScatter as { sent: number }).sent), { timeout: 60_000 })
-          .toBeGreaterThan(0);
-        const undone = await stat(() => (window.cairn.stats.sharedScatter as { undone: number }).undone);
+        await expect.poll(() => stat(() => window.cairn.stats.sharedScatter!.sent), { timeout: 60_000 }).toBeGreaterThan(0);
+        const undone = await stat(() => window.cairn.stats.sharedScatter!.undone);
         await page.keyboard.press('Control+KeyZ');
-        await expect
-          .poll(() => stat(() => (window.cairn.stats.sharedScatter as { undone: number }).undone), { timeout: 60_000 })
-          .toBe(undone + 1);
+        await expect.poll(() => stat(() => window.cairn.stats.sharedScatter!.undone), { timeout: 60_000 }).toBe(undone + 1);
       },
       KeyV: async () => {
-        await expect
-          .poll(() => stat(() => (window.cairn.stats.voice as { mic: { state: string } }).mic.state), { timeout: 60_000 })
-          .toBe('live');
+        await expect.poll(() => stat(() => window.cairn.stats.voice!.mic.state), { timeout: 60_000 }).toBe('live');
         await page.keyboard.down('KeyV');
-        await expect
-          .poll(() => stat(() => (window.cairn.stats.voice as { ptt: { pressed: boolean } }).ptt.pressed), { timeout: 10_000 })
-          .toBe(true);
+        await expect.poll(() => stat(() => window.cairn.stats.voice!.ptt.pressed), { timeout: 10_000 }).toBe(true);
         await page.keyboard.up('KeyV');
-        await expect
-          .poll(() => stat(() => (window.cairn.stats.voice as { ptt: { pressed: boolean } }).ptt.pressed), { timeout: 10_000 })
-          .toBe(false);
+        await expect.poll(() => stat(() => window.cairn.stats.voice!.ptt.pressed), { timeout: 10_000 }).toBe(false);
       },
       KeyM: async () => {
         const indicator = page.locator('.cairn-muted');
         expect(await indicator.isVisible()).toBe(false);
         await page.keyboard.press('KeyM');
-        expect(await stat(() => (window.cairn.stats.audio as { muted: boolean }).muted)).toBe(true);
+        expect(await stat(() => window.cairn.stats.audio!.muted)).toBe(true);
         await expect.poll(() => indicator.isVisible(), { timeout: 10_000 }).toBe(true);
         expect(await indicator.innerText()).toMatch(/Muted/);
         // Clicking the indicator unmutes.
         await indicator.click();
-        expect(await stat(() => (window.cairn.stats.audio as { muted: boolean }).muted)).toBe(false);
+        expect(await stat(() => window.cairn.stats.audio!.muted)).toBe(false);
         await expect.poll(() => indicator.isVisible(), { timeout: 10_000 }).toBe(false);
       },
       KeyP: async () => {
@@ -318,13 +308,13 @@ describe('the world’s states and controls, as a visitor sees them', () => {
         await page.keyboard.press('KeyP');
         expect(await card.isVisible()).toBe(true);
         expect(await card.innerText()).toMatch(/Paused[\s\S]*press P to resume/i);
-        expect(await stat(() => (window.cairn.stats.audio as { paused: boolean }).paused)).toBe(true);
-        expect(await stat(() => (window.cairn.world as unknown as { player: { enabled: boolean } }).player.enabled)).toBe(false);
+        expect(await stat(() => window.cairn.stats.audio!.paused)).toBe(true);
+        expect(await stat(() => window.cairn.world!.player.enabled)).toBe(false);
         // Clicking the card resumes.
         await card.click();
         expect(await card.isVisible()).toBe(false);
-        expect(await stat(() => (window.cairn.stats.audio as { paused: boolean }).paused)).toBe(false);
-        expect(await stat(() => (window.cairn.world as unknown as { player: { enabled: boolean } }).player.enabled)).toBe(true);
+        expect(await stat(() => window.cairn.stats.audio!.paused)).toBe(false);
+        expect(await stat(() => window.cairn.world!.player.enabled)).toBe(true);
       },
       KeyH: async () => {
         const compact = () => page.locator('.cairn-hud').evaluate((e) => e.hasAttribute('data-compact'));
@@ -336,9 +326,9 @@ describe('the world’s states and controls, as a visitor sees them', () => {
       },
       Backslash: async () => {
         await page.keyboard.press('Backslash');
-        await expect.poll(() => stat(() => (window.cairn.stats.anim as { reference: boolean }).reference), { timeout: 60_000 }).toBe(true);
+        await expect.poll(() => stat(() => window.cairn.stats.anim!.reference), { timeout: 60_000 }).toBe(true);
         await page.keyboard.press('Backslash');
-        await expect.poll(() => stat(() => (window.cairn.stats.anim as { reference: boolean }).reference), { timeout: 10_000 }).toBe(false);
+        await expect.poll(() => stat(() => window.cairn.stats.anim!.reference), { timeout: 10_000 }).toBe(false);
       },
       assets: async () => {
         await page.locator('.cairn-assets-toggle').click();
@@ -380,28 +370,21 @@ describe('the world’s states and controls, as a visitor sees them', () => {
     // The other player stands a few metres ahead and to the right of the visitor, as a person
     // walking up beside them would.
     const spot = await page.evaluate(() => {
-      const world = window.cairn.world as unknown as { player: { state: PlayerState }; cameraRig: { yaw: number } };
+      const world = window.cairn.world!;
       const s = world.player.state;
       const yaw = world.cameraRig.yaw;
       return { x: s.x + Math.sin(yaw) * 4 - Math.cos(yaw) * 1.5, z: s.z + Math.cos(yaw) * 4 + Math.sin(yaw) * 1.5 };
     });
     await other.evaluate((p) => {
-      const world = window.cairn.world as unknown as {
-        player: { state: PlayerState; enabled: boolean };
-        heightmap: { sampleHeight(x: number, z: number): number };
-      };
+      const world = window.cairn.world!;
       world.player.enabled = false;
       world.player.state = { ...world.player.state, x: p.x, z: p.z, y: world.heightmap.sampleHeight(p.x, p.z) };
     }, spot);
-    const otherId = await other.evaluate(() => (window.cairn.net as unknown as { transport: { selfId: number | null } }).transport.selfId);
+    const otherId = await other.evaluate(() => window.cairn.net!.transport.selfId);
     expect(otherId).not.toBeNull();
     await page.waitForFunction(
       ({ id, p }) => {
-        const peer = (
-          window.cairn.net as unknown as { table: { peers: Map<number, { newest(): { x: number; z: number } | null }> } }
-        ).table.peers
-          .get(id)
-          ?.newest();
+        const peer = window.cairn.net!.table.peers.get(id)?.newest();
         return !!peer && Math.hypot(peer.x - p.x, peer.z - p.z) < 0.5;
       },
       { id: otherId!, p: spot },
@@ -411,18 +394,14 @@ describe('the world’s states and controls, as a visitor sees them', () => {
     for (const size of [small, large]) {
       await page.setViewportSize(size);
       await frames(page, 3);
-      await page.evaluate(() => (window.cairn.hud as { refresh(): void }).refresh());
+      await page.evaluate(() => window.cairn.hud!.refresh());
       await expectLayout(page, size);
       // The other player's feet and head, projected on this visitor's screen: on screen, in the
       // centre band, and nothing but the canvas there.
       const seen = await page.evaluate(
         ({ id, w, h }) => {
           const camera = window.cairn.camera!;
-          const peer = (
-            window.cairn.net as unknown as { table: { peers: Map<number, { newest(): { x: number; y: number; z: number } }> } }
-          ).table.peers
-            .get(id)!
-            .newest();
+          const peer = window.cairn.net!.table.peers.get(id)!.newest()!;
           return [0.1, 1.6].map((up) => {
             const v = camera.position
               .clone()

@@ -25,7 +25,7 @@ async function stats(page: Page): Promise<Stats> {
 
 /** Waits until `count` more frames have rendered. */
 async function frames(page: Page, count = 3): Promise<void> {
-  await page.evaluate((n) => (window.cairn.stage as { frames(n: number): Promise<void> }).frames(n), count);
+  await page.evaluate((n) => window.cairn.stage!.frames(n), count);
 }
 
 async function shot(page: Page): Promise<Image> {
@@ -51,7 +51,7 @@ describe('the world page on WebGPU', () => {
   it('runs on the WebGPU backend with no shader or page errors', async () => {
     const s = await stats(page);
     expect(s.backend).toBe('WebGPU');
-    expect(await page.evaluate(() => (window.cairn.rendererStatus as { fallbackReason: string | null }).fallbackReason)).toBeNull();
+    expect(await page.evaluate(() => window.cairn.rendererStatus!.fallbackReason)).toBeNull();
     expect(s.shaderErrors).toBe(0);
     expect(errors).toEqual([]);
     // The HUD shows the same figures the page publishes.
@@ -62,28 +62,16 @@ describe('the world page on WebGPU', () => {
 
   it('meets a visitor with vegetation over the map and people who keep out of the way', async () => {
     // Built after the first frames, off the main thread; nothing here waits on a timer.
-    await page.waitForFunction(
-      () =>
-        (window.cairn.ambient as { scatter: unknown; crowd: unknown } | undefined)?.scatter &&
-        (window.cairn.ambient as { crowd: unknown }).crowd,
-      undefined,
-      { timeout: 120_000 },
-    );
-    await page.evaluate(() => (window.cairn.ambient as { scatter: { ready(): Promise<void> } }).scatter.ready());
+    await page.waitForFunction(() => window.cairn.ambient?.scatter && window.cairn.ambient!.crowd, undefined, { timeout: 120_000 });
+    await page.evaluate(() => window.cairn.ambient!.scatter!.ready());
     await frames(page, 2);
     const ambient = await page.evaluate(() => {
-      const a = window.cairn.ambient as {
-        scatter: {
-          stats: { regions: { drawn: number; total: number }; instances: number; mode: string; lastError: string | null };
-          layer: { snapshot(): unknown[] };
-        };
-        crowd: { count: number; peers: { peers: Array<{ x: number; z: number }> } };
-      };
-      const player = window.cairn.stats.player as { x: number; z: number };
+      const crowd = window.cairn.ambient!.crowd!;
+      const player = window.cairn.stats.player!;
       return {
         ...JSON.parse(JSON.stringify(window.cairn.stats.ambient)),
-        people: a.crowd.count,
-        nearest: Math.min(...a.crowd.peers.peers.map((p) => Math.hypot(p.x - player.x, p.z - player.z))),
+        people: crowd.count,
+        nearest: Math.min(...crowd.peers.peers.map((p) => Math.hypot(p.x - player.x, p.z - player.z))),
       };
     });
     expect(ambient.lastError).toBeNull();
@@ -98,27 +86,23 @@ describe('the world page on WebGPU', () => {
     expect(ambient.nearest).toBeGreaterThanOrEqual(1.59);
     // A person walking into the player is moved aside on the next frame.
     await page.evaluate(() => {
-      const a = window.cairn.ambient as { crowd: { peers: { peers: Array<{ x: number; z: number }> } } };
-      const player = window.cairn.stats.player as { x: number; z: number };
-      Object.assign(a.crowd.peers.peers[0]!, { x: player.x + 0.3, z: player.z });
+      const crowd = window.cairn.ambient!.crowd!;
+      const player = window.cairn.stats.player!;
+      Object.assign(crowd.peers.peers[0]!, { x: player.x + 0.3, z: player.z });
     });
     await frames(page, 2);
     const moved = await page.evaluate(() => {
-      const peer = (window.cairn.ambient as { crowd: { peers: { peers: Array<{ x: number; z: number }> } } }).crowd.peers.peers[0]!;
-      const player = window.cairn.stats.player as { x: number; z: number };
+      const peer = window.cairn.ambient!.crowd!.peers.peers[0]!;
+      const player = window.cairn.stats.player!;
       return Math.hypot(peer.x - player.x, peer.z - player.z);
     });
     expect(moved).toBeGreaterThanOrEqual(1.5);
     // The scatter draws: hiding its layer changes the picture.
     const withScatter = await shot(page);
-    await page.evaluate(
-      () => ((window.cairn.ambient as { scatter: { layer: { object: { visible: boolean } } } }).scatter.layer.object.visible = false),
-    );
+    await page.evaluate(() => (window.cairn.ambient!.scatter!.layer.object.visible = false));
     await frames(page, 2);
     const bare = await shot(page);
-    await page.evaluate(
-      () => ((window.cairn.ambient as { scatter: { layer: { object: { visible: boolean } } } }).scatter.layer.object.visible = true),
-    );
+    await page.evaluate(() => (window.cairn.ambient!.scatter!.layer.object.visible = true));
     await frames(page, 2);
     expect(countDifferentPixels(withScatter, bare)).toBeGreaterThan(withScatter.width * withScatter.height * 0.02);
   });
@@ -126,13 +110,8 @@ describe('the world page on WebGPU', () => {
   it('draws the terrain and the player (pixels change when each is hidden)', async () => {
     // The README's picture: people a few metres ahead among the trees, standing still.
     await page.evaluate(() => {
-      const a = window.cairn.ambient as {
-        crowd: {
-          paused: boolean;
-          peers: { peers: Array<{ x: number; y: number; z: number; facing: number; activity: string; clip: string }> };
-        };
-      };
-      const world = window.cairn.world as { heightmap: { sampleHeight(x: number, z: number): number } };
+      const crowd = window.cairn.ambient!.crowd!;
+      const world = window.cairn.world!;
       const spots: Array<[number, number, number, string]> = [
         [-3.2, -7, 0.6, 'idle'],
         [2.6, -9.5, -2.4, 'walk'],
@@ -140,10 +119,10 @@ describe('the world page on WebGPU', () => {
         [-7, -16, 1.2, 'walk'],
       ];
       spots.forEach(([x, z, facing, clip], i) => {
-        const peer = a.crowd.peers.peers[i]!;
+        const peer = crowd.peers.peers[i]!;
         Object.assign(peer, { x, z, y: world.heightmap.sampleHeight(x, z), facing, activity: clip, clip, timeLeft: 1e9 });
       });
-      a.crowd.paused = true;
+      crowd.paused = true;
     });
     await frames(page, 3);
     const all = await shot(page);
@@ -167,20 +146,17 @@ describe('the world page on WebGPU', () => {
     expect(playerPixels).toBeGreaterThan(800);
     await page.evaluate(() => (window.cairn.avatar!.humanoid!.object.visible = true));
 
-    await page.evaluate(() => ((window.cairn.world as { terrain: { visible: boolean } }).terrain.visible = false));
+    await page.evaluate(() => (window.cairn.world!.terrain.visible = false));
     await frames(page, 2);
     const noTerrain = await shot(page);
-    await page.evaluate(() => ((window.cairn.world as { terrain: { visible: boolean } }).terrain.visible = true));
+    await page.evaluate(() => (window.cairn.world!.terrain.visible = true));
     expect(countDifferentPixels(all, noTerrain)).toBeGreaterThan(all.width * all.height * 0.3);
     // The rest of this file needs none of it: hidden, SwiftShader draws the frames it waits for faster.
     await page.evaluate(() => {
-      const a = window.cairn.ambient as {
-        crowd: { paused: boolean; crowd: { object: { visible: boolean } } };
-        scatter: { layer: { object: { visible: boolean } } };
-      };
-      a.crowd.paused = false;
-      a.crowd.crowd.object.visible = false;
-      a.scatter.layer.object.visible = false;
+      const { crowd, scatter } = window.cairn.ambient!;
+      crowd!.paused = false;
+      crowd!.crowd.object.visible = false;
+      scatter!.layer.object.visible = false;
     });
   });
 
@@ -188,7 +164,7 @@ describe('the world page on WebGPU', () => {
     await page.locator('canvas').click({ position: { x: 400, y: 400 } });
     const before = (await stats(page)).player;
     await page.keyboard.down('KeyW');
-    await page.waitForFunction((z0) => window.cairn.stats.player && (window.cairn.stats.player as { z: number }).z < z0 - 1, before.z, {
+    await page.waitForFunction((z0) => window.cairn.stats.player && window.cairn.stats.player.z < z0 - 1, before.z, {
       timeout: 60_000,
       polling: 100,
     });
@@ -200,7 +176,7 @@ describe('the world page on WebGPU', () => {
     expect(Math.abs(Math.abs(after.facing) - Math.PI)).toBeLessThan(0.2);
 
     await page.keyboard.down('KeyD');
-    await page.waitForFunction((x0) => (window.cairn.stats.player as { x: number }).x > x0 + 0.5, after.x, {
+    await page.waitForFunction((x0) => window.cairn.stats.player!.x > x0 + 0.5, after.x, {
       timeout: 60_000,
       polling: 100,
     });
@@ -231,7 +207,7 @@ describe('the world page on WebGPU', () => {
     const apart = (a: DOMRect, b: DOMRect) => a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
     await page.setViewportSize({ width: 640, height: 400 });
     await frames(page, 2);
-    await page.evaluate(() => (window.cairn.hud as { refresh(): void }).refresh());
+    await page.evaluate(() => window.cairn.hud!.refresh());
     const compact = await rect('.cairn-hud');
     expect(compact.height).toBeLessThanOrEqual(100);
     // Every figure is still in the HUD (clipped), so what tests read is what H shows.
@@ -264,7 +240,7 @@ describe('the world page on WebGPU', () => {
   });
 
   it('shares scatter strokes live with another visitor in the same cell, and undoes its own', async () => {
-    await page.waitForFunction(() => ((window.cairn.stats.sharedScatter as { cells: number } | undefined)?.cells ?? 0) > 0, undefined, {
+    await page.waitForFunction(() => (window.cairn.stats.sharedScatter?.cells ?? 0) > 0, undefined, {
       timeout: 60_000,
     });
     // The other visitor is a plain WebSocket client in cell 0:0 of world seed 1, with a session of its own.
@@ -280,12 +256,8 @@ describe('the world page on WebGPU', () => {
     await expect.poll(() => received.some((m) => m.type === 'snapshot')).toBe(true);
     const otherAuthor = received.find((m) => m.type === 'snapshot')!.author;
     expect(otherAuthor).toMatch(/^[0-9a-f]{16}$/);
-    type Tool = {
-      layer: { paint(x: number, z: number, r: number): unknown; choosePreset(id: string): Promise<void>; stats: { instances: number } };
-      brush: { emit(type: string, payload: object): void };
-    };
     await page.evaluate(() => {
-      const tool = window.cairn.scatter as Tool;
+      const tool = window.cairn.scatter!;
       void tool.layer.choosePreset('mixed-forest');
       tool.brush.emit('strokeStart', { x: 20, z: 20, erasing: false });
       tool.layer.paint(20, 20, 6);
@@ -298,13 +270,13 @@ describe('the world page on WebGPU', () => {
     // The page's strokes are stored under its own session, not the other visitor's.
     expect(painted.author, JSON.stringify(received)).toMatch(/^[0-9a-f]{16}$/);
     expect(painted.author).not.toBe(otherAuthor);
-    expect(await page.evaluate(() => (window.cairn.stats.sharedScatter as { author: string | null }).author)).toBe(painted.author);
+    expect(await page.evaluate(() => window.cairn.stats.sharedScatter!.author)).toBe(painted.author);
     expect(
       painted.events.map((e) => e.kind),
       JSON.stringify(received),
     ).toEqual(['preset', 'reseed', 'paint', 'paint']);
 
-    const before = await page.evaluate(() => (window.cairn.scatter as Tool).layer.stats.instances);
+    const before = await page.evaluate(() => window.cairn.scatter!.layer.stats.instances);
     other.send(
       JSON.stringify({
         type: 'stroke',
@@ -316,8 +288,8 @@ describe('the world page on WebGPU', () => {
         ],
       }),
     );
-    await page.waitForFunction((n) => (window.cairn.scatter as Tool).layer.stats.instances > n, before, { timeout: 30_000 });
-    expect(await page.evaluate(() => (window.cairn.stats.sharedScatter as { received: number }).received)).toBeGreaterThanOrEqual(1);
+    await page.waitForFunction((n) => window.cairn.scatter!.layer.stats.instances > n, before, { timeout: 30_000 });
+    expect(await page.evaluate(() => window.cairn.stats.sharedScatter!.received)).toBeGreaterThanOrEqual(1);
 
     await page.locator('canvas').click({ position: { x: 400, y: 300 } });
     await page.keyboard.press('Control+KeyZ');

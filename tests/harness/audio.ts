@@ -1,15 +1,8 @@
 import type { Page } from 'playwright-core';
-import type * as AudioModule from '../../src/audio/index.ts';
+import type { SfxLab } from '../../app/sfx.ts';
 import type { AudioEngine, AudioStats } from '../../src/audio/index.ts';
 
-/** What the sound page publishes as `cairn.sfx`. */
-export interface SfxLab {
-  audio: typeof AudioModule;
-  playSlice(): number;
-  flood(count?: number): number;
-}
-
-/** Typed accessors for code that runs inside the page. */
+/** The sound page's window with its audio handles present (the benches' accessors). */
 export type AudioWindow = Window & { cairn: { audio: AudioEngine; sfx: SfxLab; stats: { audio: AudioStats } } };
 
 export interface OutputMeasurement {
@@ -37,9 +30,9 @@ export interface OutputMeasurement {
 export function measureOutput(page: Page, seconds: number, action: 'slice' | 'flood' | 'none' = 'none'): Promise<OutputMeasurement> {
   return page.evaluate(
     async ({ seconds, action }) => {
-      const { cairn } = window as unknown as AudioWindow;
-      const engine = cairn.audio;
-      const A = cairn.sfx.audio;
+      const { cairn } = window;
+      const engine = cairn.audio!;
+      const A = cairn.sfx!.audio;
       const context = engine.context!;
       const output = engine.graph!.bus!.output;
       const delays = [0, 0.7, 1.4, 2.1];
@@ -54,7 +47,7 @@ export function measureOutput(page: Page, seconds: number, action: 'slice' | 'fl
       });
       const windowSeconds = 32768 / context.sampleRate + delays[delays.length - 1]!;
       const begin = context.currentTime;
-      const start = action === 'slice' ? cairn.sfx.playSlice() : action === 'flood' ? cairn.sfx.flood() : begin;
+      const start = action === 'slice' ? cairn.sfx!.playSlice() : action === 'flood' ? cairn.sfx!.flood() : begin;
       const end = start + seconds;
       const blocks: number[] = [];
       let peak = 0;
@@ -91,7 +84,7 @@ export function measureOutput(page: Page, seconds: number, action: 'slice' | 'fl
 
 /** `cairn.stats.audio`, copied out of the page. */
 export function audioStats(page: Page): Promise<AudioStats> {
-  return page.evaluate(() => JSON.parse(JSON.stringify((window as unknown as AudioWindow).cairn.stats.audio)));
+  return page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats.audio)));
 }
 
 /** Emulates the tab being hidden or shown (headless pages are always visible). */

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type LaunchOptions, type Page } from 'playwright-core';
+import type { CairnStats } from '../../src/world/cairn-global.ts';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -89,20 +90,20 @@ export function collectPageErrors(page: Page): string[] {
 
 /**
  * Waits until `window.cairn.ready` is true (pages set it after their first rendered frame) or a
- * fatal error is published, and returns the page's stats.
+ * fatal error is published, and returns a JSON copy of the page's stats (`cairn.stats`).
  */
-export async function waitForCairn(page: Page, timeoutMs = 60_000): Promise<Record<string, unknown>> {
+export async function waitForCairn(page: Page, timeoutMs = 60_000): Promise<CairnStats> {
   await page.waitForFunction(
     () => {
-      const cairn = (window as unknown as { cairn?: { ready?: boolean; fatal?: string } }).cairn;
+      const cairn = window.cairn;
       return cairn?.ready === true || typeof cairn?.fatal === 'string';
     },
     undefined,
     { timeout: timeoutMs, polling: 100 },
   );
-  const fatal = await page.evaluate(() => (window as unknown as { cairn: { fatal?: string } }).cairn.fatal);
+  const fatal = await page.evaluate(() => window.cairn.fatal);
   if (fatal) throw new Error(`page reported a fatal error: ${fatal}`);
-  return page.evaluate(() => JSON.parse(JSON.stringify((window as unknown as { cairn: { stats: unknown } }).cairn.stats)));
+  return page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats)) as CairnStats);
 }
 
 /**
@@ -110,6 +111,6 @@ export async function waitForCairn(page: Page, timeoutMs = 60_000): Promise<Reco
  * that has just waited for a figure does not race the HUD's 250 ms redraw.
  */
 export async function hudText(page: Page): Promise<string> {
-  await page.evaluate(() => (window.cairn.hud as { refresh(): void } | undefined)?.refresh());
+  await page.evaluate(() => window.cairn.hud?.refresh());
   return page.locator('.cairn-hud').innerText();
 }

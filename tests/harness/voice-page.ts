@@ -63,7 +63,7 @@ export async function peerConnectionCensus(page: Page): Promise<{ made: number; 
 export async function waitForPeers(page: Page, count: number, timeoutMs = 60_000): Promise<VoiceStatsView> {
   await page.waitForFunction(
     (n) => {
-      const v = window.cairn?.stats?.voice as { state: string; peers: Array<{ connection: string }> } | undefined;
+      const v = window.cairn?.stats?.voice;
       return v?.state === 'open' && v.peers.length === n && v.peers.every((p) => p.connection === 'connected');
     },
     count,
@@ -78,7 +78,7 @@ export async function waitForPeers(page: Page, count: number, timeoutMs = 60_000
  */
 export async function measureOutput(page: Page, seconds: number): Promise<{ leftDb: number; rightDb: number }> {
   return page.evaluate(async (s) => {
-    const mixer = (window.cairn.voice as { mixer: { outputLevels(): { left: number; right: number } } }).mixer;
+    const mixer = window.cairn.voice!.mixer;
     let left = 0;
     let right = 0;
     let n = 0;
@@ -98,7 +98,7 @@ export async function measureOutput(page: Page, seconds: number): Promise<{ left
 export async function measurePeer(page: Page, id: number, seconds: number): Promise<number> {
   return page.evaluate(
     async ({ id, s }) => {
-      const mixer = (window.cairn.voice as { mixer: { peerLevelDb(id: number): number } }).mixer;
+      const mixer = window.cairn.voice!.mixer;
       let power = 0;
       let n = 0;
       const end = performance.now() + s * 1000;

@@ -150,9 +150,26 @@ declare module '../../world/services.ts' {
   }
 }
 
+/** The reference view's state as the world publishes it under `cairn.stats.anim`. */
+export interface ReferenceViewStats {
+  reference: boolean;
+  clip: string | null;
+  missing: string | null;
+  time: number;
+}
+
+/**
+ * What each page publishes under `cairn.stats.anim`, by page: the world the reference view's state;
+ * a page with figures of its own adds its entry by declaration merging (the retarget page its
+ * `RetargetViewerStats`), so `stats.anim` is the union and a reader narrows by a key of its page.
+ */
+export interface AnimStatsByPage {
+  world: ReferenceViewStats;
+}
+
 declare module '../../world/cairn-global.ts' {
   interface CairnStats {
-    /** The animation module's figures: the world publishes the reference view's state, the retarget page `RetargetViewerStats`. */
-    anim?: unknown;
+    /** The animation module's figures: one of {@link AnimStatsByPage}. */
+    anim?: AnimStatsByPage[keyof AnimStatsByPage];
   }
 }
