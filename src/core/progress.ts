@@ -22,8 +22,11 @@ export interface Progress {
   label?: string;
 }
 
-/** Hears {@link Progress}: the type of every `onProgress` option. */
-export type ProgressListener = (progress: Progress) => void;
+/**
+ * Hears {@link Progress}: the type of every `onProgress` option. A job whose steps have names of
+ * its own narrows the payload (`ProgressListener<LoadTemplateProgress>`, whose `label` is a phase).
+ */
+export type ProgressListener<P extends Progress = Progress> = (update: P) => void;
 
 /** `done / total` clamped to 0..1; null while the total is unknown (or 0). */
 export function progressFraction(progress: Progress): number | null {

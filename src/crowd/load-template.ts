@@ -6,7 +6,7 @@
  */
 import { fetchModelBytes, parseRig, refusalOf, rigFormatOf, RigLoadError } from '../rig/load.ts';
 import { formatClipStates, isPlaceholderClipName, matchClipStates, type ClipState } from '../rig/clip-names.ts';
-import type { Progress } from '../core/progress.ts';
+import type { Progress, ProgressListener } from '../core/progress.ts';
 import { CrowdTemplate, CrowdTemplateError, type CrowdTemplateOptions } from './template.ts';
 
 /** The states a crowd avatar plays (what synthetic peers and remote players ask for). */
@@ -28,7 +28,7 @@ export interface LoadTemplateOptions extends CrowdTemplateOptions {
    * Hears each phase (`label`) as it goes: bytes received of the Content-Length while downloading
    * (`total` null when the server sends none), then 0 and 1 of 1 for parsing and preparing.
    */
-  onProgress?: (progress: LoadTemplateProgress) => void;
+  onProgress?: ProgressListener<LoadTemplateProgress>;
   /**
    * Cairn's library clips, by name, retargeted on load (in place) for the states the file has no
    * clip for (every one of them for a rig with no clips); `[]` retargets none. Default
