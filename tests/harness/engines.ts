@@ -129,6 +129,37 @@ export interface EnginePage {
   close(): Promise<void>;
 }
 
+/**
+ * One line on stderr per slow step (a load, a wait, a picture) with its seconds, so a run's log
+ * shows where an engine spends its time: `[engines webkit] 12.3 s waiting for …`.
+ */
+export function trace(engine: EngineName, what: string, startedAt: number): void {
+  process.stderr.write(`[engines ${engine}] ${((performance.now() - startedAt) / 1000).toFixed(1)} s ${what}\n`);
+}
+
+/** The same page, with its loads, waits and pictures traced (see {@link trace}). */
+function traced(page: EnginePage): EnginePage {
+  return {
+    ...page,
+    async goto(url) {
+      const t = performance.now();
+      await page.goto(url);
+      trace(page.engine, `loading ${new URL(url).pathname}${new URL(url).search}`, t);
+    },
+    async waitFor(what, timeoutMs, fn, ...args) {
+      const t = performance.now();
+      await page.waitFor(what, timeoutMs, fn, ...args);
+      trace(page.engine, `waiting for ${what}`, t);
+    },
+    async screenshot() {
+      const t = performance.now();
+      const image = await page.screenshot();
+      trace(page.engine, 'taking a screenshot', t);
+      return image;
+    },
+  };
+}
+
 /** `KeyboardEvent.code` of a letter key → the character WebDriver types for it. */
 function keyOfCode(code: string): string {
   const letter = /^Key([A-Z])$/.exec(code);
@@ -288,7 +319,7 @@ export async function launchWebKit(options: LaunchWebKitOptions): Promise<Engine
       await stopGroup(driverProcess);
     },
   };
-  return page;
+  return traced(page);
 }
 
 export interface LaunchFirefoxOptions {
@@ -385,5 +416,5 @@ export async function launchFirefox(options: LaunchFirefoxOptions): Promise<Engi
       await browser.close().catch(() => undefined);
     },
   };
-  return page;
+  return traced(page);
 }
