@@ -81,8 +81,8 @@ describe('WebKitGTK, as shipped (WebGL2)', () => {
     await page.waitFor('the crowd to empty', 60_000, () => (window.cairn.stats.crowd as { agents: number }).agents === 0);
     const empty = await canvasShot(page);
     console.log(`[engines] crowd: ${JSON.stringify({ ...crowd, share, emptied: countDifferentPixels(withCrowd, empty) })}`);
-    // The people were drawn: taking them away changes the picture.
-    expect(countDifferentPixels(withCrowd, empty)).toBeGreaterThan(W * H * 0.01);
+    // The people were drawn: taking them away changes the picture (20 people at 320×180: about 0.8 %).
+    expect(countDifferentPixels(withCrowd, empty)).toBeGreaterThan(W * H * 0.004);
     expect(await page.errors()).toEqual([]);
   });
 
