@@ -16,12 +16,10 @@ import { countDifferentPixels, type Image } from './png.ts';
 export const ENGINE_VIEWPORT = { width: 320, height: 180 };
 
 /**
- * The world page as the engines load it: the low tier without its ambient trees and people. The
- * world's trees and people are the scatter and crowd modules, each proven on its own page in the
- * same engine; in the world their Worker placement and extra pipelines made a WebGL2 frame take
- * tens of seconds in software GL. Left: terrain, sky, water, the player's character, avatar sync.
+ * The world page as the engines load it: the low tier (trees to 110 m, 8 people, no shadows, 70 %
+ * resolution). The world is the slowest page in every engine here (docs/browsers.md, "Timing").
  */
-export const WORLD = '?quality=low&ambient=0&people=0';
+export const WORLD = '?quality=low';
 
 /** What the renderer bootstrap found (`cairn.rendererStatus`) and what the page publishes. */
 export interface RendererFacts {
