@@ -258,8 +258,11 @@ export async function launchWebKit(options: LaunchWebKitOptions): Promise<Engine
     });
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any function: it is sent as source text.
-  const run = async <R>(fn: (...args: any[]) => R, args: unknown[]): Promise<Awaited<R>> =>
-    (await driver.executeScript(`return (${fn.toString()}).apply(null, arguments);`, ...args)) as Awaited<R>;
+  const run = async <R>(fn: (...args: any[]) => R, args: unknown[]): Promise<Awaited<R>> => {
+    // A test that timed out keeps running; once its session is closed, its next command ends it.
+    if (closed) throw new Error('webkit: this session is closed');
+    return (await driver.executeScript(`return (${fn.toString()}).apply(null, arguments);`, ...args)) as Awaited<R>;
+  };
   let closed = false;
   const page: EnginePage = {
     engine: 'webkit',
@@ -315,7 +318,9 @@ export async function launchWebKit(options: LaunchWebKitOptions): Promise<Engine
     async close() {
       if (closed) return;
       closed = true;
-      await driver.quit().catch(() => undefined);
+      // The web process may be inside a frame that takes a minute: quitting waits on it, so it
+      // gets a few seconds, then the driver's group (MiniBrowser with it) is killed.
+      await Promise.race([driver.quit().catch(() => undefined), new Promise((r) => setTimeout(r, 5000))]);
       await stopGroup(driverProcess);
     },
   };
