@@ -148,8 +148,29 @@ function traced(page: EnginePage): EnginePage {
     },
     async waitFor(what, timeoutMs, fn, ...args) {
       const t = performance.now();
-      await page.waitFor(what, timeoutMs, fn, ...args);
+      try {
+        await page.waitFor(what, timeoutMs, fn, ...args);
+      } catch (error) {
+        trace(page.engine, `waiting in vain for ${what}`, t);
+        throw error;
+      }
       trace(page.engine, `waiting for ${what}`, t);
+    },
+    // Input waits on the page's event loop, which a slow frame holds: each step says how long.
+    async click(x, y) {
+      const t = performance.now();
+      await page.click(x, y);
+      trace(page.engine, `clicking at ${Math.round(x)},${Math.round(y)}`, t);
+    },
+    async keyDown(code) {
+      const t = performance.now();
+      await page.keyDown(code);
+      trace(page.engine, `pressing ${code}`, t);
+    },
+    async keyUp(code) {
+      const t = performance.now();
+      await page.keyUp(code);
+      trace(page.engine, `releasing ${code}`, t);
     },
     async screenshot() {
       const t = performance.now();
