@@ -40,7 +40,8 @@ describe('WebKitGTK, as shipped (WebGL2): the world', () => {
   });
   afterAll(async () => page?.close());
 
-  it('world: runs on WebGL2 with the reason in view, draws, logs no errors, walks on W', async () => {
+  // Its own hang guard: about ten frames at 8 to 15 s each on a loaded machine (docs/browsers.md).
+  it('world: runs on WebGL2 with the reason in view, draws, logs no errors, walks on W', { timeout: 480_000 }, async () => {
     await openCairnPage(page, `${base}/${WORLD}`);
     await frames(page, 2);
     const facts = await rendererFacts(page);
