@@ -66,6 +66,19 @@ function run(command: string, args: string[], cwd: string, label: string): strin
 const npm = (args: string[], label: string): string =>
   run('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], app, label);
 
+/**
+ * Points the import map's valibot entry at the file the installed valibot's `exports` names, as a
+ * developer writing the map reads it off the package.
+ */
+function mapValibot(): void {
+  const manifest = JSON.parse(readFileSync(join(app, 'node_modules/valibot/package.json'), 'utf8')) as {
+    exports: { '.': { import: { default: string } } };
+  };
+  const entry = `/node_modules/valibot/${manifest.exports['.'].import.default.replace(/^\.\//, '')}`;
+  const page = join(app, 'importmap.html');
+  writeFileSync(page, readFileSync(page, 'utf8').replace('"VALIBOT_ENTRY"', JSON.stringify(entry)));
+}
+
 /** Installs a three (and its types) and builds the app as the template does: `tsc && vite build`. */
 function installAndBuild(three: string): void {
   npm(['install', `three@${three}`, `@types/three@${three}`, '--save-exact'], `npm install three@${three}`);
@@ -154,16 +167,28 @@ function notClear(a: PNG): number {
 async function render(path: string): Promise<Rendered> {
   const page = await openPage(browser, { width: 320, height: 240 });
   const messages: string[] = [];
+  // A module that fails to load never lets the scene start: the first failure ends the wait.
+  let fail: (error: Error) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  failed.catch(() => undefined);
   page.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));
-  page.on('pageerror', (error) => messages.push(`pageerror: ${error.message}`));
+  page.on('pageerror', (error) => {
+    messages.push(`pageerror: ${error.message}`);
+    fail(new Error(`${path}: ${error.message}`));
+  });
   // Every request must succeed (the browser's own favicon probe aside): a worklet or Worker that
   // did not resolve shows here first.
   page.on('response', (response) => {
-    if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) messages.push(`http ${response.status()}: ${response.url()}`);
+    if (response.status() < 400 || response.url().endsWith('/favicon.ico')) return;
+    messages.push(`http ${response.status()}: ${response.url()}`);
+    fail(new Error(`${path}: http ${response.status()} for ${response.url()}`));
   });
   try {
     await page.goto(`${origin}${path}`);
-    await page.waitForFunction(() => window.consumer !== undefined || window.consumerError !== undefined, undefined, { timeout: 150_000 });
+    await Promise.race([
+      page.waitForFunction(() => window.consumer !== undefined || window.consumerError !== undefined, undefined, { timeout: 150_000 }),
+      failed,
+    ]);
     const error = await page.evaluate(() => window.consumerError);
     if (error) throw new Error(`${path}: ${error}\n${messages.join('\n')}`);
     const canvas = page.locator('#view');
@@ -234,6 +259,7 @@ beforeAll(async () => {
     .replaceAll('THREE_VERSION', NEWEST_THREE);
   writeFileSync(join(app, 'package.json'), manifest);
   npm(['install'], 'npm install');
+  mapValibot();
   installAndBuild(NEWEST_THREE);
   origin = await serve();
   browser = await launchChromium({ args: MEDIA_ARGS });

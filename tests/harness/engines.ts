@@ -129,6 +129,58 @@ export interface EnginePage {
   close(): Promise<void>;
 }
 
+/**
+ * One line on stderr per slow step (a load, a wait, a picture) with its seconds, so a run's log
+ * shows where an engine spends its time: `[engines webkit] 12.3 s waiting for …`.
+ */
+export function trace(engine: EngineName, what: string, startedAt: number): void {
+  process.stderr.write(`[engines ${engine}] ${((performance.now() - startedAt) / 1000).toFixed(1)} s ${what}\n`);
+}
+
+/** The same page, with its loads, waits and pictures traced (see {@link trace}). */
+function traced(page: EnginePage): EnginePage {
+  return {
+    ...page,
+    async goto(url) {
+      const t = performance.now();
+      await page.goto(url);
+      trace(page.engine, `loading ${new URL(url).pathname}${new URL(url).search}`, t);
+    },
+    async waitFor(what, timeoutMs, fn, ...args) {
+      const t = performance.now();
+      try {
+        await page.waitFor(what, timeoutMs, fn, ...args);
+      } catch (error) {
+        trace(page.engine, `waiting in vain for ${what}`, t);
+        throw error;
+      }
+      trace(page.engine, `waiting for ${what}`, t);
+    },
+    // Input waits on the page's event loop, which a slow frame holds: each step says how long.
+    async click(x, y) {
+      const t = performance.now();
+      await page.click(x, y);
+      trace(page.engine, `clicking at ${Math.round(x)},${Math.round(y)}`, t);
+    },
+    async keyDown(code) {
+      const t = performance.now();
+      await page.keyDown(code);
+      trace(page.engine, `pressing ${code}`, t);
+    },
+    async keyUp(code) {
+      const t = performance.now();
+      await page.keyUp(code);
+      trace(page.engine, `releasing ${code}`, t);
+    },
+    async screenshot() {
+      const t = performance.now();
+      const image = await page.screenshot();
+      trace(page.engine, 'taking a screenshot', t);
+      return image;
+    },
+  };
+}
+
 /** `KeyboardEvent.code` of a letter key → the character WebDriver types for it. */
 function keyOfCode(code: string): string {
   const letter = /^Key([A-Z])$/.exec(code);
@@ -227,8 +279,11 @@ export async function launchWebKit(options: LaunchWebKitOptions): Promise<Engine
     });
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any function: it is sent as source text.
-  const run = async <R>(fn: (...args: any[]) => R, args: unknown[]): Promise<Awaited<R>> =>
-    (await driver.executeScript(`return (${fn.toString()}).apply(null, arguments);`, ...args)) as Awaited<R>;
+  const run = async <R>(fn: (...args: any[]) => R, args: unknown[]): Promise<Awaited<R>> => {
+    // A test that timed out keeps running; once its session is closed, its next command ends it.
+    if (closed) throw new Error('webkit: this session is closed');
+    return (await driver.executeScript(`return (${fn.toString()}).apply(null, arguments);`, ...args)) as Awaited<R>;
+  };
   let closed = false;
   const page: EnginePage = {
     engine: 'webkit',
@@ -284,11 +339,13 @@ export async function launchWebKit(options: LaunchWebKitOptions): Promise<Engine
     async close() {
       if (closed) return;
       closed = true;
-      await driver.quit().catch(() => undefined);
+      // The web process may be inside a frame that takes a minute: quitting waits on it, so it
+      // gets a few seconds, then the driver's group (MiniBrowser with it) is killed.
+      await Promise.race([driver.quit().catch(() => undefined), new Promise((r) => setTimeout(r, 5000))]);
       await stopGroup(driverProcess);
     },
   };
-  return page;
+  return traced(page);
 }
 
 export interface LaunchFirefoxOptions {
@@ -385,5 +442,5 @@ export async function launchFirefox(options: LaunchFirefoxOptions): Promise<Engi
       await browser.close().catch(() => undefined);
     },
   };
-  return page;
+  return traced(page);
 }
