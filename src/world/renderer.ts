@@ -150,11 +150,28 @@ export function describeRenderer(renderer: WebGPURenderer, prepared: PreparedDev
   return {
     backend: 'WebGL2',
     fallbackReason: prepared.reason ?? 'three.js did not start its WebGPU backend on this device',
-    adapter: 'WebGL2',
+    adapter: glRendererName(renderer.backend) ?? 'WebGL2',
     timestampQueries: false,
     flatSamplingShim: false,
     compatibilityMode: false,
   };
+}
+
+/**
+ * The GL renderer behind three's WebGL2 backend as `WebGL2 (name)`, e.g. `WebGL2 (llvmpipe (LLVM 19.1.7, 256 bits))`:
+ * the unmasked name where the browser gives it, else `RENDERER`. So a software rasteriser under
+ * WebGL2 is known as one (the quality tiers read it) as it is under WebGPU. Null without a context.
+ */
+function glRendererName(backend: unknown): string | null {
+  const gl = (backend as { gl?: WebGL2RenderingContext } | null)?.gl;
+  if (!gl || typeof gl.getParameter !== 'function') return null;
+  try {
+    const info = gl.getExtension('WEBGL_debug_renderer_info');
+    const name: unknown = gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER);
+    return typeof name === 'string' && name.length > 0 ? `WebGL2 (${name.slice(0, 120)})` : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

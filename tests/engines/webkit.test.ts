@@ -19,6 +19,7 @@ import {
   rendererFacts,
   scatterFacts,
   scatterLookAt,
+  setFieldInPage,
   walkNorth,
   WORLD,
 } from '../harness/engine-smoke.ts';
@@ -60,7 +61,9 @@ describe('WebKitGTK, as shipped (WebGL2): the world', () => {
 
     expect((await contentShare(page)).share).toBeGreaterThan(0.9);
 
-    const { before, walking } = await walkNorth(page, 0.3);
+    // W dispatched in the page: WebKitWebDriver's own input waits minutes on a world drawing a
+    // frame per 8–15 s (docs/browsers.md); Firefox and Chromium walk on the driver's keys.
+    const { before, walking } = await walkNorth(page, 0.3, 'page');
     expect(walking.z).toBeLessThan(before.z - 0.3);
     expect(Math.abs(walking.x - before.x)).toBeLessThan(0.1);
     expect(walking.state).toBe('walk');
@@ -89,7 +92,8 @@ describe('WebKitGTK, as shipped (WebGL2)', () => {
     const { share, drawn: withCrowd } = await contentShare(page);
     expect(share).toBeGreaterThan(0.9);
 
-    await page.fill('.crowd-panel input[type=number]', '0');
+    // Set in the page, as typing ends: the driver's typing waits on a busy page (docs/browsers.md).
+    await setFieldInPage(page, '.crowd-panel input[type=number]', '0');
     await page.waitFor('the crowd to empty', 60_000, () => (window.cairn.stats.crowd as { agents: number }).agents === 0);
     const empty = await canvasShot(page);
     console.log(`[engines] crowd: ${JSON.stringify({ ...crowd, share, emptied: countDifferentPixels(withCrowd, empty) })}`);

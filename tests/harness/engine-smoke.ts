@@ -153,10 +153,19 @@ async function player(page: EnginePage): Promise<PlayerPose> {
  * Walks with a real key press: focuses the canvas with a click, holds W until the player has
  * moved `metres` north (−Z), releases. Returns the pose before, while walking and after.
  */
-export async function walkNorth(page: EnginePage, metres: number): Promise<{ before: PlayerPose; walking: PlayerPose }> {
-  await page.click(ENGINE_VIEWPORT.width * 0.25, ENGINE_VIEWPORT.height * 0.6);
+export async function walkNorth(
+  page: EnginePage,
+  metres: number,
+  input: 'driver' | 'page' = 'driver',
+): Promise<{ before: PlayerPose; walking: PlayerPose }> {
+  // `page`: the key events dispatched in the page (the world's own listeners, WebKit's event
+  // codes), for a driver whose input waits minutes on a page drawing a frame per 8–15 s.
+  const key = (type: 'keydown' | 'keyup'): Promise<void> =>
+    page.evaluate((t) => void window.dispatchEvent(new KeyboardEvent(t, { code: 'KeyW', key: 'w', bubbles: true })), type);
+  if (input === 'driver') await page.click(ENGINE_VIEWPORT.width * 0.25, ENGINE_VIEWPORT.height * 0.6);
   const before = await player(page);
-  await page.keyDown('KeyW');
+  if (input === 'driver') await page.keyDown('KeyW');
+  else await key('keydown');
   try {
     await page.waitFor(
       `the player to walk ${metres} m north on W`,
@@ -166,7 +175,8 @@ export async function walkNorth(page: EnginePage, metres: number): Promise<{ bef
       metres,
     );
   } finally {
-    await page.keyUp('KeyW');
+    if (input === 'driver') await page.keyUp('KeyW');
+    else await key('keyup');
   }
   return { before, walking: await player(page) };
 }
@@ -179,6 +189,25 @@ export interface CrowdFacts {
   visible: number;
   drawCallsPerPass: number;
   lastError: string | null;
+}
+
+/**
+ * Sets a form field the way typing ends (value, then `input` and `change`) from inside the page:
+ * for WebKitWebDriver, whose typing waits minutes on a page busy drawing.
+ */
+export async function setFieldInPage(page: EnginePage, selector: string, value: string): Promise<void> {
+  await page.evaluate(
+    (sel, v) => {
+      const field = document.querySelector<HTMLInputElement>(sel);
+      if (!field) throw new Error(`no ${sel} on the page`);
+      field.focus();
+      field.value = v;
+      field.dispatchEvent(new Event('input', { bubbles: true }));
+      field.dispatchEvent(new Event('change', { bubbles: true }));
+    },
+    selector,
+    value,
+  );
 }
 
 export async function crowdFacts(page: EnginePage): Promise<CrowdFacts> {
