@@ -151,21 +151,12 @@ async function player(page: EnginePage): Promise<PlayerPose> {
 
 /**
  * Walks with a real key press: focuses the canvas with a click, holds W until the player has
- * moved `metres` north (−Z), releases. Returns the pose before, while walking and after.
+ * moved `metres` north (−Z), releases. Returns the pose before and while walking.
  */
-export async function walkNorth(
-  page: EnginePage,
-  metres: number,
-  input: 'driver' | 'page' = 'driver',
-): Promise<{ before: PlayerPose; walking: PlayerPose }> {
-  // `page`: the key events dispatched in the page (the world's own listeners, WebKit's event
-  // codes), for a driver whose input waits minutes on a page drawing a frame per 8–15 s.
-  const key = (type: 'keydown' | 'keyup'): Promise<void> =>
-    page.evaluate((t) => void window.dispatchEvent(new KeyboardEvent(t, { code: 'KeyW', key: 'w', bubbles: true })), type);
-  if (input === 'driver') await page.click(ENGINE_VIEWPORT.width * 0.25, ENGINE_VIEWPORT.height * 0.6);
+export async function walkNorth(page: EnginePage, metres: number): Promise<{ before: PlayerPose; walking: PlayerPose }> {
+  await page.click(ENGINE_VIEWPORT.width * 0.25, ENGINE_VIEWPORT.height * 0.6);
   const before = await player(page);
-  if (input === 'driver') await page.keyDown('KeyW');
-  else await key('keydown');
+  await page.keyDown('KeyW');
   try {
     await page.waitFor(
       `the player to walk ${metres} m north on W`,
@@ -175,8 +166,7 @@ export async function walkNorth(
       metres,
     );
   } finally {
-    if (input === 'driver') await page.keyUp('KeyW');
-    else await key('keyup');
+    await page.keyUp('KeyW');
   }
   return { before, walking: await player(page) };
 }
