@@ -702,7 +702,7 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
     stroke.state = 'stored';
   }
 
-  /** A stroke of this session from before a reload (or another tab): one undo of its own. */
+  /** A stroke of this visitor's own from before a reload (or another tab): one undo of its own. */
   private adopt(stroke: SharedStroke): void {
     if (this.mine.some((g) => g.ids.includes(stroke.id))) return;
     let at = this.mine.length;
