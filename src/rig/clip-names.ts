@@ -133,7 +133,7 @@ function phraseKey(phrase: string): string {
  */
 export function matchClipStates<S extends ClipState>(
   clipNames: readonly string[],
-  states: readonly S[] = CLIP_STATES as unknown as readonly S[],
+  states?: readonly S[],
   extraNames: Partial<Record<S, readonly string[]>> = {},
 ): Partial<Record<S, string>> {
   const cores = clipNames.map(clipCoreWords);
@@ -143,7 +143,8 @@ export function matchClipStates<S extends ClipState>(
   const keys = cores.map((words) => words.join(' '));
   const used = new Set<number>();
   const found: Partial<Record<S, string>> = {};
-  for (const state of states) {
+  // Without a list: every state (S is then ClipState itself, its default).
+  for (const state of states ?? (CLIP_STATES as readonly ClipState[] as readonly S[])) {
     const extra = extraNames[state] ?? [];
     // An exact clip name given by the caller wins, then its phrases, then the built-in ones.
     let pick = clipNames.findIndex((name, i) => !used.has(i) && extra.includes(name));
