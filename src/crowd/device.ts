@@ -3,28 +3,14 @@
  * storage buffer limit, largest texture dimension. Glue over three's backend objects.
  */
 import type { WebGPURenderer } from 'three/webgpu';
+import { backendHandles } from '../world/backend-handles.ts';
 import type { BonePathDevice } from './bone-path.ts';
+
+export { backendHandles, type BackendHandles } from '../world/backend-handles.ts';
 
 export interface CrowdDeviceInfo extends BonePathDevice {
   /** Largest 2D texture dimension (bounds the baked table's rows). */
   maxTextureSize: number;
-}
-
-/**
- * Fields three's WebGPU and WebGL 2 backends set at runtime that its typings leave out
- * (`WebGPUBackend.device`/`compatibilityMode`, `WebGLBackend.gl`; each is null until `init()`).
- */
-export interface BackendHandles {
-  isWebGPUBackend?: boolean;
-  device?: GPUDevice | null;
-  gl?: WebGL2RenderingContext | null;
-  compatibilityMode?: boolean | null;
-}
-
-/** The renderer's backend with the device/context handles three's typings omit. */
-export function backendHandles(renderer: WebGPURenderer): WebGPURenderer['backend'] & BackendHandles {
-  // The only cast: three's `Backend` type lacks these fields, though every backend it ships has one of them.
-  return renderer.backend as WebGPURenderer['backend'] & BackendHandles;
 }
 
 export function crowdDeviceInfo(renderer: WebGPURenderer): CrowdDeviceInfo {

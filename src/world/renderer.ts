@@ -1,4 +1,5 @@
 import { ACESFilmicToneMapping, PCFShadowMap, SRGBColorSpace, WebGPURenderer } from 'three/webgpu';
+import { backendHandles, type BackendHandles } from './backend-handles.ts';
 import { showNotice } from './notices.ts';
 import {
   formatShaderError,
@@ -136,7 +137,7 @@ export async function prepareWebGPUDevice(options: PrepareDeviceOptions = {}): P
  * start WebGPU, and says so only in the console).
  */
 export function describeRenderer(renderer: WebGPURenderer, prepared: PreparedDevice): RendererStatus {
-  const backend = renderer.backend as { isWebGPUBackend?: boolean; compatibilityMode?: boolean };
+  const backend = backendHandles(renderer);
   if (backend.isWebGPUBackend === true && prepared.device !== null) {
     return {
       backend: 'WebGPU',
@@ -150,7 +151,7 @@ export function describeRenderer(renderer: WebGPURenderer, prepared: PreparedDev
   return {
     backend: 'WebGL2',
     fallbackReason: prepared.reason ?? 'three.js did not start its WebGPU backend on this device',
-    adapter: glRendererName(renderer.backend) ?? 'WebGL2',
+    adapter: glRendererName(backend) ?? 'WebGL2',
     timestampQueries: false,
     flatSamplingShim: false,
     compatibilityMode: false,
@@ -162,8 +163,8 @@ export function describeRenderer(renderer: WebGPURenderer, prepared: PreparedDev
  * the unmasked name where the browser gives it, else `RENDERER`. So a software rasteriser under
  * WebGL2 is known as one (the quality tiers read it) as it is under WebGPU. Null without a context.
  */
-function glRendererName(backend: unknown): string | null {
-  const gl = (backend as { gl?: WebGL2RenderingContext } | null)?.gl;
+function glRendererName(backend: BackendHandles): string | null {
+  const gl = backend.gl;
   if (!gl || typeof gl.getParameter !== 'function') return null;
   try {
     const info = gl.getExtension('WEBGL_debug_renderer_info');

@@ -4,6 +4,7 @@ import { Disposers } from '../core/disposers.ts';
 import { Services } from '../core/services.ts';
 import { createCairnGlobal, type CairnGlobal } from './cairn-global.ts';
 import { FrameStats } from './frame-stats.ts';
+import { gpuIdle } from './gpu-idle.ts';
 import { Hud } from './hud.ts';
 import { showNotice } from './notices.ts';
 import { createRenderer, showShaderError, type RendererStatus } from './renderer.ts';
@@ -49,7 +50,10 @@ export interface Stage {
   onFrame(callback: FrameCallback): () => void;
   /** Adds a callback run after each render (for readbacks, stats); returns its remover. */
   afterRender(callback: FrameCallback): () => void;
-  /** Resolves after `count` more frames have rendered. */
+  /**
+   * Resolves after `count` more frames have rendered and the GPU has finished them, so a picture
+   * read then (a screenshot, a readback) shows the last of them, not a frame a software GPU is still behind on.
+   */
   frames(count?: number): Promise<void>;
   /**
    * Adds what to undo when the stage is disposed (a module's listeners, sockets, scene objects);
@@ -146,7 +150,11 @@ export async function createStage(options: StageOptions = {}): Promise<Stage> {
     for (const callback of afterCallbacks) callback(dt, time);
     if (!cairn.ready) cairn.ready = true;
     for (let i = waiters.length - 1; i >= 0; i--) {
-      if (frameStats.frame >= waiters[i]!.frame) waiters.splice(i, 1)[0]!.resolve();
+      if (frameStats.frame >= waiters[i]!.frame) {
+        const { resolve } = waiters.splice(i, 1)[0]!;
+        // A lost device or context must not hang the caller: it resolves either way.
+        gpuIdle(renderer).then(resolve, resolve);
+      }
     }
   };
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectPageErrors, launchChromium, waitForCairn } from '../harness/browser.ts';
-import { saveDocPicture } from '../harness/pictures.ts';
+import { saveDocPicture, saveFailurePicture } from '../harness/pictures.ts';
 import { chestOnScreen, isRed, lookAlong, seenPlayer as seen, serveModels, shareAround } from '../harness/looks.ts';
 
 const base = inject('serverUrl');
@@ -106,7 +106,31 @@ describe('players who look like themselves, with names', () => {
     expect(chest).not.toBeNull();
     // Up to a minute: SwiftShader draws about a frame a second here, and each shot is taken frames
     // after A's position was projected.
-    await expect.poll(async () => shareAround(b, (await chestOnScreen(b, idA))!, isRed), { timeout: 60_000 }).toBeGreaterThan(0.3);
+    try {
+      await expect.poll(async () => shareAround(b, (await chestOnScreen(b, idA))!, isRed), { timeout: 60_000 }).toBeGreaterThan(0.3);
+    } catch (error) {
+      // What B saw, for the log and test-results/failures/: where it projects A, where each stands.
+      const chestNow = await chestOnScreen(b, idA);
+      const scene = await b.evaluate(
+        ({ peer, at }) => {
+          const agent = window.cairn.crowdRemotes!.agent(peer);
+          const { x, y, z } = window.cairn.camera!.position;
+          const over = at ? document.elementFromPoint(at.x, at.y) : null;
+          return {
+            agent: agent && { x: agent.x, y: agent.y, z: agent.z },
+            player: window.cairn.stats.player,
+            camera: { x, y, z },
+            // Whatever page element lies over the chest (the canvas when nothing covers it).
+            over: over ? `${over.tagName.toLowerCase()}.${over.className} ${(over.textContent ?? '').slice(0, 80)}` : null,
+            transport: window.cairn.stats.net?.transport,
+          };
+        },
+        { peer: idA, at: chestNow },
+      );
+      console.log(`[looks] no red at A's chest on B: ${JSON.stringify({ chest: chestNow, ...scene })}`);
+      console.log(`[looks] B's screen: ${saveFailurePicture('looks-b.png', await b.screenshot())}`);
+      throw error;
+    }
     const looksAtB = await b.evaluate(() => window.cairn.stats.crowd!.looks!);
     console.log(
       `[looks] B draws A as humanoid variant ${atB.variant} (${looksAtB.variants} variants, ${looksAtB.drawCallsPerPass} draws/pass); A draws B with ${looksAtA.drawCallsPerPass} draws/pass (the file's crowd)`,

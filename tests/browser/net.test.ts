@@ -77,9 +77,18 @@ async function walk(page: Page, metres: number): Promise<void> {
 }
 
 /** Both pages see exactly one remote avatar; when A walks, B's copy of A follows it there. */
-async function expectMutualMovement(a: Page, b: Page): Promise<void> {
-  await expect.poll(async () => (await net(a)).peers, { timeout: 120_000 }).toBe(1);
-  await expect.poll(async () => (await net(b)).peers, { timeout: 120_000 }).toBe(1);
+async function expectMutualMovement(a: Page, b: Page, room: string): Promise<void> {
+  try {
+    await expect.poll(async () => (await net(a)).peers, { timeout: 120_000 }).toBe(1);
+    await expect.poll(async () => (await net(b)).peers, { timeout: 120_000 }).toBe(1);
+  } catch (error) {
+    // What each side and the room's Durable Object say, for the log when they never meet.
+    const roomStats = await fetch(`${base}/api/rooms/avatar/${room}`)
+      .then((response) => response.text())
+      .catch((failure: Error) => failure.message);
+    console.log(`[net] the pages never met: A ${JSON.stringify(await net(a))}, B ${JSON.stringify(await net(b))}, room ${roomStats}`);
+    throw error;
+  }
   const idA = (await net(a)).selfId;
   const seen = await remotes(b);
   expect(seen.map((r) => r.name)).toEqual([`remote-peer-${idA}`]);
@@ -125,7 +134,7 @@ describe('avatar sync in the world page', () => {
       const figures = await net(b);
       expect(figures.transport).toBe('relay');
       expect(figures.fallback).toBeNull();
-      await expectMutualMovement(a, b);
+      await expectMutualMovement(a, b, room);
       const stats = await (await fetch(`${base}/api/rooms/avatar/${room}`)).json();
       expect(stats).toMatchObject({ peers: 2, mode: 'direct' });
       expect((stats as { received: number }).received).toBeGreaterThan(10);
@@ -166,7 +175,7 @@ describe('avatar sync in the world page', () => {
       expect(figures.fallback).toMatch(new RegExp(`no relay answered at ws://127\\.0\\.0\\.1:${cutter.port}/rooms/avatar/${room} `));
       await expect.poll(() => b.locator('.cairn-notice[data-level="warn"]').innerText()).toMatch(/Avatar relay unreachable/);
       expect(await hudText(b)).toMatch(/BroadcastChannel \(this browser\)/);
-      await expectMutualMovement(a, b);
+      await expectMutualMovement(a, b, room);
       // Fallen back, both pages keep knocking at the relay in the background.
       await expect.poll(() => cutter.refusedAt.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
 
@@ -181,7 +190,7 @@ describe('avatar sync in the world page', () => {
         expect(after.fallback).toBeNull();
       }
       await expect.poll(() => b.locator('.cairn-notice[data-level="info"]').last().innerText()).toMatch(/Avatar relay reached/);
-      await expectMutualMovement(a, b);
+      await expectMutualMovement(a, b, room);
       const stats = (await (await fetch(`${base}/api/rooms/avatar/${room}`)).json()) as { peers: number; received: number };
       expect(stats.peers).toBe(2);
       expect(stats.received).toBeGreaterThan(10);

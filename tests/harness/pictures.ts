@@ -14,3 +14,11 @@ export function saveDocPicture(name: string, png: Uint8Array): string {
   writeFileSync(path, png);
   return path;
 }
+
+/** Saves what a failing check saw, under `test-results/failures/` (never in docs/). Returns the path written. */
+export function saveFailurePicture(name: string, png: Uint8Array): string {
+  const path = resolve(ROOT, 'test-results/failures', name);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, png);
+  return path;
+}

@@ -1,0 +1,19 @@
+import type { WebGPURenderer } from 'three/webgpu';
+
+/**
+ * Fields three's WebGPU and WebGL 2 backends set at runtime that its typings leave out
+ * (`WebGPUBackend.device`/`compatibilityMode`, `WebGLBackend.gl`; each is null until `init()`).
+ */
+export interface BackendHandles {
+  isWebGPUBackend?: boolean;
+  isWebGLBackend?: boolean;
+  device?: GPUDevice | null;
+  gl?: WebGL2RenderingContext | null;
+  compatibilityMode?: boolean | null;
+}
+
+/** The renderer's backend with the device/context handles three's typings omit. */
+export function backendHandles(renderer: WebGPURenderer): WebGPURenderer['backend'] & BackendHandles {
+  // The only cast: three's `Backend` type lacks these fields, though every backend it ships has one of them.
+  return renderer.backend as WebGPURenderer['backend'] & BackendHandles;
+}
