@@ -62,8 +62,24 @@ describe('players who look like themselves, with names', () => {
   });
   afterAll(async () => browser?.close());
 
-  /** Both pages see each other's chosen look and name once each stands in the other's view. */
+  /** What a page knows of the others' looks, for the log when a check times out. */
+  const explain = (page: Page): Promise<string> =>
+    page.evaluate(() =>
+      JSON.stringify({ net: window.cairn.stats.net, look: window.cairn.stats.look, looks: window.cairn.stats.crowd?.looks }),
+    );
+
+  /** {@link checkEachOther}, with what each page knew logged when a check fails. */
   async function expectEachOther(a: Page, b: Page): Promise<void> {
+    try {
+      await checkEachOther(a, b);
+    } catch (error) {
+      console.log(`[looks] failed; A knew ${await explain(a).catch(String)}; B knew ${await explain(b).catch(String)}`);
+      throw error;
+    }
+  }
+
+  /** Both pages see each other's chosen look and name once each stands in the other's view. */
+  async function checkEachOther(a: Page, b: Page): Promise<void> {
     await expect.poll(async () => (await net(a)).profiles, { timeout: 120_000 }).toBeGreaterThanOrEqual(1);
     await expect.poll(async () => (await net(b)).profiles, { timeout: 120_000 }).toBeGreaterThanOrEqual(1);
     const idA = (await net(a)).selfId!;
