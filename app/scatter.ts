@@ -5,6 +5,7 @@ import { pageFatal, pageStageOptions } from './cairn.ts';
 import type { ScatterBench } from './scatter-bench.ts';
 import { createEnvironment } from '../src/world/environment.ts';
 import { generateTerrain, LANDMARKS } from '../src/world/terrain/generate.ts';
+import { terrainAnisotropyFor } from '../src/world/terrain/terrain-material.ts';
 import { createTerrainMesh } from '../src/world/terrain/terrain-mesh.ts';
 import { OverviewCamera } from '../src/scatter/overview-camera.ts';
 import { createScatterTool } from '../src/scatter/scatter-tool.ts';
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
     return;
   }
   const heightmap = generateTerrain({ seed: 1 });
-  const terrain = createTerrainMesh(heightmap);
+  const terrain = createTerrainMesh(heightmap, { anisotropy: terrainAnisotropyFor(stage.status) });
   stage.scene.add(terrain);
   const environment = createEnvironment(stage.scene, heightmap.waterLevel);
   const view = new OverviewCamera(stage.camera, stage.canvas, heightmap, { focus: LANDMARKS.spawn, distance: 70, pitch: 0.85 });

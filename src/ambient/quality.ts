@@ -1,4 +1,5 @@
 import type { AmbientScatterOptions } from './ambient-scatter.ts';
+import { isSoftwareAdapter } from '../world/renderer.ts';
 
 /**
  * The world's quality tiers and the rule that picks one for a machine. Pure: the page reads its
@@ -57,10 +58,6 @@ export interface QualityChoice {
   shadows: boolean;
 }
 
-/** True for an adapter description of a software rasteriser (SwiftShader, llvmpipe, WARP). */
-export function isSoftwareAdapter(adapter: string): boolean {
-  return /swiftshader|llvmpipe|lavapipe|softpipe|software|basic render|microsoft basic/i.test(adapter);
-}
 
 /** Reads `?quality=`: a tier name, or null for anything else (chosen for the machine then). */
 export function parseQuality(value: string | null): WorldQuality | null {

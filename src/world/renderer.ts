@@ -24,6 +24,13 @@ export interface RendererStatus {
   flatSamplingShim: boolean;
   /** A WebGPU compatibility-mode device (fewer vertex storage buffers, no MSAA…). */
   compatibilityMode: boolean;
+  /** The adapter is a software rasteriser (SwiftShader, llvmpipe…): a CPU draws, see {@link isSoftwareAdapter}. */
+  software: boolean;
+}
+
+/** True for an adapter description of a software rasteriser (SwiftShader, llvmpipe, WARP). */
+export function isSoftwareAdapter(adapter: string): boolean {
+  return /swiftshader|llvmpipe|lavapipe|softpipe|software|basic render|microsoft basic/i.test(adapter);
 }
 
 export interface CreateRendererOptions {
@@ -146,15 +153,18 @@ export function describeRenderer(renderer: WebGPURenderer, prepared: PreparedDev
       timestampQueries: prepared.timestampQueries,
       flatSamplingShim: prepared.flatSamplingShim,
       compatibilityMode: backend.compatibilityMode === true,
+      software: isSoftwareAdapter(prepared.adapter),
     };
   }
+  const adapter = glRendererName(backend) ?? 'WebGL2';
   return {
     backend: 'WebGL2',
     fallbackReason: prepared.reason ?? 'three.js did not start its WebGPU backend on this device',
-    adapter: glRendererName(backend) ?? 'WebGL2',
+    adapter,
     timestampQueries: false,
     flatSamplingShim: false,
     compatibilityMode: false,
+    software: isSoftwareAdapter(adapter),
   };
 }
 
@@ -215,25 +225,21 @@ async function createWebGL2(options: CreateRendererOptions, reason: string): Pro
   const renderer = new WebGPURenderer({ canvas, forceWebGL: true, antialias: options.antialias ?? true });
   await renderer.init();
   configure(renderer);
+  // The unmasked renderer string names a software rasteriser (SwiftShader, llvmpipe) as WebGPU's adapter info does.
+  const adapter = glRendererName({ gl }) ?? 'WebGL2';
   return {
     renderer,
     canvas,
     status: {
       backend: 'WebGL2',
       fallbackReason: reason,
-      // The unmasked renderer string names a software rasteriser (SwiftShader, llvmpipe) as WebGPU's adapter info does.
-      adapter: `WebGL2 / ${webglRenderer(gl)}`,
+      adapter,
       timestampQueries: false,
       flatSamplingShim: false,
       compatibilityMode: false,
+      software: isSoftwareAdapter(adapter),
     },
   };
-}
-
-/** The GL renderer's name (unmasked where the browser allows it), for `RendererStatus.adapter`. */
-function webglRenderer(gl: WebGL2RenderingContext): string {
-  const info = gl.getExtension('WEBGL_debug_renderer_info');
-  return String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER) ?? 'unknown renderer');
 }
 
 function configure(renderer: WebGPURenderer): void {

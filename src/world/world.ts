@@ -1,4 +1,4 @@
-import { Vector3, type Mesh } from 'three';
+import { Vector3, type BufferGeometry, type Mesh } from 'three';
 import { createEnvironment, type Environment } from './environment.ts';
 import { KeyboardInput } from './player/keyboard.ts';
 import { PlaceholderCharacter, type PlayerCharacter } from './player/player-character.ts';
@@ -7,6 +7,7 @@ import { CameraRig } from './camera-rig.ts';
 import { createStage, type Stage, type StageOptions } from './stage.ts';
 import { generateTerrain, LANDMARKS } from './terrain/generate.ts';
 import type { Heightmap } from './terrain/heightmap.ts';
+import { terrainAnisotropyFor, type TerrainMaterial } from './terrain/terrain-material.ts';
 import { createTerrainMesh } from './terrain/terrain-mesh.ts';
 
 export interface WorldOptions extends StageOptions {
@@ -39,7 +40,7 @@ export interface Player {
 /** Cairn's open world: a stage with terrain, sky, water, sun and a walking third-person player. */
 export interface World extends Stage {
   heightmap: Heightmap;
-  terrain: Mesh;
+  terrain: Mesh<BufferGeometry, TerrainMaterial>;
   environment: Environment;
   player: Player;
   cameraRig: CameraRig;
@@ -52,7 +53,7 @@ export interface World extends Stage {
 export async function createWorld(options: WorldOptions = {}): Promise<World> {
   const stage = await createStage(options);
   const heightmap = generateTerrain({ seed: options.seed ?? 1 });
-  const terrain = createTerrainMesh(heightmap);
+  const terrain = createTerrainMesh(heightmap, { anisotropy: terrainAnisotropyFor(stage.status) });
   stage.scene.add(terrain);
   const environment = createEnvironment(stage.scene, heightmap.waterLevel, heightmap.worldSize);
 
@@ -116,6 +117,7 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
     cameraRig.dispose();
     environment.dispose();
     terrain.geometry.dispose();
+    terrain.material.dispose();
   });
   Object.assign(stage.cairn, { world, player, heightmap });
   stage.start();

@@ -20,6 +20,7 @@ import {
   scatterFacts,
   scatterLookAt,
   setFieldInPage,
+  walkNorth,
   WORLD,
 } from '../harness/engine-smoke.ts';
 import { launchWebKit, type EnginePage } from '../harness/engines.ts';
@@ -40,9 +41,8 @@ describe('WebKitGTK, as shipped (WebGL2): the world', () => {
   });
   afterAll(async () => page?.close());
 
-  // Its own hang guard: a few frames at 8 to 15 s each on a loaded machine. Walking is not asserted
-  // here: in WebKitGTK the player did not move on W in this suite (docs/browsers.md, an open finding).
-  it('world: runs on WebGL2 with the reason in view, draws, logs no errors', { timeout: 300_000 }, async () => {
+  // Its own hang guard: a page load and a few frames in software GL on a loaded machine.
+  it('world: runs on WebGL2 with the reason in view, draws, logs no errors, walks on W', { timeout: 300_000 }, async () => {
     await openCairnPage(page, `${base}/${WORLD}`);
     await frames(page, 2);
     const facts = await rendererFacts(page);
@@ -61,6 +61,10 @@ describe('WebKitGTK, as shipped (WebGL2): the world', () => {
 
     expect((await contentShare(page)).share).toBeGreaterThan(0.9);
 
+    const { before, walking } = await walkNorth(page, 0.5);
+    expect(walking.z).toBeLessThan(before.z - 0.5);
+    expect(Math.abs(walking.x - before.x)).toBeLessThan(0.1);
+    expect(walking.state).toBe('walk');
     expect(await page.errors()).toEqual([]);
   });
 });

@@ -1,7 +1,16 @@
 import { BufferGeometry, Float32BufferAttribute, Mesh, Uint32BufferAttribute } from 'three';
 import { BIOME_COLORS, classifyBiome, type Biome } from './biome.ts';
 import type { Heightmap } from './heightmap.ts';
-import { createTerrainMaterial } from './terrain-material.ts';
+import { createDetailTexture, createTerrainMaterial, TERRAIN_ANISOTROPY, type TerrainMaterial } from './terrain-material.ts';
+
+/** Options of {@link createTerrainMesh}. */
+export interface TerrainMeshOptions {
+  /**
+   * Anisotropic filtering of the ground's detail texture. Default {@link TERRAIN_ANISOTROPY}`.gpu`;
+   * the world passes `.software` on a software rasteriser.
+   */
+  anisotropy?: number;
+}
 
 /**
  * The visible terrain: one mesh with a vertex per heightmap sample, normals from the heightmap's
@@ -9,7 +18,7 @@ import { createTerrainMaterial } from './terrain-material.ts';
  * classifier, softened over neighbouring samples so biome borders do not stair-step; the
  * material (terrain-material.ts) adds detail and rock on steep ground.
  */
-export function createTerrainMesh(heightmap: Heightmap): Mesh {
+export function createTerrainMesh(heightmap: Heightmap, options: TerrainMeshOptions = {}): Mesh<BufferGeometry, TerrainMaterial> {
   const n = heightmap.resolution;
   const positions = new Float32Array(n * n * 3);
   const normals = new Float32Array(n * n * 3);
@@ -71,7 +80,7 @@ export function createTerrainMesh(heightmap: Heightmap): Mesh {
   geometry.setIndex(new Uint32BufferAttribute(indices, 1));
   geometry.computeBoundingSphere();
   geometry.computeBoundingBox();
-  const material = createTerrainMaterial();
+  const material = createTerrainMaterial(createDetailTexture(128, 17, options.anisotropy ?? TERRAIN_ANISOTROPY.gpu));
   const mesh = new Mesh(geometry, material);
   mesh.name = 'terrain';
   mesh.receiveShadow = true;

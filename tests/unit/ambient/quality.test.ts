@@ -1,20 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { chooseQuality, isSoftwareAdapter, QUALITY_TIERS } from '../../../src/ambient/quality.ts';
+import { chooseQuality, QUALITY_TIERS } from '../../../src/ambient/quality.ts';
+import { isSoftwareAdapter } from '../../../src/world/renderer.ts';
 
 describe('the world’s quality tier', () => {
   it('knows a software rasteriser from a GPU by the adapter’s description', () => {
     // What Chromium reports here (WebGPU adapter info, and WebGL2's unmasked renderer string).
     for (const adapter of [
       'google / swiftshader / SwiftShader Device (Subzero)',
-      'WebGL2 / ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero) (0x0000C0DE)), SwiftShader driver)',
+      'WebGL2 (ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero) (0x0000C0DE)), SwiftShader driver))',
       'mesa / llvmpipe (LLVM 15.0.6, 256 bits)',
-      'WebGL2 / Microsoft Basic Render Driver',
+      'WebGL2 (Microsoft Basic Render Driver)',
     ])
       expect(isSoftwareAdapter(adapter), adapter).toBe(true);
     for (const adapter of [
       'nvidia / ada-lovelace',
       'apple / metal-3',
-      'WebGL2 / ANGLE (NVIDIA, NVIDIA GeForce RTX 4070)',
+      'WebGL2 (ANGLE (NVIDIA, NVIDIA GeForce RTX 4070))',
       'unknown adapter',
     ])
       expect(isSoftwareAdapter(adapter), adapter).toBe(false);

@@ -1,7 +1,7 @@
 import type { WebGPURenderer } from 'three/webgpu';
 import { describe, expect, it } from 'vitest';
 import { describeRenderer } from '../../../src/world/renderer.ts';
-import { isSoftwareAdapter } from '../../../src/ambient/quality.ts';
+import { isSoftwareAdapter } from '../../../src/world/renderer.ts';
 
 /** three's WebGL2 backend as far as describeRenderer reads it: its GL context. */
 function webgl2Renderer(gl: Partial<WebGL2RenderingContext> | undefined): WebGPURenderer {
@@ -26,6 +26,7 @@ describe('describeRenderer on the WebGL2 fallback', () => {
       fallbackReason: noWebGPU.reason,
     });
     expect(isSoftwareAdapter(status.adapter)).toBe(true);
+    expect(status.software).toBe(true);
   });
 
   it('takes RENDERER where the unmasked name is withheld, and plain WebGL2 without a context', () => {
