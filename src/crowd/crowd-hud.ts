@@ -6,19 +6,25 @@ import type { CrowdStats } from './crowd.ts';
 import type { GpuBudgetReading } from './gpu-budget.ts';
 import type { RemoteLooksStats } from './remote-avatars.ts';
 
+/** One row of the crowd's HUD section (a {@link HudRow} by shape). */
 export interface CrowdHudRow {
+  /** What the row shows on the left. */
   label: string;
+  /** The figure, formatted for reading. */
   value: string;
+  /** Colours the value: `ok`, `warn` or `bad`. Default none. */
   tone?: 'ok' | 'warn' | 'bad';
 }
 
 /** What a page publishes under `cairn.stats.crowd`. */
 export interface CrowdPageStats extends CrowdStats {
+  /** The page's GPU budget reading (calibration, PASS/OVER), when the page keeps one. */
   budget?: GpuBudgetReading;
   /** Last model-loading error shown to the user, if any. */
   lastError?: string | null;
   /** Vertices of every mesh in the character's file, and how many the crowd draws (fewer: a partial import). */
   sourceVertices?: number;
+  /** Vertices the crowd draws (below `sourceVertices` when parts of the file are left out). */
   drawnVertices?: number;
   /** Which clip plays each animation state (the file's, or the library's retargeted onto the rig). */
   clipStates?: Partial<Record<string, string>>;
@@ -35,12 +41,14 @@ declare module '../world/cairn-global.ts' {
   }
 }
 
+/** A byte count for reading: B, KB (1024) or MB (1024²). */
 export function formatBytes(bytes: number): string {
   if (bytes >= 1 << 20) return `${(bytes / (1 << 20)).toFixed(2)} MB`;
   if (bytes >= 1 << 10) return `${(bytes / (1 << 10)).toFixed(1)} KB`;
   return `${bytes} B`;
 }
 
+/** The crowd section's HUD rows, from the crowd's figures alone; one "not started" row before there are any. */
 export function crowdHudRows(stats: CrowdPageStats | undefined): CrowdHudRow[] {
   if (!stats) return [{ label: 'crowd', value: 'not started' }];
   const budget = stats.budget;

@@ -15,9 +15,13 @@ export interface CrowdDeviceInfo extends BonePathDevice {
  * (`WebGPUBackend.device`/`compatibilityMode`, `WebGLBackend.gl`; each is null until `init()`).
  */
 export interface BackendHandles {
+  /** True on the WebGPU backend. */
   isWebGPUBackend?: boolean;
+  /** The WebGPU device (WebGPU backend, after `init()`). */
   device?: GPUDevice | null;
+  /** The WebGL 2 context (WebGL2 backend, after `init()`). */
   gl?: WebGL2RenderingContext | null;
+  /** Whether the WebGPU device is a compatibility-mode one. */
   compatibilityMode?: boolean | null;
 }
 
@@ -27,6 +31,10 @@ export function backendHandles(renderer: WebGPURenderer): WebGPURenderer['backen
   return renderer.backend as WebGPURenderer['backend'] & BackendHandles;
 }
 
+/**
+ * The device facts the crowd needs from the running renderer: backend, vertex-stage storage buffer limit, compatibility mode, largest
+ * texture.
+ */
 export function crowdDeviceInfo(renderer: WebGPURenderer): CrowdDeviceInfo {
   const backend = backendHandles(renderer);
   if (backend.isWebGPUBackend && backend.device) {
