@@ -24,10 +24,13 @@ import { EDIT_CELL_SIZE, editCellKey, strokeSeed, type EditCell, type SharedEven
 
 /** Options of a {@link CellForest}. */
 export interface CellForestOptions {
+  /** The cell. */
   cell: EditCell;
+  /** The ground placements are read from. */
   ground: GroundSampler;
   /** Prop ids per category, in a stable order that every visitor shares (the built-in props). */
   propsIn: (category: string) => readonly string[];
+  /** Presets by id (validated). */
   presets: ReadonlyMap<string, ScatterPreset>;
   /** Id of the cell's first instance; the cell uses ids from here up ({@link CELL_ID_SPAN} of them). */
   firstId: number;
@@ -54,13 +57,17 @@ export const CELL_ID_SPAN = 1 << 20;
 
 /** A stroke as a cell applies it: its id and events (the last stroke's events may still grow, while it is painted). */
 export interface ForestStroke {
+  /** The stroke's id. */
   readonly id: string;
+  /** Its events, in order. */
   readonly events: readonly SharedEvent[];
 }
 
 /** What a {@link step} changed in the drawn instances: remove these ids, then draw these. */
 export interface ForestChange {
+  /** Instances to draw. */
   added: Placement[];
+  /** Ids of instances to take away. */
   removed: number[];
 }
 
@@ -101,8 +108,13 @@ class Run {
   }
 }
 
+/**
+ * One edits cell's forest: the instances its strokes place inside it, in the cell's order, computed in slices (see the file's comment).
+ */
 export class CellForest {
+  /** The cell. */
   readonly cell: EditCell;
+  /** The cell's key (`x:z`). */
   readonly key: string;
   /** The instances drawn for this cell (what {@link step} has handed out), by id. */
   readonly drawn = new Map<number, Placement>();
@@ -326,6 +338,7 @@ function atEnd(run: Run, target: readonly ForestStroke[]): boolean {
   return last < 0 || run.applied[last] === target[last]!.events.length;
 }
 
+/** Whether two shared events are the same event (same kind and fields). */
 export function sameEvent(a: SharedEvent, b: SharedEvent): boolean {
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
@@ -400,10 +413,12 @@ export class CellStrokes {
     if (this.byId.has(id) || this.pending.some((s) => s.id === id)) this.hidden.add(id);
   }
 
+  /** Shows a hidden stroke again (its undo was refused). */
   unhide(id: string): void {
     this.hidden.delete(id);
   }
 
+  /** Whether a stroke with this id is here, stored or pending. */
   has(id: string): boolean {
     return this.byId.has(id) || this.pending.some((s) => s.id === id);
   }
