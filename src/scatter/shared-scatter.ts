@@ -82,7 +82,14 @@ export interface BrushLike {
   radius?: number;
 }
 
-const SHARED_DEFAULTS: Omit<Required<SharedScatterOptions>, 'layer' | 'seed' | 'session' | 'origin'> = {
+/**
+ * {@link SharedScatterOptions} with every default filled in, but for the WebSocket: left out, each
+ * cell's {@link ReconnectingSocket} takes its own default (the global one).
+ */
+type ResolvedSharedScatterOptions = Required<Omit<SharedScatterOptions, 'WebSocket'>> & Pick<SharedScatterOptions, 'WebSocket'>;
+
+/** Defaults of a {@link SharedScatter} (layer, seed, session and origin have none; the WebSocket is the socket's own). */
+const SHARED_DEFAULTS: Omit<ResolvedSharedScatterOptions, 'layer' | 'seed' | 'session' | 'origin'> = {
   brush: null,
   joinRadius: 80,
   leaveRadius: 144,
@@ -93,7 +100,6 @@ const SHARED_DEFAULTS: Omit<Required<SharedScatterOptions>, 'layer' | 'seed' | '
   world: DEFAULT_EDIT_WORLD,
   backoff: {},
   idleEndMs: 600,
-  WebSocket: undefined as unknown as WebSocketConstructor,
 };
 
 /** `cairn.stats.sharedScatter`: the shared brush's figures. */
@@ -250,7 +256,7 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
     apply: { budgetMs: 8, slices: 0, longestSliceMs: 0, lastSliceMs: 0, busyCells: 0, queue: 0, rebuilds: 0, work: 0, maxSliceWork: 0 },
   };
   private readonly layer: ScatterLayer;
-  private readonly options: Required<SharedScatterOptions>;
+  private readonly options: ResolvedSharedScatterOptions;
   private readonly cells = new Map<string, CellEntry>();
   private readonly freeSlots: number[] = [];
   private nextSlot = 0;
@@ -281,7 +287,7 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
 
   constructor(options: SharedScatterOptions) {
     super();
-    const defaults: Required<SharedScatterOptions> = { ...SHARED_DEFAULTS, layer: options.layer, seed: 1, session: null, origin: '' };
+    const defaults: ResolvedSharedScatterOptions = { ...SHARED_DEFAULTS, layer: options.layer, seed: 1, session: null, origin: '' };
     this.options = withDefaults(defaults, options);
     this.layer = options.layer;
     this.stats.apply.budgetMs = this.options.budgetMs;
