@@ -2,19 +2,13 @@
  * The crowd's HUD rows, computed only from `cairn.stats.crowd` (and the budget reading stored
  * there), so the HUD shows exactly what tests assert. Pure: no DOM.
  */
+import type { HudRow } from '../world/hud.ts';
 import type { CrowdStats } from './crowd.ts';
 import type { GpuBudgetReading } from './gpu-budget.ts';
 import type { RemoteLooksStats } from './remote-avatars.ts';
 
-/** One row of the crowd's HUD section (a {@link HudRow} by shape). */
-export interface CrowdHudRow {
-  /** What the row shows on the left. */
-  label: string;
-  /** The figure, formatted for reading. */
-  value: string;
-  /** Colours the value: `ok`, `warn` or `bad`. Default none. */
-  tone?: 'ok' | 'warn' | 'bad';
-}
+/** One row of the crowd's HUD section: a {@link HudRow}. */
+export type CrowdHudRow = HudRow;
 
 /** What a page publishes under `cairn.stats.crowd`. */
 export interface CrowdPageStats extends CrowdStats {
