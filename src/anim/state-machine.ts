@@ -24,8 +24,11 @@ export interface StateMachineOptions {
 /** `initial` and `clips` have no default: left out, the machine starts idle and checks no clip names. */
 const STATE_MACHINE_DEFAULTS: Required<Omit<StateMachineOptions, 'initial' | 'clips'>> = { aliases: {} };
 
+/** One applied state change. */
 export interface Transition {
+  /** The state before, or null for the first. */
   from: string | null;
+  /** The state now. */
   to: string;
   /** The clip to play for `to`, after alias resolution. */
   clip: string;
