@@ -8,6 +8,7 @@ import { CLIP_STATE_NAMES, clipCoreWords, matchClipStates } from '../rig/clip-na
 
 /** The animation states the world's player asks for (`swim_fast` is the crawl above 0.6 m/s). */
 export const PLAYER_CLIP_STATES = ['idle', 'walk', 'run', 'jump', 'swim', 'swim_fast'] as const;
+/** One of {@link PLAYER_CLIP_STATES}. */
 export type PlayerClipState = (typeof PLAYER_CLIP_STATES)[number];
 
 /** The library clip retargeted for each state when the file has none for it (in place: the controller moves the player). */
