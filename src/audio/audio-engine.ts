@@ -41,7 +41,7 @@ export interface AudioEngineOptions {
     /** The fire's level (0…1). Default 0. */
     fire?: number;
   };
-  /** Starting volume per bus (0…1), over what was stored. Default: the stored ones, else {@link DEFAULT_VOLUMES}. */
+  /** Starting volume per bus (0…2); volumes the user stored win over these. Default: the mix's ({@link DEFAULT_MIX}). */
   volumes?: Partial<BusVolumes>;
   /** Mix bus settings over {@link DEFAULT_MIX}. Default none (the default mix). */
   mix?: Partial<MixSettings>;

@@ -99,7 +99,7 @@ function noiseShare(filter: NoiseLayer['filter'], f: number, q: number, nyquist:
 
 /**
  * Samples the envelope of planned layers (times relative to the voice's start `origin`): per step
- * the sum of its layers' expected peaks (tones their amplitude, noise {@link NOISE_CREST} times its
+ * the sum of its layers' expected peaks (tones their amplitude, noise `NOISE_CREST` times its
  * RMS through its filter) and their K-weighted power summed over the channels (a centred layer
  * feeds both, a panned one splits its power between them), each layer's frequency gliding as the
  * synth glides it. Close to what the loudness meter reads: budgets compare a class's voices by it.

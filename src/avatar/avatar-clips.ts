@@ -39,7 +39,7 @@ export function normaliseClipName(name: string): string {
 }
 
 /**
- * The file's clip for each player state it has one for ({@link matchClipStates}: Mixamo's, Blender's,
+ * The file's clip for each player state it has one for (`matchClipStates` in src/rig/clip-names.ts: Mixamo's, Blender's,
  * Unreal's, Quaternius's and VRoid's naming read; a first word every clip shares is a pack's
  * character name). Extra names (`extraNames`) go before the built-in ones. A file clip is used for
  * one state at most.

@@ -77,7 +77,7 @@ type ResolvedCrowdOptions = Required<Omit<CrowdOptions, 'lod' | 'palette' | 'pal
 
 /**
  * Defaults of {@link CrowdOptions} (the template has none; palette, palette materials and variants
- * fall to the {@link BatchSkinnedRenderer}'s and {@link VariantTable}'s own).
+ * fall to the batched renderer's and {@link VariantTable}'s own).
  */
 export const CROWD_DEFAULTS: Required<Omit<CrowdOptions, 'template' | 'palette' | 'paletteMaterials' | 'variants'>> = {
   device: { backend: 'WebGPU' },

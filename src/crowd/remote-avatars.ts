@@ -43,7 +43,7 @@ export interface RemoteAvatarUpdate {
 
 /** Options of a {@link RemoteAvatars}. */
 export interface RemoteAvatarsOptions {
-  /** Loads another player's character file as a template. Default {@link loadRemoteTemplate} with its caps. */
+  /** Loads another player's character file as a template. Default `loadRemoteTemplate` (remote-models.ts) with its caps. */
   loadModel?: (url: string, signal: AbortSignal) => Promise<CrowdTemplate>;
   /** Most distinct character files drawn or loading at once; more are refused. Default 8. */
   maxModels?: number;
@@ -77,7 +77,7 @@ export interface RemoteLooksStats {
   refused: Record<string, string>;
 }
 
-/** Defaults of {@link RemoteAvatarsOptions}: files loaded with {@link loadRemoteTemplate}, at most 8 in view. */
+/** Defaults of {@link RemoteAvatarsOptions}: files loaded with `loadRemoteTemplate` (remote-models.ts), at most 8 in view. */
 export const REMOTE_AVATARS_DEFAULTS: Required<RemoteAvatarsOptions> = {
   loadModel: (url, signal) => loadRemoteTemplate(url, {}, signal),
   maxModels: 8,

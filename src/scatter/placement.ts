@@ -186,7 +186,7 @@ export class PlacementEngine {
   }
 
   /**
-   * The first half of {@link dab}, for callers that spread a dab over time slices: draws the
+   * The first half of {@link PlacementEngine.dab}, for callers that spread a dab over time slices: draws the
    * fractional candidate's coin and returns how many candidates the dab has (0 for a bad disk).
    * Then {@link runCandidates} (or {@link skipCandidates}) that many, in any number of calls.
    */

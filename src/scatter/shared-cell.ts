@@ -16,7 +16,7 @@ import { EDIT_CELL_SIZE, editCellKey, strokeSeed, type EditCell, type SharedEven
  * each computes its own part, so the same stroke gives the same instances whichever cells a
  * visitor has loaded and in whatever order they arrived.
  *
- * The work is resumable: {@link step} runs until a deadline and returns, so a page can apply a
+ * The work is resumable: {@link CellForest.step} runs until a deadline and returns, so a page can apply a
  * full cell in slices of a few milliseconds. When the order changes under the work done so far
  * (a stroke arrived between others, one was undone or evicted), the cell is computed again from
  * its first stroke in the background while the old instances stay drawn, then swapped in.
@@ -63,7 +63,7 @@ export interface ForestStroke {
   readonly events: readonly SharedEvent[];
 }
 
-/** What a {@link step} changed in the drawn instances: remove these ids, then draw these. */
+/** What a {@link CellForest.step} changed in the drawn instances: remove these ids, then draw these. */
 export interface ForestChange {
   /** Instances to draw. */
   added: Placement[];
@@ -116,7 +116,7 @@ export class CellForest {
   readonly cell: EditCell;
   /** The cell's key (`x:z`). */
   readonly key: string;
-  /** The instances drawn for this cell (what {@link step} has handed out), by id. */
+  /** The instances drawn for this cell (what {@link CellForest.step} has handed out), by id. */
   readonly drawn = new Map<number, Placement>();
   private readonly options: CellForestSettings;
   private target: ForestStroke[] = [];
@@ -141,7 +141,7 @@ export class CellForest {
     return this.target;
   }
 
-  /** Sets the strokes in order. Work starts on the next {@link step}. */
+  /** Sets the strokes in order. Work starts on the next {@link CellForest.step}. */
   setStrokes(strokes: readonly ForestStroke[]): void {
     this.target = [...strokes];
     const run = this.shadow ?? this.live;

@@ -79,7 +79,7 @@ const box = new Box3();
 /**
  * A character's bind-pose height (metres): its meshes and bones when the description came from a
  * three.js object (skinned geometry where its bind matrix puts it), else its joints' span over
- * {@link JOINT_SPAN_SHARE} (a bare skeleton: mocap, a skeleton definition).
+ * `JOINT_SPAN_SHARE` (a bare skeleton: mocap, a skeleton definition).
  */
 export function characterHeight(rig: RigDescription): number {
   const ys = rig.bones.map((bone) => bone.worldPosition.y);

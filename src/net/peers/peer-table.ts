@@ -46,7 +46,7 @@ export interface PeerTableStats {
   silenced: number;
   /** Frames ignored because the table was full. */
   full: number;
-  /** Frames that failed validation inside a message whose other frames were taken ({@link PeerTable.ingestMessage}). */
+  /** Frames that failed validation inside a message whose other frames were taken. The table counts none itself (frames reach it already decoded); a caller that validates may count here. */
   rejected: number;
   /** Why the last of them failed. */
   lastRejection: string | null;

@@ -111,7 +111,7 @@ const SPACES = /[\t\n\v\f\r \u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]+/gu;
  * one space, and spaces at either end go. Refuses (with the reason) everything else that is wrong:
  * not a string, empty, longer than {@link MAX_NAME_CHARS} characters, a forbidden character (a bidi
  * override could make a name read as another, a control could break a label), or more than
- * {@link MAX_MARKS} combining marks in a row. The relay refuses such a profile and tells the sender
+ * `MAX_MARKS` combining marks in a row. The relay refuses such a profile and tells the sender
  * why; it never forwards a name it altered beyond spacing.
  */
 export function checkDisplayName(raw: unknown): Checked<string> {

@@ -182,7 +182,7 @@ export class CellSockets {
 
   /**
    * Asks each neighbouring cell for every tick while (x, z) is within the live-detail radius of it,
-   * and for the paced rate again once well beyond (see {@link wantsCloseWatch}). Returns how many
+   * and for the paced rate again once well beyond (see `wantsCloseWatch`, close-watch.ts). Returns how many
    * sockets are close-watching.
    */
   pace(x: number, z: number): number {

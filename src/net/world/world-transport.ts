@@ -57,7 +57,7 @@ export interface WorldTransportOptions {
   requestTimeoutMs?: number;
   /**
    * Ask neighbouring cells the player stands close to for every tick (`pace`; see
-   * {@link wantsCloseWatch}). Default true. False: every neighbouring cell paces this client —
+   * `wantsCloseWatch` in close-watch.ts). Default true. False: every neighbouring cell paces this client —
    * the fewest messages, but peers across a border arrive up to ~80 ms later.
    */
   closeWatch?: boolean;
@@ -152,7 +152,7 @@ export interface WorldStats {
   /**
    * The server's clock minus this client's `Date.now()` (ms), from the directory's answers and the
    * publication cell's answers to `clock` probes (the one with the shortest round trip wins; see
-   * {@link ServerClock}). Null until the first answer that carries it.
+   * `ServerClock`, server-clock.ts). Null until the first answer that carries it.
    */
   clockOffsetMs: number | null;
   /** Round trip of the answer {@link clockOffsetMs} came from (ms): its uncertainty is half of it. */

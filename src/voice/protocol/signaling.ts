@@ -31,7 +31,7 @@ export const MAX_AVATAR_ID = 0xffff_ffff;
 /**
  * World voice rooms (`world`, or a name starting `world:`): the voice room of the open world,
  * where clients connect only to peers within hearing range (docs/voice.md "Voice in the open
- * world"). Their capacity is {@link WORLD_VOICE_ROOM_CAPACITY}, not 16, and they relay no
+ * world"). Their capacity is the server's `WORLD_VOICE_ROOM_CAPACITY` (1,000), not 16, and they relay no
  * positions (panners follow the avatars instead).
  */
 export function isWorldVoiceRoom(room: string): boolean {
