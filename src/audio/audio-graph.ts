@@ -204,7 +204,7 @@ export class AudioGraph {
   readonly synth: Synth;
   /** Caps voices per sound and bus and keeps class budgets. */
   readonly limiter: VoiceLimiter;
-  /** Per-sound cooldowns (a footstep does not retrigger within its window). */
+  /** Per-sound cooldowns: a trigger within a sound's cooldown after its last one is skipped. */
   readonly cooldowns = new Cooldowns();
   /** Raises the pitch of chimes that come in quick succession. */
   readonly streak = new ChimeStreak();

@@ -545,7 +545,7 @@ export interface ParityReport {
     /** The clip it comes from. */
     clip: string;
   };
-  /** True when every clip passed and the pair is plausible. */
+  /** True when every clip passed, the pair is plausible and the bind alignment is within its bound. */
   ok: boolean;
   /** Every failure, prefixed with its clip. */
   failures: string[];

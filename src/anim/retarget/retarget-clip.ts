@@ -138,7 +138,7 @@ export interface ClipReport {
   ignoredTracks: string[];
   /** Tracks on source bones the target has no counterpart for (helpers): dropped. */
   droppedTracks: string[];
-  /** Keys written. */
+  /** Key times of the retargeted clip: the source's own, or a uniform grid at `fps` when those are irregular or denser than 120 Hz. */
   keys: number;
   /** Tracks in the retargeted clip. */
   tracksOut: number;
