@@ -28,9 +28,15 @@ function inputsHash(): string {
   const hash = createHash('sha256');
   const inputs = [
     ...files(join(root, 'src')),
-    ...['typedoc.json', 'tsconfig.json', 'tsconfig.build.json', 'docs/install.md', 'package-lock.json', 'scripts/docs.ts'].map((f) =>
-      join(root, f),
-    ),
+    ...[
+      'typedoc.json',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'docs/install.md',
+      'package-lock.json',
+      'scripts/docs.ts',
+      'scripts/typedoc-same-declaration.mjs',
+    ].map((f) => join(root, f)),
   ];
   for (const file of inputs.sort()) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex');

@@ -18,8 +18,8 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { freePort } from './free-port.ts';
 
 /** A vanished workerd has this long to be replaced by wrangler itself (a reload) before it counts as a crash (ms). */
 export const RELOAD_GRACE_MS = 1500;
@@ -143,20 +143,6 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** A free loopback port. */
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') return reject(new Error('no port'));
-      server.close(() => resolvePort(address.port));
-    });
-  });
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 /** Answers true when `port`'s /api/health answers 200 within `timeoutMs`. */
@@ -276,7 +262,7 @@ export class WorkerSupervisor {
 
   /** Spawns wrangler on a fresh port (not waiting for it). */
   private async spawnGeneration(): Promise<Generation> {
-    const port = await freeLoopbackPort();
+    const port = await freePort();
     const { root, wranglerArgs, env, stdio } = this.options;
     const child = spawn(
       process.execPath,

@@ -24,7 +24,9 @@ import type { ScatterWorkerReply, ScatterWorkerRequest } from './scatter-worker.
 /** LOD edges for the ambient layer: full detail to 24 m, half to 70 m, 15 % beyond. */
 export const AMBIENT_LOD_BANDS: LodBands = { edges: [24, 70], hysteresis: 4 };
 
+/** Options of an {@link AmbientScatter}. */
 export interface AmbientScatterOptions {
+  /** The terrain the vegetation grows on. */
   ground: Heightmap;
   /** World seed. Default 1. */
   seed?: number;
@@ -90,20 +92,44 @@ function resolveAmbientOptions(options: AmbientScatterOptions): ResolvedAmbientO
 
 /** `cairn.stats.ambient`: the streamed world content. */
 export interface AmbientScatterStats {
+  /** The world seed. */
   seed: number;
   /** Regions on the map / placed so far / drawn now / waiting for the worker. */
-  regions: { total: number; placed: number; drawn: number; queued: number; wanted: number };
+  regions: {
+    /** On the map. */
+    total: number;
+    /** Placed so far (kept in memory). */
+    placed: number;
+    /** Drawn now. */
+    drawn: number;
+    /** Waiting for the worker. */
+    queued: number;
+    /** Within the load radius of the focus. */
+    wanted: number;
+  };
   /** Instances drawn (all regions drawn now) and waiting for their prop's bake. */
   instances: number;
+  /** Instances waiting for their prop's bake. */
   pending: number;
   /** Instances per LOD level. */
   perLevel: number[];
   /** Worker ms per region (last and total). */
-  placeMs: { last: number; total: number };
+  placeMs: {
+    /** The last region's. */
+    last: number;
+    /** Every region's, summed. */
+    total: number;
+  };
   /** Props baked / to bake. */
-  bake: { done: number; total: number };
+  bake: {
+    /** Props baked. */
+    done: number;
+    /** Props to bake. */
+    total: number;
+  };
   /** 'worker' or 'inline' (also after the Worker failed: `lastError` says why). */
   mode: 'worker' | 'inline';
+  /** Why the Worker failed (placement then runs inline), or null. */
   lastError: string | null;
 }
 
@@ -115,7 +141,9 @@ export interface AmbientScatterStats {
  * brush can share so props bake once. Regions once placed are kept, so walking back is free.
  */
 export class AmbientScatter {
+  /** The scatter layer the regions are drawn through. */
   readonly layer: ScatterLayer;
+  /** Live figures (`cairn.stats.ambient`). */
   readonly stats: AmbientScatterStats;
   private readonly options: ResolvedAmbientOptions;
   private readonly ground: Heightmap;
@@ -228,6 +256,7 @@ export class AmbientScatter {
     await this.layer.whenIdle();
   }
 
+  /** Stops the Worker, frees the layer and forgets every region. */
   dispose(): void {
     this.disposed = true;
     this.worker?.terminate();
@@ -360,6 +389,9 @@ export class AmbientScatter {
 declare module '../world/cairn-global.ts' {
   interface CairnStats {
     /** The ambient vegetation's figures and the quality tier it runs at (the world). */
-    ambient?: AmbientScatterStats & { quality: string };
+    ambient?: AmbientScatterStats & {
+      /** The quality tier the world runs the vegetation at. */
+      quality: string;
+    };
   }
 }

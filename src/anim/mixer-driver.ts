@@ -24,7 +24,9 @@ const MIXER_DRIVER_DEFAULTS: Required<Pick<MixerDriverOptions, 'fades' | 'rigOff
  * 5 Hz: read {@link rigOffset} and add it to the character's height.
  */
 export class MixerAnimationDriver {
+  /** The three.js mixer playing the clips. */
   readonly mixer: AnimationMixer;
+  /** The state machine whose transitions the driver plays. */
   readonly machine: AnimationStateMachine;
   private readonly actions = new Map<string, AnimationAction>();
   private active: AnimationAction | null = null;
@@ -91,6 +93,7 @@ export class MixerAnimationDriver {
     this.offset.update(dt);
   }
 
+  /** Stops every action and uncaches the character from the mixer. */
   dispose(): void {
     this.unsubscribe();
     this.mixer.stopAllAction();

@@ -4,6 +4,7 @@ import { withDefaults } from '../core/options.ts';
 /** Default blend rate of the rig offset: 5 per second (time constant 0.2 s, 95 % in 0.6 s). */
 export const RIG_OFFSET_RATE = 5;
 
+/** Options of a {@link RigOffsetBlend}. */
 export interface RigOffsetBlendOptions {
   /** Exponential approach rate (1/s). Default {@link RIG_OFFSET_RATE}. */
   rate?: number;
@@ -24,6 +25,7 @@ export class RigOffsetBlend {
   value: number;
   /** The offset being approached. */
   target: number;
+  /** Exponential approach rate (1/s). */
   readonly rate: number;
 
   constructor(options: RigOffsetBlendOptions = {}) {

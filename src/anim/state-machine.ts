@@ -1,17 +1,7 @@
 import { Emitter } from '../core/emitter.ts';
 import { withDefaults } from '../core/options.ts';
 
-/**
- * A small animation state machine with clip aliases. Game code speaks in generic states (`idle`,
- * `walk`, `run`, `jump`, `swim`, …); each rig maps them to its own clip names at play time, so one
- * controller drives the mannequin, a retargeted character or a loaded model alike.
- *
- * Requests are queued and applied on {@link update}. The queue keeps only the **last** request, and
- * a request is never compared with the state now playing: two messages in one tick (walk, then idle)
- * must end in idle even though idle is what is playing. A request for the state already playing is
- * short-circuited when it is applied, not when it is queued.
- */
-
+/** Options of an {@link AnimationStateMachine}. */
 export interface StateMachineOptions {
   /** Generic state name → clip name. States without an alias play the clip of the same name. */
   aliases?: Record<string, string>;
@@ -24,8 +14,11 @@ export interface StateMachineOptions {
 /** `initial` and `clips` have no default: left out, the machine starts idle and checks no clip names. */
 const STATE_MACHINE_DEFAULTS: Required<Omit<StateMachineOptions, 'initial' | 'clips'>> = { aliases: {} };
 
+/** One applied state change. */
 export interface Transition {
+  /** The state before, or null for the first. */
   from: string | null;
+  /** The state now. */
   to: string;
   /** The clip to play for `to`, after alias resolution. */
   clip: string;
@@ -37,6 +30,16 @@ export interface StateMachineEvents extends Record<string, unknown> {
   transition: Transition;
 }
 
+/**
+ * A small animation state machine with clip aliases. Game code speaks in generic states (`idle`,
+ * `walk`, `run`, `jump`, `swim`, …); each rig maps them to its own clip names at play time, so one
+ * controller drives the mannequin, a retargeted character or a loaded model alike.
+ *
+ * Requests are queued and applied on {@link AnimationStateMachine.update}. The queue keeps only the
+ * **last** request, and a request is never compared with the state now playing: two messages in one
+ * tick (walk, then idle) must end in idle even though idle is what is playing. A request for the state already playing is
+ * short-circuited when it is applied, not when it is queued.
+ */
 export class AnimationStateMachine extends Emitter<StateMachineEvents> {
   /** The state playing now (null before the first transition). */
   current: string | null = null;

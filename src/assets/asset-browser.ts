@@ -4,6 +4,7 @@ import { Emitter } from '../core/emitter.ts';
 import { progressFraction, type Progress } from '../core/progress.ts';
 import { isValidAssetId } from './asset-id.ts';
 import type { CatalogCache } from './catalog-cache.ts';
+import type { DisposedCounts } from './dispose-object.ts';
 import { CatalogClient, type CatalogState } from './catalog-client.ts';
 import { AssetError } from './errors.ts';
 import { loadPolyHavenModel, type LoadedModel } from './model-loader.ts';
@@ -14,23 +15,35 @@ import { SearchIndex, type SearchResult } from './search-index.ts';
 
 /** The state of one model request, as a card shows it. */
 export interface ModelLoadEvent {
+  /** The asset id. */
   id: string;
+  /** Loading, loaded, or failed. */
   state: 'loading' | 'loaded' | 'error';
+  /** The texture resolution asked for (once loaded: the one loaded). */
   resolution: string;
   /** Files done of those known so far, while loading. */
   progress?: Progress;
+  /** The model, once loaded. */
   model?: LoadedModel;
+  /** Why it failed, once failed. */
   error?: AssetError;
 }
 
+/** What an {@link AssetBrowser} emits. */
 export interface AssetBrowserEvents extends Record<string, unknown> {
+  /** The catalog's state changed (loading, ready, stale, error). */
   catalog: CatalogState;
+  /** A search ran. */
   results: SearchResult;
+  /** A model request moved on (loading with progress, loaded, failed). */
   load: ModelLoadEvent;
+  /** The shown model was simplified. */
   simplify: SimplifyReport;
 }
 
+/** Options of an {@link AssetBrowser}. */
 export interface AssetBrowserOptions {
+  /** The API (or a mirror) the catalog and models come from. */
   api: PolyHavenApi;
   /** Where models go; the browser shows one at a time in it. */
   slot: ModelSlot;
@@ -48,29 +61,50 @@ export interface AssetBrowserOptions {
 
 /** Live figures for `cairn.stats.assets` (the HUD and tests read these). */
 export interface AssetBrowserStats {
+  /** Where the catalog stands. */
   catalog: CatalogState['status'];
+  /** Catalog entries usable. */
   entries: number;
+  /** Catalog keys left out (not valid ids, not assets). */
   rejected: number;
+  /** Where the entries came from: the network, the cache, or null before any. */
   catalogSource: CatalogState['source'];
+  /** Why the catalog could not be fetched, or null. */
   catalogError: string | null;
   /** 0..1 while the catalog downloads with a known size, null otherwise. */
   catalogProgress: number | null;
+  /** The last query. */
   query: string;
+  /** Entries that matched it. */
   results: number;
+  /** Ms the last search took. */
   searchMs: number;
+  /** Searches run. */
   searches: number;
+  /** The id of the model shown, or null. */
   model: string | null;
+  /** Where the shown model stands: none, loading, loaded, or the last load failed with nothing shown. */
   modelState: 'none' | 'loading' | 'loaded' | 'error';
+  /** The id being loaded, or null. */
   loadingId: string | null;
+  /** The texture resolution of the shown model (or the default before one). */
   resolution: string;
+  /** Triangles of the shown model as loaded. */
   trianglesOriginal: number;
+  /** Triangles drawn now (after simplification). */
   triangles: number;
+  /** The simplification ratio now (1: as loaded). */
   ratio: number;
+  /** Ms the last simplification took. */
   simplifyMs: number;
+  /** Models loaded. */
   loads: number;
+  /** Loads that failed. */
   loadErrors: number;
+  /** The last failure, `id: message`, or null. */
   lastError: string | null;
-  freed: { geometries: number; materials: number; textures: number };
+  /** Totals the slot freed so far. */
+  freed: DisposedCounts;
 }
 
 /**
@@ -80,9 +114,13 @@ export interface AssetBrowserStats {
  * simplification. UIs listen to its events and read {@link stats}.
  */
 export class AssetBrowser extends Emitter<AssetBrowserEvents> {
+  /** The API the catalog and models come from. */
   readonly api: PolyHavenApi;
+  /** The catalog: fetched once, cached, kept. */
   readonly catalog: CatalogClient;
+  /** Where the shown model lives (one at a time). */
   readonly slot: ModelSlot;
+  /** The texture resolution a load asks for when none is given. */
   resolution: string;
   private index: SearchIndex;
   private readonly limit: number;
@@ -143,6 +181,7 @@ export class AssetBrowser extends Emitter<AssetBrowserEvents> {
     });
   }
 
+  /** Live figures (`cairn.stats.assets`). */
   get stats(): AssetBrowserStats {
     return this.figures;
   }
@@ -254,6 +293,7 @@ export class AssetBrowser extends Emitter<AssetBrowserEvents> {
     Object.assign(this.figures, { model: null, modelState: 'none', trianglesOriginal: 0, triangles: 0, ratio: 1 });
   }
 
+  /** Aborts a load under way, frees the shown model and the catalog client, and removes every listener. */
   dispose(): void {
     this.pending?.abort.abort();
     this.catalog.dispose();

@@ -7,6 +7,7 @@ import { AssetError } from './errors.ts';
  */
 export const ASSET_ID_PATTERN = /^[A-Za-z0-9_-]{1,50}$/;
 
+/** Whether `id` is a string Poly Haven could name an asset by ({@link ASSET_ID_PATTERN}). */
 export function isValidAssetId(id: unknown): id is string {
   return typeof id === 'string' && ASSET_ID_PATTERN.test(id);
 }

@@ -1,19 +1,26 @@
+import type { HudRow } from '../world/hud.ts';
 import type { AssetBrowserStats } from './asset-browser.ts';
 import type { LazyImageStats } from './ui/lazy-images.ts';
 
 /** `window.cairn.stats.assets`: the browser's figures plus thumbnails, GPU memory and placements. */
 export interface AssetPageStats extends AssetBrowserStats {
+  /** The thumbnails' lazy loading: requested, loaded, waiting. */
   thumbnails: LazyImageStats;
   /** renderer.info.memory: live GPU geometries and textures on this page. */
-  memory: { geometries: number; textures: number };
+  memory: {
+    /** Geometries on the GPU. */
+    geometries: number;
+    /** Textures on the GPU. */
+    textures: number;
+  };
   /** Models placed and kept in the world (world page only). */
   placed: number;
 }
 
 /** HUD rows for the assets section; reads only the published stats. */
-export function assetHudRows(s: AssetPageStats | undefined): Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> {
+export function assetHudRows(s: AssetPageStats | undefined): HudRow[] {
   if (!s) return [{ label: 'catalog', value: 'not loaded' }];
-  const rows: Array<{ label: string; value: string; tone?: 'ok' | 'warn' | 'bad' }> = [
+  const rows: HudRow[] = [
     {
       label: 'catalog',
       value: `${s.catalog} · ${s.entries.toLocaleString('en-US')}${s.catalogSource === 'cache' ? ' (cache)' : ''}`,

@@ -9,21 +9,28 @@ export interface CachedCatalog {
   savedAt: number;
 }
 
+/** Where a catalog is kept between visits, by key (the catalog URL). */
 export interface CatalogCache {
+  /** The catalog kept under `key`, or null (a miss, or a damaged entry). */
   get(key: string): Promise<CachedCatalog | null>;
+  /** Keeps `value` under `key`, replacing what was there. */
   put(key: string, value: CachedCatalog): Promise<void>;
+  /** Forgets what is kept under `key`. */
   delete(key: string): Promise<void>;
 }
 
 /** A cache in memory: lives as long as the object. */
 export class MemoryCatalogCache implements CatalogCache {
   private readonly entries = new Map<string, CachedCatalog>();
+  /** The catalog kept under `key`, or null. */
   async get(key: string): Promise<CachedCatalog | null> {
     return this.entries.get(key) ?? null;
   }
+  /** Keeps `value` under `key`. */
   async put(key: string, value: CachedCatalog): Promise<void> {
     this.entries.set(key, value);
   }
+  /** Forgets what is kept under `key`. */
   async delete(key: string): Promise<void> {
     this.entries.delete(key);
   }
@@ -37,6 +44,7 @@ const SAVED_AT_HEADER = 'x-cairn-saved-at';
  * API is missing (insecure context) every call is a harmless miss.
  */
 export class CacheStorageCatalogCache implements CatalogCache {
+  /** The Cache API cache's name. */
   readonly cacheName: string;
 
   constructor(cacheName = 'cairn-assets-catalog-v1') {
@@ -52,6 +60,7 @@ export class CacheStorageCatalogCache implements CatalogCache {
     }
   }
 
+  /** The catalog kept under `key`, or null (a miss, a damaged entry, or no Cache API). */
   async get(key: string): Promise<CachedCatalog | null> {
     const cache = await this.open();
     const response = await cache?.match(key);
@@ -64,6 +73,7 @@ export class CacheStorageCatalogCache implements CatalogCache {
     }
   }
 
+  /** Keeps `value` under `key`, with when it was fetched. */
   async put(key: string, value: CachedCatalog): Promise<void> {
     const cache = await this.open();
     await cache?.put(
@@ -74,6 +84,7 @@ export class CacheStorageCatalogCache implements CatalogCache {
     );
   }
 
+  /** Forgets what is kept under `key`. */
   async delete(key: string): Promise<void> {
     const cache = await this.open();
     await cache?.delete(key);

@@ -15,13 +15,17 @@ import type { CatalogEntry } from './polyhaven-types.ts';
  */
 export type CatalogStatus = 'idle' | 'loading' | 'ready' | 'stale' | 'error';
 
+/** What a {@link CatalogClient} knows: its status, the entries and where they came from. */
 export interface CatalogState {
+  /** Where the catalog stands. */
   status: CatalogStatus;
+  /** The usable entries (the cached copy while loading or stale; none on error). */
   entries: CatalogEntry[];
   /** Where `entries` came from. */
   source: 'network' | 'cache' | null;
   /** When `entries` were fetched from the network (ms since the epoch). */
   savedAt: number | null;
+  /** Why the last fetch failed, or null. */
   error: AssetError | null;
   /** Download progress while loading, in bytes; `total` is null when the server does not say. */
   progress: Progress | null;
@@ -29,7 +33,9 @@ export interface CatalogState {
   rejected: number;
 }
 
+/** Options of a {@link CatalogClient}. */
 export interface CatalogClientOptions {
+  /** The API the catalog comes from. */
   api: PolyHavenApi;
   /** Default: a {@link MemoryCatalogCache} (pages pass a CacheStorageCatalogCache). */
   cache?: CatalogCache;
@@ -39,10 +45,13 @@ export interface CatalogClientOptions {
   now?: () => number;
 }
 
+/** What a {@link CatalogClient} emits. */
 export interface CatalogEvents extends Record<string, unknown> {
+  /** Its state changed. */
   change: CatalogState;
 }
 
+/** How long a cached catalog is used without asking the network: 24 hours (ms). */
 export const DEFAULT_CATALOG_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -51,7 +60,9 @@ export const DEFAULT_CATALOG_MAX_AGE_MS = 24 * 60 * 60 * 1000;
  * cannot be reached the cached copy stays searchable (`stale`) and `error` says why.
  */
 export class CatalogClient extends Emitter<CatalogEvents> {
+  /** The API the catalog comes from. */
   readonly api: PolyHavenApi;
+  /** How long a cached catalog is used without asking the network (ms). */
   readonly maxAgeMs: number;
   private readonly cache: CatalogCache;
   private readonly now: () => number;
@@ -73,6 +84,7 @@ export class CatalogClient extends Emitter<CatalogEvents> {
     this.now = resolved.now;
   }
 
+  /** What the client knows now. */
   get state(): CatalogState {
     return this.current;
   }

@@ -5,9 +5,15 @@ import type { CatalogEntry, PolyHavenModelFilesJson } from './polyhaven-types.ts
 
 /** The result of checking a catalog: usable entries and what was left out (and why). */
 export interface ParsedCatalog {
+  /** The usable entries, in the catalog's order. */
   entries: CatalogEntry[];
   /** Keys dropped because they are not valid asset ids or their value is not an asset. */
-  rejected: Array<{ key: string; reason: string }>;
+  rejected: Array<{
+    /** The catalog key. */
+    key: string;
+    /** Why it was left out. */
+    reason: string;
+  }>;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -85,10 +91,12 @@ export function parseCatalog(json: unknown, source = 'the catalog'): ParsedCatal
 
 /** Texture resolutions Poly Haven publishes, smallest first. */
 export const RESOLUTIONS = ['1k', '2k', '4k', '8k', '16k'] as const;
+/** One of {@link RESOLUTIONS}. */
 export type Resolution = (typeof RESOLUTIONS)[number];
 
 /** Where one resolution of a model's glTF lives, and the files it needs. */
 export interface GltfDownload {
+  /** The resolution these files are (the one asked for, or the nearest offered). */
   resolution: string;
   /** Absolute URL of the .gltf file. */
   url: string;

@@ -2,8 +2,11 @@ import type { BufferGeometry, Material, Object3D, Texture } from 'three';
 
 /** The GPU-backed resources an object tree holds (each counted once, however often shared). */
 export interface ObjectResources {
+  /** Every geometry. */
   geometries: Set<BufferGeometry>;
+  /** Every material. */
   materials: Set<Material>;
+  /** Every texture, from any material slot or shader uniform. */
   textures: Set<Texture>;
 }
 
@@ -39,8 +42,11 @@ export function collectResources(root: Object3D): ObjectResources {
 
 /** How many of each kind a disposal released. */
 export interface DisposedCounts {
+  /** Geometries disposed. */
   geometries: number;
+  /** Materials disposed. */
   materials: number;
+  /** Textures disposed. */
   textures: number;
 }
 

@@ -21,9 +21,13 @@ export type AssetErrorKind =
 
 /** An error from the assets module; `message` is written for the person using the page. */
 export class AssetError extends Error {
+  /** The error's name, for telling it apart from other errors. */
   override name = 'AssetError';
+  /** What kind of trouble it is (what the UI should say). */
   readonly kind: AssetErrorKind;
+  /** The URL involved, when there is one. */
   readonly url?: string;
+  /** The HTTP status, for `http` and `not-found`. */
   readonly status?: number;
 
   constructor(

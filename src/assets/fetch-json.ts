@@ -1,9 +1,11 @@
 import type { ProgressListener } from '../core/progress.ts';
 import { AssetError } from './errors.ts';
 
+/** Options of {@link fetchJson}. */
 export interface FetchJsonOptions {
   /** Referrer policy for the request. Default 'origin': Poly Haven's terms ask apps to identify themselves by Referer. */
   referrerPolicy?: ReferrerPolicy;
+  /** Aborts the request; the promise then rejects with the fetch's own AbortError. */
   signal?: AbortSignal;
   /** Hears the download: `done` bytes received, `total` the Content-Length when the server says (else null). */
   onProgress?: ProgressListener;

@@ -13,7 +13,14 @@ export interface IncludeUrlModifier {
   /** Relative paths the glTF asked for that the include map does not list (each once). */
   readonly unmapped: string[];
   /** Each include-map hit: what the loader asked for and the URL it was sent to. */
-  readonly mapped: Array<{ requested: string; path: string; url: string }>;
+  readonly mapped: Array<{
+    /** The URL the loader asked for. */
+    requested: string;
+    /** The relative path it stands for (an include-map key). */
+    path: string;
+    /** The absolute URL it was sent to. */
+    url: string;
+  }>;
 }
 
 /**

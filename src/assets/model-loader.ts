@@ -8,6 +8,7 @@ import { AssetError } from './errors.ts';
 import { createIncludeUrlModifier, type IncludeUrlModifier } from './include-map.ts';
 import type { PolyHavenApi } from './polyhaven-api.ts';
 
+/** Options of {@link loadPolyHavenModel}. */
 export interface LoadModelOptions {
   /** Texture resolution to ask for ('1k', '2k', '4k'…). Default '1k'; falls back to the nearest offered. */
   resolution?: string;
@@ -21,18 +22,25 @@ export interface LoadModelOptions {
 
 /** A model loaded from the API, ready to add to a scene. */
 export interface LoadedModel {
+  /** The asset id. */
   id: string;
   /** The resolution actually loaded (the requested one, or the nearest offered). */
   resolution: string;
+  /** The model's scene graph. */
   object: Object3D;
+  /** Where its glTF came from, and the files it needed. */
   download: GltfDownload;
   /** What the include map did: each request the loader made and where it went. */
   mapped: IncludeUrlModifier['mapped'];
   /** Files the glTF refers to that failed to load (the model loads without them). */
   failedFiles: string[];
+  /** Triangles drawn by its meshes. */
   triangles: number;
+  /** Meshes in it. */
   meshes: number;
+  /** Distinct materials. */
   materials: number;
+  /** Distinct textures. */
   textures: number;
 }
 

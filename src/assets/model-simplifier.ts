@@ -10,6 +10,7 @@ import {
 
 /** One mesh under simplification: its live geometry and the untouched original it rebuilds from. */
 export interface SimplifiedMesh {
+  /** The mesh, whose geometry's index is rewritten. */
   mesh: Mesh;
   /**
    * A clone of the geometry as loaded: the same vertex attributes (simplification never changes
@@ -23,17 +24,25 @@ export interface SimplifiedMesh {
   positions: Float32Array;
   /** The material slots (geometry.groups, or the whole draw range as one slot). */
   slices: IndexSlice[];
+  /** Whether the geometry had groups (else its draw range is one slot). */
   hadGroups: boolean;
+  /** Triangles as loaded. */
   originalTriangles: number;
+  /** Triangles drawn now. */
   triangles: number;
 }
 
+/** What one {@link ModelSimplifier.setRatio} did. */
 export interface SimplifyReport {
+  /** The ratio asked for (0 < ratio ≤ 1). */
   ratio: number;
+  /** Triangles as loaded, over every mesh. */
   trianglesBefore: number;
+  /** Triangles after, over every mesh. */
   trianglesAfter: number;
   /** Largest relative error over all slices. */
   error: number;
+  /** Ms it took. */
   ms: number;
 }
 
@@ -68,6 +77,7 @@ function packPositions(geometry: BufferGeometry): Float32Array {
  * reallocated): ratio 0.5 after 0.1 is as good as 0.5 straight away, and ratio 1 is the original.
  */
 export class ModelSimplifier {
+  /** Every mesh simplified (a shared geometry once). */
   readonly meshes: SimplifiedMesh[] = [];
   private currentRatio = 1;
 
@@ -122,14 +132,17 @@ export class ModelSimplifier {
     };
   }
 
+  /** The ratio of the last {@link setRatio} (1: as loaded). */
   get ratio(): number {
     return this.currentRatio;
   }
 
+  /** Triangles as loaded, over every mesh. */
   get originalTriangles(): number {
     return this.meshes.reduce((sum, m) => sum + m.originalTriangles, 0);
   }
 
+  /** Triangles drawn now, over every mesh. */
   get triangles(): number {
     return this.meshes.reduce((sum, m) => sum + m.triangles, 0);
   }

@@ -5,11 +5,13 @@ import type { LoadedModel } from './model-loader.ts';
 import { ModelSimplifier, type ModelSimplifierOptions, type SimplifyReport } from './model-simplifier.ts';
 import type { SimplifyFunction } from './simplify-index.ts';
 
+/** Options of a {@link ModelSlot}. */
 export interface ModelSlotOptions {
   /** Where the model is added. */
   parent: Object3D;
   /** The simplifier (meshoptimizer's `MeshoptSimplifier.simplify`, after `ready`). Without one, `setRatio` throws. */
   simplify?: SimplifyFunction;
+  /** The simplifier's error limit and border locking. Default: its own. */
   simplifier?: ModelSimplifierOptions;
   /** Called after a model is added, to place it (e.g. on the ground). */
   place?: (root: Object3D) => void;
@@ -20,7 +22,9 @@ const MODEL_SLOT_DEFAULTS: Required<Pick<ModelSlotOptions, 'simplifier'>> = { si
 
 /** What the slot holds now. */
 export interface SlotContent {
+  /** The model. */
   model: LoadedModel;
+  /** Its simplifier, or null when the slot has no `simplify`. */
   simplifier: ModelSimplifier | null;
 }
 
@@ -40,6 +44,7 @@ export class ModelSlot {
     this.options = { ...options, ...withDefaults(MODEL_SLOT_DEFAULTS, options) };
   }
 
+  /** What the slot holds now, or null. */
   get current(): SlotContent | null {
     return this.content;
   }
@@ -83,6 +88,7 @@ export class ModelSlot {
     return this.content.simplifier.setRatio(ratio);
   }
 
+  /** Frees the current model. */
   dispose(): void {
     this.clear();
   }

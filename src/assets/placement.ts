@@ -1,3 +1,4 @@
+import type { XZ } from '../core/math.ts';
 import { Box3, Vector3, type Object3D } from 'three';
 
 const box = new Box3();
@@ -41,7 +42,7 @@ export function restOn(root: Object3D, x: number, groundY: number, z: number): V
  * A point `distance` metres ahead of a position along a facing (atan2(wx, wz) convention), moved
  * `aside` metres to the right of that line (right = forward × up = (−cos, sin)).
  */
-export function pointAhead(x: number, z: number, facing: number, distance: number, aside = 0): { x: number; z: number } {
+export function pointAhead(x: number, z: number, facing: number, distance: number, aside = 0): XZ {
   return {
     x: x + Math.sin(facing) * distance - Math.cos(facing) * aside,
     z: z + Math.cos(facing) * distance + Math.sin(facing) * aside,

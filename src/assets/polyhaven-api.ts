@@ -22,6 +22,7 @@ export function parseApiBaseUrl(value: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
+/** Options of a {@link PolyHavenApi}. */
 export interface PolyHavenApiOptions {
   /** Default {@link POLY_HAVEN_API}. */
   baseUrl?: string;
@@ -38,10 +39,16 @@ const POLY_HAVEN_API_DEFAULTS: Required<Pick<PolyHavenApiOptions, 'baseUrl'>> = 
  * checked against the API's pattern before any URL is built.
  */
 export class PolyHavenApi {
+  /** The API's base URL, without a trailing slash. */
   readonly baseUrl: string;
   private readonly fetchImpl: typeof fetch | undefined;
   /** Requests made, by kind, for the page's stats. */
-  readonly requests = { catalog: 0, files: 0 };
+  readonly requests = {
+    /** Catalog requests. */
+    catalog: 0,
+    /** File-list requests. */
+    files: 0,
+  };
 
   constructor(options: PolyHavenApiOptions = {}) {
     this.baseUrl = parseApiBaseUrl(withDefaults(POLY_HAVEN_API_DEFAULTS, options).baseUrl);
@@ -53,6 +60,7 @@ export class PolyHavenApi {
     return this.baseUrl === POLY_HAVEN_API;
   }
 
+  /** The catalog URL: every model (`/assets?t=models`). */
   catalogUrl(): string {
     return `${this.baseUrl}/assets?t=models`;
   }
@@ -63,11 +71,13 @@ export class PolyHavenApi {
     return `${this.baseUrl}/files/${id}`;
   }
 
+  /** Fetches the catalog's JSON (not yet checked); `onProgress` hears the bytes. */
   fetchCatalog(options: { signal?: AbortSignal; onProgress?: ProgressListener } = {}): Promise<unknown> {
     this.requests.catalog++;
     return fetchJson(this.catalogUrl(), { ...options, label: 'the Poly Haven catalog', fetch: this.fetchImpl });
   }
 
+  /** Fetches a model's file list (`/files/{id}`, not yet checked); throws `invalid-id` before any request for a bad id. */
   fetchFiles(id: string, options: { signal?: AbortSignal } = {}): Promise<unknown> {
     const url = this.filesUrl(id);
     this.requests.files++;

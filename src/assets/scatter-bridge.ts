@@ -7,8 +7,11 @@ import type { CatalogEntry } from './polyhaven-types.ts';
  * `PropCatalog` has this shape). Structural, so assets does not import scatter.
  */
 export interface ScatterPropCatalog {
+  /** Adds a prop made from `object3D` to `category`; `replace` replaces one of the same id. */
   register(registration: { id: string; category: string; object3D: Object3D; replace?: boolean }): void;
+  /** The categories with props. */
   categories(): string[];
+  /** The prop ids of a category, in registration order. */
   propsIn(category: string): readonly string[];
 }
 

@@ -23,6 +23,7 @@ import type { CatalogEntry } from './polyhaven-types.ts';
  */
 
 export type MatchField = 'name' | 'id' | 'category' | 'tag';
+/** How a query word matched a field: the whole of a word, the start of one, or anywhere in it. */
 export type MatchKind = 'exact' | 'prefix' | 'substring';
 
 const FIELD_RANK: Record<MatchField, number> = { name: 3, id: 2, category: 1, tag: 0 };
@@ -40,14 +41,26 @@ export function matchScore(field: MatchField, kind: MatchKind): number {
  */
 const WHOLE_NAME_BONUS = 1000;
 
+/** One entry that matched a query. */
 export interface SearchHit {
+  /** The catalog entry. */
   entry: CatalogEntry;
+  /** Its score: the sum of each query word's best {@link matchScore}, plus a bonus when the query is the whole name. */
   score: number;
   /** Where each query word matched best, in query order (for highlighting and tests). */
-  matches: Array<{ word: string; field: MatchField; kind: MatchKind }>;
+  matches: Array<{
+    /** The query word. */
+    word: string;
+    /** The field it matched best in. */
+    field: MatchField;
+    /** How it matched there. */
+    kind: MatchKind;
+  }>;
 }
 
+/** What {@link SearchIndex.search} found. */
 export interface SearchResult {
+  /** The query as given. */
   query: string;
   /** Query words after normalising. */
   words: string[];
@@ -75,6 +88,7 @@ interface Indexed {
   nameLower: string;
 }
 
+/** Options of a {@link SearchIndex}. */
 export interface SearchIndexOptions {
   /** Hits returned per query. Default 60 (the cards the page renders). */
   limit?: number;
@@ -189,6 +203,7 @@ export function compareHits(a: SearchHit, b: SearchHit): number {
 
 /** Client-side search over a Poly Haven catalog: tokens, prefixes and tags, ranked by match then downloads. */
 export class SearchIndex {
+  /** Hits returned per query. */
   readonly limit: number;
   private readonly narrow: boolean;
   private readonly items: Indexed[];
@@ -249,6 +264,7 @@ export class SearchIndex {
     });
   }
 
+  /** Entries indexed. */
   get size(): number {
     return this.items.length;
   }

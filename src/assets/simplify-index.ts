@@ -8,8 +8,11 @@ import { withDefaults } from '../core/options.ts';
 
 /** A run of an index buffer drawn with one material: three's geometry group. */
 export interface IndexSlice {
+  /** First index of the run. */
   start: number;
+  /** Indices in the run (three per triangle). */
   count: number;
+  /** The material slot it is drawn with. */
   materialIndex: number;
 }
 
@@ -23,6 +26,7 @@ export type SimplifyFunction = (
   flags?: Array<'LockBorder' | 'Sparse' | 'ErrorAbsolute' | 'Prune'>,
 ) => [Uint32Array, number];
 
+/** Options of {@link simplifyIndexBySlices}. */
 export interface SimplifyIndexOptions {
   /**
    * Largest allowed deviation, relative to the mesh's size (meshoptimizer's target_error).
@@ -37,11 +41,13 @@ export interface SimplifyIndexOptions {
 /** Defaults of {@link SimplifyIndexOptions}: no error limit (`maxError` 1), borders locked. */
 export const SIMPLIFY_INDEX_DEFAULTS: Required<SimplifyIndexOptions> = { maxError: 1, lockBorder: true };
 
+/** What {@link simplifyIndexBySlices} made of an index. */
 export interface SimplifiedIndex {
   /** Packed indices: slice after slice, in the order given. */
   index: Uint32Array;
   /** Where each slice now lives in `index`, with its material slot unchanged. */
   slices: IndexSlice[];
+  /** Triangles in `index`. */
   triangles: number;
   /** Largest relative error meshoptimizer reports over the slices. */
   error: number;

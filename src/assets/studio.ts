@@ -5,7 +5,9 @@ import { modelBounds } from './placement.ts';
 
 /** The model viewer's lighting and floor. */
 export interface Studio {
+  /** The floor disc under the model. */
   floor: Mesh;
+  /** Removes the lights and floor and frees them and the environment map. */
   dispose(): void;
 }
 

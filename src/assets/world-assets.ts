@@ -17,6 +17,7 @@ import { worldDock } from '../world/dock.ts';
 import { createAssetsToggle } from './ui/assets-toggle.ts';
 import { injectAssetStyles } from './ui/styles.ts';
 
+/** Options of a {@link WorldAssets}. */
 export interface WorldAssetsOptions {
   /** Metres in front of the player, along the camera's view, where a model is put. Default 4. */
   distance?: number;
@@ -37,16 +38,23 @@ export interface WorldAssetsOptions {
 
 /** A model put into the world and kept there. */
 export interface PlacedModel {
+  /** The asset id. */
   id: string;
+  /** The texture resolution it loaded at. */
   resolution: string;
+  /** The model's scene graph, in the world. */
   object: Object3D;
+  /** Triangles it draws. */
   triangles: number;
 }
 
 /** A placed or previewed model as the console sees it. */
 export interface AssetSummary {
+  /** The asset id. */
   id: string;
+  /** The texture resolution it loaded at. */
   resolution: string;
+  /** Triangles it draws. */
   triangles: number;
 }
 
@@ -55,19 +63,42 @@ export interface AssetSummary {
  * every call loads the module on first use, so the page pays nothing until then.
  */
 export interface WorldAssetsConsole {
+  /** Opens the search panel (loading the module on first use). */
   open(): Promise<void>;
+  /** Closes the search panel. */
   close(): Promise<void>;
   /** Loads a model in front of the player without keeping it. */
   preview(id: string, options?: { resolution?: string }): Promise<AssetSummary>;
   /** Keeps the previewed model in the world; null when there is none. */
   keep(): Promise<AssetSummary | null>;
   /** Loads and keeps a model in one go. */
-  place(id: string, options?: { resolution?: string }): Promise<AssetSummary & { position: number[] }>;
-  placed(): Promise<Array<{ id: string; position: number[] }>>;
+  place(
+    id: string,
+    options?: { resolution?: string },
+  ): Promise<
+    AssetSummary & {
+      /** Where it stands: [x, y, z] in metres. */
+      position: number[];
+    }
+  >;
+  /** The kept models: each one's id and where it stands. */
+  placed(): Promise<
+    Array<{
+      /** The asset id. */
+      id: string;
+      /** Where it stands: [x, y, z] in metres. */
+      position: number[];
+    }>
+  >;
   /** Removes every kept model; resolves with how many there were. */
   removePlaced(): Promise<number>;
   /** Hands the previewed model to the scatter catalog. */
-  addToScatter(category?: string): Promise<{ propId: string; category: string }>;
+  addToScatter(category?: string): Promise<{
+    /** The prop's id in the scatter catalog. */
+    propId: string;
+    /** The category it went into. */
+    category: string;
+  }>;
   /** The controller once the module has loaded (null before first use). */
   readonly controller: WorldAssets | null;
 }
@@ -79,8 +110,11 @@ export interface WorldAssetsConsole {
  * `?place=<id>`, which the assets page's "Place in world" opens). Nothing is fetched and no per-frame work runs until first use.
  */
 export class WorldAssets {
+  /** The world the models go into. */
   readonly world: World;
+  /** The models kept in the world. */
   readonly placed: PlacedModel[] = [];
+  /** The button that opens the panel. */
   readonly button: HTMLButtonElement;
   private browser: AssetBrowser | null = null;
   private panel: AssetPanel | null = null;
@@ -161,6 +195,7 @@ export class WorldAssets {
     else await this.open();
   }
 
+  /** Opens the search panel (fetching the catalog on first open). */
   async open(): Promise<void> {
     const browser = await this.start();
     if (!this.panel) {
@@ -210,6 +245,7 @@ export class WorldAssets {
     this.button.hidden = true;
   }
 
+  /** Hides the search panel and shows the button again. */
   close(): void {
     this.panel?.hide();
     this.button.hidden = false;
@@ -254,7 +290,12 @@ export class WorldAssets {
    * panel; scatter owns it from now on, at its current simplification). The category defaults to
    * a guess from the model's Poly Haven categories and tags.
    */
-  addToScatter(category?: string): { propId: string; category: string } {
+  addToScatter(category?: string): {
+    /** The prop's id in the scatter catalog. */
+    propId: string;
+    /** The category it went into. */
+    category: string;
+  } {
     const catalog = this.scatterCatalog();
     if (!catalog) throw new Error('the scatter brush is not running here; open it first (B)');
     const content = this.browser?.slot.current;
@@ -297,6 +338,7 @@ export class WorldAssets {
     }
   }
 
+  /** Removes every kept model, the panel, the browser and the button. */
   dispose(): void {
     this.stopStats?.();
     this.removePlaced();

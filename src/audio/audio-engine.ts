@@ -16,6 +16,7 @@ import type { VoiceLimiterOptions } from './voice-limiter.ts';
 
 export type { AudioEngineState, AudioStats, LoudnessStats } from './audio-stats.ts';
 
+/** Options of an {@link AudioEngine}. */
 export interface AudioEngineOptions {
   /** Test-mode seed for vary(), noise and offsets. Default: random per session. */
   seed?: number;
@@ -34,9 +35,17 @@ export interface AudioEngineOptions {
   /** Start the music with the sound. Default false (a game opts in; Cairn's world does). */
   music?: boolean;
   /** Ambience levels to start with (0…1). Default { wind: 0, fire: 0 } (opt in). */
-  ambience?: { wind?: number; fire?: number };
+  ambience?: {
+    /** The wind's level (0…1). Default 0. */
+    wind?: number;
+    /** The fire's level (0…1). Default 0. */
+    fire?: number;
+  };
+  /** Starting volume per bus (0…2); volumes the user stored win over these. Default: the mix's ({@link DEFAULT_MIX}). */
   volumes?: Partial<BusVolumes>;
+  /** Mix bus settings over {@link DEFAULT_MIX}. Default none (the default mix). */
   mix?: Partial<MixSettings>;
+  /** Voice limits per sound and bus. Default: the limiter's own. */
   limits?: VoiceLimiterOptions;
   /**
    * Calls of play() made before sound runs (before the first gesture, while blocked or hidden) wait
@@ -47,7 +56,12 @@ export interface AudioEngineOptions {
    * `stats.dropped`, by reason in `stats.droppedBy`, with the last reason in words in
    * `stats.dropReason`. Default { max: 16, maxAgeMs: 1000 }.
    */
-  queue?: { max?: number; maxAgeMs?: number };
+  queue?: {
+    /** Calls kept at most (the oldest give way). Default 16. */
+    max?: number;
+    /** Longest wait before sound was asked to start (ms). Default 1000. */
+    maxAgeMs?: number;
+  };
   /** ms to wait for resume() before saying audio is blocked. Default 1500. */
   blockedTimeoutMs?: number;
   /** How far ahead music and crackles are scheduled, seconds. Default 0.5 (survives slow frames). */
@@ -62,23 +76,51 @@ export interface AudioEngineOptions {
 
 /** {@link AudioEngineOptions} with every default applied (one resolver, see {@link resolveAudioEngineOptions}). */
 export interface ResolvedAudioEngineOptions {
+  /** The seed, or undefined for a random one per session. */
   seed: number | undefined;
+  /** Whether unknown recipes and invalid parameters throw. */
   strict: boolean;
+  /** Where the gesture and mute-key listeners go. */
   target: Window;
+  /** Whose visibility suspends sound. */
   document: Document;
+  /** KeyboardEvent.code that toggles mute, or null. */
   muteKey: string | null;
+  /** Builds the context, or null where there is no Web Audio. */
   createContext: (() => AudioContext) | null;
+  /** Shows a notice; returns its remover. */
   notify: (notice: CairnNotice) => () => void;
+  /** Whether the music starts with the sound. */
   music: boolean;
-  ambience: { wind: number; fire: number };
+  /** Ambience levels to start with. */
+  ambience: {
+    /** The wind's level (0…1). */
+    wind: number;
+    /** The fire's level (0…1). */
+    fire: number;
+  };
+  /** Starting volume per bus. */
   volumes: Partial<BusVolumes>;
+  /** Mix bus settings over the default mix. */
   mix: Partial<MixSettings>;
+  /** Voice limits, or undefined for the limiter's own. */
   limits: VoiceLimiterOptions | undefined;
-  queue: { max: number; maxAgeMs: number };
+  /** The waiting queue's bounds. */
+  queue: {
+    /** Calls kept at most. */
+    max: number;
+    /** Longest wait (ms). */
+    maxAgeMs: number;
+  };
+  /** ms to wait for resume() before saying audio is blocked. */
   blockedTimeoutMs: number;
+  /** How far ahead music and crackles are scheduled (s). */
   lookaheadSeconds: number;
+  /** Meter and scheduler period (ms). */
   tickMs: number;
+  /** localStorage key for mute and volumes, or null. */
   storageKey: string | null;
+  /** The meter worklet's URL, null for analysers only, undefined for the bundled one. */
   meterWorkletUrl: string | URL | null | undefined;
 }
 
@@ -159,12 +201,15 @@ const clamp01 = (x: number): number => Math.min(1, Math.max(0, x));
  * sound goes through {@link play}; calls made before sound runs wait in a bounded queue.
  */
 export class AudioEngine {
+  /** Live figures (`cairn.stats.audio`). */
   readonly stats: AudioStats;
+  /** What the engine emits: its state, and every play. */
   readonly events = new Emitter<EngineEvents>();
   /** The graph on the live context, once created. */
   graph: AudioGraph | null = null;
   /** The output meter after the soft clipper, once created. */
   meter: BusMeter | null = null;
+  /** Whether unknown recipes and invalid parameters throw. */
   readonly strict: boolean;
   private readonly options: ResolvedAudioEngineOptions;
   private readonly input: AudioInputBindings;
@@ -222,6 +267,7 @@ export class AudioEngine {
     });
   }
 
+  /** Where sound stands (waiting for a gesture, running, blocked, hidden, unavailable…). */
   get state(): AudioEngineState {
     return this.lifecycle.state;
   }
@@ -231,10 +277,12 @@ export class AudioEngine {
     return this.lifecycle.context;
   }
 
+  /** True while muted (M toggles it). */
   get muted(): boolean {
     return this.mutedValue;
   }
 
+  /** True while paused: the world's buses are muffled behind the menu, UI sounds stay clear (see {@link setPaused}). */
   get paused(): boolean {
     return this.pausedValue;
   }
@@ -276,6 +324,7 @@ export class AudioEngine {
     return this.playNow(graph, name, params, options);
   }
 
+  /** A bus's volume (0…1). */
   getVolume(bus: keyof BusVolumes): number {
     return this.volumes[bus];
   }
@@ -297,6 +346,7 @@ export class AudioEngine {
     this.save();
   }
 
+  /** Mutes or unmutes; returns whether it is muted now. Kept in storage. */
   toggleMute(): boolean {
     this.setMuted(!this.mutedValue);
     return this.mutedValue;
@@ -346,6 +396,7 @@ export class AudioEngine {
     this.stats.maxPeak = 0;
   }
 
+  /** Stops the ticks, drops what was queued, removes the listeners and closes the context. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;

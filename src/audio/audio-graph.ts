@@ -67,10 +67,12 @@ export interface PlayCounters {
   invalid: number;
 }
 
+/** Zeroed play counters. */
 export function createCounters(): PlayCounters {
   return { triggered: 0, played: 0, skippedCooldown: 0, refused: 0, stolen: 0, unknown: 0, invalid: 0 };
 }
 
+/** Options of one {@link AudioGraph.play}. */
 export interface PlayOptions {
   /** Audio time to start at. Default: now. */
   at?: number;
@@ -80,9 +82,13 @@ export interface PlayOptions {
 
 /** A voice: what it is and how to stop it early. */
 export interface VoiceHandle {
+  /** The voice's id, unique in its graph. */
   id: number;
+  /** The recipe (or ambience) that made it. */
   sound: string;
+  /** The bus it plays on. */
   bus: BusName;
+  /** Audio time it starts at (s). */
   start: number;
   /** When it has decayed to silence, or (stolen) faded out. */
   end: number;
@@ -95,13 +101,17 @@ export interface VoiceHandle {
   stop(fadeSeconds?: number): void;
 }
 
+/** Options of an {@link AudioGraph}. */
 export interface AudioGraphOptions {
   /** The seeded sequence behind vary(), noise and offsets. */
   random?: AudioRandom;
   /** Mix bus settings; `null` for a dry graph (buses straight to the destination, for golden renders). */
   mix?: Partial<MixSettings> | null;
+  /** Voice limits per sound and bus. Default: the limiter's own. */
   limits?: VoiceLimiterOptions;
+  /** The music's chords and tempo. Default the built-in progression. */
   progression?: Progression;
+  /** Counters to add to (an engine keeps one set across rebuilt graphs). Default a fresh set. */
   counters?: PlayCounters;
   /** Fade of a stolen voice, seconds. Default 0.005. */
   stealFadeSeconds?: number;
@@ -166,7 +176,14 @@ export interface AudioGraphEvents extends Record<string, unknown> {
    * A recipe's voice was made (`change` 1) or cancelled before it started (−1): per-recipe counts
    * follow what sounds, also when an earlier-scheduled call later takes a voice's place.
    */
-  voice: { sound: string; params: object; change: 1 | -1 };
+  voice: {
+    /** The recipe. */
+    sound: string;
+    /** The parameters it was called with. */
+    params: object;
+    /** 1: a voice was made; −1: one was cancelled before it started. */
+    change: 1 | -1;
+  };
 }
 
 /**
@@ -175,20 +192,31 @@ export interface AudioGraphEvents extends Record<string, unknown> {
  * one if the platform closes it); offline renders build one on an OfflineAudioContext.
  */
 export class AudioGraph {
+  /** The context the graph's nodes live on. */
   readonly context: BaseAudioContext;
+  /** The seeded sequence behind vary(), noise and offsets. */
   readonly random: AudioRandom;
   /** The mix bus, or null for a dry graph. */
   readonly bus: MixBus | null;
   /** Where each bus's sounds enter. */
   readonly inputs: Record<BusName, AudioNode>;
+  /** Builds the layered voices recipes are made of. */
   readonly synth: Synth;
+  /** Caps voices per sound and bus and keeps class budgets. */
   readonly limiter: VoiceLimiter;
+  /** Per-sound cooldowns: a trigger within a sound's cooldown after its last one is skipped. */
   readonly cooldowns = new Cooldowns();
+  /** Raises the pitch of chimes that come in quick succession. */
   readonly streak = new ChimeStreak();
+  /** The procedural music. */
   readonly music: MusicPlayer;
+  /** The wind ambience. */
   readonly wind: WindAmbience;
+  /** The fire ambience. */
   readonly fire: FireAmbience;
+  /** What happened to every call: played, skipped, refused, stolen, invalid. */
   readonly counters: PlayCounters;
+  /** What the graph emits: voices made and cancelled. */
   readonly events = new Emitter<AudioGraphEvents>();
   private readonly voices = new Map<number, LiveVoice>();
   private readonly requests = new Map<number, Request>();
@@ -331,7 +359,10 @@ export class AudioGraph {
   }
 
   /** Voices sounding now (not those scheduled ahead), in total and per bus. */
-  voiceCounts(): { total: number } & Record<BusName, number> {
+  voiceCounts(): {
+    /** Voices on every bus. */
+    total: number;
+  } & Record<BusName, number> {
     const now = this.context.currentTime;
     this.limiter.reap(now);
     return {
@@ -372,6 +403,7 @@ export class AudioGraph {
     for (const voice of [...this.virtual]) if (voice.start < until) this.makeNodes(voice);
   }
 
+  /** Silences every voice at once and disconnects every node (the context itself is the caller's). */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;

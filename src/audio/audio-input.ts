@@ -10,8 +10,11 @@ export interface AudioInputHandlers {
   visibility(): void;
 }
 
+/** Options of the engine's page bindings. */
 export interface AudioInputOptions {
+  /** Where the gesture and mute-key listeners go. */
   target: Window;
+  /** Whose visibility changes are heard. */
   document: Document;
   /** KeyboardEvent.code that toggles mute, or null for none. */
   muteKey: string | null;
@@ -48,6 +51,7 @@ export class AudioInputBindings {
     this.options.target.addEventListener('keydown', this.onGesture, true);
   }
 
+  /** Stops listening for the gesture that starts sound (it came). */
   stopListeningForGesture(): void {
     if (!this.listening) return;
     this.listening = false;
@@ -55,6 +59,7 @@ export class AudioInputBindings {
     this.options.target.removeEventListener('keydown', this.onGesture, true);
   }
 
+  /** Removes every listener. */
   dispose(): void {
     if (this.disposed) return;
     this.stopListeningForGesture();

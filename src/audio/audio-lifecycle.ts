@@ -4,15 +4,19 @@ import type { AudioInputBindings } from './audio-input.ts';
 import type { AudioEngineState, AudioStats } from './audio-stats.ts';
 import { lifecycleAction, type ContextState } from './lifecycle.ts';
 
+/** Options of an {@link AudioLifecycle}. */
 export interface AudioLifecycleOptions {
   /** Builds the context; null where there is no Web Audio. */
   createContext: (() => AudioContext) | null;
   /** ms to wait for resume() before saying audio is blocked. */
   blockedTimeoutMs: number;
+  /** Shows a notice (blocked, unavailable); returns its remover. */
   notify: (notice: CairnNotice) => () => void;
 }
 
+/** What an {@link AudioLifecycle} emits. */
 export interface AudioLifecycleEvents extends Record<string, unknown> {
+  /** Where sound stands, on every change. */
   state: AudioEngineState;
   /** A context was created: build its graph now (before it runs). */
   built: AudioContext;
@@ -32,6 +36,7 @@ export interface AudioLifecycleEvents extends Record<string, unknown> {
  * {@link lifecycleAction}.
  */
 export class AudioLifecycle {
+  /** What the lifecycle emits: state changes, contexts built and torn down. */
   readonly events = new Emitter<AudioLifecycleEvents>();
   /** The live context, once created. */
   context: AudioContext | null = null;
@@ -53,6 +58,7 @@ export class AudioLifecycle {
     input.listenForGesture();
   }
 
+  /** Where sound stands. */
   get state(): AudioEngineState {
     return this.stateValue;
   }
@@ -79,6 +85,7 @@ export class AudioLifecycle {
     if (!this.input.hidden && context.state === 'running') this.onContextState(context);
   }
 
+  /** Clears its timer and notice and closes the context. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;

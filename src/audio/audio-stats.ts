@@ -25,7 +25,9 @@ export interface LoudnessStats {
   shortTerm: number;
   /** Gated, since the sound started or {@link AudioEngine.resetMeters}. */
   integrated: number;
+  /** Highest momentary loudness since the start or the last reset (LUFS). */
   momentaryMax: number;
+  /** Highest short-term loudness since the start or the last reset (LUFS). */
   shortTermMax: number;
   /** Highest true peak since the previous tick, dBTP. */
   truePeakDb: number;
@@ -37,34 +39,56 @@ export interface LoudnessStats {
 
 /** `window.cairn.stats.audio`: what the HUD and the tests read. Levels are after the soft clipper. */
 export interface AudioStats extends PlayCounters {
+  /** Where sound stands. */
   state: AudioEngineState;
   /** The AudioContext's own state, or 'none'. */
   contextState: string;
+  /** Muted. */
   muted: boolean;
+  /** Paused (the world muffled behind a menu). */
   paused: boolean;
   /** Output RMS since the previous tick (every sample), linear. */
   rms: number;
   /** Output sample peak since the previous tick (every sample), linear. */
   peak: number;
+  /** {@link rms} in dBFS. */
   rmsDb: number;
+  /** {@link peak} in dBFS. */
   peakDb: number;
   /** Highest sample peak in the last 1.5 s. */
   peakHold: number;
   /** Highest sample peak since start. */
   maxPeak: number;
+  /** Loudness and true peak, after the soft clipper. */
   loudness: LoudnessStats;
   /** Voices sounding now (scheduled ones count once they start; a stolen voice is gone at once). */
   voices: number;
-  voicesByBus: { effects: number; music: number; ambience: number; ui: number };
+  /** {@link voices} per bus. */
+  voicesByBus: {
+    /** On the effects bus. */
+    effects: number;
+    /** On the music bus. */
+    music: number;
+    /** On the ambience bus. */
+    ambience: number;
+    /** On the UI bus. */
+    ui: number;
+  };
   /** Name of the chord the music is playing. */
   chord: string;
+  /** The music is playing. */
   music: boolean;
+  /** The wind's level (0…1). */
   wind: number;
+  /** The fire's level (0…1). */
   fire: number;
+  /** Volume per bus (0…1). */
   volumes: BusVolumes;
+  /** The context's sample rate (Hz; 0 until known). */
   sampleRate: number;
   /** Seconds, from the context (0 until known). */
   baseLatency: number;
+  /** Seconds, from the context (0 until known). */
   outputLatency: number;
   /** Audio-thread underruns reported by the context (AudioContext.playbackStats), or null where unavailable. */
   underruns: number | null;
@@ -81,9 +105,19 @@ export interface AudioStats extends PlayCounters {
    * the queue's age bound before sound was asked to start), `unavailable` (no Web Audio),
    * `disposed` (the engine went first).
    */
-  droppedBy: { full: number; stale: number; unavailable: number; disposed: number };
+  droppedBy: {
+    /** The oldest gave way to a newer call. */
+    full: number;
+    /** Waited longer than the queue's age bound. */
+    stale: number;
+    /** No Web Audio. */
+    unavailable: number;
+    /** The engine went first. */
+    disposed: number;
+  };
   /** The last drop in words ('' before any). */
   dropReason: string;
+  /** The recipe of the last voice started ('' before any). */
   lastRecipe: string;
   /** Voices started per recipe name since start. */
   byRecipe: Record<string, number>;
@@ -91,6 +125,7 @@ export interface AudioStats extends PlayCounters {
   bySurface: Record<string, number>;
   /** The ground under the listener, where a world plugin reports it ('' elsewhere). */
   surface: string;
+  /** The seed of vary(), noise and offsets. */
   seed: number;
   /** Why sound is off, when it is. */
   reason: string;

@@ -3,7 +3,9 @@ import type { BusVolumes } from './mix-settings.ts';
 
 /** What the engine remembers across sessions: the user's mute and volumes. */
 export interface StoredAudioSettings {
+  /** Muted when the page was left. */
   muted: boolean;
+  /** Volume per bus the user set (0…1). */
   volumes: Partial<BusVolumes>;
 }
 
@@ -35,12 +37,14 @@ const StoredSchema = v.object({
  * storage or a corrupt value never throw: settings then last for the session only.
  */
 export class AudioSettingsStore {
+  /** The localStorage key, or null to keep nothing. */
   readonly key: string | null;
 
   constructor(key: string | null) {
     this.key = key;
   }
 
+  /** The stored settings; unmuted with no volumes when none are stored or storage fails. */
   load(): StoredAudioSettings {
     if (!this.key) return { muted: false, volumes: {} };
     try {
@@ -55,6 +59,7 @@ export class AudioSettingsStore {
     }
   }
 
+  /** Stores the settings; a failing storage keeps nothing (no throw). */
   save(settings: StoredAudioSettings): void {
     if (!this.key) return;
     try {

@@ -16,6 +16,7 @@ export function defaultMeterWorkletUrl(): URL {
   return new URL('./meter/meter-worklet.js', import.meta.url);
 }
 
+/** Options of a {@link BusMeter}. */
 export interface BusMeterOptions {
   /** Seconds a peak is held on the meter. Default 1.5. */
   holdSeconds?: number;
@@ -28,9 +29,13 @@ const BUS_METER_DEFAULTS: Required<Pick<BusMeterOptions, 'holdSeconds'>> = { hol
 
 /** One tick's figures. Peaks and RMS cover every sample since the previous read. */
 export interface BusMeterReading {
+  /** RMS since the previous read (linear). */
   rms: number;
+  /** Sample peak since the previous read (linear). */
   peak: number;
+  /** Highest sample peak within the hold time (linear). */
   peakHold: number;
+  /** Loudness and true peak. */
   loudness: LoudnessStats;
 }
 
@@ -55,6 +60,7 @@ export class BusMeter {
   private intervalReadings = 0;
   private disposed = false;
 
+  /** The context the meter's nodes live on. */
   readonly context: BaseAudioContext;
   private readonly source: AudioNode;
 
@@ -116,6 +122,7 @@ export class BusMeter {
     this.truePeakHold.reset();
   }
 
+  /** Disconnects the meter's analyser tap and worklet. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;

@@ -6,6 +6,7 @@ export class ChimeStreak {
   private last = Number.NEGATIVE_INFINITY;
   private count = -1;
 
+  /** Longest gap (s) that keeps a streak going. */
   readonly window: number;
 
   constructor(
@@ -27,6 +28,7 @@ export class ChimeStreak {
     return this.count;
   }
 
+  /** Ends the streak: the next pickup is step 0. */
   reset(): void {
     this.last = Number.NEGATIVE_INFINITY;
     this.count = -1;

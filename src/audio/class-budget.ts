@@ -99,7 +99,7 @@ function noiseShare(filter: NoiseLayer['filter'], f: number, q: number, nyquist:
 
 /**
  * Samples the envelope of planned layers (times relative to the voice's start `origin`): per step
- * the sum of its layers' expected peaks (tones their amplitude, noise {@link NOISE_CREST} times its
+ * the sum of its layers' expected peaks (tones their amplitude, noise `NOISE_CREST` times its
  * RMS through its filter) and their K-weighted power summed over the channels (a centred layer
  * feeds both, a panned one splits its power between them), each layer's frequency gliding as the
  * synth glides it. Close to what the loudness meter reads: budgets compare a class's voices by it.
@@ -174,8 +174,11 @@ export function envelopeOf(layers: readonly Layer[], origin = 0, sampleRate = 48
 
 /** A voice of the class already decided: its envelope from `start`, its gain, and where it stops counting. */
 export interface BudgetMember {
+  /** The voice's envelope (amplitude, tone and noise per step). */
   envelope: VoiceEnvelope;
+  /** Audio time it starts (s). */
   start: number;
+  /** The gain it was admitted at. */
   gain: number;
   /** Audio time it is cut off (stolen or stopped), or Infinity. */
   until: number;
@@ -218,7 +221,18 @@ export class BudgetTimeline {
    * The sums over steps `from` … `from + length − 1` after `start`'s step, as views into the
    * timeline (zeros where nothing was added). Valid until the next {@link add} or {@link trim}.
    */
-  view(start: number, from: number, length: number): { amplitude: Float64Array; tone: Float64Array; noise: Float64Array } {
+  view(
+    start: number,
+    from: number,
+    length: number,
+  ): {
+    /** Summed expected peaks per step. */
+    amplitude: Float64Array;
+    /** Summed tone amplitude per step (root of K-weighted power, added in phase). */
+    tone: Float64Array;
+    /** Summed noise power per step (K-weighted). */
+    noise: Float64Array;
+  } {
     const first = Math.round(start / ENVELOPE_STEP) + from;
     this.ensure(first, first + length);
     const offset = first - this.base;

@@ -17,6 +17,7 @@ export interface SoftClipOptions {
  * however many sounds pile up.
  */
 export const SOFT_CLIP_KNEE = 0.75;
+/** The soft clipper's asymptote: no output reaches it (softClip(1) ≈ 0.858, −1.33 dBFS). */
 export const SOFT_CLIP_CEILING = 0.86;
 
 /**

@@ -37,6 +37,7 @@ interface Trigger {
  */
 export const MAX_PENDING_TRIGGERS = 256;
 
+/** Per-sound cooldowns, judged in audio-time order (see the file's comment). */
 export class Cooldowns {
   /** Per sound, the triggers that can still matter, in time order (ties: call order). */
   private readonly bySound = new Map<string, Trigger[]>();

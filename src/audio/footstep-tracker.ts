@@ -3,22 +3,48 @@ import type { Surface } from './surfaces.ts';
 
 /** The parts of the player's state footsteps depend on (the world's PlayerState has them). */
 export interface MoverState {
+  /** East position (m). */
   x: number;
+  /** Height (m). */
   y: number;
+  /** South position (m). */
   z: number;
   /** Vertical velocity, m/s (+ up). */
   vy: number;
   /** Horizontal speed, m/s. */
   speed: number;
+  /** Standing on the ground. */
   grounded: boolean;
+  /** What the player is doing. */
   state: 'idle' | 'walk' | 'run' | 'jump' | 'swim';
 }
 
+/** A movement sound to play: a footstep, a jump's take-off, or a landing. */
 export type MovementSound =
-  | { recipe: 'footstep'; surface: Surface; intensity: number }
-  | { recipe: 'jump'; surface: Surface }
-  | { recipe: 'land'; surface: Surface; impact: number };
+  | {
+      /** A step. */
+      recipe: 'footstep';
+      /** The ground stepped on. */
+      surface: Surface;
+      /** 1 walking, 1.3 running, 0.7 swimming. */
+      intensity: number;
+    }
+  | {
+      /** A jump's take-off. */
+      recipe: 'jump';
+      /** The ground left. */
+      surface: Surface;
+    }
+  | {
+      /** A landing. */
+      recipe: 'land';
+      /** The ground landed on. */
+      surface: Surface;
+      /** The speed of the fall (m/s). */
+      impact: number;
+    };
 
+/** Options of a {@link FootstepTracker}. */
 export interface FootstepTrackerOptions {
   /** Metres per step walking. Default 0.75. */
   walkStride?: number;
@@ -112,6 +138,7 @@ export class FootstepTracker {
     return this.takeoffSurface;
   }
 
+  /** Forgets the last position and the fall: the first step after comes a little sooner than a full stride. */
   reset(): void {
     this.last = null;
     this.travelled = this.walkStride * 0.6;

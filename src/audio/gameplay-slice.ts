@@ -3,8 +3,11 @@ import type { Surface } from './surfaces.ts';
 
 /** One scripted trigger: `at` seconds into the slice. */
 export interface SliceEvent {
+  /** Seconds into the slice. */
   at: number;
+  /** The recipe played. */
   recipe: RecipeName;
+  /** Its parameters. Default none. */
   params?: Record<string, unknown>;
 }
 
@@ -15,11 +18,6 @@ function steps(from: number, to: number, every: number, surface: Surface, intens
   return out;
 }
 
-/**
- * Ten seconds of play, as the level tests hear it (music and wind running underneath): a walk on
- * grass, a run on dirt, a jump and a landing on stone, three strikes, a crack running along eight
- * slabs with a groan, a streak of four crystal pickups, two menu clicks, a walk through snow.
- */
 const SLICE_EVENTS: SliceEvent[] = [
   ...steps(0.2, 2.4, 0.47, 'grass', 1),
   ...steps(2.4, 4.45, 0.27, 'dirt', 1.3),
@@ -40,13 +38,24 @@ const SLICE_EVENTS: SliceEvent[] = [
   ...steps(8.6, 9.8, 0.47, 'snow', 1),
 ];
 
-export const GAMEPLAY_SLICE: { duration: number; events: SliceEvent[] } = {
+/**
+ * Ten seconds of play, as the level tests hear it (music and wind running underneath): a walk on
+ * grass, a run on dirt, a jump and a landing on stone, three strikes, a crack running along eight
+ * slabs with a groan, a streak of four crystal pickups, two menu clicks, a walk through snow.
+ */
+export const GAMEPLAY_SLICE: {
+  /** Seconds. */
+  duration: number;
+  /** The triggers, in time order. */
+  events: SliceEvent[];
+} = {
   duration: 10,
   events: SLICE_EVENTS.sort((a, b) => a.at - b.at),
 };
 
 /** Anything that plays recipes at an audio time (the AudioEngine, an AudioGraph). */
 export interface SlicePlayer {
+  /** Plays recipe `name` with `params`, at audio time `options.at` (default now). */
   play(name: string, params?: object, options?: { at?: number }): unknown;
 }
 

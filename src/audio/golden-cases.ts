@@ -8,9 +8,28 @@ import { SURFACES } from './surfaces.ts';
  * streak steps) and the three continuous layers (wind, fire, music). Rendered dry, seeded, offline.
  */
 export type GoldenCase =
-  | { id: string; kind: 'recipe'; recipe: RecipeName; params: Record<string, unknown> }
-  | { id: string; kind: 'scene'; scene: 'wind' | 'fire' | 'music'; duration: number };
+  | {
+      /** The case's name in the golden file. */
+      id: string;
+      /** A recipe call. */
+      kind: 'recipe';
+      /** The recipe. */
+      recipe: RecipeName;
+      /** Its parameters. */
+      params: Record<string, unknown>;
+    }
+  | {
+      /** The case's name in the golden file. */
+      id: string;
+      /** A continuous layer. */
+      kind: 'scene';
+      /** Which layer. */
+      scene: 'wind' | 'fire' | 'music';
+      /** Seconds rendered. */
+      duration: number;
+    };
 
+/** Every recipe case and continuous layer rendered for the golden summaries. */
 export const GOLDEN_CASES: readonly GoldenCase[] = [
   { id: 'strike', kind: 'recipe', recipe: 'strike', params: {} },
   { id: 'crack-line-8', kind: 'recipe', recipe: 'crack-line', params: { count: 8 } },

@@ -5,6 +5,7 @@
  */
 
 export type WaveType = 'sine' | 'triangle' | 'square' | 'sawtooth';
+/** A noise layer's filter type. */
 export type NoiseFilter = 'lowpass' | 'highpass' | 'bandpass';
 
 interface LayerBase {
@@ -22,22 +23,31 @@ interface LayerBase {
 
 /** An oscillator gliding exponentially from `f0` to `f1` Hz over its envelope. */
 export interface ToneLayer extends LayerBase {
+  /** Discriminates the layer: an oscillator. */
   kind: 'tone';
+  /** The oscillator's waveform. */
   type: WaveType;
+  /** Frequency at the start (Hz). */
   f0: number;
+  /** Frequency at the end (Hz). */
   f1: number;
 }
 
 /** The shared white-noise buffer through a filter swept exponentially from `f0` to `f1` Hz. */
 export interface NoiseLayer extends LayerBase {
+  /** Discriminates the layer: filtered noise. */
   kind: 'noise';
+  /** The filter type. */
   filter: NoiseFilter;
+  /** Filter frequency at the start (Hz). */
   f0: number;
+  /** Filter frequency at the end (Hz). */
   f1: number;
   /** Filter Q. */
   q: number;
 }
 
+/** One layer of a sound: an oscillator or filtered noise, under one attack–decay envelope. */
 export type Layer = ToneLayer | NoiseLayer;
 
 /** The envelope floor every layer starts from and returns to (exponential ramps cannot reach 0). */
@@ -46,6 +56,7 @@ export const ENVELOPE_FLOOR = 0.0001;
 /** Extra time after a layer's envelope ends before its source stops (ramps finish cleanly). */
 export const STOP_MARGIN = 0.02;
 
+/** A tone layer: waveform, frequencies gliding f0 → f1 (Hz), start `t`, attack and decay (s), peak gain, optional pan. */
 export function tone(
   type: WaveType,
   f0: number,
@@ -59,6 +70,7 @@ export function tone(
   return { kind: 'tone', type, f0, f1, t, attack, decay, peak, ...(pan !== undefined && { pan }) };
 }
 
+/** A noise layer: filter, frequencies gliding f0 → f1 (Hz), Q, start `t`, attack and decay (s), peak gain, optional pan. */
 export function noise(
   filter: NoiseFilter,
   f0: number,
@@ -85,6 +97,7 @@ export interface PlanShape {
   peak: number;
 }
 
+/** The timing and loudness bound of a set of layers (all zero for none). */
 export function planShape(layers: readonly Layer[]): PlanShape {
   if (layers.length === 0) return { start: 0, peakTime: 0, end: 0, peak: 0 };
   let start = Infinity;

@@ -8,6 +8,7 @@ import { toDb } from '../core/decibels.ts';
 /** dBFS conversion, re-exported from core so `cairn-world/audio` users keep one import. */
 export { toDb } from '../core/decibels.ts';
 
+/** A level reading of a buffer. */
 export interface Level {
   /** Root mean square, linear (1 = full scale). */
   rms: number;
@@ -37,12 +38,14 @@ export class PeakHold {
   private held = 0;
   private heldAt = Number.NEGATIVE_INFINITY;
 
+  /** Seconds a peak is held before a lower one replaces it. */
   readonly holdSeconds: number;
 
   constructor(holdSeconds = 1.5) {
     this.holdSeconds = holdSeconds;
   }
 
+  /** Offers a peak at time `now` (s); returns the held peak. */
   push(peak: number, now: number): number {
     if (peak >= this.held || now - this.heldAt > this.holdSeconds) {
       this.held = peak;
@@ -51,10 +54,12 @@ export class PeakHold {
     return this.held;
   }
 
+  /** The held peak. */
   get value(): number {
     return this.held;
   }
 
+  /** Drops the held peak. */
   reset(): void {
     this.held = 0;
     this.heldAt = Number.NEGATIVE_INFINITY;

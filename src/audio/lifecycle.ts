@@ -6,9 +6,11 @@
 /** AudioContext states, including Safari's 'interrupted' (a call, another app took the output). */
 export type ContextState = 'suspended' | 'running' | 'closed' | 'interrupted';
 
+/** What {@link lifecycleAction} decides from. */
 export interface LifecycleInput {
   /** The user has made the gesture that created the context. */
   started: boolean;
+  /** The engine was disposed. */
   disposed: boolean;
   /** document.visibilityState === 'hidden'. */
   hidden: boolean;
@@ -18,6 +20,7 @@ export interface LifecycleInput {
   pending: 'resume' | 'suspend' | null;
 }
 
+/** What to do with the context: nothing, resume it, suspend it, or build a new one (it was closed). */
 export type LifecycleAction = 'none' | 'resume' | 'suspend' | 'rebuild';
 
 /**

@@ -10,6 +10,7 @@ import { SURFACES } from './surfaces.ts';
  * 400 ms (`momentaryMax`), beds by their gated loudness over four seconds (`integrated`).
  */
 export interface LoudnessTarget {
+  /** What the class is judged by: the loudest 400 ms, or the gated loudness over the render. */
   measure: 'momentaryMax' | 'integrated';
   /** LUFS band for the class's sounds at their default parameters (a walk, a normal blow, wind 0.5). */
   nominal: readonly [min: number, max: number];
@@ -33,9 +34,30 @@ export const LOUDNESS_TARGETS: Readonly<Record<SoundClass, LoudnessTarget>> = {
 };
 
 /** One render the targets are checked on: a recipe with parameters, or a continuous layer at a level. */
-export type LoudnessCase = { id: string; soundClass: SoundClass; nominal: boolean } & (
-  | { kind: 'recipe'; recipe: RecipeName; params: Record<string, unknown> }
-  | { kind: 'scene'; scene: 'wind' | 'fire' | 'music'; level: number }
+export type LoudnessCase = {
+  /** The case's name in reports. */
+  id: string;
+  /** The class it is judged in. */
+  soundClass: SoundClass;
+  /** Its parameters are the nominal ones: judged against the nominal band, else the range. */
+  nominal: boolean;
+} & (
+  | {
+      /** A recipe call. */
+      kind: 'recipe';
+      /** The recipe. */
+      recipe: RecipeName;
+      /** Its parameters. */
+      params: Record<string, unknown>;
+    }
+  | {
+      /** A continuous layer. */
+      kind: 'scene';
+      /** Which layer. */
+      scene: 'wind' | 'fire' | 'music';
+      /** Its level (0…1). */
+      level: number;
+    }
 );
 
 const recipeCase = (
@@ -102,14 +124,19 @@ export const LOUDNESS_CASES: readonly LoudnessCase[] = [
 
 /** What a case measured, and whether it meets its class. */
 export interface LoudnessCaseResult {
+  /** The case's id. */
   id: string;
+  /** Its sound class. */
   soundClass: SoundClass;
+  /** Whether its parameters are the nominal ones (judged against the nominal band, else the range). */
   nominal: boolean;
   /** The class's measure, LUFS. */
   lufs: number;
+  /** Its highest true peak (dBTP). */
   truePeakDb: number;
   /** Short-term loudness at its highest, LUFS (3 s windows). */
   shortTermMax: number;
+  /** Whether it meets its class's band and true-peak cap. */
   ok: boolean;
 }
 

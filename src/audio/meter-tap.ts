@@ -6,9 +6,11 @@ import { measureLevel, type Level } from './level-meter.ts';
  */
 export class MeterTap {
   private readonly splitter: ChannelSplitterNode;
+  /** One analyser per channel, after a splitter. */
   readonly analysers: [AnalyserNode, AnalyserNode];
   private readonly buffers: [Float32Array<ArrayBuffer>, Float32Array<ArrayBuffer>];
 
+  /** The context the tap's nodes live on. */
   readonly context: BaseAudioContext;
   private readonly source: AudioNode;
 
@@ -46,6 +48,7 @@ export class MeterTap {
     return this.buffers;
   }
 
+  /** Disconnects the tap's splitter and analysers. */
   dispose(): void {
     try {
       this.source.disconnect(this.splitter);

@@ -13,15 +13,23 @@ import type { BusName } from './recipes/recipe.ts';
  * `out` feeds the speakers and the level meter. Mute fades master to exactly 0.
  */
 export class MixBus {
+  /** The settings the bus was built with. */
   readonly settings: MixSettings;
   /** Where each kind of sound enters; their gains are the bus volumes. */
   readonly inputs: Record<BusName, GainNode>;
+  /** The rumble high-pass at the head of the chain. */
   readonly highpass: BiquadFilterNode;
+  /** The glue compressor. */
   readonly compressor: DynamicsCompressorNode;
+  /** The low-pass that muffles the world while paused. */
   readonly lowpass: BiquadFilterNode;
+  /** Makeup gain after the compressor. */
   readonly makeup: GainNode;
+  /** The master gain (volume and mute). */
   readonly master: GainNode;
+  /** The brick-wall limiter. */
   readonly limiter: DynamicsCompressorNode;
+  /** The soft clipper at the end. */
   readonly clipper: WaveShaperNode;
   /** The end of the chain (the soft clipper): connect speakers and meters here. */
   readonly output: AudioNode;
@@ -29,6 +37,7 @@ export class MixBus {
   private mutedValue = false;
   private muffledValue = false;
 
+  /** The context the bus's nodes live on. */
   readonly context: BaseAudioContext;
 
   constructor(context: BaseAudioContext, settings: Partial<MixSettings> = {}, destination: AudioNode | null = context.destination) {
@@ -72,14 +81,17 @@ export class MixBus {
     if (destination) this.clipper.connect(destination);
   }
 
+  /** True while muted (the master faded to 0). */
   get muted(): boolean {
     return this.mutedValue;
   }
 
+  /** True while the world's buses are muffled (paused). */
   get muffled(): boolean {
     return this.muffledValue;
   }
 
+  /** A bus's volume as the user set it. */
   getVolume(bus: keyof BusVolumes): number {
     return this.volumes[bus];
   }
@@ -115,6 +127,7 @@ export class MixBus {
     }
   }
 
+  /** Disconnects every node of the bus. */
   dispose(): void {
     for (const node of [
       ...Object.values(this.inputs),

@@ -8,6 +8,7 @@ import { SOFT_CLIP_CEILING, SOFT_CLIP_KNEE } from './clipper-curve.ts';
 export interface CompressorSettings {
   /** dB. */
   threshold: number;
+  /** Compression ratio (n : 1). */
   ratio: number;
   /** dB. */
   knee: number;
@@ -17,16 +18,25 @@ export interface CompressorSettings {
   release: number;
 }
 
+/** The user's volume per bus (0…2; 1 is as designed). */
 export interface BusVolumes {
+  /** Everything. */
   master: number;
+  /** Footsteps, impacts, pickups. */
   effects: number;
+  /** The music. */
   music: number;
+  /** Wind and fire. */
   ambience: number;
+  /** Interface clicks and confirmations (they skip the compressor and the muffling). */
   ui: number;
 }
 
+/** The mix bus: its filters, dynamics, clipper, trims and volumes. */
 export interface MixSettings {
+  /** Rumble high-pass cutoff (Hz). */
   highpassHz: number;
+  /** The glue compressor. */
   compressor: CompressorSettings;
   /** Low-pass cutoff in play. */
   lowpassOpenHz: number;
@@ -34,9 +44,19 @@ export interface MixSettings {
   lowpassMuffledHz: number;
   /** Time constant of the sweep between the two, seconds. */
   lowpassSweepSeconds: number;
+  /** Linear gain after the compressor. */
   makeupGain: number;
+  /** The limiter before the clipper. */
   limiter: CompressorSettings;
-  clipper: { knee: number; ceiling: number; oversample: '2x' };
+  /** The soft clipper at the end of the chain. */
+  clipper: {
+    /** |x| up to this passes unchanged. */
+    knee: number;
+    /** The asymptote the output bends towards. */
+    ceiling: number;
+    /** The WaveShaper's oversampling. */
+    oversample: '2x';
+  };
   /** Seconds the master takes to fade on mute and unmute. */
   muteRampSeconds: number;
   /**
@@ -49,6 +69,7 @@ export interface MixSettings {
   volumes: BusVolumes;
 }
 
+/** Cairn's mix: 35 Hz high-pass, a 4:1 glue compressor, a −3 dB limiter, the soft clipper, trims that put the gameplay slice in band. */
 export const DEFAULT_MIX: MixSettings = {
   highpassHz: 35,
   compressor: { threshold: -16, ratio: 4, knee: 10, attack: 0.004, release: 0.2 },

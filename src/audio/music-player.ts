@@ -6,14 +6,19 @@ import type { BusName } from './recipes/recipe.ts';
 
 /** What the music player needs from its host: the clock and a way to play layers as voices. */
 export interface MusicHost {
+  /** The audio clock. */
   readonly context: BaseAudioContext;
+  /** Plays `layers` as one voice named `sound` on `bus` at audio time `at`. */
   playLayers(sound: string, bus: BusName, layers: Layer[], at: number): unknown;
 }
 
+/** Options of a {@link MusicPlayer}. */
 export interface MusicPlayerOptions {
+  /** The chords and tempo. Default {@link CAIRN_PROGRESSION}. */
   progression?: Progression;
   /** Seed of the arpeggio patterns. */
   seed?: number;
+  /** Gain of each voice (pad, bass, arpeggio). Default {@link DEFAULT_MUSIC_MIX}. */
   mix?: MusicMix;
 }
 
@@ -30,6 +35,7 @@ const MUSIC_PLAYER_DEFAULTS: Required<MusicPlayerOptions> = {
  * engine calls it from a timer with a lookahead and an offline render calls it once for the span.
  */
 export class MusicPlayer {
+  /** The chords and tempo. */
   readonly progression: Progression;
   private readonly seed: number;
   private readonly mix: MusicMix;
@@ -43,6 +49,7 @@ export class MusicPlayer {
     ({ progression: this.progression, seed: this.seed, mix: this.mix } = withDefaults(MUSIC_PLAYER_DEFAULTS, options));
   }
 
+  /** True between {@link start} and {@link stop}. */
   get playing(): boolean {
     return !Number.isNaN(this.startTime);
   }
@@ -53,6 +60,7 @@ export class MusicPlayer {
     this.nextBeat = 0;
   }
 
+  /** Stops scheduling beats; notes already scheduled play out. */
   stop(): void {
     this.startTime = Number.NaN;
   }

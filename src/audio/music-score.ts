@@ -5,16 +5,23 @@ import { beatSeconds, midiToHz, type Progression } from './music-theory.ts';
 /** The music's voices: a slow pad on the chord, a bass on the root, a sparse arpeggio above. */
 export type MusicVoice = 'pad' | 'bass' | 'arp';
 
+/** One note of the score on one beat. */
 export interface ScoredNote {
+  /** Which voice plays it. */
   voice: MusicVoice;
+  /** Its MIDI number. */
   midi: number;
   /** The note as a tone layer; `t` is seconds after the beat starts. */
   layer: ToneLayer;
 }
 
+/** Gain of each music voice (linear). */
 export interface MusicMix {
+  /** The pad's gain. */
   pad: number;
+  /** The bass's gain. */
   bass: number;
+  /** The arpeggio's gain. */
   arp: number;
 }
 

@@ -16,13 +16,16 @@ export function midiName(midi: number): string {
   return `${NOTE_NAMES[((m % 12) + 12) % 12]}${Math.floor(m / 12) - 1}`;
 }
 
+/** A triad's quality. */
 export type ChordQuality = 'major' | 'minor';
 
+/** A triad, voiced for the pads. */
 export interface Chord {
   /** e.g. "Am", "F". */
   name: string;
   /** MIDI number of the root in the voicing the pads play. */
   root: number;
+  /** Major or minor. */
   quality: ChordQuality;
   /** The triad's MIDI numbers, root position, ascending. */
   tones: readonly number[];
@@ -36,11 +39,13 @@ export function triad(root: number, quality: ChordQuality): Chord {
   return { name, root, quality, tones: INTERVALS[quality].map((i) => root + i) };
 }
 
+/** A chord progression and its tempo. */
 export interface Progression {
   /** Beats per minute. */
   bpm: number;
   /** How many beats each chord lasts. */
   beatsPerChord: number;
+  /** The chords, in order; the progression loops. */
   chords: readonly Chord[];
 }
 
@@ -51,6 +56,7 @@ export const CAIRN_PROGRESSION: Progression = {
   chords: [triad(57, 'minor'), triad(53, 'major'), triad(48, 'major'), triad(55, 'major')],
 };
 
+/** Seconds per beat. */
 export function beatSeconds(progression: Progression): number {
   return 60 / progression.bpm;
 }
@@ -60,7 +66,9 @@ export function loopSeconds(progression: Progression): number {
   return beatSeconds(progression) * progression.beatsPerChord * progression.chords.length;
 }
 
+/** Where the music is: the chord sounding, its index and the beat. */
 export interface ChordPosition {
+  /** The chord sounding. */
   chord: Chord;
   /** Index in the progression. */
   index: number;

@@ -7,8 +7,11 @@ import { measureLevel, toDb } from './level-meter.ts';
  * recipe (a pitch, a decay, a filter, a layer) shows. Pure.
  */
 export interface RenderSummary {
+  /** Sample rate of the render (Hz). */
   sampleRate: number;
+  /** Length of the render (s). */
   durationSeconds: number;
+  /** Channels rendered. */
   channels: number;
   /** Largest |sample| over all channels. */
   peak: number;
@@ -16,6 +19,7 @@ export interface RenderSummary {
   rms: number;
   /** RMS of the channel mix per `frameMs` frame, dBFS (floor −100), one decimal. */
   envelopeDb: number[];
+  /** Frame length of {@link envelopeDb} (ms). */
   frameMs: number;
   /** Average power per band, dB (floor −140), one decimal. */
   bandsDb: number[];
@@ -25,6 +29,7 @@ export interface RenderSummary {
   centroidHz: number;
 }
 
+/** Options of {@link summariseRender}. */
 export interface SummaryOptions {
   /** Envelope frame length. Default 10 ms. */
   frameMs?: number;
@@ -32,6 +37,7 @@ export interface SummaryOptions {
   bands?: number;
   /** Lowest and highest band edge. Default 40 Hz … 16 kHz. */
   lowHz?: number;
+  /** Highest band edge. Default 16 kHz. */
   highHz?: number;
 }
 
@@ -47,6 +53,7 @@ export function mixDown(channels: readonly ArrayLike<number>[]): Float32Array {
   return out;
 }
 
+/** A render's figures: peak, RMS, envelope, band powers and spectral centroid, rounded so golden files stay stable. */
 export function summariseRender(channels: readonly ArrayLike<number>[], sampleRate: number, options: SummaryOptions = {}): RenderSummary {
   if (channels.length === 0) throw new RangeError('summariseRender: no channels');
   const frameMs = options.frameMs ?? 10;
@@ -92,6 +99,7 @@ export function summariseRender(channels: readonly ArrayLike<number>[], sampleRa
   };
 }
 
+/** How far a render may differ from its golden summary ({@link compareSummaries}). */
 export interface SummaryTolerance {
   /** Largest allowed envelope difference per frame, dB. Default 1.5. */
   envelopeDb?: number;
@@ -105,7 +113,9 @@ export interface SummaryTolerance {
   centroid?: number;
 }
 
+/** What {@link compareSummaries} found. */
 export interface SummaryComparison {
+  /** True when every figure is within tolerance. */
   ok: boolean;
   /** One line per mismatch, worst first is not guaranteed; capped at 12 lines. */
   problems: string[];

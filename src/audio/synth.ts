@@ -8,12 +8,15 @@ const NOISE_SEED_SALT = 0x6e6f6973;
 
 /** Where in the shared noise a noise layer reads, and how fast: drawn from the seeded sequence. */
 export interface NoiseDraw {
+  /** Playback rate of the noise buffer. */
   rate: number;
+  /** Seconds into the noise buffer the layer starts reading. */
   offset: number;
 }
 
 /** The nodes one building-block call made, so a voice can fade and stop them. */
 export interface ScheduledSound {
+  /** The call's source node (oscillator or buffer source). */
   source: AudioScheduledSourceNode;
   /** Every node of the call, source first, for disconnecting after it ends. */
   nodes: AudioNode[];
@@ -31,8 +34,10 @@ export class Synth {
   /** The shared noise: {@link NOISE_SECONDS} of white noise, filled once from the seed's own noise sequence. */
   readonly noise: AudioBuffer;
 
+  /** The context the synth's nodes live on. */
   readonly context: BaseAudioContext;
   private readonly random: AudioRandom;
+  /** Where calls without a destination go. */
   public output: AudioNode;
 
   constructor(

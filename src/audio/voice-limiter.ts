@@ -1,23 +1,10 @@
-/**
- * Voice limits with stealing, as game audio middleware does: each sound and each bus may hold at
- * most `max` voices; a new voice past a limit either steals one (the oldest, or the quietest right
- * now) or is refused. Pure bookkeeping on the audio clock; the graph fades stolen voices out over a
- * few milliseconds at the moment they are stolen.
- *
- * Decisions are made in audio-time order, whatever order the calls come in: each voice is judged at
- * the moment it starts, against the voices sounding at that moment, exactly as if every call had
- * been made at its own start time. A voice scheduled ahead therefore never competes before it
- * starts, and is never stolen before it has sounded: a voice asked for later but starting earlier
- * takes its place in the timeline and every decision from its start on is taken again (later
- * voices may then steal from it, be refused, or, when it frees a place, come back).
- */
-
 import { withDefaults } from '../core/options.ts';
 import { BudgetTimeline, budgetGainOn, LOUDNESS_WINDOW, type ClassBudget, type VoiceEnvelope } from './class-budget.ts';
 
 /** Which voice gives way when a limit is reached. */
 export type StealPolicy = 'oldest' | 'quietest' | 'none';
 
+/** A limit on voices at once, and who gives way. */
 export interface VoiceLimit {
   /** Most voices at once. */
   max: number;
@@ -33,7 +20,9 @@ export interface VoiceLimit {
 export interface VoiceInfo {
   /** Unique, and rising in call order: ties in start time go to the lower id (the call made first). */
   id: number;
+  /** The recipe (or ambience) name. */
   sound: string;
+  /** The bus it plays on. */
   bus: string;
   /** Audio time the voice starts. */
   start: number;
@@ -50,9 +39,15 @@ export interface VoiceRequest extends VoiceInfo {
   /** Skip the per-sound limit (stress tests; bus limits always hold). Default false. */
   ignoreSoundLimit?: boolean;
   /** The sound class whose gain budget it shares, with its sampled envelope (none: it plays at gain 1). */
-  budget?: { soundClass: string; envelope: VoiceEnvelope };
+  budget?: {
+    /** The class. */
+    soundClass: string;
+    /** The voice's sampled envelope, what it adds to the class's timeline. */
+    envelope: VoiceEnvelope;
+  };
 }
 
+/** Options of a {@link VoiceLimiter}. */
 export interface VoiceLimiterOptions {
   /** Limits per sound name. Sounds not listed use `defaultSound`. */
   perSound?: Record<string, VoiceLimit>;
@@ -86,13 +81,26 @@ export interface LimiterChanges {
    * Voices whose stealing moment moved: `at` is the audio time another voice takes their place
    * (they fade out from there), or null where they now play to their end.
    */
-  cuts: { voice: VoiceInfo; at: number | null; was: number | null }[];
+  cuts: {
+    /** The voice. */
+    voice: VoiceInfo;
+    /** When another voice takes its place now, or null: it plays to its end. */
+    at: number | null;
+    /** Its moment before this change, or null. */
+    was: number | null;
+  }[];
   /** Admitted voices (not started) whose budget gain changed, new ones included where it is below 1. */
-  gains: { voice: VoiceInfo; gain: number }[];
+  gains: {
+    /** The voice. */
+    voice: VoiceInfo;
+    /** Its budget gain now (0…1). */
+    gain: number;
+  }[];
 }
 
 /** The result of {@link VoiceLimiter.admit}: one new request. */
 export interface AdmitResult {
+  /** Whether the request was admitted. */
   admitted: boolean;
   /** Why it was refused. */
   reason?: string;
@@ -147,6 +155,19 @@ const effectiveEnd = (held: Held): number => (held.cut === null ? held.voice.end
 
 const byStart = (a: Held, b: Held): number => a.voice.start - b.voice.start || a.voice.id - b.voice.id;
 
+/**
+ * Voice limits with stealing, as game audio middleware does: each sound and each bus may hold at
+ * most `max` voices; a new voice past a limit either steals one (the oldest, or the quietest right
+ * now) or is refused. Pure bookkeeping on the audio clock; the graph fades stolen voices out over a
+ * few milliseconds at the moment they are stolen.
+ *
+ * Decisions are made in audio-time order, whatever order the calls come in: each voice is judged at
+ * the moment it starts, against the voices sounding at that moment, exactly as if every call had
+ * been made at its own start time. A voice scheduled ahead therefore never competes before it
+ * starts, and is never stolen before it has sounded: a voice asked for later but starting earlier
+ * takes its place in the timeline and every decision from its start on is taken again (later
+ * voices may then steal from it, be refused, or, when it frees a place, come back).
+ */
 export class VoiceLimiter {
   /** Admitted voices until they end, and refused requests until they would have started (they may come back). */
   private readonly held = new Map<number, Held>();
@@ -337,6 +358,7 @@ export class VoiceLimiter {
     return this.admittedCount;
   }
 
+  /** Forgets every voice and class timeline. */
   clear(): void {
     this.held.clear();
     this.timelines.clear();

@@ -8,6 +8,7 @@ import { CLIP_STATE_NAMES, clipCoreWords, matchClipStates } from '../rig/clip-na
 
 /** The animation states the world's player asks for (`swim_fast` is the crawl above 0.6 m/s). */
 export const PLAYER_CLIP_STATES = ['idle', 'walk', 'run', 'jump', 'swim', 'swim_fast'] as const;
+/** One of {@link PLAYER_CLIP_STATES}. */
 export type PlayerClipState = (typeof PLAYER_CLIP_STATES)[number];
 
 /** The library clip retargeted for each state when the file has none for it (in place: the controller moves the player). */
@@ -38,7 +39,7 @@ export function normaliseClipName(name: string): string {
 }
 
 /**
- * The file's clip for each player state it has one for ({@link matchClipStates}: Mixamo's, Blender's,
+ * The file's clip for each player state it has one for (`matchClipStates` in src/rig/clip-names.ts: Mixamo's, Blender's,
  * Unreal's, Quaternius's and VRoid's naming read; a first word every clip shares is a pack's
  * character name). Extra names (`extraNames`) go before the built-in ones. A file clip is used for
  * one state at most.

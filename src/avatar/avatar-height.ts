@@ -31,6 +31,7 @@ export interface AvatarHeightOptions {
   defaultHeight?: number;
 }
 
+/** Defaults of {@link AvatarHeightOptions}: `auto`, humans kept at 1.2–2.4 m, characters at 0.3–4 m, else scaled to 1.75 m. */
 export const AVATAR_HEIGHT_DEFAULTS: Required<AvatarHeightOptions> = {
   height: 'auto',
   humanHeights: [1.2, 2.4],
@@ -80,7 +81,19 @@ export function avatarScale(fileHeight: number, units: ImportReport['units'], op
 }
 
 /** What {@link parseAvatarHeight} read: a height option, or the problem with the text. */
-export type ParsedAvatarHeight = { ok: true; height: AvatarHeightOptions['height'] } | { ok: false; problem: string };
+export type ParsedAvatarHeight =
+  | {
+      /** The text was readable. */
+      ok: true;
+      /** The height option it reads as. */
+      height: AvatarHeightOptions['height'];
+    }
+  | {
+      /** The text was not. */
+      ok: false;
+      /** Why, in words. */
+      problem: string;
+    };
 
 /**
  * Reads the world page's `?avatarHeight=`: `auto`, `file` or a height in metres (`1.8`). Absent

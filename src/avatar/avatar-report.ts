@@ -12,7 +12,9 @@ export type AvatarFailure = ImportFailure;
 
 /** A character file that cannot be the player; the message names the file and the cause. */
 export class AvatarLoadError extends Error {
+  /** The error's name, for telling it apart from other errors. */
   override name = 'AvatarLoadError';
+  /** The cause, for code. */
   readonly reason: AvatarFailure;
 
   constructor(

@@ -186,6 +186,7 @@ export class LookPanel extends Emitter<LookPanelEvents> {
     return { ...this.choice, variant: { ...this.choice.variant } };
   }
 
+  /** True while the panel is open. */
   get open(): boolean {
     return !this.element.hidden;
   }
@@ -211,6 +212,7 @@ export class LookPanel extends Emitter<LookPanelEvents> {
     this.statusLine.classList.toggle('bad', bad);
   }
 
+  /** Removes the panel, its toggle button and every listener. */
   dispose(): void {
     this.button.remove();
     this.element.remove();

@@ -18,7 +18,9 @@ import { humanoidVariantFromSeed, type HumanoidVariant } from '../rig/humanoid-v
 
 /** What the player chose: a name, a humanoid variant, and optionally a character file that replaces it. */
 export interface LookChoice {
+  /** The display name over the player. */
   name: string;
+  /** The humanoid variant (also kept while a file is drawn, for the players who draw the humanoid). */
   variant: HumanoidVariant;
   /**
    * An absolute http(s) URL of a glTF/GLB/VRM/FBX file, or null for the humanoid. Drawn here
@@ -42,7 +44,19 @@ export function defaultChoice(seed: number): LookChoice {
  * Reads a `?look=` value: `B.S.H.O` (or `humanoid:B.S.H.O`, the four variant indices),
  * `seed:N` (the variant seeded from N), or a character file's URL (resolved against `base`).
  */
-export function parseLookParam(value: string, base: string): Checked<{ variant: HumanoidVariant } | { model: string }> {
+export function parseLookParam(
+  value: string,
+  base: string,
+): Checked<
+  | {
+      /** The humanoid variant named. */
+      variant: HumanoidVariant;
+    }
+  | {
+      /** The character file's absolute URL. */
+      model: string;
+    }
+> {
   const text = value.trim();
   const parts = /^(?:humanoid:)?(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (parts) {
@@ -100,6 +114,7 @@ export function readStoredChoice(raw: unknown): LookChoice | null {
 export interface DrawnCharacter {
   /** The URL of the character file drawn, or null for the humanoid. */
   modelSource: string | null;
+  /** The humanoid variant drawn (also under a file, for the players who draw the humanoid). */
   variant: HumanoidVariant;
 }
 

@@ -61,7 +61,12 @@ export interface PlayerAvatarEvents extends Record<string, unknown> {
    * A load started, finished or failed; `notes` are the import's and the retargeter's sentences
    * for a notice (empty while loading and on failure).
    */
-  status: { stats: AvatarStats; notes: readonly string[] };
+  status: {
+    /** The avatar's figures now. */
+    stats: AvatarStats;
+    /** Sentences for a notice. */
+    notes: readonly string[];
+  };
 }
 
 /**

@@ -1,11 +1,6 @@
 import { withDefaults } from './options.ts';
 
-/**
- * Jittered exponential backoff for reconnects: attempt n waits a random time in [cap/2, cap]
- * where cap = min(maxMs, baseMs · 2ⁿ) ("equal jitter"). The random half spreads a room's clients
- * out after a server restart, so they do not all knock at once; the fixed half keeps each client
- * from retrying in a tight loop. Pure: the random source is injectable (seed it to replay a run).
- */
+/** Options of a {@link Backoff}. */
 export interface BackoffOptions {
   /** First delay's upper bound, ms. Default 500. */
   baseMs?: number;
@@ -29,9 +24,16 @@ export function resolveBackoffOptions(options: BackoffOptions = {}): ResolvedBac
   return resolved;
 }
 
+/**
+ * Jittered exponential backoff for reconnects: attempt n waits a random time in [cap/2, cap]
+ * where cap = min(maxMs, baseMs · 2ⁿ) ("equal jitter"). The random half spreads a room's clients
+ * out after a server restart, so they do not all knock at once; the fixed half keeps each client
+ * from retrying in a tight loop. Pure: the random source is injectable (seed it to replay a run).
+ */
 export class Backoff {
   /** Failed attempts since the last success. */
   attempt = 0;
+  /** The resolved options: delays and the random source this backoff draws from. */
   readonly options: ResolvedBackoffOptions;
 
   constructor(options: BackoffOptions = {}) {

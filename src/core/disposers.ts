@@ -18,7 +18,11 @@
 export class Disposers {
   private readonly stack: Array<() => void> = [];
 
-  /** Adds `dispose` (undone before everything added earlier); returns it, so `const off = undo.add(on(...))` reads naturally. */
+  /**
+   * Adds `dispose` (undone before everything added earlier); returns it, so `const off = undo.add(on(...))` reads naturally.
+   *
+   * @typeParam F - the callback's own type, returned unchanged.
+   */
   add<F extends () => unknown>(dispose: F): F {
     this.stack.push(dispose);
     return dispose;

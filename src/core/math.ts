@@ -1,11 +1,28 @@
 /** Small numeric helpers shared by every module. Metres, seconds, radians. */
 
+/** A full turn in radians, 2π. */
 export const TAU = Math.PI * 2;
 
+/** A point or a direction on the ground plane, in Cairn's axes (metres for a point). */
+export interface XZ {
+  /** Towards the east (+X). */
+  x: number;
+  /** Towards the south (+Z). */
+  z: number;
+}
+
+/** A point or a direction in Cairn's axes (metres for a point): {@link XZ} and up. */
+export interface XYZ extends XZ {
+  /** Up (+Y). */
+  y: number;
+}
+
+/** `value` limited to [min, max]. */
 export function clamp(value: number, min: number, max: number): number {
   return value < min ? min : value > max ? max : value;
 }
 
+/** Linear interpolation: `a` at t = 0, `b` at t = 1 (t is not clamped). */
 export function lerp(a: number, b: number, t: number): number {
   return a + (b - a) * t;
 }
@@ -50,6 +67,7 @@ export function facingFromDirection(wx: number, wz: number): number {
   return Math.atan2(wx, wz);
 }
 
-export function forwardFromFacing(facing: number): { x: number; z: number } {
+/** The unit forward vector on the ground plane for a facing (radians): (sin facing, cos facing), see {@link facingFromDirection}. */
+export function forwardFromFacing(facing: number): XZ {
   return { x: Math.sin(facing), z: Math.cos(facing) };
 }

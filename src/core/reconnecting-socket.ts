@@ -14,6 +14,7 @@ export type WebSocketConstructor = new (url: string) => WebSocket;
  */
 export type SocketState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'closed';
 
+/** Options of a {@link ReconnectingSocket}. */
 export interface ReconnectingSocketOptions {
   /** ws:// or wss:// URL; see {@link ReconnectingSocket.setUrl}. */
   url: string;
@@ -38,13 +39,21 @@ export interface ReconnectingSocketOptions {
 
 /** {@link ReconnectingSocketOptions} with every default filled in. */
 export interface ResolvedReconnectingSocketOptions {
+  /** The ws:// or wss:// URL of the first connection. */
   url: string;
+  /** Reconnect delays, handed to the socket's {@link Backoff}. */
   backoff: BackoffOptions;
+  /** Keep-alive ping interval (ms). */
   pingMs: number;
+  /** Silence (ms) after which the socket is presumed dead and replaced; 3 × pingMs unless given. */
   deadMs: number;
+  /** The keep-alive text sent every tick. */
   pingText: string;
+  /** The server's answer to the keep-alive, consumed by the socket. */
   pongText: string;
+  /** Close codes after which no retry follows. */
   fatalCloseCodes: ReadonlySet<number>;
+  /** The WebSocket implementation: the one given, else the global one. */
   WebSocket: WebSocketConstructor;
 }
 
@@ -91,9 +100,13 @@ export interface SocketLoss {
   final: boolean;
 }
 
+/** What a {@link ReconnectingSocket} emits on its `events`. */
 export type ReconnectingSocketEvents = {
   /** A connection opened; `reconnect` is false for the first one. */
-  open: { reconnect: boolean };
+  open: {
+    /** False for the first connection, true for every one after a loss. */
+    reconnect: boolean;
+  };
   /** A text message (other than the pong). */
   text: string;
   /** A binary message. */
@@ -104,6 +117,7 @@ export type ReconnectingSocketEvents = {
   unreadable: string;
   /** The connection was lost; a retry follows unless `final`. */
   lost: SocketLoss;
+  /** The socket's new {@link SocketState}, on every change. */
   state: SocketState;
 };
 
@@ -122,8 +136,11 @@ const OPEN = 1;
  * returns false and the caller decides (a stale pose is worthless; signaling re-syncs on welcome).
  */
 export class ReconnectingSocket {
+  /** What the socket emits: opens, messages, pongs, losses and state changes. */
   readonly events = new Emitter<ReconnectingSocketEvents>();
+  /** The resolved options. */
   readonly options: ResolvedReconnectingSocketOptions;
+  /** Where the connection stands; `state` events announce each change. */
   state: SocketState = 'idle';
   /** Connections opened after the first. */
   reconnects = 0;

@@ -32,6 +32,7 @@ export class Mulberry32 {
     return this.state;
   }
 
+  /** Restores a position saved with {@link getState}: the draws that follow repeat those that followed it. */
   setState(state: number): void {
     this.state = state >>> 0;
   }

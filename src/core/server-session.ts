@@ -7,7 +7,9 @@
 
 /** A session token and when it stops being accepted (ms since epoch), as `POST /api/session` answers. */
 export interface ServerSession {
+  /** The bearer token (1–64 characters of [A-Za-z0-9_-]). */
   token: string;
+  /** When the server stops accepting the token, ms since epoch. */
   expiresAt: number;
 }
 

@@ -1,9 +1,12 @@
+import type { XZ } from './math.ts';
+
 /**
  * A uniform grid over the XZ plane for radius queries on points (spacing checks, neighbour lookups,
  * interest management). Items are numeric ids; insert, move and remove are O(1) amortised, and a
  * radius query only visits the cells the circle overlaps.
  */
 export class SpatialHash2D {
+  /** Side of a grid cell (m). A cell near the typical query radius keeps queries to a few cells. */
   readonly cellSize: number;
   private readonly cells = new Map<number, number[]>();
   private readonly items = new Map<number, { x: number; z: number; key: number }>();
@@ -13,20 +16,23 @@ export class SpatialHash2D {
     this.cellSize = cellSize;
   }
 
+  /** Number of items held. */
   get size(): number {
     return this.items.size;
   }
 
+  /** Whether an item with this id is held. */
   has(id: number): boolean {
     return this.items.has(id);
   }
 
   /** Position of an item, or undefined. */
-  get(id: number): { x: number; z: number } | undefined {
+  get(id: number): XZ | undefined {
     const item = this.items.get(id);
     return item && { x: item.x, z: item.z };
   }
 
+  /** Adds an item at (x, z); an id already held is moved there instead. */
   insert(id: number, x: number, z: number): void {
     if (this.items.has(id)) {
       this.move(id, x, z);
@@ -37,6 +43,7 @@ export class SpatialHash2D {
     this.cellAt(key).push(id);
   }
 
+  /** Moves an item to (x, z), changing its cell only when it crosses into another; an id not held is inserted. */
   move(id: number, x: number, z: number): void {
     const item = this.items.get(id);
     if (!item) return this.insert(id, x, z);
@@ -50,6 +57,7 @@ export class SpatialHash2D {
     item.z = z;
   }
 
+  /** Removes an item; returns whether it was held. */
   remove(id: number): boolean {
     const item = this.items.get(id);
     if (!item) return false;
@@ -58,6 +66,7 @@ export class SpatialHash2D {
     return true;
   }
 
+  /** Removes every item. */
   clear(): void {
     this.cells.clear();
     this.items.clear();

@@ -1,13 +1,3 @@
-/**
- * A token bucket: `ratePerSecond` tokens a second up to `burst`. A client may send a short burst
- * but never more than the rate on average. Pure: time comes in as an argument (ms), and a clock
- * that goes backwards refills nothing.
- *
- * The whole state is two numbers ({@link TokenBucketState}), so a bucket can be written into a
- * hibernating socket's attachment and rebuilt from it ({@link TokenBucket.snapshot}); the hot path
- * ({@link TokenBucket.take}) mutates in place and allocates nothing.
- */
-
 /** A bucket's limits. */
 export interface TokenBucketLimits {
   /** Tokens added per second (the sustained rate). */
@@ -18,14 +8,26 @@ export interface TokenBucketLimits {
 
 /** What a bucket remembers: tokens left and when (ms) they were counted. */
 export interface TokenBucketState {
+  /** Tokens left at {@link at}. */
   tokens: number;
+  /** When the tokens were last counted (ms, the caller's clock). */
   at: number;
 }
 
+/**
+ * A token bucket: `ratePerSecond` tokens a second up to `burst`. A client may send a short burst
+ * but never more than the rate on average. Pure: time comes in as an argument (ms), and a clock
+ * that goes backwards refills nothing.
+ *
+ * The whole state is two numbers ({@link TokenBucketState}), so a bucket can be written into a
+ * hibernating socket's attachment and rebuilt from it ({@link TokenBucket.snapshot}); the hot path
+ * ({@link TokenBucket.take}) mutates in place and allocates nothing.
+ */
 export class TokenBucket {
   private tokens: number;
   private at: number;
 
+  /** The rate and burst this bucket enforces. */
   readonly limits: TokenBucketLimits;
 
   /** A full bucket at `now`, or one resumed from `state`. */

@@ -9,16 +9,20 @@ export type BonePath = 'storage' | 'texture';
 
 /** What the device offers, as far as the crowd cares. */
 export interface BonePathDevice {
+  /** The renderer's backend. */
   backend: 'WebGPU' | 'WebGL2';
   /**
    * `GPUDevice.limits.maxStorageBuffersInVertexStage` where the browser reports it; otherwise
    * undefined and inferred from `compatibilityMode`.
    */
   maxVertexStorageBuffers?: number;
+  /** A WebGPU compatibility-mode device (may allow no vertex-stage storage buffers). Default false. */
   compatibilityMode?: boolean;
 }
 
+/** The bone path {@link chooseBonePath} picked, and why. */
 export interface BonePathChoice {
+  /** Where the vertex shader reads bone matrices from: storage buffers, or a float texture. */
   path: BonePath;
   /** Why, in words, for the HUD and the docs. */
   reason: string;

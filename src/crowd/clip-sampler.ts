@@ -47,16 +47,21 @@ interface FlatClip {
 export class FlatClips {
   /** Parent-first nodes the bones depend on (not the root), and each one's parent index (-1: root). */
   readonly nodes: string[];
+  /** Parent index of each node in {@link nodes} (-1: the root). */
   readonly parent: Int32Array;
   /** Bind-pose local transforms: 3, 4 and 3 numbers per node. */
   readonly bindPosition: Float64Array;
+  /** Bind-pose rotations (4 numbers per node, x y z w). */
   readonly bindQuaternion: Float64Array;
+  /** Bind-pose scales (3 numbers per node). */
   readonly bindScale: Float64Array;
   /** Index in the chain of each crowd bone. */
   readonly boneNode: Int32Array;
   /** Root scale and inverse bind matrices, row-major 3×4. */
   readonly rootAffine: Float64Array;
+  /** Inverse bind matrix of each crowd bone, row-major 3×4 (12 numbers per bone). */
   readonly inverseAffine: Float64Array;
+  /** Each clip's tracks per chain node, in the template's clip order. */
   readonly clips: FlatClip[];
   /** Tracks that name a node outside the bones' chain, or an object path (ignored). */
   readonly ignoredTracks: number;
@@ -162,10 +167,13 @@ export function flatClips(template: CrowdTemplate): FlatClips {
  * (editable before {@link ClipSampler.writePose}), and the scratch for world matrices.
  */
 export class ClipSampler {
+  /** The template's flattened clips this sampler reads. */
   readonly clips: FlatClips;
   /** Local transforms per chain node (see {@link FlatClips.nodes}): 3, 4 and 3 numbers each. */
   readonly position: Float64Array;
+  /** Local rotations per chain node, 4 numbers each (x y z w). */
   readonly quaternion: Float64Array;
+  /** Local scales per chain node, 3 numbers each. */
   readonly scale: Float64Array;
   private readonly world: Float64Array;
   /** Both clips' samples during a crossfade. */

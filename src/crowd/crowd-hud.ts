@@ -2,23 +2,23 @@
  * The crowd's HUD rows, computed only from `cairn.stats.crowd` (and the budget reading stored
  * there), so the HUD shows exactly what tests assert. Pure: no DOM.
  */
+import type { HudRow } from '../world/hud.ts';
 import type { CrowdStats } from './crowd.ts';
 import type { GpuBudgetReading } from './gpu-budget.ts';
 import type { RemoteLooksStats } from './remote-avatars.ts';
 
-export interface CrowdHudRow {
-  label: string;
-  value: string;
-  tone?: 'ok' | 'warn' | 'bad';
-}
+/** One row of the crowd's HUD section: a {@link HudRow}. */
+export type CrowdHudRow = HudRow;
 
 /** What a page publishes under `cairn.stats.crowd`. */
 export interface CrowdPageStats extends CrowdStats {
+  /** The page's GPU budget reading (calibration, PASS/OVER), when the page keeps one. */
   budget?: GpuBudgetReading;
   /** Last model-loading error shown to the user, if any. */
   lastError?: string | null;
   /** Vertices of every mesh in the character's file, and how many the crowd draws (fewer: a partial import). */
   sourceVertices?: number;
+  /** Vertices the crowd draws (below `sourceVertices` when parts of the file are left out). */
   drawnVertices?: number;
   /** Which clip plays each animation state (the file's, or the library's retargeted onto the rig). */
   clipStates?: Partial<Record<string, string>>;
@@ -35,12 +35,14 @@ declare module '../world/cairn-global.ts' {
   }
 }
 
+/** A byte count for reading: B, KB (1024) or MB (1024²). */
 export function formatBytes(bytes: number): string {
   if (bytes >= 1 << 20) return `${(bytes / (1 << 20)).toFixed(2)} MB`;
   if (bytes >= 1 << 10) return `${(bytes / (1 << 10)).toFixed(1)} KB`;
   return `${bytes} B`;
 }
 
+/** The crowd section's HUD rows, from the crowd's figures alone; one "not started" row before there are any. */
 export function crowdHudRows(stats: CrowdPageStats | undefined): CrowdHudRow[] {
   if (!stats) return [{ label: 'crowd', value: 'not started' }];
   const budget = stats.budget;

@@ -38,7 +38,9 @@ import { SlotTable, type SlotRef } from './slot-table.ts';
 import { templateCullSphere, type CrowdTemplate } from './template.ts';
 import { VariantTable, type CrowdVariantsOptions } from './variant-table.ts';
 
+/** Options of a {@link Crowd}. */
 export interface CrowdOptions {
+  /** The character every avatar of this crowd draws (one template per crowd; {@link MixedCrowd} mixes several). */
   template: CrowdTemplate;
   /** The device, to pick the bone path (storage buffer or texture). Default WebGPU. */
   device?: BonePathDevice;
@@ -75,7 +77,7 @@ type ResolvedCrowdOptions = Required<Omit<CrowdOptions, 'lod' | 'palette' | 'pal
 
 /**
  * Defaults of {@link CrowdOptions} (the template has none; palette, palette materials and variants
- * fall to the {@link BatchSkinnedRenderer}'s and {@link VariantTable}'s own).
+ * fall to the batched renderer's and {@link VariantTable}'s own).
  */
 export const CROWD_DEFAULTS: Required<Omit<CrowdOptions, 'template' | 'palette' | 'paletteMaterials' | 'variants'>> = {
   device: { backend: 'WebGPU' },
@@ -101,9 +103,13 @@ function resolveCrowdOptions(options: CrowdOptions): ResolvedCrowdOptions {
   };
 }
 
+/** Where and how a new avatar starts ({@link Crowd.add}). */
 export interface AddAgentOptions {
+  /** East position of the feet (m). Default 0. */
   x?: number;
+  /** Height of the feet (m). Default 0. */
   y?: number;
+  /** South position of the feet (m). Default 0. */
   z?: number;
   /** Radians; forward = (sin facing, 0, cos facing). */
   facing?: number;
@@ -127,9 +133,13 @@ export type AgentPath = 'gpu' | 'live' | 'culled';
 
 /** Why an avatar takes its path (the keys of {@link CrowdStats.reasons} are `path: why`). */
 export const PATH_REASONS = {
+  /** No procedural control: GPU-animated from its record. */
   gpu: 'no procedural control',
+  /** Under procedural control but farther than the LOD's live radius: GPU-animated. */
   far: 'control beyond the live radius',
+  /** Under procedural control and near, but every live slot is taken: GPU-animated. */
   budget: 'live budget full',
+  /** Outside the view frustum and not live: neither drawn nor sampled. */
   culled: 'outside the view',
 } as const;
 
@@ -141,18 +151,25 @@ export const PATH_REASONS = {
 export interface LiveControl {
   /** Shown in the HUD and `cairn.stats.crowd.reasons` ('look-at', 'ik', 'held item', 'player'…). */
   reason: string;
+  /** Edits the sampled pose before the bones are written. Default none (the avatar is live, its pose the clip's). */
   apply?: (sampler: ClipSampler, agent: CrowdAgent) => void;
 }
 
 /** Live figures, published by pages under `cairn.stats.crowd`. */
 export interface CrowdStats {
+  /** The template's name. */
   template: string;
+  /** The bone path in use. */
   path: BonePath;
+  /** Why that bone path, in words. */
   pathReason: string;
+  /** Geometry pieces of the template (one draw call each per pass). */
   pieces: number;
+  /** Bones per avatar. */
   bones: number;
   /** Draw calls per render pass (main view, each shadow map): one per piece. */
   drawCallsPerPass: number;
+  /** Avatars in the crowd. */
   agents: number;
   /** Drawn this frame (inside the view frustum). */
   visible: number;
@@ -168,22 +185,33 @@ export interface CrowdStats {
   liveUpdates: number;
   /** Main-thread ms in `update()` this frame, and its EMA. */
   animMs: number;
+  /** EMA of {@link animMs}. */
   animMsAvg: number;
   /** Bytes scheduled for upload this frame: live bones + pose records + animation records. */
   uploadBytes: number;
+  /** Live bone matrices uploaded this frame (bytes). */
   liveBytes: number;
   /** Pose (16 B) and animation (48 B) records rewritten this frame. */
   instanceBytes: number;
+  /** Pose records rewritten this frame (bytes, 16 each). */
   poseBytes: number;
+  /** Animation records rewritten this frame (bytes, 48 each). */
   animBytes: number;
   /** GPU memory held by the crowd's buffers, and the baked table's share. */
   gpuBytes: number;
+  /** GPU bytes of the baked clip table. */
   bakedBytes: number;
+  /** Storage of the baked table: `half` (16-bit) or `float` (32-bit). */
   bakedPrecision: BakePrecision;
+  /** Live avatars the live bone buffer holds before it grows. */
   liveCapacity: number;
+  /** Avatars the instance records hold before they grow. */
   instanceCapacity: number;
+  /** Rows of the baked clip table (one row per baked frame). */
   bakedRows: number;
+  /** Frames per second the clips were baked at (lower than asked when the table had to fit its byte or row limit). */
   bakedFps: number;
+  /** Clips of the template (baked). */
   clips: number;
   /** Slot-table reallocations and GPU rebuilds so far. */
   grows: number;
@@ -191,6 +219,7 @@ export interface CrowdStats {
 
 /** A handle on one crowd avatar. Stays valid (and keeps its identity) however others come and go. */
 export class CrowdAgent {
+  /** The avatar's id, unique in its crowd. */
   readonly id: number;
   /** @internal */ ref!: SlotRef<CrowdAgent>;
   /** @internal */ liveRef: SlotRef<CrowdAgent> | null = null;
@@ -218,22 +247,27 @@ export class CrowdAgent {
     this.anim = anim;
   }
 
+  /** True once the avatar has been taken out of its crowd; its position then reads NaN. */
   get removed(): boolean {
     return this.crowd === null;
   }
 
+  /** East position of the feet (m). */
   get x(): number {
     return this.read(0);
   }
 
+  /** Height of the feet (m). */
   get y(): number {
     return this.read(1);
   }
 
+  /** South position of the feet (m). */
   get z(): number {
     return this.read(2);
   }
 
+  /** Facing in radians; forward = (sin facing, 0, cos facing). */
   get facing(): number {
     return this.read(3);
   }
@@ -248,6 +282,7 @@ export class CrowdAgent {
     return this.pathState;
   }
 
+  /** Why the avatar took its {@link path} (one of {@link PATH_REASONS}, or a live control's reason). */
   get reason(): string {
     return this.why;
   }
@@ -350,10 +385,15 @@ const EPOCH_SPAN = 256;
 
 /** Many animated characters sharing one {@link CrowdTemplate}, animated on the GPU, live where controlled, culled outside the view (see the file's comment); `object` goes into your scene, `update(dt, camera)` into your loop. */
 export class Crowd {
+  /** The character every avatar draws. */
   readonly template: CrowdTemplate;
+  /** The batched renderer that draws the avatars: one draw call per piece, bone buffers, records. */
   readonly renderer: BatchSkinnedRenderer<CrowdAgent>;
+  /** The template's clips baked into one table the GPU samples. */
   readonly baked: BakedClips;
+  /** The bone path picked for the device, and why. */
   readonly pathChoice: BonePathChoice;
+  /** Live figures, refreshed every {@link update}. */
   readonly stats: CrowdStats;
   /** The template's variants (colours by region and build), when the crowd was made with `variants`; else null. */
   readonly variants: VariantTable | null;
@@ -448,6 +488,7 @@ export class Crowd {
     return this.renderer.object;
   }
 
+  /** Avatars in the crowd. */
   get count(): number {
     return this.agents.count;
   }
@@ -674,6 +715,7 @@ export class Crowd {
     for (const agent of this.agentList()) agent.remove();
   }
 
+  /** Removes every avatar and frees the crowd's GPU buffers. Calling it again does nothing. */
   dispose(): void {
     if (this.disposed) return;
     this.clear();

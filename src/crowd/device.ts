@@ -13,6 +13,10 @@ export interface CrowdDeviceInfo extends BonePathDevice {
   maxTextureSize: number;
 }
 
+/**
+ * The device facts the crowd needs from the running renderer: backend, vertex-stage storage buffer limit, compatibility mode, largest
+ * texture.
+ */
 export function crowdDeviceInfo(renderer: WebGPURenderer): CrowdDeviceInfo {
   const backend = backendHandles(renderer);
   if (backend.isWebGPUBackend && backend.device) {

@@ -1,12 +1,6 @@
-/**
- * A GPU frame-time budget that calibrates itself on whatever machine it runs on. While no crowd
- * avatars exist it follows the measured GPU ms with a fast EMA (the idle baseline); once avatars
- * appear the baseline freezes and the budget is `baseline + slack + perAvatarMs × avatars`. So it
- * passes at idle anywhere and tightens as the crowd grows. Without timestamp queries it reports
- * 'unavailable' rather than a made-up figure. Pure logic: no three.js, no DOM.
- */
 import { withDefaults } from '../core/options.ts';
 
+/** Options of a {@link GpuBudget}. */
 export interface GpuBudgetOptions {
   /** Budget granted per avatar, ms. Default 0.06. */
   perAvatarMs?: number;
@@ -14,6 +8,7 @@ export interface GpuBudgetOptions {
   alpha?: number;
   /** Headroom over the baseline so idle noise never fails: max(slackMs, slackFraction × baseline). */
   slackMs?: number;
+  /** Headroom as a share of the baseline (see {@link slackMs}). Default 0.25. */
   slackFraction?: number;
   /** Idle samples needed before the baseline counts as calibrated. Default 1. */
   minSamples?: number;
@@ -28,9 +23,15 @@ export const GPU_BUDGET_DEFAULTS: Required<GpuBudgetOptions> = {
   minSamples: 1,
 };
 
+/**
+ * Where a budget stands: no timestamp queries, calibrating the idle baseline, no baseline (avatars from the start), within the budget, or
+ * over it.
+ */
 export type GpuBudgetState = 'unavailable' | 'calibrating' | 'uncalibrated' | 'pass' | 'over';
 
+/** One frame's verdict of a {@link GpuBudget}. */
 export interface GpuBudgetReading {
+  /** Where the budget stands. */
   state: GpuBudgetState;
   /** Latest GPU ms (null where timestamp queries are missing). */
   gpuMs: number | null;
@@ -44,6 +45,13 @@ export interface GpuBudgetReading {
   message: string;
 }
 
+/**
+ * A GPU frame-time budget that calibrates itself on whatever machine it runs on. While no crowd
+ * avatars exist it follows the measured GPU ms with a fast EMA (the idle baseline); once avatars
+ * appear the baseline freezes and the budget is `baseline + slack + perAvatarMs × avatars`. So it
+ * passes at idle anywhere and tightens as the crowd grows. Without timestamp queries it reports
+ * 'unavailable' rather than a made-up figure. Pure logic: no three.js, no DOM.
+ */
 export class GpuBudget {
   private readonly perAvatarMs: number;
   private readonly alpha: number;
@@ -69,6 +77,7 @@ export class GpuBudget {
     return this.samples >= this.minSamples;
   }
 
+  /** The reading of the last {@link update}. */
   get reading(): GpuBudgetReading {
     return this.last;
   }

@@ -23,6 +23,7 @@ export interface LoadTemplateProgress extends Progress {
   label: LoadPhase;
 }
 
+/** Options of {@link loadCrowdTemplateFromUrl}, `…FromFile` and `…FromBytes`: the template's, plus progress and the library clips retargeted on load. */
 export interface LoadTemplateOptions extends CrowdTemplateOptions {
   /**
    * Hears each phase (`label`) as it goes: bytes received of the Content-Length while downloading

@@ -7,6 +7,7 @@
  */
 
 import { withDefaults } from '../core/options.ts';
+/** Options of the live/GPU LOD ({@link DEFAULT_LOD} has each default and why). */
 export interface LodOptions {
   /** A visible controlled avatar closer than this (metres) becomes live. Default 20. */
   liveEnter?: number;
@@ -26,6 +27,7 @@ export interface LodOptions {
   culledInterval?: number;
 }
 
+/** {@link LodOptions} with every default filled in. */
 export type ResolvedLodOptions = Required<LodOptions>;
 
 /**
@@ -59,8 +61,11 @@ export function resolveLod(options: LodOptions = {}): ResolvedLodOptions {
 
 /** What one avatar looks like to the planner. */
 export interface LodCandidate {
+  /** Distance from the camera (m). */
   distance: number;
+  /** Inside the view frustum. */
   visible: boolean;
+  /** Live now. */
   live: boolean;
   /** Seconds since its last switch. */
   dwell: number;

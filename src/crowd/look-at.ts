@@ -3,13 +3,15 @@
  * towards a point, such as the camera or the local player. It is what makes an avatar worth a
  * live slot: the GPU path plays clips, it cannot aim a head at someone who moves.
  */
+import type { XZ } from '../core/math.ts';
 import type { ClipSampler } from './clip-sampler.ts';
 import type { CrowdAgent, LiveControl } from './crowd.ts';
 import type { CrowdTemplate } from './template.ts';
 
+/** Options of {@link headLookAt}. */
 export interface HeadLookAtOptions {
   /** Where to look, read every time the pose is sampled (world x, z). */
-  target: () => { x: number; z: number };
+  target: () => XZ;
   /** Most head turn either way, radians. Default 1.1 (63°). */
   maxYaw?: number;
   /** Node to turn. Default: the first bone whose name contains "head" (else "neck"). */

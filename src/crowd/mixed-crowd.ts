@@ -9,11 +9,13 @@ import { withDefaults } from '../core/options.ts';
 import { Crowd, CROWD_DEFAULTS, type AddAgentOptions, type CrowdAgent, type CrowdOptions, type CrowdStats } from './crowd.ts';
 import type { CrowdTemplate } from './template.ts';
 
+/** Options of a {@link MixedCrowd}: a {@link Crowd}'s, with one template per body. */
 export interface MixedCrowdOptions extends Omit<CrowdOptions, 'template'> {
   /** One template per body; at least one. */
   templates: CrowdTemplate[];
 }
 
+/** Where and how a new avatar of a {@link MixedCrowd} starts, and which body it wears. */
 export interface AddMixedAgentOptions extends AddAgentOptions {
   /** Index into `templates` (wraps). Default 0. */
   body?: number;
@@ -23,6 +25,7 @@ export interface AddMixedAgentOptions extends AddAgentOptions {
 export class MixedCrowd {
   /** Add this to the scene: one child per body. */
   readonly object = new Group();
+  /** One crowd per template, in the order of `templates`. */
   readonly crowds: Crowd[];
 
   constructor(options: MixedCrowdOptions) {
@@ -35,6 +38,7 @@ export class MixedCrowd {
     for (const crowd of this.crowds) this.object.add(crowd.object);
   }
 
+  /** Avatars in every body's crowd. */
   get count(): number {
     return this.crowds.reduce((sum, crowd) => sum + crowd.count, 0);
   }
@@ -87,10 +91,12 @@ export class MixedCrowd {
     };
   }
 
+  /** Removes every avatar of every body. */
   clear(): void {
     for (const crowd of this.crowds) crowd.clear();
   }
 
+  /** Disposes every body's crowd and takes the group out of the scene. */
   dispose(): void {
     for (const crowd of this.crowds) crowd.dispose();
     this.object.removeFromParent();

@@ -25,9 +25,13 @@ import type { CrowdTemplate } from './template.ts';
 
 /** What a network update says about one remote avatar. */
 export interface RemoteAvatarUpdate {
+  /** East position of the feet (m). */
   x: number;
+  /** Height of the feet (m). */
   y: number;
+  /** South position of the feet (m). */
   z: number;
+  /** Facing in radians; forward = (sin facing, 0, cos facing). */
   facing: number;
   /** Clip name; unchanged when omitted. */
   clip?: string;
@@ -39,7 +43,7 @@ export interface RemoteAvatarUpdate {
 
 /** Options of a {@link RemoteAvatars}. */
 export interface RemoteAvatarsOptions {
-  /** Loads another player's character file as a template. Default {@link loadRemoteTemplate} with its caps. */
+  /** Loads another player's character file as a template. Default `loadRemoteTemplate` (remote-models.ts) with its caps. */
   loadModel?: (url: string, signal: AbortSignal) => Promise<CrowdTemplate>;
   /** Most distinct character files drawn or loading at once; more are refused. Default 8. */
   maxModels?: number;
@@ -61,6 +65,7 @@ export interface RemoteLooksStats {
   looks: number;
   /** Humanoid variants in the humanoid crowd's table now, and times a look was drawn as the plain humanoid because every row was in use. */
   variants: number;
+  /** Times a look was drawn as the plain humanoid because every variant row was in use. */
   variantsFull: number;
   /** Draw calls per render pass of every crowd drawing remote players. */
   drawCallsPerPass: number;
@@ -72,7 +77,7 @@ export interface RemoteLooksStats {
   refused: Record<string, string>;
 }
 
-/** Defaults of {@link RemoteAvatarsOptions}: files loaded with {@link loadRemoteTemplate}, at most 8 in view. */
+/** Defaults of {@link RemoteAvatarsOptions}: files loaded with `loadRemoteTemplate` (remote-models.ts), at most 8 in view. */
 export const REMOTE_AVATARS_DEFAULTS: Required<RemoteAvatarsOptions> = {
   loadModel: (url, signal) => loadRemoteTemplate(url, {}, signal),
   maxModels: 8,
@@ -101,6 +106,10 @@ interface Remote<Id> {
   variant: number;
 }
 
+/**
+ * The other players' avatars: one per peer id, placed and animated from network updates, drawn by an attached crowd (the humanoid,
+ * wearing each player's look) or by a crowd per character file, loaded and capped here.
+ */
 export class RemoteAvatars<Id = string> {
   private crowd: Crowd | null = null;
   private host: RemoteCrowdHost | null = null;
@@ -120,6 +129,7 @@ export class RemoteAvatars<Id = string> {
     return this.crowd !== null;
   }
 
+  /** Remote avatars drawn now (peers with an avatar). */
   get count(): number {
     let n = 0;
     for (const remote of this.remotes.values()) if (remote.agent) n++;

@@ -20,6 +20,7 @@ import { CrowdTemplate } from './template.ts';
 import type { BonePath } from './bone-path.ts';
 import type { LodOptions } from './lod-policy.ts';
 
+/** Options of a {@link StageCrowd}. */
 export interface StageCrowdOptions {
   /** Character for everyone. Default: the procedural humanoid at low detail. */
   template?: CrowdTemplate;
@@ -31,6 +32,7 @@ export interface StageCrowdOptions {
   count?: number;
   /** Bone path override (Cairn's pages pass `?bonePath=`). Default 'auto'. */
   path?: BonePath | 'auto';
+  /** Live distances, budget and update rates ({@link LodOptions}). Default {@link DEFAULT_LOD}. */
   lod?: LodOptions;
   /** Publish under `cairn.crowd`/`cairn.stats.crowd` and add a HUD section. Default true. */
   publish?: boolean;
@@ -75,10 +77,15 @@ export const MAX_SYNTHETIC_PEERS = 1000;
 
 /** The crowd of a page with a Stage: builds the crowd for the running device, drives it each frame, holds the remote avatars and its HUD section. */
 export class StageCrowd {
+  /** The stage the crowd draws in and updates with. */
   readonly stage: Stage;
+  /** The device facts the bone path was picked from. */
   readonly device: CrowdDeviceInfo;
+  /** The synthetic peers the page drives (demos, tests, benchmarks). */
   readonly peers: SyntheticPeers;
+  /** The other players' avatars this crowd draws. */
   readonly remotes: RemoteAvatars<number>;
+  /** The GPU frame-time budget, fed every frame from the stage's GPU ms. */
   readonly budget = new GpuBudget();
   private current: Crowd;
   private peerAgents: CrowdAgent[] = [];
@@ -132,10 +139,12 @@ export class StageCrowd {
     );
   }
 
+  /** The crowd drawing now (a new one after {@link setTemplate}). */
   get crowd(): Crowd {
     return this.current;
   }
 
+  /** Synthetic peers now. */
   get count(): number {
     return this.peers.peers.length;
   }
@@ -194,6 +203,7 @@ export class StageCrowd {
     this.publish();
   }
 
+  /** Stops driving the crowd, removes its HUD section and frees it; a remote registry given in the options is detached, not disposed. */
   dispose(): void {
     for (const remove of this.removers) remove();
     // A registry made elsewhere (the world's) outlives this crowd; its character files' crowds do not.

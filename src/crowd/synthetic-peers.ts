@@ -1,35 +1,42 @@
-/**
- * Synthetic peers for demos, tests and benchmarks: seeded characters that walk between random
- * waypoints, stand idle or dance, over any ground given as a height function. The same seed
- * gives the same crowd everywhere. Pure logic: no three.js, no DOM.
- */
 import { withDefaults } from '../core/options.ts';
 import { Mulberry32 } from '../core/rng.ts';
 
+/** What a synthetic peer is doing (also the clip it plays). */
 export type PeerActivity = 'walk' | 'idle' | 'dance';
 
+/** One synthetic peer: where it is, what it does, where it walks to. */
 export interface SyntheticPeer {
+  /** East position of the feet (m). */
   x: number;
+  /** Height of the feet (m), from the ground function. */
   y: number;
+  /** South position of the feet (m). */
   z: number;
+  /** Facing in radians; forward = (sin facing, 0, cos facing). */
   facing: number;
+  /** What it is doing now. */
   activity: PeerActivity;
   /** Clip to play and its rate (walk playback matches ground speed). */
   clip: PeerActivity;
+  /** Playback rate of the clip. */
   speed: number;
   /** Seconds left in the current activity. */
   timeLeft: number;
+  /** East position of the waypoint it walks to (m). */
   targetX: number;
+  /** South position of the waypoint it walks to (m). */
   targetZ: number;
   /** Start offset into the clip, so identical clips do not march in lockstep. */
   phase: number;
 }
 
+/** Options of {@link SyntheticPeers}. */
 export interface SyntheticPeersOptions {
   /** Seed of the walk, idle and dance choices. Default 7. */
   seed?: number;
   /** Centre of the area (x, z). Default 0, 0. */
   centerX?: number;
+  /** South centre of the area (m). Default 0. */
   centerZ?: number;
   /** Radius of the area, metres. Default 40. */
   radius?: number;
@@ -41,6 +48,7 @@ export interface SyntheticPeersOptions {
   walkSpeed?: number;
   /** Share of peers that walk / dance at the start (the rest idle). Defaults 0.55 / 0.2. */
   walkShare?: number;
+  /** Share of peers that dance at the start. Default 0.2. */
   danceShare?: number;
   /** When false peers stay where they are (they still animate). Default true. */
   moving?: boolean;
@@ -60,7 +68,13 @@ export const SYNTHETIC_PEERS_DEFAULTS: Required<SyntheticPeersOptions> = {
   moving: true,
 };
 
+/**
+ * Synthetic peers for demos, tests and benchmarks: seeded characters that walk between random
+ * waypoints, stand idle or dance, over any ground given as a height function. The same seed
+ * gives the same crowd everywhere. Pure logic: no three.js, no DOM.
+ */
 export class SyntheticPeers {
+  /** Every peer, in the order they were added. */
   readonly peers: SyntheticPeer[] = [];
   private readonly rng: Mulberry32;
   private readonly options: Required<SyntheticPeersOptions>;
@@ -70,10 +84,12 @@ export class SyntheticPeers {
     this.rng = new Mulberry32(this.options.seed);
   }
 
+  /** When false the peers stay where they are (they still animate). */
   get moving(): boolean {
     return this.options.moving;
   }
 
+  /** Stops (false) or resumes (true) the peers' walking. */
   set moving(value: boolean) {
     this.options.moving = value;
   }

@@ -26,6 +26,7 @@ import { prepareCrowdGeometry } from './geometry-prep.ts';
 
 /** Raised for characters the crowd cannot use; the message is meant for the person who chose the file. */
 export class CrowdTemplateError extends Error {
+  /** The error's name, for telling it apart from other errors. */
   override name = 'CrowdTemplateError';
   /** The import layer's cause when the file itself was refused (src/rig/import/errors.ts); null for the crowd's own limits. */
   readonly reason: ImportFailure | null;
@@ -38,14 +39,26 @@ export class CrowdTemplateError extends Error {
 
 /** Anything with a scene graph and clips: `createHumanoid()`, `loadRig()`/`parseRig()` results, a GLTF. */
 export interface CrowdTemplateSource {
+  /** The scene graph: skinned meshes and their bones. */
   object: Object3D;
+  /** The clips (`createHumanoid()`, `loadRig()` results). */
   clips?: AnimationClip[];
   /** GLTFLoader results call them animations. */
   animations?: AnimationClip[];
   /** What importing found (`parseRig`/`loadRig` results carry it): the file's vertex count, its morph targets. */
-  report?: { sourceVertices: number; morphTargets?: string[]; notes?: string[]; losses?: ImportLoss[] };
+  report?: {
+    /** Vertices of every mesh in the file (skinned or not). */
+    sourceVertices: number;
+    /** Morph target names in the file. */
+    morphTargets?: string[];
+    /** What importing changed, one sentence each. */
+    notes?: string[];
+    /** What importing could not carry (a missing texture, tracks, morphs). */
+    losses?: ImportLoss[];
+  };
 }
 
+/** Options of a {@link CrowdTemplate}. */
 export interface CrowdTemplateOptions {
   /** Most bones the crowd's bone buffers are sized for. Default 256. */
   maxBones?: number;
@@ -73,25 +86,39 @@ export const CROWD_TEMPLATE_DEFAULTS: Required<Omit<CrowdTemplateOptions, 'targe
 
 /** One geometry piece: one draw call per crowd. */
 export interface CrowdPiece {
+  /** The mesh's name in the file. */
   name: string;
+  /** The piece's geometry, prepared for the crowd (at most four influences per vertex, in crowd bone order). */
   geometry: BufferGeometry;
   /** The file's material(s); the renderer builds node materials from them. */
   material: Material | Material[];
+  /** Crowd avatars cast shadows from this piece (the file's mesh setting). */
   castShadow: boolean;
+  /** Crowd avatars receive shadows on this piece (the file's mesh setting). */
   receiveShadow: boolean;
 }
 
 /** What preparing the model changed, for the page to tell the user. */
 export interface CrowdTemplateReport {
+  /** Geometry pieces (one draw call each per pass). */
   pieces: number;
+  /** Crowd bones. */
   bones: number;
+  /** Vertices drawn. */
   vertices: number;
+  /** Triangles drawn. */
   triangles: number;
+  /** Clip names, in order. */
   clips: string[];
+  /** Morph targets removed (summed over position, normal and colour). */
   morphTargetsRemoved: number;
+  /** Vertices that had more than four influences (the four strongest kept). */
   clampedVertices: number;
+  /** Vertices with no weights, bound rigidly to a fallback bone. */
   unweightedVertices: number;
+  /** Clip tracks dropped: they animate nothing a crowd avatar has (morphs, objects outside the bones). */
   droppedTracks: number;
+  /** Uniform scale applied to reach `targetHeight` (1: the file's units). */
   scale: number;
   /** Vertices of every mesh in the file (skinned or not). */
   sourceVertices: number;
@@ -107,13 +134,17 @@ export interface CrowdTemplateReport {
   clipStates: Partial<Record<ClipState, string>>;
 }
 
+/** One clip of a template: its name, duration, whether it loops, and the clip. */
 export interface CrowdClip extends ClipTiming {
+  /** The clip's name (`clip<i>` for an unnamed one). */
   name: string;
+  /** The clip, with only the tracks that drive the crowd's bones. */
   clip: AnimationClip;
 }
 
 /** One character prepared once for batched drawing: the crowd's bone order, its pieces' geometry, its clips and bounds (see the file's comment). */
 export class CrowdTemplate {
+  /** A name for messages and the HUD. */
   readonly name: string;
   /** The source scene graph (the template's scene handle); virtual skeletons clone it. */
   readonly object: Object3D;
@@ -121,7 +152,9 @@ export class CrowdTemplate {
   readonly bones: Bone[];
   /** Inverse bind matrix per crowd bone. */
   readonly boneInverses: Matrix4[];
+  /** The geometry pieces, each one draw call per crowd. */
   readonly pieces: CrowdPiece[];
+  /** The clips ('bind', the bind pose, when the file has none). */
   readonly clips: CrowdClip[];
   /** State → clip index ({@link CrowdTemplateReport.clipStates} by index). */
   readonly stateClips: Partial<Record<ClipState, number>>;
@@ -129,6 +162,7 @@ export class CrowdTemplate {
   readonly rootMatrix: Matrix4;
   /** Bind-pose bounds after scaling, model space (feet near y = 0, facing +Z). */
   readonly bounds: Box3;
+  /** What preparing the model changed, for the page to tell the user. */
   readonly report: CrowdTemplateReport;
 
   constructor(source: CrowdTemplateSource, options: CrowdTemplateOptions = {}) {
@@ -312,6 +346,7 @@ export class CrowdTemplate {
     };
   }
 
+  /** Crowd bones ({@link bones}' length). */
   get boneCount(): number {
     return this.bones.length;
   }
@@ -369,7 +404,12 @@ export function templateHeight(template: CrowdTemplate): number {
 }
 
 /** Centre and radius of a sphere that holds the character in any reasonable pose. */
-export function templateCullSphere(template: CrowdTemplate): { center: Vector3; radius: number } {
+export function templateCullSphere(template: CrowdTemplate): {
+  /** Centre of the bind-pose bounds, model space. */
+  center: Vector3;
+  /** Radius (m): 1.25 × half the bounds' largest extent, for swinging arms and legs. */
+  radius: number;
+} {
   const center = template.bounds.getCenter(new Vector3());
   const size = template.bounds.getSize(new Vector3());
   // Arms and legs swing beyond the bind box; half the largest extent plus a margin covers them.

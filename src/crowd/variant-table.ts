@@ -14,6 +14,7 @@ type Rgb = readonly [number, number, number];
 
 /** One variant: a colour per region (in the order of {@link CrowdVariantsOptions.regions}) and a build. */
 export interface CrowdVariant {
+  /** A colour per region (linear RGB), in the regions' order. */
   colors: readonly Rgb[];
   /** Scale along Y. */
   height: number;
@@ -44,7 +45,9 @@ export const REGION_TOLERANCE = 0.005;
  * region r in variant i (rgb) — with the height scale in entry 0's w and the width in entry 1's.
  */
 export class VariantTable {
+  /** The template's colours the variants recolour, one per region. */
   readonly regions: readonly Rgb[];
+  /** Most variants in use at once, entry 0 included. */
   readonly capacity: number;
   /** vec4s per variant: one per region, at least two (they carry the build). */
   readonly stride: number;

@@ -13,11 +13,15 @@ import { HearingSet, type HearingChange, type HearingOptions } from './world/hea
 import { phaseOf } from './protocol/world.ts';
 import type { WorldStats } from './world/world-transport.ts';
 
+/** Options of a {@link NetSession}. */
 export interface NetSessionOptions {
+  /** The wire: a relay room, a BroadcastChannel, the open world's cells, or a fallback between them. */
   transport: FrameTransport;
   /** How remote players are drawn. */
   view: RemotePeerView;
+  /** The remote-peer table's interpolation delay, prediction, silence and capacity. Default: the table's own. */
   table?: PeerTableOptions;
+  /** The local publisher's rate and alignment. Default: the publisher's own. */
   publisher?: LocalPublisherOptions;
   /** Local monotonic clock (ms). Default performance.now. */
   now?: () => number;
@@ -46,14 +50,23 @@ export interface NetSessionOptions {
 
 /** {@link NetSessionOptions} with every default filled in. */
 export interface ResolvedNetSessionOptions {
+  /** The wire. */
   transport: FrameTransport;
+  /** How remote players are drawn. */
   view: RemotePeerView;
+  /** The remote-peer table's options. */
   table: PeerTableOptions;
+  /** The local publisher's options. */
   publisher: LocalPublisherOptions;
+  /** Local monotonic clock (ms). */
   now: () => number;
+  /** Period of the send timer (ms); 0: sends only from rendered frames. */
   timerMs: number;
+  /** Radius (m) around the focus within which avatars are live. */
   liveRadius: number;
+  /** The hearing set's radii and cap. */
   hearing: HearingOptions;
+  /** Whether regular frames leave at the transport's send phase and moments. */
   alignSends: boolean;
 }
 
@@ -79,16 +92,26 @@ const NET_SESSION_DEFAULTS: Omit<ResolvedNetSessionOptions, 'transport' | 'view'
  * directory's counts.
  */
 export type NetPageStats = Partial<NetStats> & {
+  /** Why the page fell back to another wire (a bad room name, the relay unreachable), or null when it did not. */
   fallback?: string | null;
+  /** The open world's cell client figures (the world transport only). */
   world?: WorldStats;
-  population?: { players: number; cells: number };
+  /** The world directory's counts (the world transport only). */
+  population?: {
+    /** Players in the world, as the directory counts them. */
+    players: number;
+    /** Busy cells. */
+    cells: number;
+  };
 };
 
 /** `cairn.stats.net`: what the HUD shows and tests assert. */
 export interface NetStats {
+  /** Which wire the session uses now. */
   transport: TransportKind;
   /** Relay URL or channel name. */
   target: string;
+  /** Where the wire stands. */
   state: TransportState;
   /** This page's id on the wire (null until the relay's welcome). */
   selfId: number | null;
@@ -98,22 +121,33 @@ export interface NetStats {
   live: number;
   /** Frames sent / not sent (transport down). */
   sent: number;
+  /** Frames not sent because the wire was down (dropped, never queued). */
   unsent: number;
   /** State-change frames sent between regular ones. */
   changeFrames: number;
   /** Messages received, frames accepted from them, messages rejected (and the last reason). */
   messages: number;
+  /** Frames accepted from those messages. */
   frames: number;
+  /** Messages rejected, by the transport or the reader. */
   rejected: number;
+  /** Why the last rejected message was rejected, or null. */
   lastRejection: string | null;
   /** Frames that failed validation and were skipped, the rest of their message taken (see {@link MessageReader.skipped}). */
   badFrames: number;
+  /** Own frames echoed back (filtered out). */
   echoes: number;
+  /** Duplicate and out-of-order frames dropped. */
   stale: number;
+  /** Leave frames received. */
   leaves: number;
+  /** Peers dropped after silence. */
   silenced: number;
+  /** Successful connections after the first. */
   reconnects: number;
+  /** The wire's last error or close reason, or null. */
   lastError: string | null;
+  /** Round trip of the last keep-alive ping (ms); null before the first, and on wires without one. */
   pingMs: number | null;
   /** What the relay reported dropping from this page, by reason. */
   relayDropped: Partial<Record<DropReason, number>>;
@@ -122,21 +156,35 @@ export interface NetStats {
   /** Times the session moved to another wire (a fallen-back page reaching the relay again). */
   switches: number;
   /** This page's profile as sent (null until {@link NetSession.setProfile}), and why the relay refused it, if it did. */
-  profile: { name: string; look: string } | null;
+  profile: {
+    /** The display name sent. */
+    name: string;
+    /** The look sent, as its key (see {@link lookKey}). */
+    look: string;
+  } | null;
+  /** Why the relay refused this page's profile, or null. */
   profileRefused: string | null;
   /** Peers in the table whose profile is known, distinct looks among them, and profiles refused on arrival. */
   profiles: number;
+  /** Distinct looks among those peers. */
   looks: number;
+  /** Profiles refused on arrival (failed the checks). */
   badProfiles: number;
 }
 
+/** What a {@link NetSession} emits on its `events`. */
 export type NetSessionEvents = {
   /** The hearing set changed: voice connects to `added` and hangs up on `removed` (peer ids). */
   hearing: HearingChange;
   /** {@link NetSession.avatarToken} changed. */
   avatarToken: string | null;
   /** The transport moved to another wire (see {@link TransportEvents.switched}); the peer table was cleared. */
-  switched: { kind: TransportKind; target: string };
+  switched: {
+    /** The new wire. */
+    kind: TransportKind;
+    /** Its URL or channel name. */
+    target: string;
+  };
   /** A player's profile arrived or changed (it may not be in the peer table yet). */
   profile: PeerProfile;
 };
@@ -152,13 +200,19 @@ interface Shown {
  * peer ~100 ms behind and drives its avatar, and keeps {@link stats} current. No three.js, no DOM.
  */
 export class NetSession {
+  /** The wire the session sends and receives on. */
   readonly transport: FrameTransport;
+  /** How remote players are drawn. */
   readonly view: RemotePeerView;
+  /** The remote peers, one interpolation buffer each. */
   readonly table: PeerTable;
+  /** Decides when the local pose is sent and writes its frames. */
   readonly publisher: LocalPublisher;
+  /** Live figures (`cairn.stats.net`), refreshed every {@link update}. */
   readonly stats: NetStats;
   /** Peers within hearing range, by id: what voice should connect to. */
   readonly hearing: HearingSet;
+  /** What the session emits: hearing changes, avatar tokens, wire switches, profiles. */
   readonly events = new Emitter<NetSessionEvents>();
   private readonly reader = new MessageReader();
   private hearingAt = Number.NEGATIVE_INFINITY;
@@ -167,6 +221,7 @@ export class NetSession {
   private readonly shown = new Map<number, Shown>();
   private readonly pose: RemotePose = createPose();
   private readonly requests: AnimationStateName[] = [];
+  /** The resolved options. */
   readonly options: ResolvedNetSessionOptions;
   private latest: LocalPose | null = null;
   /** Messages the reader rejected (the transport counts the ones it rejects itself). */
@@ -333,6 +388,7 @@ export class NetSession {
     this.refreshStats();
   }
 
+  /** Stops the timers, clears the peer table and disposes the transport (which sends a leave where the wire allows) and the view. */
   dispose(): void {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;

@@ -20,11 +20,17 @@ import type { MeshAccumulator, TubeBreakpoint, Vec3 } from './tube.ts';
 
 /** Colours of a procedural character (linear RGB 0..1). */
 export interface BodyPalette {
+  /** Skin (linear RGB). */
   skin: Vec3;
+  /** Hair. */
   hair: Vec3;
+  /** Shirt. */
   shirt: Vec3;
+  /** Trousers. */
   pants: Vec3;
+  /** Shoes. */
   shoes: Vec3;
+  /** Eyes. */
   eyes: Vec3;
 }
 
@@ -33,14 +39,45 @@ export type HumanoidDetail = 'high' | 'low';
 
 /** Rings and sides per tessellation level. */
 export const BODY_DETAIL = {
-  high: { sides: 12, rings: 6, fingerSides: 6, fingerRings: 3, headRings: 12, headSides: 16 },
-  low: { sides: 7, rings: 3, fingerSides: 4, fingerRings: 1, headRings: 7, headSides: 9 },
+  /** For the player and close-ups. */
+  high: {
+    /** Vertices around a limb or torso ring. */
+    sides: 12,
+    /** Rings along a limb segment. */
+    rings: 6,
+    /** Vertices around a finger ring. */
+    fingerSides: 6,
+    /** Rings along a finger segment. */
+    fingerRings: 3,
+    /** Rings of the head ellipsoid. */
+    headRings: 12,
+    /** Vertices around the head. */
+    headSides: 16,
+  },
+  /** For crowds. */
+  low: {
+    /** Vertices around a limb or torso ring. */
+    sides: 7,
+    /** Rings along a limb segment. */
+    rings: 3,
+    /** Vertices around a finger ring. */
+    fingerSides: 4,
+    /** Rings along a finger segment. */
+    fingerRings: 1,
+    /** Rings of the head ellipsoid. */
+    headRings: 7,
+    /** Vertices around the head. */
+    headSides: 9,
+  },
 } as const;
+/** Rings and sides of one tessellation level ({@link BODY_DETAIL}). */
 export type BodyDetail = (typeof BODY_DETAIL)[HumanoidDetail];
 
 /** One named geometry piece of the character; each becomes one SkinnedMesh with one material. */
 export interface BodyPiece {
+  /** Which piece: skin, head (with face morphs) or clothing. */
   name: 'body' | 'head' | 'clothing';
+  /** Its skinned geometry. */
   geometry: BufferGeometry;
 }
 
@@ -59,12 +96,14 @@ export class RigLookup {
     });
   }
 
+  /** The index of bone `name`; throws naming the rig when it has none. */
   bone(name: string): number {
     const i = this.index.get(name);
     if (i === undefined) throw new Error(`${this.label}: the rig has no bone "${name}"`);
     return i;
   }
 
+  /** The bind-pose head position of bone `name`; throws naming the rig when it has none. */
   head(name: string): Vec3 {
     const p = this.heads.get(name);
     if (!p) throw new Error(`${this.label}: the rig has no bone "${name}"`);
@@ -95,13 +134,18 @@ export function profile(stops: Array<[number, number, number]>, inflate = 0): (t
   };
 }
 
+/** a − b. */
 export const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+/** a + k·b (k defaults to 1). */
 export const add = (a: Vec3, b: Vec3, k = 1): Vec3 => [a[0] + b[0] * k, a[1] + b[1] * k, a[2] + b[2] * k];
+/** The vector's length. */
 export const length = (v: Vec3): number => Math.hypot(v[0], v[1], v[2]);
+/** The unit vector along v (v itself when it is zero). */
 export const unit = (v: Vec3): Vec3 => {
   const l = length(v) || 1;
   return [v[0] / l, v[1] / l, v[2] / l];
 };
+/** Linear interpolation between two points. */
 export const lerp3 = (a: Vec3, b: Vec3, t: number): Vec3 => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
 /** Parameter of point p projected on the segment a→b (0 at a, 1 at b). */
 export const along = (p: Vec3, a: Vec3, b: Vec3): number => {
@@ -133,7 +177,13 @@ export interface BodyOptions {
   /** Prefix of material names. */
   materialPrefix: string;
   /** Roughness of the clothing piece and of the others. */
-  roughness: { clothing: number; other: number };
+  roughness: {
+    /** Of the clothing piece. */
+    clothing: number;
+    /** Of the body and head. */
+    other: number;
+  };
+  /** Cast shadows from every piece. */
   castShadow: boolean;
   /** Label for error messages ("humanoid", "CC4 character"). */
   label: string;
@@ -141,11 +191,17 @@ export interface BodyOptions {
 
 /** A procedural character: skeleton, skinned pieces, and a release. */
 export interface Body {
+  /** The character's root object (the skeleton's root bone inside). */
   object: Group;
+  /** The skeleton definition it was built from. */
   def: SkeletonDef;
+  /** The three.js skeleton every piece is bound to. */
   skeleton: Skeleton;
+  /** Its bones, in the definition's order. */
   bones: Bone[];
+  /** The bone named `name`; throws when there is none. */
   bone(name: string): Bone;
+  /** The skinned pieces. */
   meshes: SkinnedMesh[];
   /** Frees the geometries and materials and removes the character from its parent. */
   dispose(): void;

@@ -6,12 +6,16 @@ import type { SkeletonDef } from './skeleton-def.ts';
 
 /** Names of the procedural clips every mannequin carries. */
 export const HUMANOID_CLIPS = ['idle', 'walk', 'run', 'jump', 'wave', 'dance'] as const;
+/** One of {@link HUMANOID_CLIPS}. */
 export type HumanoidClipName = (typeof HUMANOID_CLIPS)[number];
 
 /** A clip as a function of time: what {@link bakeClip} samples into keyframe tracks. */
 export interface ProceduralClip {
+  /** The clip's name. */
   name: string;
+  /** Length (s). */
   duration: number;
+  /** Whether it loops. */
   loop: boolean;
   /** Ground speed the clip is authored for (m/s), so locomotion can match playback rate to speed. */
   speed: number;
@@ -27,6 +31,7 @@ export interface ProceduralClip {
    * src/rig/ground-contact.ts); `'ankle'` keeps the pose functions' ankle grounding alone.
    */
   contact?: FloorContact;
+  /** The pose at `time` seconds. */
   pose(time: number): Pose;
 }
 

@@ -3,16 +3,23 @@ import type { Vec3 } from './tube.ts';
 
 /** Centre and radii of the mannequin's skull ellipsoid, model space. */
 export const HEAD_CENTER: Vec3 = [0, 1.72, 0.025];
+/** Radii (m) of the skull ellipsoid. */
 export const HEAD_RADII: Vec3 = [0.085, 0.112, 0.1];
 
 /** Names of the facial blend shapes every procedural head carries, in morph-target order. */
 export const FACE_MORPHS = ['jawOpen', 'smile', 'blink'] as const;
+/** One of {@link FACE_MORPHS}. */
 export type FaceMorph = (typeof FACE_MORPHS)[number];
 
+/** Where the head geometry's skull and eye vertices are, so the morphs move only those. */
 export interface FaceRegions {
+  /** First skull vertex. */
   skullStart: number;
+  /** One past the last skull vertex. */
   skullEnd: number;
+  /** First eye vertex. */
   eyesStart: number;
+  /** One past the last eye vertex. */
   eyesEnd: number;
 }
 

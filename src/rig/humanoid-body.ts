@@ -18,6 +18,7 @@ import { addFaceMorphs, HEAD_CENTER, HEAD_RADII } from './face-morphs.ts';
 /** Colours of the mannequin. */
 export type HumanoidPalette = BodyPalette;
 
+/** The mannequin's default colours: teal shirt, navy trousers, brown shoes and hair. */
 export const DEFAULT_PALETTE: HumanoidPalette = {
   skin: [0.8, 0.56, 0.42],
   hair: [0.16, 0.09, 0.05],

@@ -12,16 +12,23 @@ import type { Vec3 } from './tube.ts';
 
 /** One variant: an index per part. Index 0 of each part is the default humanoid's. */
 export interface HumanoidVariant {
+  /** Index into {@link HUMANOID_BUILDS}. */
   build: number;
+  /** Index into {@link SKIN_TONES}. */
   skin: number;
+  /** Index into {@link HAIR_COLOURS}. */
   hair: number;
+  /** Index into the outfits. */
   outfit: number;
 }
 
 /** How a build scales the humanoid: `height` along Y, `width` along X and Z (1: the 1.8 m default). */
 export interface HumanoidBuild {
+  /** The build's name. */
   name: string;
+  /** Scale along Y. */
   height: number;
+  /** Scale along X and Z. */
   width: number;
 }
 
@@ -58,8 +65,11 @@ export const HAIR_COLOURS: readonly Vec3[] = [
 
 /** What an outfit colours. */
 export interface HumanoidOutfit {
+  /** Shirt colour (linear RGB). */
   shirt: Vec3;
+  /** Trousers colour. */
   pants: Vec3;
+  /** Shoes colour. */
   shoes: Vec3;
 }
 

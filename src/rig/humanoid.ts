@@ -4,6 +4,7 @@ import { createHumanoidClips } from './clips.ts';
 import { buildHumanoidPieces, DEFAULT_PALETTE, type HumanoidPalette } from './humanoid-body.ts';
 import { MANNEQUIN } from './mannequin.ts';
 
+/** Options of {@link createHumanoid}. */
 export interface HumanoidOptions {
   /** Colours; defaults to {@link DEFAULT_PALETTE}. */
   palette?: Partial<HumanoidPalette>;
@@ -15,7 +16,9 @@ export interface HumanoidOptions {
 
 /** A procedural character: one skeleton shared by several skinned geometry pieces (body, head with facial morph targets, clothing), plus its clips. */
 export interface Humanoid extends Body {
+  /** The mannequin's procedural clips ({@link HUMANOID_CLIPS}). */
   clips: AnimationClip[];
+  /** The clip named `name`; throws when there is none. */
   clip(name: string): AnimationClip;
 }
 

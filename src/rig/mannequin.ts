@@ -63,6 +63,7 @@ for (const [side, s] of SIDES) {
   bone(`ball_${side}`, `foot_${side}`, [x(0.1), 0.025, 0.12]);
 }
 
+/** Cairn's default humanoid rig: 64 bones with UE5-mannequin names, bound in T-pose with axis-aligned bone frames; it faces +Z, stands 1.8 m tall, its left is +X. */
 export const MANNEQUIN: SkeletonDef = { name: 'cairn-mannequin', bones };
 
 /** Length of a finger's last phalanx past its joint, used to place fingertips (metres). */

@@ -10,8 +10,11 @@ const X = new Vector3(1, 0, 0);
 const Y = new Vector3(0, 1, 0);
 const Z = new Vector3(0, 0, 1);
 
+/** A rotation of `angle` radians about X. */
 export const qx = (angle: number): Quaternion => new Quaternion().setFromAxisAngle(X, angle);
+/** A rotation of `angle` radians about Y. */
 export const qy = (angle: number): Quaternion => new Quaternion().setFromAxisAngle(Y, angle);
+/** A rotation of `angle` radians about Z. */
 export const qz = (angle: number): Quaternion => new Quaternion().setFromAxisAngle(Z, angle);
 
 /** Product a·b·c… (the rightmost rotation applies first). */
@@ -42,14 +45,18 @@ export const bend = (forward: number, twist = 0, side = 0): Quaternion => compos
 
 /** A pose: local rotations by bone name, plus an optional pelvis offset from its bind position. */
 export interface Pose {
+  /** Local rotations by bone name (bones not listed keep their bind rotation). */
   rotations: Map<string, Quaternion>;
+  /** Offset of the pelvis from its bind position (m). */
   pelvisOffset: Vector3;
 }
 
+/** A pose with no rotations and no offset (the bind pose). */
 export function emptyPose(): Pose {
   return { rotations: new Map(), pelvisOffset: new Vector3() };
 }
 
+/** The two sides as bone-name suffix and the sign of +X on that side: left (`l`, +1), right (`r`, −1). */
 export const SIDES = [
   ['l', 1],
   ['r', -1],

@@ -2,6 +2,7 @@ import { Bone, Quaternion, Skeleton, Vector3 } from 'three';
 
 /** One bone of a skeleton definition. */
 export interface BoneDef {
+  /** The bone's name. */
   name: string;
   /** Parent bone name, or null for the root. Parents are listed before their children. */
   parent: string | null;
@@ -16,7 +17,9 @@ export interface BoneDef {
 
 /** A skeleton as plain data: what a rig is before three.js objects exist. */
 export interface SkeletonDef {
+  /** The rig's name, for messages. */
   name: string;
+  /** Its bones, parents first. */
   bones: readonly BoneDef[];
 }
 
@@ -40,10 +43,15 @@ export function validateSkeletonDef(def: SkeletonDef): void {
   if (problems.length) throw new Error(`skeleton "${def.name}" is invalid:\n- ${problems.join('\n- ')}`);
 }
 
+/** A skeleton as three.js objects ({@link buildSkeleton}). */
 export interface BuiltSkeleton {
+  /** The root bone. */
   root: Bone;
+  /** Every bone, in the definition's order. */
   bones: Bone[];
+  /** Bones by name. */
   byName: Map<string, Bone>;
+  /** The three.js skeleton over them. */
   skeleton: Skeleton;
 }
 

@@ -8,6 +8,7 @@
 
 export type Vec3 = readonly [number, number, number];
 
+/** A bone that weights a tube from parameter `t` along it. */
 export interface TubeBreakpoint {
   /** Bone index in the skeleton. */
   bone: number;
@@ -15,8 +16,11 @@ export interface TubeBreakpoint {
   t: number;
 }
 
+/** A skinned tube between two points ({@link addTube}). */
 export interface TubeSpec {
+  /** Start point (m, model space). */
   from: Vec3;
+  /** End point. */
   to: Vec3;
   /** Cross-section radii at t ∈ [0, 1]: [along u, along v]. */
   radius: (t: number) => readonly [number, number];
@@ -25,9 +29,13 @@ export interface TubeSpec {
    * vertical, +X for vertical ones (so a torso's first radius is its width).
    */
   reference?: Vec3;
+  /** Cross-section rings along the tube. */
   rings: number;
+  /** Vertices around each ring. */
   sides: number;
+  /** Close the start with a hemispherical cap. Default false. */
   capStart?: boolean;
+  /** Close the end with a hemispherical cap. Default false. */
   capEnd?: boolean;
   /** Sorted by t; at least one. */
   weights: readonly TubeBreakpoint[];
@@ -37,17 +45,25 @@ export interface TubeSpec {
 
 /** Growing arrays for one geometry piece (positions, normals, colours, skinning, indices). */
 export class MeshAccumulator {
+  /** Positions, three per vertex. */
   positions: number[] = [];
+  /** Normals, three per vertex. */
   normals: number[] = [];
+  /** Colours, three per vertex. */
   colors: number[] = [];
+  /** Skin indices, four per vertex. */
   skinIndices: number[] = [];
+  /** Skin weights, four per vertex. */
   skinWeights: number[] = [];
+  /** Triangle indices. */
   indices: number[] = [];
 
+  /** Vertices added so far. */
   get vertexCount(): number {
     return this.positions.length / 3;
   }
 
+  /** Adds a vertex (up to four bone influences, the rest zero); returns its index. */
   addVertex(p: Vec3, n: Vec3, color: Vec3, bones: readonly number[], weights: readonly number[]): number {
     this.positions.push(p[0], p[1], p[2]);
     this.normals.push(n[0], n[1], n[2]);
@@ -61,7 +77,15 @@ export class MeshAccumulator {
 }
 
 /** Weights of a vertex at parameter t: two bones at most, summing to 1. */
-export function hatWeights(breakpoints: readonly TubeBreakpoint[], t: number): { bones: number[]; weights: number[] } {
+export function hatWeights(
+  breakpoints: readonly TubeBreakpoint[],
+  t: number,
+): {
+  /** One or two bone indices. */
+  bones: number[];
+  /** Their weights, summing to 1. */
+  weights: number[];
+} {
   if (breakpoints.length === 0) throw new Error('tube needs at least one weight breakpoint');
   const first = breakpoints[0]!;
   const last = breakpoints[breakpoints.length - 1]!;

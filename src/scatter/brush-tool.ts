@@ -14,10 +14,15 @@ import { Emitter } from '../core/emitter.ts';
 
 export type BrushMode = 'paint' | 'erase';
 
+/** Options of a {@link BrushTool}. */
 export interface BrushToolOptions {
+  /** The canvas the brush listens to (pointer events) and marks with `data-tool` while active. */
   canvas: HTMLCanvasElement;
+  /** The camera the pointer's ray leaves from. */
   camera: PerspectiveCamera;
+  /** The layer the dabs paint into and erase from. */
   layer: ScatterLayer;
+  /** The ground the pointer's ray is marched against. */
   ground: HeightField;
   /** Where the cursor ring goes (the scene). */
   parent: Object3D;
@@ -38,28 +43,46 @@ export const BRUSH_TOOL_DEFAULTS: Required<Pick<BrushToolOptions, 'radius' | 'da
 
 /** Where the cursor is and what the last query cost; published in stats.scatter.cursor. */
 export interface CursorState {
+  /** East position of the ground point under the pointer (m). */
   x: number;
+  /** Its height (m). */
   y: number;
+  /** Its south position (m). */
   z: number;
   /** Height lookups the ray march spent. */
   samples: number;
 }
 
+/** What a {@link BrushTool} emits. */
 export interface BrushToolEvents extends Record<string, unknown> {
   /** A press on the ground, before its first dab: listeners may apply events that go first. */
-  strokeStart: { x: number; z: number; erasing: boolean };
+  strokeStart: {
+    /** East position of the press on the ground (m). */
+    x: number;
+    /** South position of the press on the ground (m). */
+    z: number;
+    /** The stroke erases (erase mode, or Alt held). */
+    erasing: boolean;
+  };
   /** The button was released. */
   strokeEnd: Record<string, never>;
   /** A dab threw (no preset chosen, say) and the stroke stopped. Unheard, it goes to console.warn. */
-  error: { error: Error };
+  error: {
+    /** What the dab threw. */
+    error: Error;
+  };
 }
 
 export class BrushTool extends Emitter<BrushToolEvents> {
+  /** Brush radius (m); set it with {@link setRadius} (clamped to 1…{@link maxRadius}). */
   radius: number;
   /** Largest radius {@link setRadius} allows, metres (shared edits lower it to what the server takes). Default 60. */
   maxRadius = 60;
+  /** Whether a plain drag paints or erases (Alt-drag always erases). */
   mode: BrushMode = 'paint';
+  /** Distance between dabs along a drag, as a fraction of the radius. */
   readonly dabSpacing: number;
+  /** The ground under the pointer, or null when the pointer is off the ground. */
   cursor: CursorState | null = null;
   /** Dabs applied since creation (paint and erase). */
   dabs = 0;
@@ -118,10 +141,12 @@ export class BrushTool extends Emitter<BrushToolEvents> {
     };
   }
 
+  /** True while the brush takes the left button. */
   get isActive(): boolean {
     return this.active;
   }
 
+  /** Takes (true) or gives back (false) the left button; inactive, it hides the cursor ring and ends any stroke. */
   setActive(active: boolean): void {
     this.active = active;
     if (active) this.canvas.dataset.tool = 'scatter';
@@ -132,6 +157,7 @@ export class BrushTool extends Emitter<BrushToolEvents> {
     }
   }
 
+  /** Sets the brush radius, clamped to 1…{@link maxRadius} metres. */
   setRadius(radius: number): void {
     this.radius = Math.min(this.maxRadius, Math.max(1, radius));
     if (this.cursor) this.drawRing(this.cursor.x, this.cursor.z);
@@ -150,6 +176,7 @@ export class BrushTool extends Emitter<BrushToolEvents> {
     return rayMarchHeightfield(this.ground, this.origin, this.direction);
   }
 
+  /** Gives the left button back, removes the listeners and the cursor ring. */
   dispose(): void {
     this.setActive(false);
     this.canvas.removeEventListener('pointermove', this.onPointerMove);

@@ -36,31 +36,63 @@ export interface PropRegistrationBase {
   replace?: boolean;
 }
 
+/** A prop to register: its id and category, and where its geometry comes from (pieces, an object, a glTF URL, or a loader). */
 export type PropRegistration = PropRegistrationBase &
   (
-    | { pieces: PropPiece[] | (() => PropPiece[]) }
-    | { object3D: Object3D }
-    | { url: string }
-    | { load: () => Promise<PropPiece[] | Object3D> }
+    | {
+        /** The prop's meshes, or a function that builds them when the prop is first resolved. */
+        pieces: PropPiece[] | (() => PropPiece[]);
+      }
+    | {
+        /** An object whose meshes become the pieces (world transforms baked in). */
+        object3D: Object3D;
+      }
+    | {
+        /** A glTF or GLB file, loaded when the prop is first resolved. */
+        url: string;
+      }
+    | {
+        /** Loads the pieces or an object when the prop is first resolved. */
+        load: () => Promise<PropPiece[] | Object3D>;
+      }
   );
 
 /** A prop loaded and baked: one {@link BakedPart} per piece. */
 export interface ResolvedProp {
+  /** The prop's id. */
   id: string;
+  /** The prop's category. */
   category: string;
+  /** One baked part per piece: its LOD levels' geometry and its material. */
   parts: BakedPart[];
   /** Milliseconds spent loading and baking. */
   bakeMs: number;
 }
 
+/** Where a prop stands: registered (nothing loaded), loading, ready, or failed. */
 export type PropState = 'registered' | 'loading' | 'ready' | 'failed';
 
+/** What a {@link PropCatalog} emits. */
 export interface CatalogEvents extends Record<string, unknown> {
-  registered: { id: string; category: string };
+  /** A prop was registered (nothing loaded yet). */
+  registered: {
+    /** Its id. */
+    id: string;
+    /** Its category. */
+    category: string;
+  };
+  /** A prop was loaded and baked. */
   resolved: ResolvedProp;
-  failed: { id: string; error: Error };
+  /** A prop failed to load or bake; it is skipped. */
+  failed: {
+    /** Its id. */
+    id: string;
+    /** Why, naming the prop. */
+    error: Error;
+  };
 }
 
+/** Options of a {@link PropCatalog}. */
 export interface PropCatalogOptions {
   /** LOD baking options for every prop (ratios, flags, strictness). */
   lod?: LodBakeOptions;
@@ -82,6 +114,7 @@ export const PROP_CATALOG_DEFAULTS: Required<PropCatalogOptions> = {
 
 /** Invalid registration (empty id/category, duplicate id, no source). */
 export class CatalogError extends Error {
+  /** The error's name, for telling it apart from other errors. */
   override name = 'CatalogError';
 }
 
@@ -141,22 +174,27 @@ export class PropCatalog extends Emitter<CatalogEvents> {
     return this.byCategory.get(category) ?? EMPTY;
   }
 
+  /** The categories with at least one prop, in order of first registration. */
   categories(): string[] {
     return [...this.byCategory.keys()];
   }
 
+  /** Every prop id, in registration order. */
   ids(): string[] {
     return [...this.entries.keys()];
   }
 
+  /** Whether a prop with this id is registered. */
   has(id: string): boolean {
     return this.entries.has(id);
   }
 
+  /** Where a prop stands, or undefined for an id not registered. */
   state(id: string): PropState | undefined {
     return this.entries.get(id)?.state;
   }
 
+  /** A prop's category, or undefined for an id not registered. */
   categoryOf(id: string): string | undefined {
     return this.entries.get(id)?.category;
   }
@@ -209,7 +247,17 @@ export class PropCatalog extends Emitter<CatalogEvents> {
   async preload(
     ids: readonly string[],
     onProgress?: ProgressListener,
-  ): Promise<{ ready: string[]; failed: Array<{ id: string; error: Error }> }> {
+  ): Promise<{
+    /** Ids of the props resolved, in the order given. */
+    ready: string[];
+    /** The props that failed, with why. */
+    failed: Array<{
+      /** The prop's id. */
+      id: string;
+      /** Why, naming the prop. */
+      error: Error;
+    }>;
+  }> {
     const ready: string[] = [];
     const failed: Array<{ id: string; error: Error }> = [];
     let done = 0;

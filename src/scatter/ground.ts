@@ -8,9 +8,13 @@ export type ScatterGround = GroundSampler & HeightField;
 
 /** Where a ground is, on the XZ plane (metres). */
 export interface GroundBounds {
+  /** West edge (m). */
   minX: number;
+  /** North edge (m). */
   minZ: number;
+  /** East edge (m). */
   maxX: number;
+  /** South edge (m). */
   maxZ: number;
 }
 

@@ -23,6 +23,7 @@ export const MIN_LEVEL_TRIANGLES = 4;
 /** Fraction of the full triangle count each level aims for: full, 50 %, 15 %. */
 export const LOD_RATIOS: readonly number[] = [1, 0.5, 0.15];
 
+/** One mesh to simplify into LOD levels ({@link bakeLodLevels}). */
 export interface LodBakeInput {
   /** xyz per vertex. */
   positions: Float32Array;
@@ -32,6 +33,7 @@ export interface LodBakeInput {
   label?: string;
 }
 
+/** Options of {@link bakeLodLevels}. */
 export interface LodBakeOptions {
   /** Triangle fraction per level; the first must be 1. Default {@link LOD_RATIOS}. */
   ratios?: readonly number[];
@@ -43,6 +45,7 @@ export interface LodBakeOptions {
   strict?: boolean;
 }
 
+/** The LOD levels {@link bakeLodLevels} made from one mesh. */
 export interface LodLevels {
   /** One triangle-list index buffer per level; level 0 is the input. */
   indices: Uint32Array[];
@@ -59,6 +62,7 @@ export interface LodLevels {
 
 /** A level that did not shrink, or input the simplifier cannot use. Names the part and level. */
 export class LodBakeError extends Error {
+  /** The part the error is about (e.g. "spruce/part 1 (canopy)"). */
   readonly label: string;
 
   constructor(message: string, label: string) {

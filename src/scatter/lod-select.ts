@@ -10,6 +10,7 @@
 import { Emitter } from '../core/emitter.ts';
 import { withDefaults } from '../core/options.ts';
 
+/** Distance bands of the LOD levels. */
 export interface LodBands {
   /** Distances where level n becomes level n + 1, increasing. Default [30, 90]. */
   edges: readonly number[];
@@ -17,6 +18,7 @@ export interface LodBands {
   hysteresis: number;
 }
 
+/** Cairn's bands: full detail to 30 m, 50 % to 90 m, 15 % beyond, ±4 m hysteresis. */
 export const DEFAULT_LOD_BANDS: LodBands = { edges: [30, 90], hysteresis: 4 };
 
 /**
@@ -37,7 +39,9 @@ export function chooseLod(distance: number, current: number, bands: LodBands = D
   return level;
 }
 
+/** Options of a {@link LodSelector}. */
 export interface LodSelectorOptions {
+  /** The distance bands. Default {@link DEFAULT_LOD_BANDS}. */
   bands?: LodBands;
   /** Most evaluations per second. Default 4. */
   maxRateHz?: number;
@@ -57,8 +61,11 @@ export const LOD_SELECTOR_DEFAULTS: Required<LodSelectorOptions> = {
 
 /** One instance's level change. */
 export interface LodChange {
+  /** The instance's handle (as given to {@link LodSelector.add}). */
   handle: number;
+  /** Its level before. */
   from: number;
+  /** Its level now. */
   to: number;
 }
 
@@ -72,9 +79,11 @@ export interface LodSelectorEvents extends Record<string, unknown> {
 }
 
 export class LodSelector extends Emitter<LodSelectorEvents> {
+  /** The distance bands. */
   readonly bands: LodBands;
   /** Evaluations that ran / were skipped (rate limit or still camera), for stats and tests. */
   evaluations = 0;
+  /** Evaluations skipped (too soon, or the camera still). */
   skipped = 0;
   /** Level changes reported by the last evaluation. */
   lastChanges = 0;
@@ -109,6 +118,7 @@ export class LodSelector extends Emitter<LodSelectorEvents> {
     this.handles = new Int32Array(capacity);
   }
 
+  /** Instances tracked. */
   get size(): number {
     return this.count;
   }
@@ -131,6 +141,7 @@ export class LodSelector extends Emitter<LodSelectorEvents> {
     return level;
   }
 
+  /** Stops tracking an instance; an unknown handle is ignored. */
   remove(handle: number): void {
     const i = this.indexOf.get(handle);
     if (i === undefined) return;
@@ -147,6 +158,7 @@ export class LodSelector extends Emitter<LodSelectorEvents> {
     this.indexOf.delete(handle);
   }
 
+  /** An instance's level, or -1 for a handle not tracked. */
   levelOf(handle: number): number {
     const i = this.indexOf.get(handle);
     return i === undefined ? -1 : this.levels[i]!;

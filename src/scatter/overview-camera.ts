@@ -1,14 +1,14 @@
 import { withDefaults } from '../core/options.ts';
 import { MOUSE, PerspectiveCamera, TOUCH, Vector3 } from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
-import { clamp } from '../core/math.ts';
+import { clamp, type XYZ, type XZ } from '../core/math.ts';
 import { isTyping } from '../core/typing.ts';
 import type { HeightField } from './ray-march.ts';
 
 /** Options of {@link OverviewCamera}; every field has a default (see `OVERVIEW_CAMERA_DEFAULTS`). */
 export interface OverviewCameraOptions {
   /** Focus point (x, z) on the ground. Default (0, 0). */
-  focus?: { x: number; z: number };
+  focus?: XZ;
   /** Metres from the focus. Default 70. */
   distance?: number;
   /** Radians above the horizon. Default 0.85. */
@@ -60,6 +60,7 @@ export class OverviewCamera {
   readonly panSpeed: number;
   private readonly keys = new Set<string>();
 
+  /** The camera the overview places every {@link update}, kept above the ground. */
   readonly camera: PerspectiveCamera;
   private readonly ground: HeightField;
 
@@ -103,7 +104,7 @@ export class OverviewCamera {
   }
 
   /** The focus point on the ground. */
-  get focus(): { x: number; y: number; z: number } {
+  get focus(): XYZ {
     const t = this.controls.target;
     return { x: t.x, y: t.y, z: t.z };
   }
@@ -144,6 +145,7 @@ export class OverviewCamera {
     this.camera.updateMatrixWorld();
   }
 
+  /** Removes the orbit controls and the key listeners; the camera stays. */
   dispose(): void {
     this.controls.dispose();
     window.removeEventListener('keydown', this.onKeyDown);

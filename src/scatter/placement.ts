@@ -1,3 +1,4 @@
+import type { XYZ } from '../core/math.ts';
 import { withDefaults } from '../core/options.ts';
 import { Mulberry32 } from '../core/rng.ts';
 import { SpatialHash2D } from '../core/spatial-hash.ts';
@@ -17,22 +18,30 @@ import { familyOf, type ScatterPick, type ScatterPreset } from './preset.ts';
 
 /** The ground the engine reads: Cairn's `Heightmap` satisfies it. Slopes in degrees. */
 export interface GroundSampler {
+  /** Height of the water surface (m): nothing is placed below it. */
   readonly waterLevel: number;
+  /** Height of the ground (m) at (x, z). */
   sampleHeight(x: number, z: number): number;
   /** Degrees, 0 = flat. */
   sampleSlope(x: number, z: number): number;
-  sampleNormal(x: number, z: number, out?: { x: number; y: number; z: number }): { x: number; y: number; z: number };
+  /** Unit surface normal at (x, z), written into `out` when given. */
+  sampleNormal(x: number, z: number, out?: XYZ): XYZ;
+  /** Whether (x, z) lies on the ground (inside the map). */
   contains(x: number, z: number): boolean;
 }
 
 /** Why a candidate was not placed. */
 export type RejectionCause = 'outside' | 'water' | 'altitude' | 'slope' | 'spacing' | 'noProp';
+/** Every {@link RejectionCause}, in the order the HUD lists them. */
 export const REJECTION_CAUSES: readonly RejectionCause[] = ['slope', 'altitude', 'spacing', 'water', 'outside', 'noProp'];
+/** Rejected candidates per cause. */
 export type RejectionCounts = Record<RejectionCause, number>;
 
 /** One brush dab: a disk on the ground. */
 export interface Dab {
+  /** East position of the dab's centre (m). */
   x: number;
+  /** South position of the dab's centre (m). */
   z: number;
   /** Metres. */
   radius: number;
@@ -42,24 +51,33 @@ export interface Dab {
 export interface Placement {
   /** Session-unique, increasing in placement order. */
   id: number;
+  /** The prop drawn (a catalog id). */
   propId: string;
+  /** The pick's category. */
   category: string;
+  /** The spacing family it keeps apart from. */
   family: string;
+  /** East position (m). */
   x: number;
+  /** Height: the ground's at (x, z) (m). */
   y: number;
+  /** South position (m). */
   z: number;
   /** Ground slope at the point, degrees. */
   slope: number;
+  /** Uniform scale, within the preset's scale jitter. */
   scale: number;
   /** Radians about the (possibly tilted) up axis. */
   yaw: number;
   /** The instance's up vector: the surface normal when the pick aligns to slope, else +Y. */
-  up: { x: number; y: number; z: number };
+  up: XYZ;
 }
 
+/** Options of a {@link PlacementEngine}. */
 export interface PlacementEngineOptions {
   /** Seed of the RNG that makes every choice. */
   seed: number;
+  /** The ground candidates are read from. */
   ground: GroundSampler;
   /** Prop ids in a category, in a stable order (the catalog's registration order). */
   propsIn: (category: string) => readonly string[];
@@ -85,14 +103,19 @@ export interface PlacementEngineOptions {
 
 /** A square (or rectangle) of ground: x in [minX, maxX), z in [minZ, maxZ). */
 export interface PlacementBounds {
+  /** West edge (m), inclusive. */
   minX: number;
+  /** North edge (m), inclusive. */
   minZ: number;
+  /** East edge (m), exclusive. */
   maxX: number;
+  /** South edge (m), exclusive. */
   maxZ: number;
 }
 
 /** Defaults of {@link PlacementEngineOptions} (seed, ground and props have none; the cell size follows each family's spacing). */
 export const PLACEMENT_ENGINE_DEFAULTS: Required<Omit<PlacementEngineOptions, 'seed' | 'ground' | 'propsIn' | 'cellSize' | 'bounds'>> & {
+  /** Only candidates inside this square are kept; null: anywhere. */
   bounds: PlacementBounds | null;
 } = {
   maxCandidatesPerDab: 20_000,
@@ -106,10 +129,13 @@ export const DRAWS_PER_CANDIDATE = 6;
 
 /** Pure, seeded placement of brush dabs on a ground (see the file's comment): the same dabs give the same instances. */
 export class PlacementEngine {
+  /** The seeded generator that makes every choice. */
   readonly rng: Mulberry32;
   /** Candidates rejected, by cause, since the engine started (or {@link resetCounts}). */
   readonly rejections: RejectionCounts = emptyCounts();
+  /** Candidates sampled since the engine started (or {@link resetCounts}). */
   candidates = 0;
+  /** Instances placed since the engine started (or {@link resetCounts}). */
   placed = 0;
   /** Categories a preset asked for that the catalog has no props for (reported, skipped). */
   readonly missingCategories = new Set<string>();
@@ -160,7 +186,7 @@ export class PlacementEngine {
   }
 
   /**
-   * The first half of {@link dab}, for callers that spread a dab over time slices: draws the
+   * The first half of {@link PlacementEngine.dab}, for callers that spread a dab over time slices: draws the
    * fractional candidate's coin and returns how many candidates the dab has (0 for a bad disk).
    * Then {@link runCandidates} (or {@link skipCandidates}) that many, in any number of calls.
    */
@@ -215,6 +241,7 @@ export class PlacementEngine {
     return ids.sort((a, b) => a - b);
   }
 
+  /** Zeroes the candidate, placement and rejection counts. */
   resetCounts(): void {
     for (const cause of REJECTION_CAUSES) this.rejections[cause] = 0;
     this.candidates = 0;
@@ -323,6 +350,7 @@ export class PlacementEngine {
   }
 }
 
+/** Zero rejections of every cause. */
 export function emptyCounts(): RejectionCounts {
   return { slope: 0, altitude: 0, spacing: 0, water: 0, outside: 0, noProp: 0 };
 }

@@ -72,9 +72,11 @@ const PickSchema = v.pipe(
     weight: rangedNumber(0, 1e6, { exclusiveMin: true }),
     /** Ground slope range in degrees, inclusive. */
     slopeMin: rangedNumber(0, 90, { unit: '°' }),
+    /** Upper end of the slope range (degrees, ≥ slopeMin). */
     slopeMax: rangedNumber(0, 90, { unit: '°' }),
     /** Altitude range in metres above the water level, inclusive. Below 0 is under water. */
     altMin: rangedNumber(-1e4, 1e4, { unit: ' m' }),
+    /** Upper end of the altitude range (metres above the water level, ≥ altMin). */
     altMax: rangedNumber(-1e4, 1e4, { unit: ' m' }),
     /** No two instances of the same family closer than this (metres, ≥ 0). */
     minSpacing: rangedNumber(0, 1000, { unit: ' m' }),
@@ -115,6 +117,7 @@ export const PresetSchema = v.pipe(
     ),
     /** What the picker shows. */
     name: nonEmptyString,
+    /** A line for the picker's tooltip. Optional. */
     description: v.optional(v.string((issue) => `expected a string, got ${describe(issue.input)}`)),
     /** Candidates sampled per square metre of brush disk per dab. */
     densityPerM2: rangedNumber(0, MAX_DENSITY_PER_M2, { exclusiveMin: true }),
@@ -132,6 +135,7 @@ export const PresetSchema = v.pipe(
     ),
     /** Random yaw in [-yawJitter, +yawJitter] radians (π = any heading). */
     yawJitter: rangedNumber(0, Math.PI + 1e-9),
+    /** The kinds of thing the preset places (at least one). */
     picks: v.pipe(
       v.array(PickSchema, (issue) => `expected a non-empty array of picks, got ${describe(issue.input)}`),
       v.minLength(1, (issue) => `expected a non-empty array of picks, got ${describe(issue.input)}`),
@@ -151,13 +155,17 @@ export type ScatterPreset = v.InferOutput<typeof PresetSchema>;
 
 /** One problem with one field of a preset. `path` is like `picks[2].slopeMax`. */
 export interface PresetFieldError {
+  /** Where in the preset, like `picks[2].slopeMax` (`(root)` for the preset as a whole). */
   path: string;
+  /** What is wrong, and what is expected. */
   message: string;
 }
 
 /** Thrown (or returned) when a preset is unusable; names the preset and lists every bad field. */
 export class PresetError extends Error {
+  /** The preset's name (or id, or source when it has neither). */
   readonly presetName: string;
+  /** Every bad field, in the order the schema found them. */
   readonly errors: PresetFieldError[];
 
   constructor(presetName: string, errors: PresetFieldError[]) {
@@ -168,7 +176,28 @@ export class PresetError extends Error {
   }
 }
 
-export type PresetValidation = { ok: true; preset: ScatterPreset } | { ok: false; error: PresetError };
+/** What {@link validatePreset} found: the preset, or every problem with it. */
+export type PresetValidation =
+  | {
+      /** The preset is valid. */
+      ok: true;
+      /** The preset, as the schema output it (no unknown keys). */
+      preset: ScatterPreset;
+    }
+  | {
+      /** The preset is unusable. */
+      ok: false;
+      /** Names the preset and lists every bad field. */
+      error: PresetError;
+    };
+
+/** A preset's raw JSON and where it came from. */
+export interface PresetSource {
+  /** Where the JSON came from (a file name), for messages about it. */
+  source: string;
+  /** The parsed JSON, not yet validated. */
+  data: unknown;
+}
 
 /**
  * Checks a parsed JSON value against the preset schema. Every problem is reported with its path
@@ -206,7 +235,12 @@ export function parsePreset(input: unknown, source?: string): ScatterPreset {
  * returned, invalid ones are reported and skipped, so one bad file never hides the good ones.
  * Duplicate ids are reported too (the first wins).
  */
-export function loadPresets(inputs: ReadonlyArray<{ source: string; data: unknown }>): { presets: ScatterPreset[]; errors: PresetError[] } {
+export function loadPresets(inputs: ReadonlyArray<PresetSource>): {
+  /** The valid presets, in input order (the first of each id). */
+  presets: ScatterPreset[];
+  /** The invalid presets and duplicate ids, one error each. */
+  errors: PresetError[];
+} {
   const presets: ScatterPreset[] = [];
   const errors: PresetError[] = [];
   const seen = new Set<string>();

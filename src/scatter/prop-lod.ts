@@ -10,12 +10,15 @@ import type { PropPiece } from './props/prop-types.ts';
 
 /** A piece ready to draw at every level. */
 export interface BakedPart {
+  /** The piece's name, for messages and the LOD report. */
   name: string;
+  /** The piece's material, shared by every level. */
   material: PropPiece['material'];
   /** One geometry per level (0 = full), all sharing the same attribute objects. */
   levels: BufferGeometry[];
   /** Triangles per level. */
   triangles: number[];
+  /** Whether the full-detail level casts shadows. */
   castShadow: boolean;
 }
 

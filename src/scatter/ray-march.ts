@@ -8,16 +8,21 @@
  */
 
 export interface HeightField {
+  /** Height of the ground (m) at (x, z). */
   sampleHeight(x: number, z: number): number;
 }
 
 /** The parts of Cairn's Heightmap the bound needs (grid samples); optional for other fields. */
 export interface GriddedHeightField extends HeightField {
+  /** Samples per side of the grid. */
   readonly resolution: number;
+  /** Metres between grid samples. */
   readonly spacing: number;
+  /** Heights, row by row (resolution² samples). */
   readonly heights: Float32Array;
 }
 
+/** Options of {@link rayMarchHeightfield}. */
 export interface RayMarchOptions {
   /** Shortest step near the surface, metres. Default 0.4. */
   minStep?: number;
@@ -32,9 +37,13 @@ export interface RayMarchOptions {
   maxGrade?: number;
 }
 
+/** Where a ray meets the ground ({@link rayMarchHeightfield}). */
 export interface RayHit {
+  /** East position (m). */
   x: number;
+  /** Height (m). */
   y: number;
+  /** South position (m). */
   z: number;
   /** Distance along the (normalised) ray. */
   distance: number;

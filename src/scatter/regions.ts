@@ -21,11 +21,15 @@ export const REGION_ID_SPAN = 1 << 16;
 
 /** A disk kept empty (the spawn point, a path). */
 export interface Clearing {
+  /** East position of the centre (m). */
   x: number;
+  /** South position of the centre (m). */
   z: number;
+  /** Radius (m). */
   radius: number;
 }
 
+/** How a map is cut into regions and scattered ({@link resolveRegionPlan} fills the defaults). */
 export interface RegionPlanOptions {
   /** World seed: regions derive theirs from it. */
   seed: number;
@@ -45,6 +49,7 @@ export interface RegionPlanOptions {
   clearings: readonly Clearing[];
 }
 
+/** Defaults of {@link RegionPlanOptions}: 64 m regions, dabs 16 m apart of 10 m radius, half density, 1.5 m edge margin, no clearings. */
 export const REGION_PLAN_DEFAULTS: Omit<RegionPlanOptions, 'seed' | 'worldSize'> = {
   regionSize: 64,
   dabSpacing: 16,
@@ -66,25 +71,35 @@ export function resolveRegionPlan(options: Partial<RegionPlanOptions> & Pick<Reg
 
 /** A region by its column (x) and row (z), from the map's north-west corner. */
 export interface RegionKey {
+  /** Column, from the west edge. */
   rx: number;
+  /** Row, from the north edge. */
   rz: number;
 }
 
+/** A region's square on the ground (metres). */
 export interface RegionBounds {
+  /** West edge (m). */
   minX: number;
+  /** North edge (m). */
   minZ: number;
+  /** East edge (m). */
   maxX: number;
+  /** South edge (m). */
   maxZ: number;
 }
 
+/** Regions along each side of the map (the last may be cut short by the map's edge). */
 export function regionsPerSide(plan: Pick<RegionPlanOptions, 'worldSize' | 'regionSize'>): number {
   return Math.ceil(plan.worldSize / plan.regionSize);
 }
 
+/** A region's index, row by row from the north-west corner (what its RNG seed and ids derive from). */
 export function regionIndex(plan: Pick<RegionPlanOptions, 'worldSize' | 'regionSize'>, key: RegionKey): number {
   return key.rz * regionsPerSide(plan) + key.rx;
 }
 
+/** A region's square, clipped to the map. */
 export function regionBounds(plan: Pick<RegionPlanOptions, 'worldSize' | 'regionSize'>, key: RegionKey): RegionBounds {
   const min = -plan.worldSize / 2;
   const minX = min + key.rx * plan.regionSize;
@@ -105,7 +120,12 @@ export function regionsWithin(
   x: number,
   z: number,
   radius: number,
-): Array<RegionKey & { distance: number }> {
+): Array<
+  RegionKey & {
+    /** Metres from (x, z) to the region's nearest point (0 inside it). */
+    distance: number;
+  }
+> {
   const side = regionsPerSide(plan);
   const out: Array<RegionKey & { distance: number; index: number }> = [];
   for (let rz = 0; rz < side; rz++) {

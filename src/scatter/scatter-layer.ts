@@ -7,7 +7,7 @@ import { PropCatalog, type ResolvedProp } from './catalog.ts';
 import { BucketSet } from './instance-buckets.ts';
 import { LodSelector, type LodBands, type LodChange } from './lod-select.ts';
 import type { GroundSampler, Placement, RejectionCounts } from './placement.ts';
-import { categoriesOf, loadPresets, PresetError, type ScatterPreset } from './preset.ts';
+import { categoriesOf, loadPresets, PresetError, type PresetSource, type ScatterPreset } from './preset.ts';
 import { BUILTIN_PRESET_DATA } from './presets/index.ts';
 import { registerProceduralProps } from './props/register.ts';
 import type { PropMaterials } from './props/materials.ts';
@@ -26,7 +26,9 @@ import { writePlacementMatrix } from './transform.ts';
 
 /** Live figures, published as `window.cairn.stats.scatter` by the pages. */
 export interface ScatterStats {
+  /** Seed of the placement RNG. */
   seed: number;
+  /** The chosen preset's id, or null before one is chosen. */
   preset: string | null;
   /** Instances placed and alive (logical, whether drawn yet or not): the session's and those added with addPlacements. */
   instances: number;
@@ -36,17 +38,44 @@ export interface ScatterStats {
   pending: number;
   /** Not drawn because their prop failed to load or bake. */
   skipped: number;
+  /** Candidates sampled (the session's engine). */
   candidates: number;
+  /** Candidates placed (the session's engine). */
   placed: number;
+  /** Candidates rejected, by cause. */
   rejections: RejectionCounts;
   /** Buckets created / holding instances / of those, casting shadows. */
   buckets: number;
+  /** Buckets holding instances. */
   liveBuckets: number;
+  /** Buckets holding instances that cast shadows. */
   shadowBuckets: number;
   /** Drawn instances per LOD level. */
   perLevel: number[];
-  lod: { evaluations: number; skipped: number; lastChanges: number; lastMs: number };
-  bake: { state: 'idle' | 'baking' | 'ready'; done: number; total: number; current: string; ms: number };
+  /** The LOD selector's figures. */
+  lod: {
+    /** Evaluations run. */
+    evaluations: number;
+    /** Evaluations skipped (too soon, or the camera still). */
+    skipped: number;
+    /** Level changes of the last evaluation. */
+    lastChanges: number;
+    /** Ms the last evaluation took. */
+    lastMs: number;
+  };
+  /** The background bake of the chosen preset's props. */
+  bake: {
+    /** Idle before the first preset, baking, or ready. */
+    state: 'idle' | 'baking' | 'ready';
+    /** Props baked. */
+    done: number;
+    /** Props to bake. */
+    total: number;
+    /** The prop baking now (or baked last). */
+    current: string;
+    /** Ms the last bake took, start to ready. */
+    ms: number;
+  };
   /** Triangles per level of each baked prop part, e.g. { "proc:spruce/canopy": [144, 72, 20] }. */
   lodTriangles: Record<string, number[]>;
   /** Props that failed to load or bake, with the reason. */
@@ -57,6 +86,7 @@ export interface ScatterStats {
   missingCategories: string[];
   /** Typed-array allocations by buckets (growth) and InstancedMesh swaps. */
   allocations: number;
+  /** InstancedMesh swaps (a bucket outgrew its mesh). */
   meshSwaps: number;
   /** Brush events recorded. */
   events: number;
@@ -64,16 +94,19 @@ export interface ScatterStats {
   lastStrokeMs: number;
 }
 
+/** Options of a {@link ScatterLayer}. */
 export interface ScatterLayerOptions {
+  /** The ground the layer scatters on. */
   ground: GroundSampler;
   /** Default: a new catalog with Cairn's procedural props registered. */
   catalog?: PropCatalog;
   /** Raw preset JSON to validate and offer. Default: the five built-in presets. */
-  presetData?: ReadonlyArray<{ source: string; data: unknown }>;
+  presetData?: ReadonlyArray<PresetSource>;
   /** Seed of the placement RNG. Default 1. */
   seed?: number;
   /** FIFO eviction past this many instances. Default 50,000. */
   maxInstances?: number;
+  /** Distance bands of the LOD levels. Default {@link DEFAULT_LOD_BANDS}. */
   lodBands?: LodBands;
   /** Whether props near the camera cast shadows. Default true. */
   shadows?: boolean;
@@ -109,20 +142,36 @@ export const SCATTER_LAYER_DEFAULTS: Required<
  * a script — paints the shared world. Preset choices, replays and recordings stay the session's.
  */
 export interface ScatterEditor {
+  /** Paints a dab of `radius` metres at (x, z); returns what it added and removed. */
   paint(x: number, z: number, radius: number): SessionChange;
+  /** Erases a dab of `radius` metres at (x, z); returns what it removed. */
   erase(x: number, z: number, radius: number): SessionChange;
 }
 
+/** What a {@link ScatterLayer} emits. */
 export interface ScatterLayerEvents extends Record<string, unknown> {
   /** Something the user should see (bad preset, prop that failed): show it where they look. */
-  problem: { title: string; detail: string };
+  problem: {
+    /** One line: what went wrong. */
+    title: string;
+    /** The details (the bad fields, the prop's error). */
+    detail: string;
+  };
   /**
    * Background bake of the chosen preset's props: `done` of `total` props, `label` the prop baked
    * last (the first to bake, at the start); `state` 'ready' once every one is done.
    */
-  progress: { progress: Progress; state: 'baking' | 'ready' };
+  progress: {
+    /** Props baked of the preset's. */
+    progress: Progress;
+    /** Baking, or ready once every one is done. */
+    state: 'baking' | 'ready';
+  };
   /** After each applied brush event. */
-  change: SessionChange & { event: BrushEvent };
+  change: SessionChange & {
+    /** The event applied. */
+    event: BrushEvent;
+  };
 }
 
 /** Rendering state of one prop: bucket ids per [level][part]. */
@@ -139,12 +188,19 @@ interface Rendered {
 
 /** A {@link ScatterSession} drawn through instanced buckets with distance LOD, under the `parent` you give it; no DOM, no renderer (see the file's comment). */
 export class ScatterLayer extends Emitter<ScatterLayerEvents> {
+  /** The props the layer draws. */
   readonly catalog: PropCatalog;
+  /** The valid presets, by id. */
   readonly presets = new Map<string, ScatterPreset>();
+  /** The instance buckets: one per prop part and level. */
   readonly buckets: BucketSet;
+  /** The InstancedMeshes drawing the buckets, under {@link object}. */
   readonly meshes: BucketMeshes;
+  /** Chooses each instance's LOD level by distance to the camera. */
   readonly lod: LodSelector;
+  /** Live figures (`cairn.stats.scatter` on Cairn's pages). */
   readonly stats: ScatterStats;
+  /** The brush session: seed, events, placements (a new one on {@link reset}). */
   session: ScatterSession;
   /** Takes paint and erase dabs instead of the session while set (see {@link ScatterEditor}). */
   editor: ScatterEditor | null = null;
@@ -242,7 +298,7 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
    * Validates and adds presets. Invalid ones are reported by name (event `problem`,
    * `stats.invalidPresets`) and skipped; returns the errors.
    */
-  addPresets(data: ReadonlyArray<{ source: string; data: unknown }>): PresetError[] {
+  addPresets(data: ReadonlyArray<PresetSource>): PresetError[] {
     const { presets, errors } = loadPresets(data);
     for (const preset of presets) {
       if (this.presets.has(preset.id)) {
@@ -324,6 +380,7 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
     return change;
   }
 
+  /** The session's recording: its seed and every brush event, to replay. */
   recording(): BrushRecording {
     return this.session.recording();
   }
@@ -408,12 +465,20 @@ export class ScatterLayer extends Emitter<ScatterLayerEvents> {
   }
 
   /** Logical instances (sorted by id), with whether each is drawn and at which level. */
-  snapshot(): Array<Placement & { rendered: boolean; level: number }> {
+  snapshot(): Array<
+    Placement & {
+      /** Drawn now (its prop baked). */
+      rendered: boolean;
+      /** Its LOD level, or -1 when not drawn. */
+      level: number;
+    }
+  > {
     return [...this.session.instances.values()]
       .sort((a, b) => a.id - b.id)
       .map((p) => ({ ...p, up: { ...p.up }, rendered: this.rendered.has(p.id), level: this.rendered.get(p.id)?.level ?? -1 }));
   }
 
+  /** Frees the session, buckets, meshes, LOD and (when the layer made it) the catalog, and removes every listener. */
   dispose(): void {
     this.unsubscribeSession();
     this.unsubscribeCatalog();

@@ -20,6 +20,7 @@ import type { Object3D, PerspectiveCamera } from 'three';
  * `scene`, `camera` and `canvas` and call `update(time)` from your render loop.
  */
 export interface ScatterToolOptions {
+  /** The ground the layer scatters on and the brush's ray is marched against (Cairn's Heightmap). */
   ground: GroundSampler & HeightField;
   /** Cairn's Stage: scene, camera, canvas, frames, HUD, services and stats come from it. */
   stage?: Stage;
@@ -51,20 +52,31 @@ export const SCATTER_TOOL_DEFAULTS: Required<Pick<ScatterToolOptions, 'seed' | '
   radius: 8,
 };
 
+/** What {@link createScatterTool} returns. */
 export interface ScatterTool {
+  /** The layer in the scene. */
   layer: ScatterLayer;
+  /** The pointer tool. */
   brush: BrushTool;
+  /** The brush panel (presets, radius, mode, progress). */
   panel: BrushPanel;
   /** The layer's figures plus the cursor (on a Stage also `cairn.stats.scatter`). */
   stats: ScatterPageStats;
+  /** Activates or deactivates the brush (the panel's toggle does the same). */
   setActive(active: boolean): void;
   /** Re-evaluates LOD for the camera and refreshes the stats; `time` in seconds. A Stage calls it every frame. */
   update(time: number): void;
+  /** Removes the tool's listeners, its Stage wiring (frames, HUD section, stats, service) and the panel, and frees the brush and the layer. */
   dispose(): void;
 }
 
 /** `window.cairn.stats.scatter`: the layer's figures plus the cursor. */
-export type ScatterPageStats = ScatterStats & { cursor: BrushTool['cursor']; active: boolean };
+export type ScatterPageStats = ScatterStats & {
+  /** The ground under the pointer, or null off the ground. */
+  cursor: BrushTool['cursor'];
+  /** The brush is active. */
+  active: boolean;
+};
 
 /** The scatter brush on a page: the layer, the brush and its panel, notices and per-frame LOD (see {@link ScatterToolOptions}). */
 export function createScatterTool(options: ScatterToolOptions): ScatterTool {

@@ -12,21 +12,55 @@ import type { ScatterPreset } from './preset.ts';
 
 /** What the brush did. Positions are on the ground (metres), so a replay needs no camera. */
 export type BrushEvent =
-  | { kind: 'preset'; presetId: string }
+  | {
+      /** Chooses the preset later dabs paint with. */
+      kind: 'preset';
+      /** The preset's id. */
+      presetId: string;
+    }
   /** Restarts the placement RNG at `seed` (shared strokes start with one, so each stands alone). */
-  | { kind: 'reseed'; seed: number }
-  | { kind: 'paint'; x: number; z: number; radius: number }
-  | { kind: 'erase'; x: number; z: number; radius: number };
+  | {
+      /** Restarts the placement RNG. */
+      kind: 'reseed';
+      /** The new seed. */
+      seed: number;
+    }
+  | {
+      /** Places instances in a disk. */
+      kind: 'paint';
+      /** East position of the centre (m). */
+      x: number;
+      /** South position of the centre (m). */
+      z: number;
+      /** Radius (m). */
+      radius: number;
+    }
+  | {
+      /** Removes instances in a disk. */
+      kind: 'erase';
+      /** East position of the centre (m). */
+      x: number;
+      /** South position of the centre (m). */
+      z: number;
+      /** Radius (m). */
+      radius: number;
+    };
 
 /** A saved session: replay it with {@link ScatterSession.replay}. Plain JSON. */
 export interface BrushRecording {
+  /** The recording format's version. */
   version: 1;
+  /** The session's seed. */
   seed: number;
+  /** Every brush event, in order. */
   events: BrushEvent[];
 }
 
+/** Options of a {@link ScatterSession}. */
 export interface ScatterSessionOptions {
+  /** Seed of the placement RNG. */
   seed: number;
+  /** The ground placements are read from. */
   ground: GroundSampler;
   /** Prop ids per category, stable order (from the catalog). */
   propsIn: (category: string) => readonly string[];
@@ -39,14 +73,21 @@ export interface ScatterSessionOptions {
   maxInstances?: number;
 }
 
+/** What one brush event did. */
 export interface SessionChange {
+  /** Instances placed. */
   added: Placement[];
+  /** Instances removed (erased, or evicted past the cap). */
   removed: Placement[];
 }
 
+/** What a {@link ScatterSession} emits. */
 export interface SessionEvents extends Record<string, unknown> {
   /** After every applied event, with what it added and removed. */
-  change: SessionChange & { event: BrushEvent };
+  change: SessionChange & {
+    /** The event applied. */
+    event: BrushEvent;
+  };
 }
 
 /** Defaults of {@link ScatterSessionOptions} (seed, ground, props and presets have none). */
@@ -54,13 +95,17 @@ export const SCATTER_SESSION_DEFAULTS: Required<Pick<ScatterSessionOptions, 'max
 
 /** Thrown for an event that cannot apply (unknown preset, painting before choosing one). */
 export class BrushEventError extends Error {
+  /** The error's name, for telling it apart from other errors. */
   override name = 'BrushEventError';
 }
 
 /** A brush session: the recorded events (choose, paint, erase) and the placements they produce, replayable exactly. */
 export class ScatterSession extends Emitter<SessionEvents> {
+  /** Seed of the placement RNG. */
   readonly seed: number;
+  /** The placement engine every event goes through. */
   readonly engine: PlacementEngine;
+  /** Most live instances before the oldest are evicted. */
   readonly maxInstances: number;
   private readonly presets: ReadonlyMap<string, ScatterPreset>;
   private readonly events: BrushEvent[] = [];
@@ -85,14 +130,17 @@ export class ScatterSession extends Emitter<SessionEvents> {
     return session;
   }
 
+  /** The chosen preset, or null before one is chosen. */
   get preset(): ScatterPreset | null {
     return this.currentPreset;
   }
 
+  /** Live instances, by id. */
   get instances(): ReadonlyMap<number, Placement> {
     return this.engine.instances;
   }
 
+  /** Candidates rejected, by cause. */
   get rejections(): RejectionCounts {
     return this.engine.rejections;
   }

@@ -16,7 +16,7 @@ import { EDIT_CELL_SIZE, editCellKey, strokeSeed, type EditCell, type SharedEven
  * each computes its own part, so the same stroke gives the same instances whichever cells a
  * visitor has loaded and in whatever order they arrived.
  *
- * The work is resumable: {@link step} runs until a deadline and returns, so a page can apply a
+ * The work is resumable: {@link CellForest.step} runs until a deadline and returns, so a page can apply a
  * full cell in slices of a few milliseconds. When the order changes under the work done so far
  * (a stroke arrived between others, one was undone or evicted), the cell is computed again from
  * its first stroke in the background while the old instances stay drawn, then swapped in.
@@ -24,10 +24,13 @@ import { EDIT_CELL_SIZE, editCellKey, strokeSeed, type EditCell, type SharedEven
 
 /** Options of a {@link CellForest}. */
 export interface CellForestOptions {
+  /** The cell. */
   cell: EditCell;
+  /** The ground placements are read from. */
   ground: GroundSampler;
   /** Prop ids per category, in a stable order that every visitor shares (the built-in props). */
   propsIn: (category: string) => readonly string[];
+  /** Presets by id (validated). */
   presets: ReadonlyMap<string, ScatterPreset>;
   /** Id of the cell's first instance; the cell uses ids from here up ({@link CELL_ID_SPAN} of them). */
   firstId: number;
@@ -54,13 +57,17 @@ export const CELL_ID_SPAN = 1 << 20;
 
 /** A stroke as a cell applies it: its id and events (the last stroke's events may still grow, while it is painted). */
 export interface ForestStroke {
+  /** The stroke's id. */
   readonly id: string;
+  /** Its events, in order. */
   readonly events: readonly SharedEvent[];
 }
 
-/** What a {@link step} changed in the drawn instances: remove these ids, then draw these. */
+/** What a {@link CellForest.step} changed in the drawn instances: remove these ids, then draw these. */
 export interface ForestChange {
+  /** Instances to draw. */
   added: Placement[];
+  /** Ids of instances to take away. */
   removed: number[];
 }
 
@@ -101,10 +108,15 @@ class Run {
   }
 }
 
+/**
+ * One edits cell's forest: the instances its strokes place inside it, in the cell's order, computed in slices (see the file's comment).
+ */
 export class CellForest {
+  /** The cell. */
   readonly cell: EditCell;
+  /** The cell's key (`x:z`). */
   readonly key: string;
-  /** The instances drawn for this cell (what {@link step} has handed out), by id. */
+  /** The instances drawn for this cell (what {@link CellForest.step} has handed out), by id. */
   readonly drawn = new Map<number, Placement>();
   private readonly options: CellForestSettings;
   private target: ForestStroke[] = [];
@@ -129,7 +141,7 @@ export class CellForest {
     return this.target;
   }
 
-  /** Sets the strokes in order. Work starts on the next {@link step}. */
+  /** Sets the strokes in order. Work starts on the next {@link CellForest.step}. */
   setStrokes(strokes: readonly ForestStroke[]): void {
     this.target = [...strokes];
     const run = this.shadow ?? this.live;
@@ -326,6 +338,7 @@ function atEnd(run: Run, target: readonly ForestStroke[]): boolean {
   return last < 0 || run.applied[last] === target[last]!.events.length;
 }
 
+/** Whether two shared events are the same event (same kind and fields). */
 export function sameEvent(a: SharedEvent, b: SharedEvent): boolean {
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
@@ -400,10 +413,12 @@ export class CellStrokes {
     if (this.byId.has(id) || this.pending.some((s) => s.id === id)) this.hidden.add(id);
   }
 
+  /** Shows a hidden stroke again (its undo was refused). */
   unhide(id: string): void {
     this.hidden.delete(id);
   }
 
+  /** Whether a stroke with this id is here, stored or pending. */
   has(id: string): boolean {
     return this.byId.has(id) || this.pending.some((s) => s.id === id);
   }

@@ -70,30 +70,71 @@ const radius = v.pipe(
 /** One brush event as it travels (the scatter session's BrushEvent, plus `reseed`). */
 export const SharedEventSchema = v.variant('kind', [
   v.object({
+    /** Chooses the preset later dabs paint with. */
     kind: v.literal('preset'),
+    /** The preset's id: 1–40 lower-case letters, digits or -. */
     presetId: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a preset id is 1–40 lower-case letters, digits or -')),
   }),
-  v.object({ kind: v.literal('reseed'), seed: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffffffff)) }),
-  v.object({ kind: v.literal('paint'), x: coordinate, z: coordinate, radius }),
-  v.object({ kind: v.literal('erase'), x: coordinate, z: coordinate, radius }),
+  v.object({
+    /** Restarts the placement RNG. */
+    kind: v.literal('reseed'),
+    /** The new seed (u32). */
+    seed: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffffffff)),
+  }),
+  v.object({
+    /** Places instances in a disk. */
+    kind: v.literal('paint'),
+    /** East position of the centre (m, within ±65,536, snapped to the grid). */
+    x: coordinate,
+    /** South position of the centre (m, within ±65,536, snapped to the grid). */
+    z: coordinate,
+    /** Radius (m, 0.25 to {@link MAX_SHARED_RADIUS}, snapped to the grid). */
+    radius,
+  }),
+  v.object({
+    /** Removes instances in a disk. */
+    kind: v.literal('erase'),
+    /** East position of the centre (m, within ±65,536, snapped to the grid). */
+    x: coordinate,
+    /** South position of the centre (m, within ±65,536, snapped to the grid). */
+    z: coordinate,
+    /** Radius (m, 0.25 to {@link MAX_SHARED_RADIUS}, snapped to the grid). */
+    radius,
+  }),
 ]);
+/** One brush event as it travels ({@link SharedEventSchema}). */
 export type SharedEvent = v.InferOutput<typeof SharedEventSchema>;
 /** A paint or erase event. */
-export type SharedDab = Extract<SharedEvent, { kind: 'paint' | 'erase' }>;
+export type SharedDab = Extract<
+  SharedEvent,
+  {
+    /** Paint or erase. */
+    kind: 'paint' | 'erase';
+  }
+>;
 
 /** What a client sends. */
 export const EditsClientMessageSchema = v.variant('type', [
   v.object({
+    /** A stroke to store, sent to its home cell. */
     type: v.literal('stroke'),
+    /** The stroke's id: 6–40 letters, digits, _ or -. */
     id,
+    /** Its events, 1 to {@link MAX_STROKE_EVENTS}. */
     events: v.pipe(
       v.array(SharedEventSchema),
       v.minLength(1),
       v.maxLength(MAX_STROKE_EVENTS, `a stroke has at most ${MAX_STROKE_EVENTS} events`),
     ),
   }),
-  v.object({ type: v.literal('undo'), id }),
+  v.object({
+    /** Undo one of this session's strokes. */
+    type: v.literal('undo'),
+    /** The stroke's id. */
+    id,
+  }),
 ]);
+/** A message a client sends ({@link EditsClientMessageSchema}). */
 export type EditsClientMessage = v.InferOutput<typeof EditsClientMessageSchema>;
 
 /**
@@ -104,10 +145,15 @@ export type EditsClientMessage = v.InferOutput<typeof EditsClientMessageSchema>;
  * only a socket of the same session may undo the stroke.
  */
 export interface SharedStroke {
+  /** The stroke's id (6–40 letters, digits, _ or -). */
   id: string;
+  /** The id of the session the stroke was sent with, as the server verified it. */
   author: string;
+  /** Its place in the order of the cell holding this copy. */
   seq: number;
+  /** When the home cell stored it (ms since epoch). */
   at: number;
+  /** Its events, in order. */
   events: SharedEvent[];
 }
 
@@ -119,20 +165,69 @@ export interface SharedStroke {
  * everyone in the cell, the author included; `refused` to the sender only.
  */
 export type EditsServerMessage =
-  | { type: 'snapshot'; cell: EditCell; author: string | null; strokes: SharedStroke[] }
-  | { type: 'joined'; cell: EditCell; author: string | null; strokes: number; bytes: number }
-  | { type: 'stroke'; stroke: SharedStroke }
-  | { type: 'undo'; id: string }
+  | {
+      /** On join: every stroke, as JSON. */
+      type: 'snapshot';
+      /** The cell. */
+      cell: EditCell;
+      /** The id this socket's strokes are stored under, or null (watch only). */
+      author: string | null;
+      /** Every stroke the cell holds, in its order. */
+      strokes: SharedStroke[];
+    }
+  | {
+      /** On a binary join: the snapshot follows as one binary message. */
+      type: 'joined';
+      /** The cell. */
+      cell: EditCell;
+      /** The id this socket's strokes are stored under, or null (watch only). */
+      author: string | null;
+      /** Strokes in the snapshot. */
+      strokes: number;
+      /** Bytes of the snapshot. */
+      bytes: number;
+    }
+  | {
+      /** A stroke was stored. */
+      type: 'stroke';
+      /** The stroke, with its place in the cell's order. */
+      stroke: SharedStroke;
+    }
+  | {
+      /** A stroke was undone by its author. */
+      type: 'undo';
+      /** The stroke's id. */
+      id: string;
+    }
   /** Removed to make room (the fair-share eviction), in this cell and every other of its footprint. */
-  | { type: 'evicted'; id: string; author: string; reason: string }
-  | { type: 'refused'; id: string | null; reason: string };
+  | {
+      /** A stroke was evicted to make room. */
+      type: 'evicted';
+      /** The stroke's id. */
+      id: string;
+      /** Its author. */
+      author: string;
+      /** Why, in words. */
+      reason: string;
+    }
+  | {
+      /** The cell refused what this socket sent. */
+      type: 'refused';
+      /** The stroke or undo refused, or null when the message had no usable id. */
+      id: string | null;
+      /** Why, in words. */
+      reason: string;
+    };
 
 /** An edits cell: integer coordinates, `floor(x / EDIT_CELL_SIZE)`. */
 export interface EditCell {
+  /** Column: ⌊x / {@link EDIT_CELL_SIZE}⌋. */
   x: number;
+  /** Row: ⌊z / {@link EDIT_CELL_SIZE}⌋. */
   z: number;
 }
 
+/** The edits cell holding world position (x, z). */
 export function editCellAt(x: number, z: number): EditCell {
   return { x: Math.floor(x / EDIT_CELL_SIZE), z: Math.floor(z / EDIT_CELL_SIZE) };
 }
@@ -142,12 +237,18 @@ export function editCellKey(cell: EditCell): string {
   return `${cell.x}:${cell.z}`;
 }
 
+/** The room name of an edits cell: `world:edits:<seed>:<x>:<z>`. */
 export function editsRoomName(seed: number, cell: EditCell): string {
   return `${EDITS_ROOM_PREFIX}${seed >>> 0}:${cell.x}:${cell.z}`;
 }
 
 /** Parses an edits room name (its spelling only; {@link editsRoomProblem} checks the world); null when it is not one. */
-export function parseEditsRoom(name: string): { seed: number; cell: EditCell } | null {
+export function parseEditsRoom(name: string): {
+  /** The world seed. */
+  seed: number;
+  /** The cell. */
+  cell: EditCell;
+} | null {
   const match = /^world:edits:(\d{1,10}):(-?\d{1,4}):(-?\d{1,4})$/.exec(name);
   if (!match) return null;
   const seed = Number(match[1]);
@@ -213,12 +314,25 @@ export function editsRoomProblem(name: string, world: EditWorld): string | null 
 }
 
 /** Validates a client message; the problems are valibot's, joined. Positions and radii come back snapped to the grid. */
-export function parseEditsMessage(input: unknown): { ok: true; message: EditsClientMessage } | { ok: false; problem: string } {
+export function parseEditsMessage(input: unknown):
+  | {
+      /** The message is valid. */
+      ok: true;
+      /** The message, positions and radii snapped. */
+      message: EditsClientMessage;
+    }
+  | {
+      /** The message was refused. */
+      ok: false;
+      /** Every problem, with its path. */
+      problem: string;
+    } {
   const result = v.safeParse(EditsClientMessageSchema, input);
   if (result.success) return { ok: true, message: result.output };
   return { ok: false, problem: result.issues.map((issue) => `${v.getDotPath(issue) ?? 'message'}: ${issue.message}`).join('; ') };
 }
 
+/** Whether an event is a paint or erase dab. */
 export function isDab(event: SharedEvent): event is SharedDab {
   return event.kind === 'paint' || event.kind === 'erase';
 }
@@ -231,12 +345,17 @@ export function strokeHome(events: readonly SharedEvent[]): EditCell | null {
 
 /** The cells a stroke's dab disks reach, as index ranges (inclusive); null when it has no dab. */
 export interface Footprint {
+  /** Westmost cell column reached. */
   minX: number;
+  /** Eastmost cell column reached. */
   maxX: number;
+  /** Northmost cell row reached. */
   minZ: number;
+  /** Southmost cell row reached. */
   maxZ: number;
 }
 
+/** The cells a stroke's dabs reach; null when it has no dab. */
 export function strokeFootprint(events: readonly SharedEvent[]): Footprint | null {
   let minX = Infinity;
   let maxX = -Infinity;

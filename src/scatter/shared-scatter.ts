@@ -34,26 +34,9 @@ import {
   type SharedStroke,
 } from './shared-edits.ts';
 
-/**
- * The brush, shared. What a visitor paints is cut into strokes (one press of the brush; a new
- * one only past {@link MAX_STROKE_EVENTS} events, {@link MAX_STROKE_COST} or a footprint of
- * {@link MAX_FOOTPRINT_CELLS} cells) and sent to the stroke's home cell, which stores it in every
- * cell it reaches and relays it to everyone there; a visitor who arrives later gets every stroke
- * on joining. Each cell's forest is computed from that cell's strokes alone, in the cell's order
- * ({@link CellForest}), so every visitor sees the same instances, whichever cells they loaded and
- * in whatever order the strokes arrived. One press is one undo, wherever it went.
- *
- * The brush's preset is the layer's own (the panel's choice); strokes from others never touch it,
- * so a late joiner or a reloaded page paints as any other. A dab shows at once; applying what
- * arrives (a full cell, a recomputation after a stroke landed between others) runs in slices of
- * {@link SharedScatterOptions.budgetMs}, so the page never stalls. Every refusal and failure to
- * share is emitted as `problem` (the world shows it as a notice) and counted in {@link stats}.
- *
- * Editing needs a session token ({@link editSession}): the cells store a stroke under the session's
- * verified id and let only that session undo it. Without one the visitor still sees everyone's
- * strokes, and what it paints is refused (and said so).
- */
+/** Options of a {@link SharedScatter}. */
 export interface SharedScatterOptions {
+  /** The layer the shared strokes are drawn in (and whose paint and erase become strokes). */
   layer: ScatterLayer;
   /** The brush whose presses delimit strokes (its `strokeStart` / `strokeEnd`); without one, strokes end after {@link idleEndMs}. */
   brush?: BrushLike | null;
@@ -91,12 +74,22 @@ export interface SharedScatterOptions {
 
 /** What SharedScatter needs of a brush: its press events, and its radius cap. */
 export interface BrushLike {
+  /** Hears the brush's `strokeStart` and `strokeEnd`; returns the function that unsubscribes. */
   on<K extends keyof BrushToolEvents>(type: K, listener: (payload: BrushToolEvents[K]) => void): () => void;
+  /** Largest radius the brush allows (m); lowered to {@link MAX_SHARED_RADIUS}. */
   maxRadius?: number;
+  /** The brush's radius (m); clamped to {@link MAX_SHARED_RADIUS}. */
   radius?: number;
 }
 
-const SHARED_DEFAULTS: Omit<Required<SharedScatterOptions>, 'layer' | 'seed' | 'session' | 'origin'> = {
+/**
+ * {@link SharedScatterOptions} with every default filled in, but for the WebSocket: left out, each
+ * cell's {@link ReconnectingSocket} takes its own default (the global one).
+ */
+type ResolvedSharedScatterOptions = Required<Omit<SharedScatterOptions, 'WebSocket'>> & Pick<SharedScatterOptions, 'WebSocket'>;
+
+/** Defaults of a {@link SharedScatter} (layer, seed, session and origin have none; the WebSocket is the socket's own). */
+const SHARED_DEFAULTS: Omit<ResolvedSharedScatterOptions, 'layer' | 'seed' | 'session' | 'origin'> = {
   brush: null,
   joinRadius: 80,
   leaveRadius: 144,
@@ -107,13 +100,13 @@ const SHARED_DEFAULTS: Omit<Required<SharedScatterOptions>, 'layer' | 'seed' | '
   world: DEFAULT_EDIT_WORLD,
   backoff: {},
   idleEndMs: 600,
-  WebSocket: undefined as unknown as WebSocketConstructor,
 };
 
-/** `cairn.stats.sharedScatter`. */
+/** `cairn.stats.sharedScatter`: the shared brush's figures. */
 export interface SharedScatterStats {
   /** Cells whose socket is open / joined in all. */
   cells: number;
+  /** Cells joined in all. */
   joined: number;
   /** The id the cells store this visitor's strokes under (its session's), or null while it may only watch. */
   author: string | null;
@@ -121,13 +114,17 @@ export interface SharedScatterStats {
   strokes: number;
   /** Own strokes sent / stored by their home cell / waiting to be sent. */
   sent: number;
+  /** Own strokes stored by their home cell. */
   stored: number;
+  /** Own strokes waiting to be sent. */
   queued: number;
   /** Strokes of others that arrived live. */
   received: number;
   /** Strokes undone (by their author) / evicted to make room (any author's, and this visitor's own). */
   undone: number;
+  /** Strokes evicted to make room (any author's). */
   evicted: number;
+  /** Of those, this visitor's own. */
   evictedMine: number;
   /** Messages the cells refused (a stroke that breaks a rule, an undo of another's stroke, editing without a session). */
   refused: number;
@@ -139,18 +136,23 @@ export interface SharedScatterStats {
   reconnects: number;
   /** The applying of what arrived, in slices (see {@link SharedScatterOptions.budgetMs}). */
   apply: {
+    /** Milliseconds of work per slice. */
     budgetMs: number;
+    /** Slices run. */
     slices: number;
     /** The longest slice so far and the last one, ms, as this code's own timer measured them. */
     longestSliceMs: number;
+    /** The last slice (ms). */
     lastSliceMs: number;
     /** Cells with work left, and placements waiting to be drawn. */
     busyCells: number;
+    /** Placements waiting to be drawn. */
     queue: number;
     /** Times a cell was computed again because its order changed under the work done. */
     rebuilds: number;
     /** Work applied in all and in the biggest slice, in units of one candidate or event: slicing bounds the second. */
     work: number;
+    /** Work of the biggest slice, same units. */
     maxSliceWork: number;
   };
 }
@@ -158,9 +160,21 @@ export interface SharedScatterStats {
 /** What SharedScatter emits. */
 export interface SharedScatterEvents extends Record<string, unknown> {
   /** A refusal or failure to share: show it where the visitor looks. */
-  problem: { level: 'warn' | 'error'; title: string; detail: string };
+  problem: {
+    /** How serious: `error` when a cell's edits cannot be had at all, `warn` for a refusal or an eviction. */
+    level: 'warn' | 'error';
+    /** One line: what happened. */
+    title: string;
+    /** The details, as the server or the socket gave them. */
+    detail: string;
+  };
   /** Every cell has applied what it knows (its forest and the layer agree). */
-  settled: { cells: number; strokes: number };
+  settled: {
+    /** Cells joined. */
+    cells: number;
+    /** Distinct strokes in them. */
+    strokes: number;
+  };
 }
 
 /** Placement ids of shared cells: each joined cell takes a slot of {@link CELL_ID_SPAN} ids from here (below the regions' 2³⁰). */
@@ -202,7 +216,27 @@ interface OwnStroke extends ForestStroke {
 
 type Outgoing = { type: 'stroke'; stroke: OwnStroke } | { type: 'undo'; id: string; cell: string };
 
+/**
+ * The brush, shared. What a visitor paints is cut into strokes (one press of the brush; a new
+ * one only past {@link MAX_STROKE_EVENTS} events, {@link MAX_STROKE_COST} or a footprint of
+ * {@link MAX_FOOTPRINT_CELLS} cells) and sent to the stroke's home cell, which stores it in every
+ * cell it reaches and relays it to everyone there; a visitor who arrives later gets every stroke
+ * on joining. Each cell's forest is computed from that cell's strokes alone, in the cell's order
+ * ({@link CellForest}), so every visitor sees the same instances, whichever cells they loaded and
+ * in whatever order the strokes arrived. One press is one undo, wherever it went.
+ *
+ * The brush's preset is the layer's own (the panel's choice); strokes from others never touch it,
+ * so a late joiner or a reloaded page paints as any other. A dab shows at once; applying what
+ * arrives (a full cell, a recomputation after a stroke landed between others) runs in slices of
+ * {@link SharedScatterOptions.budgetMs}, so the page never stalls. Every refusal and failure to
+ * share is emitted as `problem` (the world shows it as a notice) and counted in {@link stats}.
+ *
+ * Editing needs a session token ({@link editSession}): the cells store a stroke under the session's
+ * verified id and let only that session undo it. Without one the visitor still sees everyone's
+ * strokes, and what it paints is refused (and said so).
+ */
 export class SharedScatter extends Emitter<SharedScatterEvents> {
+  /** Live figures (`cairn.stats.sharedScatter`). */
   readonly stats: SharedScatterStats = {
     cells: 0,
     joined: 0,
@@ -222,7 +256,7 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
     apply: { budgetMs: 8, slices: 0, longestSliceMs: 0, lastSliceMs: 0, busyCells: 0, queue: 0, rebuilds: 0, work: 0, maxSliceWork: 0 },
   };
   private readonly layer: ScatterLayer;
-  private readonly options: Required<SharedScatterOptions>;
+  private readonly options: ResolvedSharedScatterOptions;
   private readonly cells = new Map<string, CellEntry>();
   private readonly freeSlots: number[] = [];
   private nextSlot = 0;
@@ -253,7 +287,7 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
 
   constructor(options: SharedScatterOptions) {
     super();
-    const defaults: Required<SharedScatterOptions> = { ...SHARED_DEFAULTS, layer: options.layer, seed: 1, session: null, origin: '' };
+    const defaults: ResolvedSharedScatterOptions = { ...SHARED_DEFAULTS, layer: options.layer, seed: 1, session: null, origin: '' };
     this.options = withDefaults(defaults, options);
     this.layer = options.layer;
     this.stats.apply.budgetMs = this.options.budgetMs;
@@ -349,6 +383,7 @@ export class SharedScatter extends Emitter<SharedScatterEvents> {
     return [...(this.cells.get(editCellKey(cell))?.strokes.storedStrokes ?? [])];
   }
 
+  /** Leaves every cell (closing its socket), detaches from the layer and the brush, and removes what the shared strokes drew. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;

@@ -2,6 +2,7 @@ import { withDefaults } from '../core/options.ts';
 import { DelaySchedule, type DelayLegs, type DelayPhase } from './delay-schedule.ts';
 import { holdAt } from './push-to-talk.ts';
 
+/** Options of a {@link BroadcastDelay}. */
 export interface BroadcastDelayOptions {
   /** Delay, seconds. Default 5. */
   seconds?: number;
@@ -20,7 +21,9 @@ const BROADCAST_DELAY_DEFAULTS: Required<BroadcastDelayOptions> = { seconds: 5, 
  * timeline. Off by default (audio passes straight through the bypass leg).
  */
 export class BroadcastDelay {
+  /** Where the chain's audio enters. */
   readonly input: GainNode;
+  /** Where it leaves, direct or delayed. */
   readonly output: GainNode;
   private readonly bypass: GainNode;
   private readonly line: DelayNode;
@@ -48,14 +51,17 @@ export class BroadcastDelay {
     this.input.connect(this.line).connect(this.delayed).connect(this.output);
   }
 
+  /** The delay (s). */
   get seconds(): number {
     return this.schedule.seconds;
   }
 
+  /** Whether the delay is on. */
   get enabled(): boolean {
     return this.schedule.enabled;
   }
 
+  /** Where the delay stands now: off, building, on, or dumped. */
   get phase(): DelayPhase {
     return this.schedule.phase(this.context.currentTime);
   }
@@ -65,14 +71,17 @@ export class BroadcastDelay {
     return this.schedule.resumesIn(this.context.currentTime);
   }
 
+  /** Turns the delay on: the direct leg fades out and delayed audio is heard `seconds` later. */
   enable(): void {
     this.apply(this.schedule.enable(this.context.currentTime), this.fadeTau);
   }
 
+  /** Turns the delay off: back to the direct leg at once. */
   disable(): void {
     this.apply(this.schedule.disable(this.context.currentTime), this.fadeTau);
   }
 
+  /** Turns the delay on or off. */
   setEnabled(on: boolean): void {
     if (on) this.enable();
     else this.disable();
@@ -83,6 +92,7 @@ export class BroadcastDelay {
     this.apply(this.schedule.dump(this.context.currentTime), this.dumpTau);
   }
 
+  /** Disconnects every node. */
   dispose(): void {
     for (const node of [this.input, this.bypass, this.line, this.delayed, this.output]) node.disconnect();
   }

@@ -35,13 +35,27 @@ export const CAPTURE_CONSTRAINTS: MediaTrackConstraints = {
  * 3:1 above −24 dBFS with a wide knee; 5 ms attack keeps plosives in check, 250 ms release avoids
  * breathing between words.
  */
-export const COMPRESSOR_SETTINGS = { threshold: -24, knee: 24, ratio: 3, attack: 0.005, release: 0.25 } as const;
+export const COMPRESSOR_SETTINGS = {
+  /** dBFS above which it compresses. */
+  threshold: -24,
+  /** Knee width (dB). */
+  knee: 24,
+  /** Compression ratio (n : 1). */
+  ratio: 3,
+  /** Attack (s). */
+  attack: 0.005,
+  /** Release (s). */
+  release: 0.25,
+} as const;
 /** The fallback chain's high-pass: removes rumble and handling noise under the voice band. */
 export const FALLBACK_HIGHPASS_HZ = 100;
 
+/** Where the RNNoise denoiser stands: loading its worklet, on, or failed (the fallback chain runs). */
 export type DenoiserState = 'loading' | 'on' | 'failed';
 
+/** The denoiser's figures for the HUD. */
 export interface DenoiserFigures {
+  /** Where it stands. */
   state: DenoiserState;
   /** Why it failed (shown in red on the HUD), or null. */
   error: string | null;
@@ -55,6 +69,7 @@ export interface DenoiserFigures {
   wet: number;
 }
 
+/** Options of a {@link CaptureChain}. */
 export interface CaptureChainOptions {
   /** URL of the RNNoise worklet. Default {@link defaultWorkletUrl}; a bad one exercises the fallback. */
   workletUrl?: string | URL;
@@ -72,7 +87,10 @@ function captureChainDefaults(): Required<CaptureChainOptions> {
 /** What a {@link CaptureChain} emits. */
 export interface CaptureChainEvents extends Record<string, unknown> {
   /** The denoiser failed (once) and the chain switched to high-pass + compressor. */
-  denoiserFailed: { reason: string };
+  denoiserFailed: {
+    /** Why, in words. */
+    reason: string;
+  };
 }
 
 /**
@@ -88,19 +106,24 @@ export interface CaptureChainEvents extends Record<string, unknown> {
 export class CaptureChain extends Emitter<CaptureChainEvents> {
   /** Connect the microphone (or any source) here. */
   readonly input: GainNode;
+  /** The voice compressor after the denoiser (or the fallback high-pass). */
   readonly compressor: DynamicsCompressorNode;
+  /** The push-to-talk gain. */
   readonly ptt: PushToTalk;
+  /** The broadcast delay at the end of the chain. */
   readonly delay: BroadcastDelay;
   /** The chain's end: what goes to the peers. */
   readonly output: GainNode;
   /** Level meter after the compressor, before push-to-talk: "your mic level" even while silent. */
   readonly meter: AnalyserNode;
+  /** The denoiser's figures, refreshed live. */
   readonly denoiser: DenoiserFigures;
   private worklet: AudioWorkletNode | null = null;
   private highpass: BiquadFilterNode | null = null;
   private readonly meterBuffer: Float32Array<ArrayBuffer>;
   private disposed = false;
 
+  /** The context the chain's nodes live on. */
   readonly context: BaseAudioContext;
   /**
    * Settles once the denoiser is wired in or the fallback is in place. The denoiser starts loading
@@ -152,6 +175,7 @@ export class CaptureChain extends Emitter<CaptureChainEvents> {
     return toDb(rms(this.meterBuffer));
   }
 
+  /** Disconnects every node, closes the worklet's port and removes every listener. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;

@@ -11,6 +11,7 @@
  */
 export type DelayPhase = 'off' | 'building' | 'on' | 'dumped';
 
+/** The gains a change asks of the two legs. */
 export interface DelayLegs {
   /** Target gain of the direct leg. */
   bypass: 0 | 1;
@@ -18,6 +19,7 @@ export interface DelayLegs {
   delayedOpensAt: number | null;
 }
 
+/** The broadcast delay's timeline as pure state (see {@link DelayPhase}): what each change asks of the legs. */
 export class DelaySchedule {
   private enabledValue = false;
   /** Context time the delayed leg opens (enable or dump + seconds). */
@@ -25,6 +27,7 @@ export class DelaySchedule {
   /** Whether the current closed stretch comes from a dump (else from enabling). */
   private dumped = false;
 
+  /** The delay (s). */
   readonly seconds: number;
 
   constructor(seconds = 5) {
@@ -32,10 +35,12 @@ export class DelaySchedule {
     if (!(seconds > 0)) throw new Error(`broadcast delay must be positive, got ${seconds}`);
   }
 
+  /** Whether the delay is on. */
   get enabled(): boolean {
     return this.enabledValue;
   }
 
+  /** Turns the delay on at `now`; returns the legs to apply, or null when it was on. */
   enable(now: number): DelayLegs | null {
     if (this.enabledValue) return null;
     this.enabledValue = true;
@@ -44,6 +49,7 @@ export class DelaySchedule {
     return { bypass: 0, delayedOpensAt: this.opensAt };
   }
 
+  /** Turns the delay off; returns the legs to apply, or null when it was off. */
   disable(_now: number): DelayLegs | null {
     if (!this.enabledValue) return null;
     this.enabledValue = false;
@@ -58,6 +64,7 @@ export class DelaySchedule {
     return { bypass: 0, delayedOpensAt: this.opensAt };
   }
 
+  /** Where the delay stands at `now`. */
   phase(now: number): DelayPhase {
     if (!this.enabledValue) return 'off';
     if (now >= this.opensAt) return 'on';

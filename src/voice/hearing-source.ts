@@ -2,7 +2,9 @@ import type { WirePosition } from './protocol/signaling.ts';
 
 /** Avatar ids that entered and left hearing range. */
 export interface VoiceHearingChange {
+  /** Avatar ids that came within hearing range. */
   added: readonly number[];
+  /** Avatar ids that left it. */
   removed: readonly number[];
 }
 
@@ -77,6 +79,7 @@ export class DeferredHearing implements VoiceHearingSource {
     if (added.length || removed.length) this.emit({ added, removed });
   }
 
+  /** Stops following the source and removes every listener. */
   dispose(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;

@@ -5,6 +5,7 @@ import { rms } from './levels.ts';
 import type { WirePosition } from './protocol/signaling.ts';
 import { hrtfIsPanning, listenerRight } from './spatial-model.ts';
 
+/** Options of an {@link HrtfProbe}. */
 export interface HrtfProbeOptions {
   /** How often the probe reads its meters, ms. Default 200. */
   intervalMs?: number;
@@ -48,6 +49,7 @@ export class HrtfProbe {
   private timer: ReturnType<typeof setInterval> | null = null;
   private done = false;
 
+  /** The context the probe listens in. */
   readonly context: BaseAudioContext;
 
   constructor(context: BaseAudioContext, options: HrtfProbeOptions = {}) {

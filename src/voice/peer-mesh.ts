@@ -6,6 +6,7 @@ import { summarizePeerStats, type PeerFigures, type StatsSample } from './peer-s
 import type { ClientMessage, WireCandidate } from './protocol/signaling.ts';
 import { CAIRN_OPUS, rewriteOpusFmtp, sdpSessionId, type OpusParameters } from './sdp.ts';
 
+/** Options of a {@link PeerMesh}. */
 export interface PeerMeshOptions {
   /** Sends a signaling message; returns false when signaling is down (the mesh retries nothing). */
   send(message: ClientMessage): boolean;
@@ -52,22 +53,35 @@ const PEER_MESH_DEFAULTS: Omit<ResolvedPeerMeshOptions, 'send' | 'bundleCandidat
   gatherTimeoutSeconds: 2,
 };
 
+/** What a {@link PeerMesh} emits on its `events`. */
 export type PeerMeshEvents = {
   /** A remote peer's audio arrived. */
-  stream: { id: number; stream: MediaStream };
+  stream: {
+    /** The peer's id. */
+    id: number;
+    /** Its audio. */
+    stream: MediaStream;
+  };
   /** A link was torn down (leave, failure, dispose); the peer id. */
   closed: number;
 };
 
+/** Which side of a link makes the offers: the peer with the smaller id offers. */
 export type LinkRole = 'offerer' | 'answerer';
 
 /** What the HUD shows for one remote peer. */
 export interface PeerLinkFigures extends PeerFigures {
+  /** The remote peer's id. */
   id: number;
+  /** Whether this side offers or answers. */
   role: LinkRole;
+  /** The RTCPeerConnection's state. */
   connection: RTCPeerConnectionState;
+  /** The ICE connection's state. */
   ice: RTCIceConnectionState;
+  /** The signaling state. */
   signaling: RTCSignalingState;
+  /** ICE restarts on this link. */
   iceRestarts: number;
   /** Offers made or answered on this link. */
   negotiations: number;
@@ -124,23 +138,35 @@ class PeerLink {
  * middle of a negotiation, closes the link and drops anything that arrives for it later.
  */
 export class PeerMesh {
+  /** What the mesh emits: streams that arrived and links that closed. */
   readonly events = new Emitter<PeerMeshEvents>();
+  /** The resolved options. */
   readonly options: ResolvedPeerMeshOptions;
   /**
    * Connections created and closed since start (created − closed = open: the leak check); byes
    * sent and received, and offers held until their sender entered hearing range (gated mesh).
    */
   readonly counters = {
+    /** RTCPeerConnections created. */
     created: 0,
+    /** RTCPeerConnections closed. */
     closed: 0,
+    /** Messages for a link that no longer exists (dropped). */
     staleMessages: 0,
+    /** Links that failed. */
     failures: 0,
+    /** Byes sent. */
     byesSent: 0,
+    /** Byes received. */
     byesReceived: 0,
+    /** Offers held until their sender entered hearing range. */
     held: 0,
+    /** Offers and answers sent. */
     descriptionsSent: 0,
+    /** Lone ICE candidates sent (trickled). */
     candidatesSent: 0,
   };
+  /** Why the last link failed, or null. */
   lastFailure: string | null = null;
   /** True when links follow {@link follow} (hearing range) rather than the whole room. */
   readonly gated: boolean;
@@ -189,10 +215,12 @@ export class PeerMesh {
     return this.links.size;
   }
 
+  /** Ids of the peers with an open link. */
   peerIds(): number[] {
     return [...this.links.keys()];
   }
 
+  /** The peer's RTCPeerConnection, or null without a link. */
   connection(id: number): RTCPeerConnection | null {
     return this.links.get(id)?.pc ?? null;
   }
@@ -254,6 +282,7 @@ export class PeerMesh {
     return [...this.held.keys()];
   }
 
+  /** Takes an offer from peer `from` (answering it, or holding it until the peer is selected in a gated mesh). */
   handleOffer(from: number, sdp: string): void {
     if (this.localId === null || from === this.localId) return this.stale();
     const session = sdpSessionId(sdp);
@@ -287,6 +316,7 @@ export class PeerMesh {
       this.declined.add(from);
   }
 
+  /** Takes the answer to our offer from peer `from`. */
   handleAnswer(from: number, sdp: string): void {
     const link = this.links.get(from);
     if (!link) return this.stale();
@@ -300,6 +330,7 @@ export class PeerMesh {
     });
   }
 
+  /** Takes an ICE candidate from peer `from` (null: end of candidates); held until the remote description is set. */
   handleIce(from: number, candidate: WireCandidate | null): void {
     const link = this.links.get(from);
     if (!link) {
@@ -332,6 +363,7 @@ export class PeerMesh {
     );
   }
 
+  /** The HUD figures of every open link. */
   figures(): PeerLinkFigures[] {
     return [...this.links.values()].map((link) => ({
       ...link.figures,

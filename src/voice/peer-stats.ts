@@ -17,13 +17,17 @@ export interface PeerFigures {
   rttMs: number;
   /** Packets recovered from Opus in-band FEC since the start. */
   fecPackets: number;
+  /** Packets received since the start. */
   packetsIn: number;
+  /** Packets sent since the start. */
   packetsOut: number;
   /** e.g. "audio/opus". */
   codecIn: string;
+  /** Codec of the outgoing stream, e.g. "audio/opus". */
   codecOut: string;
   /** The fmtp parameters of the negotiated codec, as getStats reports them. */
   fmtpIn: string;
+  /** fmtp parameters of the outgoing codec. */
   fmtpOut: string;
 }
 
@@ -31,9 +35,13 @@ export interface PeerFigures {
 export interface StatsSample {
   /** ms timestamp of the sample. */
   at: number;
+  /** Bytes received so far. */
   bytesIn: number;
+  /** Bytes sent so far. */
   bytesOut: number;
+  /** Packets received so far. */
   packetsIn: number;
+  /** Packets lost so far on the incoming stream. */
   lostIn: number;
 }
 
@@ -51,7 +59,12 @@ export function summarizePeerStats(
   entries: Iterable<Entry>,
   previous: StatsSample | null,
   now: number,
-): { figures: PeerFigures; sample: StatsSample } {
+): {
+  /** The figures for the HUD. */
+  figures: PeerFigures;
+  /** The totals, for the next call's rates. */
+  sample: StatsSample;
+} {
   const byId = new Map<string, Entry>();
   const list: Entry[] = [];
   for (const entry of entries) {

@@ -4,6 +4,7 @@ import { PTT_ATTACK_TAU, PTT_RELEASE_TAU } from './ptt-envelope.ts';
 /** 'push-to-talk': silent until pressed. 'open': always sending. */
 export type TalkMode = 'push-to-talk' | 'open';
 
+/** Options of a {@link PushToTalk}. */
 export interface PushToTalkOptions {
   /** Default 'push-to-talk' (nothing leaves the microphone until you ask). */
   mode?: TalkMode;
@@ -27,6 +28,7 @@ const PUSH_TO_TALK_DEFAULTS: Required<PushToTalkOptions> = {
  * sending (silence costs little with Opus).
  */
 export class PushToTalk {
+  /** The gain that opens and closes the voice. */
   readonly node: GainNode;
   private modeValue: TalkMode;
   private pressedValue = false;
@@ -42,10 +44,12 @@ export class PushToTalk {
     this.node.gain.value = this.modeValue === 'open' ? 1 : 0;
   }
 
+  /** Push-to-talk or open mic. */
   get mode(): TalkMode {
     return this.modeValue;
   }
 
+  /** True while the talk key is held. */
   get pressed(): boolean {
     return this.pressedValue;
   }
@@ -69,12 +73,14 @@ export class PushToTalk {
     this.apply();
   }
 
+  /** Switches between push-to-talk and open mic. */
   setMode(mode: TalkMode): void {
     if (mode === this.modeValue) return;
     this.modeValue = mode;
     this.apply();
   }
 
+  /** Disconnects the gain. */
   dispose(): void {
     this.node.disconnect();
   }

@@ -16,6 +16,7 @@ export interface OpusParameters {
   usedtx: 0 | 1;
 }
 
+/** Cairn's Opus: 128 kbit/s, in-band FEC on, DTX off. */
 export const CAIRN_OPUS: OpusParameters = { maxaveragebitrate: 128_000, useinbandfec: 1, usedtx: 0 };
 
 /** `maxaveragebitrate=128000;useinbandfec=1;usedtx=0`: how the parameters read in an fmtp line. */

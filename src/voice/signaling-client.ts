@@ -21,16 +21,27 @@ import {
 
 export type { WebSocketConstructor } from '../core/reconnecting-socket.ts';
 
+/** Where the signaling socket stands: idle before connecting, connecting, open, reconnecting, or closed for good. */
 export type SignalingState = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'closed';
 
+/** What a {@link SignalingClient} emits on its `events`. */
 export type SignalingEvents = {
   /** A (re)connection was welcomed: new id, roster. `previousId` is set after a reconnect. */
-  welcome: WelcomeMessage & { previousId: number | null };
+  welcome: WelcomeMessage & {
+    /** The id before a reconnect, or null for the first welcome. */
+    previousId: number | null;
+  };
+  /** A peer joined the room. */
   join: JoinMessage;
+  /** A peer left the room. */
   leave: LeaveMessage;
+  /** An offer relayed from a peer. */
   offer: RelayedOffer;
+  /** An answer relayed from a peer. */
   answer: RelayedAnswer;
+  /** An ICE candidate relayed from a peer. */
   ice: RelayedIce;
+  /** A peer's position, relayed. */
   pos: RelayedPosition;
   /** A peer announced or changed its avatar id. */
   avatar: RelayedAvatar;
@@ -38,14 +49,21 @@ export type SignalingEvents = {
   bye: RelayedBye;
   /** An error the room sent about one of our messages. */
   error: ErrorMessage;
+  /** The socket's new state, on every change. */
   state: SignalingState;
   /**
    * The socket was lost; `reason` says why, `code` is the close code when the socket closed (see
    * VOICE_CLOSE; null when the keep-alive gave up). Followed by a reconnect unless disposed.
    */
-  lost: { reason: string; code: number | null };
+  lost: {
+    /** Why, in words. */
+    reason: string;
+    /** The close code, or null when the keep-alive gave up. */
+    code: number | null;
+  };
 };
 
+/** Options of a {@link SignalingClient}. */
 export interface SignalingClientOptions {
   /** ws:// or wss:// URL of `/rooms/voice/:room`. */
   url: string;
@@ -83,10 +101,13 @@ const SIGNALING_CLIENT_DEFAULTS: Omit<ResolvedSignalingClientOptions, 'url' | 'W
  * the new id without anyone reloading.
  */
 export class SignalingClient {
+  /** What the client emits: the room's messages, errors, state changes and losses. */
   readonly events = new Emitter<SignalingEvents>();
+  /** The resolved options. */
   readonly options: ResolvedSignalingClientOptions;
   /** Our peer id in the room (null before the first welcome). */
   id: number | null = null;
+  /** Where the socket stands. */
   state: SignalingState = 'idle';
   /** Successful reconnects since start. */
   reconnects = 0;

@@ -1,3 +1,4 @@
+import type { XYZ } from '../core/math.ts';
 import { withDefaults } from '../core/options.ts';
 import type { WirePosition } from './protocol/signaling.ts';
 import { rms, toDb } from './levels.ts';
@@ -7,6 +8,7 @@ import { VOICE_PANNER, listenerForward, rangeGain } from './spatial-model.ts';
 /** Smoothing of peer positions, s: positions arrive at ≤ 10 Hz, the panner glides between them. */
 const POSITION_TAU = 0.05;
 
+/** Options of a {@link SpatialMixer}. */
 export interface SpatialMixerOptions {
   /** Where the mix goes. Default the context's destination. */
   destination?: AudioNode;
@@ -33,6 +35,7 @@ interface Voice {
  * Output meters on the left and right channels show what a listener hears.
  */
 export class SpatialMixer {
+  /** The bus every voice is mixed into. */
   readonly master: GainNode;
   /**
    * 'loading' until the browser's HRTF database is ready. Chrome loads (and resamples) it on a
@@ -51,6 +54,7 @@ export class SpatialMixer {
   private listener: WirePosition = { x: 0, y: 0, z: 0, facing: 0 };
   private readonly probe: HrtfProbe;
 
+  /** The context the mixer's nodes live on. */
   readonly context: AudioContext;
 
   constructor(context: AudioContext, options: SpatialMixerOptions = {}) {
@@ -82,6 +86,7 @@ export class SpatialMixer {
     return this.voices.size;
   }
 
+  /** Whether peer `id` has a voice in the mix. */
   has(id: number): boolean {
     return this.voices.has(id);
   }
@@ -108,6 +113,7 @@ export class SpatialMixer {
     if (pos) this.placeNow(this.voices.get(id)!, pos);
   }
 
+  /** Takes peer `id`'s voice out of the mix (its element, nodes and meter). */
   removeStream(id: number): void {
     const voice = this.voices.get(id);
     if (!voice) return;
@@ -140,12 +146,13 @@ export class SpatialMixer {
     this.updateRange(voice, pos);
   }
 
+  /** The last position peer `id` reported, or null. */
   peerPosition(id: number): WirePosition | null {
     return this.positions.get(id) ?? null;
   }
 
   /** Where the audio engine has a voice now (its PannerNode's position), or null without a stream. */
-  pannerPosition(id: number): { x: number; y: number; z: number } | null {
+  pannerPosition(id: number): XYZ | null {
     const voice = this.voices.get(id);
     if (!voice) return null;
     return { x: voice.panner.positionX.value, y: voice.panner.positionY.value, z: voice.panner.positionZ.value };
@@ -189,7 +196,12 @@ export class SpatialMixer {
   }
 
   /** Levels of the mix's left and right channels, dBFS. */
-  outputLevels(): { left: number; right: number } {
+  outputLevels(): {
+    /** Left channel (dBFS). */
+    left: number;
+    /** Right channel (dBFS). */
+    right: number;
+  } {
     return { left: this.level(this.meters[0]), right: this.level(this.meters[1]) };
   }
 
@@ -199,6 +211,7 @@ export class SpatialMixer {
     return voice ? this.level(voice.meter) : -120;
   }
 
+  /** Removes every voice and disconnects the mixer and its probe. */
   dispose(): void {
     this.probe.dispose();
     for (const id of [...this.voices.keys()]) this.removeStream(id);

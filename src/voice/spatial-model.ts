@@ -1,3 +1,5 @@
+import type { XYZ } from '../core/math.ts';
+
 /**
  * The spatial model for voices, as numbers (PannerNode settings and the math they imply). Pure.
  *
@@ -13,13 +15,21 @@
  * HRTF panning for direction (left/right/front/back cues on headphones); voices are omnidirectional.
  */
 export const VOICE_PANNER = {
+  /** Direction by head-related transfer functions. */
   panningModel: 'HRTF',
+  /** Gain = ref / (ref + rolloff·(d − ref)). */
   distanceModel: 'inverse',
+  /** Full level within this distance (m). */
   refDistance: 2,
+  /** −6 dB per doubling of distance. */
   rolloffFactor: 1,
+  /** Where the inverse curve stops (m); {@link rangeGain} fades beyond. */
   maxDistance: 40,
+  /** Voices are omnidirectional: no cone. */
   coneInnerAngle: 360,
+  /** Voices are omnidirectional: no cone. */
   coneOuterAngle: 360,
+  /** Unused (no cone). */
   coneOuterGain: 0,
 } as const satisfies Partial<PannerOptions>;
 
@@ -43,12 +53,12 @@ export function rangeGain(distance: number, maxDistance: number = VOICE_PANNER.m
 }
 
 /** Listener orientation for a facing (atan2(wx, wz)): forward = (sin f, 0, cos f), up = +Y. */
-export function listenerForward(facing: number): { x: number; y: number; z: number } {
+export function listenerForward(facing: number): XYZ {
   return { x: Math.sin(facing), y: 0, z: Math.cos(facing) };
 }
 
 /** The listener's right-hand direction (forward × up), for placing things "to the right". */
-export function listenerRight(facing: number): { x: number; y: number; z: number } {
+export function listenerRight(facing: number): XYZ {
   return { x: -Math.cos(facing), y: 0, z: Math.sin(facing) };
 }
 

@@ -11,6 +11,7 @@ import { SignalingClient } from './signaling-client.ts';
 import { SpatialMixer } from './spatial-mixer.ts';
 import { emptyVoiceStats, type MicState, type VoiceStats } from './voice-stats.ts';
 
+/** Options of a {@link VoiceChat}. */
 export interface VoiceChatOptions {
   /** Voice room to join. Default 'lobby'. */
   room?: string;
@@ -58,19 +59,33 @@ export interface VoiceChatOptions {
 
 /** {@link VoiceChatOptions} with every default filled in (`context` stays optional: one is made when absent). */
 export interface ResolvedVoiceChatOptions {
+  /** The voice room joined. */
   room: string;
+  /** http(s) origin of the Cairn server. */
   serverUrl: string;
+  /** The audio context given, or null for a new one. */
   context: AudioContext | null;
+  /** Push-to-talk or open mic at the start. */
   mode: TalkMode;
+  /** The RNNoise worklet URL, or undefined for the bundled one. */
   workletUrl: string | URL | undefined;
+  /** STUN/TURN servers. */
   iceServers: RTCIceServer[];
+  /** Keep-alive ping interval (ms). */
   pingMs: number;
+  /** Silence (ms) after which signaling reconnects. */
   deadMs: number;
+  /** Position updates per second at most. */
   positionRate: number;
+  /** Shows a message to the user. */
   notify: (notice: CairnNotice) => void;
+  /** The hearing range to follow, or null for the whole room. */
   hearing: VoiceHearingSource | null;
+  /** The avatar id announced at the start, or null. */
   avatarId: number | null;
+  /** Reads the avatar token that goes with the claim. */
   avatarToken: () => string | null;
+  /** This tab's session token, or null. */
   session: string | null;
 }
 
@@ -124,10 +139,15 @@ const AVATAR_RETRY_MS = 5000;
  * ```
  */
 export class VoiceChat {
+  /** The audio context everything runs in. */
   readonly context: AudioContext;
+  /** The voice room. */
   readonly room: string;
+  /** The signaling connection to the room. */
   readonly signaling: SignalingClient;
+  /** The WebRTC links to the other peers. */
   readonly mesh: PeerMesh;
+  /** Places and mixes the other peers' voices. */
   readonly mixer: SpatialMixer;
   /** The capture chain, or null when listening only (no microphone). */
   capture: CaptureChain | null = null;
@@ -135,6 +155,7 @@ export class VoiceChat {
   microphone: MediaStream | null = null;
   /** The live figures (also `cairn.stats.voice`). */
   readonly stats: VoiceStats;
+  /** The resolved options. */
   readonly options: ResolvedVoiceChatOptions;
   private micSource: MediaStreamAudioSourceNode | null = null;
   private sendNode: MediaStreamAudioDestinationNode | null = null;
@@ -245,6 +266,7 @@ export class VoiceChat {
     this.capture?.ptt.release();
   }
 
+  /** Switches between push-to-talk and open mic. */
   setMode(mode: TalkMode): void {
     this.capture?.ptt.setMode(mode);
     this.stats.ptt.mode = mode;

@@ -1,11 +1,8 @@
+import type { HudRow } from '../world/hud.ts';
 import type { VoiceStats } from './voice-stats.ts';
 
-/** A HUD row (same shape as src/world/hud.ts's HudRow, restated so this file stays pure). */
-export interface VoiceHudRow {
-  label: string;
-  value: string;
-  tone?: 'ok' | 'warn' | 'bad';
-}
+/** One row of the voice HUD section: a {@link HudRow} (imported as a type only, so this file stays pure). */
+export type VoiceHudRow = HudRow;
 
 function db(value: number): string {
   return value <= -120 ? '−∞ dB' : `${value.toFixed(0)} dB`;

@@ -11,6 +11,7 @@ const STYLE = `
 .cairn-voice button[hidden] { display: none; }
 `;
 
+/** Options of a {@link VoicePanel}. */
 export interface VoicePanelOptions {
   /** Joins voice (builds and joins a VoiceChat); called by the Join button. */
   join(): Promise<VoiceChat>;
@@ -23,6 +24,7 @@ export interface VoicePanelOptions {
 /** Defaults of a {@link VoicePanel}: push-to-talk on V; the parent is the dock toolbar, found when the panel is built. */
 const VOICE_PANEL_DEFAULTS: Required<Pick<VoicePanelOptions, 'pushToTalkKey'>> = { pushToTalkKey: 'KeyV' };
 
+/** What a {@link VoicePanel} emits on its `events`. */
 export type VoicePanelEvents = {
   /** Leave disposed the chat. */
   left: VoiceChat;
@@ -34,8 +36,11 @@ export type VoicePanelEvents = {
  * stats, so the buttons and the HUD never disagree.
  */
 export class VoicePanel {
+  /** What the panel emits: `left` when Leave disposed the chat. */
   readonly events = new Emitter<VoicePanelEvents>();
+  /** The panel's element. */
   readonly element: HTMLElement;
+  /** The chat it joined, or null before Join and after Leave. */
   voice: VoiceChat | null = null;
   private readonly buttons: Record<'join' | 'mode' | 'talk' | 'delay' | 'dump', HTMLButtonElement>;
   private readonly key: string;
@@ -109,6 +114,7 @@ export class VoicePanel {
     this.refresh();
   }
 
+  /** Removes the panel, its key listener and its refresh timer (the chat is not left). */
   dispose(): void {
     clearInterval(this.timer);
     window.removeEventListener('keydown', this.onKeyDown);

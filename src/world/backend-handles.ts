@@ -5,10 +5,15 @@ import type { WebGPURenderer } from 'three/webgpu';
  * (`WebGPUBackend.device`/`compatibilityMode`, `WebGLBackend.gl`; each is null until `init()`).
  */
 export interface BackendHandles {
+  /** True on the WebGPU backend. */
   isWebGPUBackend?: boolean;
+  /** True on the WebGL 2 backend. */
   isWebGLBackend?: boolean;
+  /** The WebGPU device (WebGPU backend, after `init()`). */
   device?: GPUDevice | null;
+  /** The WebGL 2 context (WebGL2 backend, after `init()`). */
   gl?: WebGL2RenderingContext | null;
+  /** Whether the WebGPU device is a compatibility-mode one. */
   compatibilityMode?: boolean | null;
 }
 

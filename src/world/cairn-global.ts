@@ -11,12 +11,19 @@ import type { Player, World } from './world.ts';
 
 /** The local player's pose and clip under `stats.player` (the world). */
 export interface PlayerPageStats {
+  /** East position of the player's feet (m). */
   x: number;
+  /** Height of the player's feet (m). */
   y: number;
+  /** South position of the player's feet (m). */
   z: number;
+  /** Facing in radians, atan2(wx, wz): 0 faces +Z. */
   facing: number;
+  /** Horizontal speed (m/s). */
   speed: number;
+  /** The controller's locomotion state (`idle`, `walk`, `run`, `jump`, `swim`). */
   state: string;
+  /** The clip the character plays, or '' for a character without clips. */
   clip: string;
 }
 
@@ -38,26 +45,38 @@ export interface CairnStats {
    * start-up). The HUD shows it beside the backend.
    */
   backendReason: string | null;
+  /** Frames per second over the last frames (EMA of the frame interval); 0 before the second frame. */
   fps: number;
   /** Main-thread ms per frame: update plus render submission (EMA). */
   frameMs: number;
   /** GPU ms per frame from timestamp queries (EMA), or null where they are unavailable. */
   gpuMs: number | null;
+  /** Draw calls of the last frame's render. */
   drawCalls: number;
+  /** Triangles drawn in the last frame's render. */
   triangles: number;
   /** Frames rendered since start. */
   frame: number;
+  /** Shader compile errors so far (their messages are in `cairn.shaderErrors`). */
   shaderErrors: number;
   /** The player's pose and clip (the world). */
   player?: PlayerPageStats;
   /** The crowd budget's calibration (the world). */
-  budgetCalibration?: { state: CalibrationState; runs: number };
+  budgetCalibration?: {
+    /** Where the calibration stands: waiting for frames, measuring, calibrated, or unavailable (no GPU timing). */
+    state: CalibrationState;
+    /** Calibrations completed (the first, then one per resize). */
+    runs: number;
+  };
 }
 
 /** A message shown on the page by {@link showNotice} and recorded in `cairn.notices`. */
 export interface CairnNotice {
+  /** How serious it is: sets the notice's colour and how long it stays ({@link NOTICE_SECONDS}). */
   level: 'info' | 'warn' | 'error';
+  /** The notice's first line. */
   title: string;
+  /** More text under the title (the compiler message, the server's answer, what to do). */
   detail?: string;
 }
 
@@ -74,20 +93,29 @@ export interface CairnGlobal extends Partial<WorldServices> {
   ready: boolean;
   /** Set when the page cannot run at all; the message is also shown on the page. */
   fatal?: string;
+  /** The page's live figures: what the HUD shows and tests assert. */
   stats: CairnStats;
   /** Every notice shown so far (the same list for every stage on the page). */
   notices: CairnNotice[];
   /** Every shader compile error so far, with the compiler's own message. */
   shaderErrors?: ShaderError[];
+  /** The renderer (WebGPU, or its WebGL2 backend), once the stage has one. */
   renderer?: WebGPURenderer;
+  /** What the renderer bootstrap found: the backend, why not WebGPU, the adapter. */
   rendererStatus?: RendererStatus;
+  /** The page's stage. */
   stage?: Stage;
+  /** The stage's scene. */
   scene?: Scene;
+  /** The stage's camera. */
   camera?: PerspectiveCamera;
+  /** The stage's HUD (absent when the stage was made without one). */
   hud?: Hud;
   /** The open world, its player and its terrain (the world page and pages built on the world). */
   world?: World;
+  /** The world's local player. */
   player?: Player;
+  /** The world's terrain heights. */
   heightmap?: Heightmap;
 }
 

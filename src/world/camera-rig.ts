@@ -59,6 +59,7 @@ export class CameraRig {
   private readonly groundClearance: number;
   private readonly element: HTMLElement;
 
+  /** The camera the rig places every {@link update}, kept above the ground. */
   readonly camera: PerspectiveCamera;
 
   constructor(camera: PerspectiveCamera, element: HTMLElement, options: CameraRigOptions = {}) {
@@ -117,6 +118,7 @@ export class CameraRig {
     this.camera.lookAt(look);
   }
 
+  /** Removes the rig's pointer listener and its orbit controls; the camera stays. */
   dispose(): void {
     this.element.removeEventListener('pointerdown', this.onPointerDown);
     this.controls.dispose();

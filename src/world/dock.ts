@@ -105,6 +105,19 @@ function watchBottomLine(): void {
  * The centre band the layout keeps free, in CSS pixels of a `width`×`height` window: the middle
  * third of the width, from the top down to the bottom line.
  */
-export function centreBand(width: number, height: number, bottomLine = 0): { left: number; top: number; right: number; bottom: number } {
+export function centreBand(
+  width: number,
+  height: number,
+  bottomLine = 0,
+): {
+  /** Left edge (CSS px from the window's left). */
+  left: number;
+  /** Top edge (CSS px from the window's top): 0. */
+  top: number;
+  /** Right edge (CSS px from the window's left). */
+  right: number;
+  /** Bottom edge (CSS px from the window's top): `bottomLine` above the window's bottom. */
+  bottom: number;
+} {
   return { left: width / 3, top: 0, right: (2 * width) / 3, bottom: height - bottomLine };
 }

@@ -15,12 +15,17 @@ import {
 import { BIOME_COLORS } from './terrain/biome.ts';
 import { SkyMesh } from 'three/addons/objects/SkyMesh.js';
 
+/** The world's sky, sun, fill light, fog and water ({@link createEnvironment}). */
 export interface Environment {
+  /** The sun: a directional light with a shadow map that follows the player. */
   sun: DirectionalLight;
+  /** The water plane at the water level. */
   water: Mesh;
+  /** The sky dome, lit from the sun's direction. */
   sky: SkyMesh;
   /** Keeps the sun's shadow frustum centred on `focus` (call once per frame). */
   follow(focus: Vector3): void;
+  /** Removes everything the environment added to the scene and frees its GPU resources. */
   dispose(): void;
 }
 
@@ -32,8 +37,24 @@ const SUN_DIRECTION = new Vector3(-0.45, 0.78, 0.42).normalize();
  * are judged against them (tests/unit/scatter/canopy-light.test.ts: trees lit as trees).
  */
 export const WORLD_LIGHTS = {
-  hemisphere: { sky: [0.62, 0.74, 0.95], ground: [0.32, 0.27, 0.2], intensity: 1.1 },
-  sun: { color: [1, 0.95, 0.86], intensity: 3.4, direction: [SUN_DIRECTION.x, SUN_DIRECTION.y, SUN_DIRECTION.z] },
+  /** The fill light: sky colour from above, ground colour from below. */
+  hemisphere: {
+    /** Colour from above (linear RGB). */
+    sky: [0.62, 0.74, 0.95],
+    /** Colour from below (linear RGB). */
+    ground: [0.32, 0.27, 0.2],
+    /** Intensity (three's units). */
+    intensity: 1.1,
+  },
+  /** The sun, a directional light. */
+  sun: {
+    /** Colour (linear RGB). */
+    color: [1, 0.95, 0.86],
+    /** Intensity (three's units). */
+    intensity: 3.4,
+    /** Unit vector towards the sun (x, y, z): from the south-west, high. */
+    direction: [SUN_DIRECTION.x, SUN_DIRECTION.y, SUN_DIRECTION.z],
+  },
 } as const;
 
 /** Edge of the sea and seabed planes, metres: beyond the camera's far plane (5 km) from anywhere on the map. */

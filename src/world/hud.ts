@@ -5,14 +5,19 @@ import { isTyping } from '../core/typing.ts';
 
 /** A HUD row: a label and the value to show; `tone` colours the value. */
 export interface HudRow {
+  /** What the row shows on the left. */
   label: string;
+  /** The figure, formatted for reading. */
   value: string;
+  /** Colours the value: `ok` green, `warn` amber, `bad` red. Default none (plain). */
   tone?: 'ok' | 'warn' | 'bad';
 }
 
 /** A HUD section: its title and rows; a section with no rows shows no title either. */
 export interface HudSection {
+  /** The section's heading. */
   title: string;
+  /** The rows to show, computed from the page's figures on every redraw (every 250 ms and on {@link Hud.refresh}). */
   rows(stats: CairnStats): HudRow[];
   /**
    * Rows shown in the HUD's first lines, under the backend (what a person sees in the compact
@@ -54,6 +59,7 @@ export interface HudOptions {
  * notices, and never takes the pointer.
  */
 export class Hud {
+  /** The HUD's element; at the top of the left overlay column unless a container was given. */
   readonly element: HTMLElement;
   private readonly sections = new Map<string, HudSection>();
   private readonly stats: () => CairnStats;
@@ -83,6 +89,7 @@ export class Hud {
     return this.element.dataset.compact !== undefined;
   }
 
+  /** Shows only the first rows (true) or every row (false). */
   set compact(value: boolean) {
     if (value) this.element.dataset.compact = '';
     else delete this.element.dataset.compact;
@@ -103,6 +110,7 @@ export class Hud {
     };
   }
 
+  /** Redraws every section from the figures now (it also redraws every 250 ms). A section that throws shows one `error` row with its message, and the others still show. */
   refresh(): void {
     const stats = this.stats();
     const parts: string[] = [];
@@ -123,6 +131,7 @@ export class Hud {
     this.element.innerHTML = parts.join('');
   }
 
+  /** Stops redrawing, removes the key listener and the element. */
   dispose(): void {
     clearInterval(this.timer);
     window.removeEventListener('keydown', this.onKey);

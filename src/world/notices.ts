@@ -50,7 +50,9 @@ const KEEP_FADED = 30;
 
 /** A link under a notice's text: what a person can do about it (another URL of the page, a doc). */
 export interface NoticeAction {
+  /** The link's text. */
   label: string;
+  /** Where it leads. */
   href: string;
   /** Tooltip. */
   title?: string;

@@ -44,7 +44,9 @@ export interface WorldPlugin {
 
 /** The outcome of {@link installPlugins}, per plugin. */
 export interface PluginReport {
+  /** The plugin's name. */
   name: string;
+  /** Whether it was installed, failed while installing, or skipped (a service it needs has no provider). */
   status: 'installed' | 'failed' | 'skipped';
   /** Why it failed or was skipped. */
   reason?: string;

@@ -9,10 +9,12 @@ import {
   type ShaderError,
 } from './shader-diagnostics.ts';
 
+/** The rendering backend of three's WebGPURenderer: WebGPU, or its WebGL2 fallback. */
 export type BackendName = 'WebGPU' | 'WebGL2';
 
 /** What the renderer bootstrap found out about this device; published in `cairn.stats`. */
 export interface RendererStatus {
+  /** The backend in use. */
   backend: BackendName;
   /** Why WebGPU is not in use (null when it is): shown to the user, not just logged. */
   fallbackReason: string | null;
@@ -33,23 +35,29 @@ export function isSoftwareAdapter(adapter: string): boolean {
   return /swiftshader|llvmpipe|lavapipe|softpipe|software|basic render|microsoft basic/i.test(adapter);
 }
 
+/** Options of {@link createRenderer}. */
 export interface CreateRendererOptions {
   /** Use the WebGL2 backend even when WebGPU works (testing both paths, or user choice). */
   forceWebGL?: boolean;
+  /** Multisample antialiasing. Default true. */
   antialias?: boolean;
   /** Called for every WGSL compile error with the compiler's own message. */
   onShaderError?: (error: ShaderError) => void;
 }
 
+/** What {@link createRenderer} returns: the renderer, its canvas and what it found. */
 export interface CreatedRenderer {
+  /** The renderer, initialised on its backend. */
   renderer: WebGPURenderer;
   /** The canvas the renderer draws into; a fresh one is made if WebGPU had to be abandoned. */
   canvas: HTMLCanvasElement;
+  /** What the bootstrap found: the backend, why not WebGPU, the adapter. */
   status: RendererStatus;
 }
 
 /** Thrown when neither WebGPU nor WebGL2 can render here. The message is meant for the user. */
 export class NoRendererError extends Error {
+  /** The error's name, for telling it apart from other errors. */
   override name = 'NoRendererError';
 }
 
@@ -67,15 +75,23 @@ export interface PrepareDeviceOptions {
 /** A WebGPU device made ready for Cairn ({@link prepareWebGPUDevice}), or why there is none. */
 export type PreparedDevice =
   | {
+      /** The device, with the shader diagnostics installed. */
       device: GPUDevice;
       /** Adapter vendor/architecture/description, as far as the browser tells. */
       adapter: string;
       /** The WGSL flat-interpolation shim rewrites shader source on this device (WebKit). */
       flatSamplingShim: boolean;
+      /** GPU frame times can be measured (the device has 'timestamp-query'). */
       timestampQueries: boolean;
+      /** No reason: there is a device. */
       reason: null;
     }
-  | { device: null; reason: string };
+  | {
+      /** No device. */
+      device: null;
+      /** Why there is none (no WebGPU, no adapter, the device request failed): shown to the user. */
+      reason: string;
+    };
 
 /** Shows a WGSL compile error as a notice on the page, with the compiler's own message. */
 export function showShaderError(error: ShaderError): void {

@@ -2,17 +2,23 @@ import { FLAT_SAMPLING_PROBE, stripFlatInterpolationSampling } from './wgsl-dial
 
 /** One compiler message from `GPUShaderModule.getCompilationInfo()`, with its source line. */
 export interface ShaderMessage {
+  /** `error`, `warning` or `info` (only errors are reported). */
   type: GPUCompilationMessageType;
+  /** The compiler's text. */
   message: string;
+  /** Line of the WGSL source (1-based; 0 when the compiler gave none). */
   lineNum: number;
+  /** Column in that line (1-based). */
   linePos: number;
   /** The offending source line, when the compiler gave a line number. */
   line: string;
 }
 
+/** A shader module that failed to compile, with every message the compiler gave. */
 export interface ShaderError {
   /** The module's label (three names modules after their material and stage). */
   label: string;
+  /** The compiler's error messages, in the order it gave them (warnings and infos are left out). */
   messages: ShaderMessage[];
 }
 

@@ -11,6 +11,7 @@ import { createRenderer, showShaderError, type RendererStatus } from './renderer
 import type { ShaderError } from './shader-diagnostics.ts';
 import type { WorldServices } from './services.ts';
 
+/** Options of {@link createStage}. */
 export interface StageOptions {
   /** Element the canvas and HUD go into. Default document.body. */
   container?: HTMLElement;
@@ -36,13 +37,21 @@ export type FrameCallback = (dt: number, time: number) => void;
  * loop and the live figures in `window.cairn.stats`. The world and every focused page build on it.
  */
 export interface Stage {
+  /** The renderer (WebGPU, or its WebGL2 backend). */
   renderer: WebGPURenderer;
+  /** What the renderer bootstrap found (also in `cairn.stats.backend` and `backendReason`). */
   status: RendererStatus;
+  /** The canvas the renderer draws into, sized to the container (the window for document.body). */
   canvas: HTMLCanvasElement;
+  /** The scene rendered every frame. */
   scene: Scene;
+  /** The camera the scene is rendered from. */
   camera: PerspectiveCamera;
+  /** The HUD, or null when the stage was made with `hud: false`. */
   hud: Hud | null;
+  /** Frame, CPU and GPU figures behind `cairn.stats`. */
   frameStats: FrameStats;
+  /** The page state the stage fills (the one given in {@link StageOptions.cairn}, or its own). */
   cairn: CairnGlobal;
   /** Typed registry through which modules publish services and find each other's (mirrored onto `cairn`). */
   services: Services<WorldServices>;
@@ -60,7 +69,9 @@ export interface Stage {
    * they run in reverse order of adding, before the renderer goes. Returns the function that removes it.
    */
   onDispose(dispose: () => void): () => void;
+  /** Starts the frame loop (`createStage` and `createWorld` start it). */
   start(): void;
+  /** Stops the frame loop; {@link start} resumes it. */
   stop(): void;
   /** Runs every {@link onDispose} callback (newest first), then frees the renderer, HUD and canvas. */
   dispose(): void;

@@ -27,6 +27,7 @@ const STATE_CARD_DEFAULTS: Required<Pick<StateCardOptions, 'detail'>> = { detail
 
 /** What a {@link StateCard} emits: `activate` when it is clicked (or pressed with Enter/Space while focused). */
 export interface StateCardEvents extends Record<string, unknown> {
+  /** The card was clicked, or pressed with Enter or Space while focused. */
   activate: void;
 }
 
@@ -38,6 +39,7 @@ let styled = false;
  * band (dock.ts), and only while the state lasts. Hidden until {@link show}.
  */
 export class StateCard extends Emitter<StateCardEvents> {
+  /** The card's element: a button in the middle of the window. */
   readonly element: HTMLButtonElement;
 
   constructor(options: StateCardOptions) {
@@ -68,18 +70,22 @@ export class StateCard extends Emitter<StateCardEvents> {
     document.body.append(element);
   }
 
+  /** True while the card is shown. */
   get visible(): boolean {
     return !this.element.hidden;
   }
 
+  /** Shows the card. */
   show(): void {
     this.element.hidden = false;
   }
 
+  /** Hides the card. */
   hide(): void {
     this.element.hidden = true;
   }
 
+  /** Removes the card's element and its listeners. */
   dispose(): void {
     this.element.removeEventListener('click', this.onClick);
     this.element.remove();

@@ -1,4 +1,5 @@
 import { Vector3, type BufferGeometry, type Mesh } from 'three';
+import type { XZ } from '../core/math.ts';
 import { createEnvironment, type Environment } from './environment.ts';
 import { KeyboardInput } from './player/keyboard.ts';
 import { PlaceholderCharacter, type PlayerCharacter } from './player/player-character.ts';
@@ -10,11 +11,12 @@ import type { Heightmap } from './terrain/heightmap.ts';
 import { terrainAnisotropyFor, type TerrainMaterial } from './terrain/terrain-material.ts';
 import { createTerrainMesh } from './terrain/terrain-mesh.ts';
 
+/** Options of {@link createWorld}: the stage's, and the world's own. */
 export interface WorldOptions extends StageOptions {
   /** Terrain noise seed. Default 1. */
   seed?: number;
   /** Where the player starts (x, z). Default: the spawn landmark. */
-  spawn?: { x: number; z: number };
+  spawn?: XZ;
   /**
    * The player's character. Default a {@link PlaceholderCharacter} (a capsule); Cairn's world page
    * sets the avatar module's humanoid or the visitor's own file.
@@ -24,6 +26,7 @@ export interface WorldOptions extends StageOptions {
 
 /** The local player: controller state, its character, and the keyboard that drives it. */
 export interface Player {
+  /** The controller state: position, velocity, facing, what the player is doing. */
   state: PlayerState;
   /** The character drawn for the player (change it with {@link setCharacter}). */
   readonly character: PlayerCharacter;
@@ -32,6 +35,7 @@ export interface Player {
    * scene and disposed.
    */
   setCharacter(character: PlayerCharacter): void;
+  /** The keyboard that drives the player. */
   input: KeyboardInput;
   /** When false the keyboard is ignored (menus, tools that capture keys). */
   enabled: boolean;
@@ -39,10 +43,15 @@ export interface Player {
 
 /** Cairn's open world: a stage with terrain, sky, water, sun and a walking third-person player. */
 export interface World extends Stage {
+  /** Terrain heights and normals, for anything that stands on the ground. */
   heightmap: Heightmap;
+  /** The terrain mesh, with its material (and the detail texture it owns). */
   terrain: Mesh<BufferGeometry, TerrainMaterial>;
+  /** Sky, sun, fill light, fog and water. */
   environment: Environment;
+  /** The local player. */
   player: Player;
+  /** The third-person camera that follows the player. */
   cameraRig: CameraRig;
 }
 

@@ -4,7 +4,7 @@ import { Capabilities, Key, Origin, WebDriver } from 'selenium-webdriver';
 import { Executor, HttpClient } from 'selenium-webdriver/http';
 import { ensureDebianPackage } from './browser.ts';
 import { decodePng, type Image } from './png.ts';
-import { freePort } from './ports.ts';
+import { freePort } from '../../scripts/free-port.ts';
 import { forgetGroup, killOnExit } from './server.ts';
 
 /**

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort } from './ports.ts';
+import { freePort } from '../../scripts/free-port.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../harness/ports.ts';
+import { freePort } from '../../scripts/free-port.ts';
 import { ROOT } from '../harness/server.ts';
 
 interface Proc {

@@ -8,9 +8,13 @@ export type ClipCategory = 'locomotion' | 'jump' | 'swim' | 'climb' | 'dodge' | 
 
 /** Root bone transform at a time: model-space position (metres) and yaw (radians, facing convention). */
 export interface RootSample {
+  /** Position x (m, model space). */
   x: number;
+  /** Position y (m). */
   y: number;
+  /** Position z (m). */
   z: number;
+  /** Yaw (radians). */
   yaw: number;
 }
 
@@ -19,6 +23,7 @@ export interface RootSample {
  * root bone as real libraries carry it (the pelvis keeps only the bob and sway relative to it).
  */
 export interface LibraryClipDef extends ProceduralClip {
+  /** What the clip is for. */
   category: ClipCategory;
   /** One line for the page's clip list and the docs. */
   description: string;
@@ -37,16 +42,21 @@ export interface LibraryClipDef extends ProceduralClip {
  * interface, so it is assignable to three's `Record<string, unknown>` userData as it stands.
  */
 export type LibraryClipData = {
+  /** Whether the clip loops. */
   loop: boolean;
   /** Ground speed the clip is authored for (m/s). */
   speed: number;
+  /** What the clip is for. */
   category: ClipCategory;
+  /** One line for the clip list and the docs. */
   description: string;
   /** True when the root bone carries motion. */
   rootMotion: boolean;
+  /** Vertical offset (m) while the clip plays (swim clips). Absent: 0. */
   rigOffset?: number;
 };
 
+/** Options of {@link bakeLibraryClip}. */
 export interface BakeLibraryOptions {
   /** Keys per second. Default 30. */
   fps?: number;

@@ -112,7 +112,14 @@ const land: LibraryClipDef = {
  * does: treading water sits 10 cm deeper (head and shoulders out), the crawl and the breaststroke
  * lift the horizontal body up to the surface.
  */
-export const SWIM_RIG_OFFSETS = { freestyle: 0.2, breaststroke: 0.15, tread: -0.1 } as const;
+export const SWIM_RIG_OFFSETS = {
+  /** The crawl: the body lifted 20 cm, up to the surface. */
+  freestyle: 0.2,
+  /** The breaststroke: lifted 15 cm. */
+  breaststroke: 0.15,
+  /** Treading water: 10 cm deeper, head and shoulders out. */
+  tread: -0.1,
+} as const;
 
 const swimFreestyle: LibraryClipDef = {
   name: 'swim_freestyle',

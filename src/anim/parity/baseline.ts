@@ -6,11 +6,26 @@ import { PARITY_REFERENCE_HEIGHT, type ParityReport } from './parity-check.ts';
  * absolute bounds, so a regression is caught when it starts, not when it is already visible.
  */
 export interface ParityBaseline {
+  /** The baseline format's version. */
   version: 1;
+  /** The source rig's name. */
   source: string;
+  /** The target rig's name. */
   target: string;
+  /** Samples per second the figures were taken at. */
   sampleRate: number;
-  clips: Record<string, { positionDrift: number; rotationDriftDeg: number; pelvisVerticalDrift: number }>;
+  /** Each clip's accepted drift figures, by clip name. */
+  clips: Record<
+    string,
+    {
+      /** Largest frame-varying position drift (m). */
+      positionDrift: number;
+      /** Largest frame-varying rotation drift (degrees). */
+      rotationDriftDeg: number;
+      /** Frame-varying vertical drift of the hips (m). */
+      pelvisVerticalDrift: number;
+    }
+  >;
 }
 
 /**
@@ -18,11 +33,15 @@ export interface ParityBaseline {
  * level, a few micrometres, may wobble without failing). Defaults: ×1.5 + 0.2 mm, ×1.5 + 0.02°.
  */
 export interface BaselineTolerance {
+  /** How many times its baseline a figure may reach. */
   factor: number;
+  /** Position slack on top (m). */
   positionFloor: number;
+  /** Rotation slack on top (degrees). */
   rotationFloorDeg: number;
 }
 
+/** The default tolerance: ×1.5 + 0.2 mm, ×1.5 + 0.02°. */
 export const DEFAULT_BASELINE_TOLERANCE: BaselineTolerance = { factor: 1.5, positionFloor: 0.0002, rotationFloorDeg: 0.02 };
 
 /** A baseline from a report (figures rounded to 0.1 µm / 0.0001°, so the file diffs cleanly). */
@@ -46,6 +65,7 @@ export function makeBaseline(report: ParityReport): ParityBaseline {
   };
 }
 
+/** What {@link compareWithBaseline} found. */
 export interface BaselineComparison {
   /** Clips worse than their baseline beyond the tolerance, with the figures. */
   regressions: string[];
@@ -53,6 +73,7 @@ export interface BaselineComparison {
   missing: string[];
   /** Clips the run checked that the baseline does not know (new clips: not a failure). */
   added: string[];
+  /** True when nothing regressed. */
   ok: boolean;
 }
 

@@ -79,7 +79,7 @@ const box = new Box3();
 /**
  * A character's bind-pose height (metres): its meshes and bones when the description came from a
  * three.js object (skinned geometry where its bind matrix puts it), else its joints' span over
- * {@link JOINT_SPAN_SHARE} (a bare skeleton: mocap, a skeleton definition).
+ * `JOINT_SPAN_SHARE` (a bare skeleton: mocap, a skeleton definition).
  */
 export function characterHeight(rig: RigDescription): number {
   const ys = rig.bones.map((bone) => bone.worldPosition.y);
@@ -107,7 +107,9 @@ export function characterHeight(rig: RigDescription): number {
 
 /** How much the length bounds are scaled for a pair: the target's height, and the source's (for the source's own floor), against {@link PARITY_REFERENCE_HEIGHT}. */
 export interface BoundScale {
+  /** The target's scale: its height over {@link PARITY_REFERENCE_HEIGHT}. */
   target: number;
+  /** The source's scale, for the source's own floor bound. */
   source: number;
 }
 
@@ -143,18 +145,32 @@ export function boundScaleOf(context: RetargetContext): BoundScale {
  * are wrong; and how far (degrees) the target's pelvis may face from the source's in the reference
  * pose (see {@link pelvisFacingDeg}).
  */
-export const PLAUSIBLE = { ratio: [0.2, 5], hipHeight: [0.2, 3], pelvisFacingDeg: 30 } as const;
+export const PLAUSIBLE = {
+  /** Target-to-source scale ratios: [min, max]. */
+  ratio: [0.2, 5],
+  /** Hip heights (m): [min, max]. */
+  hipHeight: [0.2, 3],
+  /** Largest pelvis facing difference in the reference pose (degrees). */
+  pelvisFacingDeg: 30,
+} as const;
 
 /** A figure and the bone it belongs to. */
 export interface BoneFigure {
+  /** The bone's name. */
   bone: string;
+  /** The figure. */
   value: number;
 }
 
+/** One clip's parity figures against the bounds. */
 export interface ClipParity {
+  /** The clip's name. */
   clip: string;
+  /** Its library category, or null. */
   category: string | null;
+  /** Frames sampled. */
   frames: number;
+  /** Mapped bones checked. */
   bones: number;
   /** Largest frame-varying position drift (m). */
   positionDrift: BoneFigure;
@@ -180,10 +196,13 @@ export interface ClipParity {
   floorPenetration: BoneFigure;
   /** Foot travel beyond the scaled source's while the source's foot is planted (m, worst foot). */
   footSlide: BoneFigure;
+  /** True when every figure is within bounds. */
   ok: boolean;
+  /** Each figure out of bounds, in words. */
   failures: string[];
 }
 
+/** Options of a {@link ParityChecker}. */
 export interface ParityOptions {
   /** Samples per second. Default 60. */
   sampleRate?: number;
@@ -202,6 +221,7 @@ export class ParityChecker {
   readonly bounds: ParityBounds;
   /** How much the length bounds were scaled. */
   readonly boundScale: BoundScale;
+  /** Samples per second. */
   readonly sampleRate: number;
   private readonly source: RigInstance;
   private readonly target: RigInstance;
@@ -215,6 +235,7 @@ export class ParityChecker {
   private readonly bindDelta: number[];
   private readonly hipsPair: number;
 
+  /** The retarget context of the pair. */
   readonly context: RetargetContext;
 
   constructor(context: RetargetContext, options: ParityOptions = {}) {
@@ -503,23 +524,32 @@ const mm = (metres: number): string => `${(metres * 1000).toFixed(2)} mm`;
 
 /** The whole library's parity. */
 export interface ParityReport {
+  /** The source rig's name. */
   source: string;
+  /** The target rig's name. */
   target: string;
+  /** Samples per second. */
   sampleRate: number;
   /** The bounds the pair was held to: {@link DEFAULT_PARITY_BOUNDS} (or those given) with lengths scaled by {@link boundScale}. */
   bounds: ParityBounds;
   /** How much the length bounds were scaled for the characters' size (their hip heights against the mannequin's). */
   boundScale: BoundScale;
+  /** Each clip's figures. */
   clips: ClipParity[];
   /** Largest bind-alignment residual (degrees) and its bone. */
   alignmentResidualDeg: BoneFigure;
   /** How far the target's pelvis faces from the source's in the reference pose (degrees; {@link pelvisFacingDeg}). */
   pelvisFacingDeg: number;
   /** The worst clip's pelvis tilt against the source's in the character's frame (degrees; {@link ClipParity.pelvisTiltDeg}). */
-  pelvisTiltDeg: BoneFigure & { clip: string };
+  pelvisTiltDeg: BoneFigure & {
+    /** The clip it comes from. */
+    clip: string;
+  };
+  /** True when every clip passed, the pair is plausible and the bind alignment is within its bound. */
   ok: boolean;
   /** Every failure, prefixed with its clip. */
   failures: string[];
+  /** Milliseconds the check took. */
   ms: number;
 }
 

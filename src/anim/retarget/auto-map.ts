@@ -141,7 +141,14 @@ function sideOfTokens(tokens: readonly string[]): Side | null {
 }
 
 /** Classifies one bone name by patterns alone. */
-export function classifyBoneName(name: string): { part: Part; side: Side | null; key: string } {
+export function classifyBoneName(name: string): {
+  /** The body part the name reads as. */
+  part: Part;
+  /** Its side, or null for a centre-line name. */
+  side: Side | null;
+  /** The name's words joined, without side words, prefixes and numbers (`upperarm` for `mixamorig:LeftUpperArm`). */
+  key: string;
+} {
   const tokens = tokenizeBoneName(name);
   const side = sideOfTokens(tokens);
   const words = tokens.filter(

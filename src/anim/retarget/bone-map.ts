@@ -16,6 +16,7 @@ export interface RigBoneMap {
    * track for it), and the parity check follows the chain, not the hierarchy.
    */
   attachments: Map<number, number>;
+  /** What mapping decided that a person should know (a guessed spine, an attached foot), one sentence each. */
   notes: string[];
 }
 
@@ -131,14 +132,19 @@ export function chainParentOf(rig: RigDescription, map: Pick<RigBoneMap, 'attach
 
 /** One mapped bone: the same canonical part in both rigs. */
 export interface BonePair {
+  /** The canonical part. */
   canonical: CanonicalBone;
+  /** Its bone index in the source rig. */
   source: number;
+  /** Its bone index in the target rig. */
   target: number;
 }
 
 /** The joined map between two rigs. */
 export interface BoneMapping {
+  /** The source rig's map. */
   source: RigBoneMap;
+  /** The target rig's map. */
   target: RigBoneMap;
   /** Pairs in the target's parent-first order (an attached bone after the chain bone it follows). */
   pairs: BonePair[];
@@ -148,11 +154,15 @@ export interface BoneMapping {
   droppedSource: string[];
   /** Target bones nothing drives (face rig, helpers): they keep their bind pose relative to their parent. */
   unmappedTarget: string[];
+  /** What mapping found wrong (missing required bones are errors; the rest warnings). */
   problems: RigProblem[];
 }
 
+/** Options of {@link buildBoneMapping}. */
 export interface BoneMappingOptions {
+  /** How the source's bones are mapped. Default 'detect' (a built-in map when the names match, else 'auto'). */
   sourceMap?: BoneMapChoice;
+  /** How the target's bones are mapped. Default 'detect'. */
   targetMap?: BoneMapChoice;
 }
 

@@ -5,7 +5,9 @@ export type CanonicalMap = ReadonlyMap<CanonicalBone, string>;
 
 /** A named, built-in rig→canonical map. */
 export interface BuiltinBoneMap {
+  /** The map's name. */
   name: 'mannequin' | 'cc4' | 'mixamo';
+  /** Canonical bone → bone name in this map's spelling. */
   map: CanonicalMap;
   /**
    * Turns a bone name as found in a file into this map's spelling, or null when it cannot be one of

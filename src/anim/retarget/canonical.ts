@@ -4,9 +4,12 @@
  */
 
 export const SIDES = ['left', 'right'] as const;
+/** A limb's side. */
 export type Side = (typeof SIDES)[number];
 
+/** The fingers, thumb first. */
 export const FINGERS = ['Thumb', 'Index', 'Middle', 'Ring', 'Little'] as const;
+/** One of {@link FINGERS}. */
 export type Finger = (typeof FINGERS)[number];
 
 const CENTRE = ['root', 'hips', 'spine', 'chest', 'upperChest', 'neck', 'neck2', 'head', 'jaw'] as const;
@@ -35,6 +38,7 @@ export const CANONICAL_BONES: readonly string[] = [
   ]),
 ];
 
+/** A canonical bone's name (`hips`, `leftUpperArm`, `rightIndex2`…), one of {@link CANONICAL_BONES}. */
 export type CanonicalBone = string;
 
 /** Canonical bones a rig must map for a clip to retarget at all. */
@@ -54,7 +58,9 @@ export const CORE_BONES: readonly CanonicalBone[] = [
  * axis so `secondary[1]`→`secondary[0]` lines up too.
  */
 export interface AlignmentSpec {
+  /** The bones whose direction from this one is aligned: the first both rigs map. */
   primary: readonly CanonicalBone[];
+  /** The pair whose direction sets the roll about the primary axis. */
   secondary?: readonly [CanonicalBone, CanonicalBone];
   /**
    * Torso bones: a primary bone off the torso's line, more than {@link TORSO_LINE_DEG} from the
@@ -96,6 +102,7 @@ function buildAlignment(): Map<CanonicalBone, AlignmentSpec> {
   return specs;
 }
 
+/** Each canonical bone's alignment rule. */
 export const ALIGNMENT: ReadonlyMap<CanonicalBone, AlignmentSpec> = buildAlignment();
 
 /** The side of a canonical bone, or null for centre-line bones. */

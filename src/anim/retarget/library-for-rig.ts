@@ -19,6 +19,7 @@ export interface LibraryForRigOptions {
 
 /** What {@link libraryForRig} produced: clips (possibly none) and why any are missing. */
 export interface LibraryForRig {
+  /** The retargeted clips (none when the rig could not be mapped). */
   clips: AnimationClip[];
   /** The context, when the rig could be mapped at all. */
   context: RetargetContext | null;

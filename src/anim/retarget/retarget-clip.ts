@@ -6,6 +6,7 @@ import { bindLocalPose, forwardKinematics, rotationOf } from './kinematics.ts';
 import { computeScaleRatios, scaleHipsPosition, type ScaleRatios } from './position-scaling.ts';
 import type { RigDescription, RigProblem } from './rig-description.ts';
 
+/** Options of {@link createRetargetContext}. */
 export interface RetargetOptions extends BoneMappingOptions {
   /**
    * Where root motion goes. 'hips' (default): the source's root and pelvis motion are summed into
@@ -20,7 +21,9 @@ export interface RetargetOptions extends BoneMappingOptions {
 
 /** Everything retargeting between two rigs needs, computed once for a whole library. */
 export interface RetargetContext {
+  /** The rig the clips are authored on. */
   source: RigDescription;
+  /** The rig they are retargeted onto. */
   target: RigDescription;
   /** Step 1: bone pairs. */
   mapping: BoneMapping;
@@ -29,9 +32,15 @@ export interface RetargetContext {
   /** Step 3: the two position ratios. */
   ratios: ScaleRatios;
   /** Source and target hips bone indices. */
-  hips: { source: number; target: number };
+  hips: {
+    /** In the source rig. */
+    source: number;
+    /** In the target rig. */
+    target: number;
+  };
   /** The source's top-most bone above its hips (its root motion), or -1 when the hips are the top. */
   sourceRoot: number;
+  /** The resolved root-motion choice and key rate. */
   options: Required<Pick<RetargetOptions, 'rootMotion' | 'fps'>>;
   /** The source bind rotation inverses, by source bone index. */
   sourceBindInverse: Quaternion[];
@@ -53,6 +62,7 @@ export interface RetargetContext {
 
 /** Thrown when two rigs cannot be retargeted at all; `problems` lists every reason. */
 export class RetargetError extends Error {
+  /** Every reason, one problem each. */
   readonly problems: RigProblem[];
 
   constructor(problems: RigProblem[]) {
@@ -112,11 +122,15 @@ function denseBones(source: RigDescription, target: RigDescription, mapping: Bon
 
 /** What happened to one clip. */
 export interface ClipReport {
+  /** The clip's name. */
   clip: string;
+  /** Whether it was retargeted. */
   ok: boolean;
   /** Why the clip could not be retargeted (then `clip` is null in the result). */
   error?: string;
+  /** What went wrong that did not stop it, one sentence each. */
   warnings: string[];
+  /** Tracks in the source clip. */
   tracksIn: number;
   /** Source tracks that drive a mapped bone (or the root, whose motion goes to the hips). */
   tracksUsed: number;
@@ -124,12 +138,17 @@ export interface ClipReport {
   ignoredTracks: string[];
   /** Tracks on source bones the target has no counterpart for (helpers): dropped. */
   droppedTracks: string[];
+  /** Key times of the retargeted clip: the source's own, or a uniform grid at `fps` when those are irregular or denser than 120 Hz. */
   keys: number;
+  /** Tracks in the retargeted clip. */
   tracksOut: number;
 }
 
+/** What {@link retargetClip} returns: the clip (null when it failed) and its report. */
 export interface RetargetResult {
+  /** The retargeted clip, or null when it could not be. */
   clip: AnimationClip | null;
+  /** What happened to it. */
   report: ClipReport;
 }
 

@@ -5,7 +5,9 @@ import { retargetClip, type ClipReport, type RetargetContext } from './retarget-
 
 /** A whole library's outcome: the clips that retargeted, and a report for every clip. */
 export interface LibraryResult {
+  /** The clips that retargeted. */
   clips: AnimationClip[];
+  /** A report for every clip, in input order. */
   reports: ClipReport[];
   /** Wall-clock milliseconds spent. */
   ms: number;

@@ -19,29 +19,41 @@ export interface RigBone {
    * own three.js parent: identity unless non-bone nodes (an armature, a scaled group) sit between.
    */
   parentOffset: Matrix4;
+  /** Bind position in the parent bone's frame. */
   localPosition: Vector3;
+  /** Bind rotation in the parent bone's frame. */
   localRotation: Quaternion;
+  /** Bind scale in the parent bone's frame. */
   localScale: Vector3;
   /** Bind transform in model space. */
   worldMatrix: Matrix4;
+  /** Bind position in model space. */
   worldPosition: Vector3;
+  /** Bind rotation in model space. */
   worldRotation: Quaternion;
 }
 
 /** Something wrong with a rig or a clip, named so a person can fix it. */
 export interface RigProblem {
+  /** An error stops retargeting; a warning is reported. */
   severity: 'error' | 'warning';
+  /** What is wrong, for a person. */
   message: string;
+  /** The bone it is about, when there is one. */
   bone?: string;
 }
 
+/** A rig as the retargeter sees it: its bones with their bind transforms, and what is wrong with it. */
 export interface RigDescription {
+  /** The rig's name, for messages. */
   name: string;
+  /** Bones in parent-first order. */
   bones: RigBone[];
   /** Bone index by name (the first bone when a name is duplicated; see {@link problems}). */
   index: Map<string, number>;
   /** Names that more than one bone carries: tracks cannot address them unambiguously. */
   duplicateNames: Set<string>;
+  /** What is wrong with the rig (duplicate names, bones tracks cannot address). */
   problems: RigProblem[];
   /** The three.js object holding the skeleton, when the description came from one. */
   object?: Object3D;
@@ -244,7 +256,12 @@ function describeObjects(name: string, container: Object3D, list: readonly Bone[
 }
 
 /** Parses a track name into the node it animates and the property; null when three cannot parse it. */
-export function parseTrackTarget(trackName: string): { node: string; property: string } | null {
+export function parseTrackTarget(trackName: string): {
+  /** The node's name. */
+  node: string;
+  /** The property animated (`position`, `quaternion`, `scale`…). */
+  property: string;
+} | null {
   try {
     const parsed = PropertyBinding.parseTrackName(trackName);
     const node = parsed.objectName === 'bones' && parsed.objectIndex !== undefined ? String(parsed.objectIndex) : parsed.nodeName;

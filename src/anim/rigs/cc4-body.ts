@@ -20,6 +20,7 @@ import { CC4_RIG } from './cc4.ts';
 /** Colours of the CC4-style character: chosen to tell it apart from the mannequin. */
 export type Cc4Palette = BodyPalette;
 
+/** The CC4-style character's colours: a red shirt, olive trousers, near-black hair. */
 export const CC4_PALETTE: Cc4Palette = {
   skin: [0.62, 0.42, 0.3],
   hair: [0.05, 0.04, 0.035],

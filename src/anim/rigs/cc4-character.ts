@@ -2,6 +2,7 @@ import { createBody, type Body, type HumanoidDetail } from '../../rig/body-kit.t
 import { CC4_RIG } from './cc4.ts';
 import { buildCc4Pieces, CC4_PALETTE, type Cc4Palette } from './cc4-body.ts';
 
+/** Options of {@link createCc4Character}. */
 export interface Cc4CharacterOptions {
   /** Colours; defaults to {@link CC4_PALETTE}. */
   palette?: Partial<Cc4Palette>;

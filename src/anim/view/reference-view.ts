@@ -1,19 +1,19 @@
 import { AnimationMixer, LoopOnce, LoopRepeat, type AnimationAction, type AnimationClip, type Object3D } from 'three';
 import { withDefaults } from '../../core/options.ts';
 
-/**
- * The reference view: the **source** rig playing the same clip, at the same time, beside the
- * character that plays its retargeted copy. "Is that twist in the source or added by
- * retargeting?" is then answered by looking. Backslash toggles it on the retarget page and in the
- * world. It is hidden and idle until shown: no mixer work while off.
- */
+/** Options of a {@link ReferenceView}. */
 export interface ReferenceViewOptions {
   /** The source character's object (its root bone inside). */
   source: Object3D;
   /** The source clip for a clip name the followed character plays; null when the source has none. */
   resolveClip(name: string): AnimationClip | null;
   /** Where the reference stands, in the followed character's facing frame (metres; +x = its left). Default 1.1 m to its left. */
-  offset?: { x: number; z: number };
+  offset?: {
+    /** To the followed character's left (m). */
+    x: number;
+    /** Ahead of it (m). */
+    z: number;
+  };
 }
 
 const REFERENCE_VIEW_DEFAULTS: Required<Omit<ReferenceViewOptions, 'source' | 'resolveClip'>> = {
@@ -22,8 +22,11 @@ const REFERENCE_VIEW_DEFAULTS: Required<Omit<ReferenceViewOptions, 'source' | 'r
 
 /** Where the followed character is and what it plays, this frame. */
 export interface FollowState {
+  /** East position of the feet (m). */
   x: number;
+  /** Height of the feet (m). */
   y: number;
+  /** South position of the feet (m). */
   z: number;
   /** Facing angle (atan2 convention: forward = (sin, 0, cos)). */
   facing: number;
@@ -33,7 +36,14 @@ export interface FollowState {
   time: number;
 }
 
+/**
+ * The reference view: the **source** rig playing the same clip, at the same time, beside the
+ * character that plays its retargeted copy. "Is that twist in the source or added by
+ * retargeting?" is then answered by looking. Backslash toggles it on the retarget page and in the
+ * world. It is hidden and idle until shown: no mixer work while off.
+ */
 export class ReferenceView {
+  /** The source character's object. */
   readonly source: Object3D;
   /** The clip the reference plays now (null when hidden or the source lacks it). */
   clip: string | null = null;
@@ -53,6 +63,7 @@ export class ReferenceView {
     this.source.visible = false;
   }
 
+  /** True while the reference is shown. */
   get visible(): boolean {
     return this.shown;
   }
@@ -107,6 +118,7 @@ export class ReferenceView {
     this.action.play();
   }
 
+  /** Stops the reference's mixer and uncaches it. */
   dispose(): void {
     this.mixer.stopAllAction();
     this.mixer.uncacheRoot(this.source);
@@ -152,9 +164,13 @@ declare module '../../world/services.ts' {
 
 /** The reference view's state as the world publishes it under `cairn.stats.anim`. */
 export interface ReferenceViewStats {
+  /** Whether the reference is shown. */
   reference: boolean;
+  /** The clip it plays, or null. */
   clip: string | null;
+  /** A clip the player plays that the source has none for, or null. */
   missing: string | null;
+  /** Playback time of the clip (s). */
   time: number;
 }
 
@@ -164,6 +180,7 @@ export interface ReferenceViewStats {
  * `RetargetViewerStats`), so `stats.anim` is the union and a reader narrows by a key of its page.
  */
 export interface AnimStatsByPage {
+  /** The world's: the reference view's state. */
   world: ReferenceViewStats;
 }
 

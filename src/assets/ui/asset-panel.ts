@@ -10,18 +10,28 @@ import { injectAssetStyles } from './styles.ts';
 
 /** A button in the panel's model section that acts on the shown model (place it, add it to scatter…). */
 export interface PanelAction {
+  /** An id for tests and the console. */
   id: string;
+  /** The button's text. */
   label: string;
   /** Tooltip. */
   title?: string;
   /** Whether it can run now: true, or the reason it cannot (shown as the tooltip). Default: always. */
   available?: () => true | string;
   /** Options for a drop-down shown before the button (e.g. scatter categories), refreshed with the actions. */
-  choices?: (model: LoadedModel) => { options: string[]; selected: string };
+  choices?: (model: LoadedModel) => {
+    /** The drop-down's options. */
+    options: string[];
+    /** The option selected at first. */
+    selected: string;
+  };
+  /** Runs the action on the shown model with the drop-down's choice, if any; a rejection is shown in the status line. */
   run(model: LoadedModel, choice?: string): void | Promise<void>;
 }
 
+/** Options of an {@link AssetPanel}. */
 export interface AssetPanelOptions {
+  /** The browser the panel drives. */
   browser: AssetBrowser;
   /** Element the panel goes into. Default document.body. */
   container?: HTMLElement;
@@ -29,6 +39,7 @@ export interface AssetPanelOptions {
   title?: string;
   /** Texture resolutions offered. Default 1k, 2k, 4k. */
   resolutions?: string[];
+  /** Buttons for the model section. Default none. */
   actions?: PanelAction[];
   /** Start hidden (the world opens it from a button). Default false. */
   hidden?: boolean;
@@ -40,6 +51,7 @@ export interface AssetPanelOptions {
 
 /** What an {@link AssetPanel} emits: `close` when its close button is clicked. */
 export interface AssetPanelEvents extends Record<string, unknown> {
+  /** The close button was clicked. */
   close: void;
 }
 
@@ -57,9 +69,13 @@ const number = (n: number): string => n.toLocaleString('en-US');
  * credit the API's terms ask for. Drives an {@link AssetBrowser}; all logic lives there.
  */
 export class AssetPanel extends Emitter<AssetPanelEvents> {
+  /** The panel's element. */
   readonly element: HTMLElement;
+  /** The search box. */
   readonly input: HTMLInputElement;
+  /** The result cards' grid. */
   readonly grid: HTMLElement;
+  /** Loads the cards' thumbnails as they scroll into view. */
   readonly thumbnails: LazyImages;
   private readonly browser: AssetBrowser;
   private readonly status: HTMLElement;
@@ -212,12 +228,15 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
     return this.browser.search(query);
   }
 
+  /** Shows the panel. */
   show(): void {
     this.element.hidden = false;
   }
+  /** Hides the panel. */
   hide(): void {
     this.element.hidden = true;
   }
+  /** True while the panel is shown. */
   get visible(): boolean {
     return !this.element.hidden;
   }
@@ -398,6 +417,7 @@ export class AssetPanel extends Emitter<AssetPanelEvents> {
     }
   }
 
+  /** Removes the panel's element and listeners and stops its thumbnails. */
   dispose(): void {
     this.typed.cancel();
     this.applyRatio.cancel();

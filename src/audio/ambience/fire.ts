@@ -5,6 +5,7 @@ import type { Synth } from '../synth.ts';
 
 /** Where fire crackles are played: as voices, so the ambience bus limit holds them. */
 export interface CrackleHost {
+  /** Plays `layers` as one voice named `sound` on `bus` at audio time `at`. */
   playLayers(sound: string, bus: BusName, layers: Layer[], at: number): unknown;
 }
 
@@ -52,6 +53,7 @@ export class FireAmbience {
     this.source.connect(this.filter).connect(this.gain).connect(destination);
   }
 
+  /** The level the fire is heading to (0…1). */
   get currentLevel(): number {
     return this.level;
   }
@@ -103,6 +105,7 @@ export class FireAmbience {
     return count;
   }
 
+  /** Stops the fire's sources and disconnects its nodes. */
   dispose(): void {
     if (this.started) {
       this.source.stop();

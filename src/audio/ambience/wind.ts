@@ -44,6 +44,7 @@ export class WindAmbience {
     this.nodes.push(this.source, this.filter, this.gain, this.gustDepth, sweep, lfoA, lfoB);
   }
 
+  /** The level the wind is heading to (0…1). */
   get currentLevel(): number {
     return this.level;
   }
@@ -65,6 +66,7 @@ export class WindAmbience {
     this.filter.Q.setTargetAtTime(0.9 + this.level * 0.6, ctx.currentTime, seconds / 3);
   }
 
+  /** Stops the wind's sources and disconnects its nodes. */
   dispose(): void {
     if (this.started) {
       this.source.stop();

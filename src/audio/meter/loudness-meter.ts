@@ -21,6 +21,7 @@ import { withDefaults } from '../../core/options.ts';
 export const LOUDNESS_FLOOR = -120;
 /** Gating, BS.1770-4 §2.8. */
 export const ABSOLUTE_GATE_LUFS = -70;
+/** The relative gate, BS.1770-4 §2.8: blocks this far (LU) under the ungated mean are left out. */
 export const RELATIVE_GATE_LU = -10;
 
 /** One reading of a {@link LoudnessMeter}. Loudness in LUFS (floored at {@link LOUDNESS_FLOOR}); peaks linear. */
@@ -71,10 +72,15 @@ export const TRUE_PEAK_PHASES: readonly (readonly number[])[] = [
 
 /** Biquad coefficients, a0 normalised to 1. */
 export interface BiquadCoefficients {
+  /** Feed-forward coefficient of x[n]. */
   b0: number;
+  /** Feed-forward coefficient of x[n−1]. */
   b1: number;
+  /** Feed-forward coefficient of x[n−2]. */
   b2: number;
+  /** Feedback coefficient of y[n−1]. */
   a1: number;
+  /** Feedback coefficient of y[n−2]. */
   a2: number;
 }
 
@@ -128,6 +134,7 @@ const LOUDNESS_METER_DEFAULTS: Required<LoudnessMeterOptions> = { channels: 2 };
  * ({@link read}, {@link take}). Pure and allocation-free while metering.
  */
 export class LoudnessMeter {
+  /** Channels metered. */
   readonly channels: number;
   private readonly stage1: BiquadCoefficients;
   private readonly stage2: BiquadCoefficients;
@@ -156,6 +163,7 @@ export class LoudnessMeter {
   private squareCount = 0;
   private samples = 0;
 
+  /** Sample rate the K-weighting is designed for (Hz). */
   readonly sampleRate: number;
 
   constructor(sampleRate: number, options: LoudnessMeterOptions = {}) {

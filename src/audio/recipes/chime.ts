@@ -5,6 +5,7 @@ import { defineRecipe, requireNumber } from './recipe.ts';
 /** Level of the chime, set by the UI class's loudness band (loudness-targets.ts): high streak steps read loudest. */
 export const CHIME_GAIN = 0.7;
 
+/** Parameters of the {@link chime} recipe. */
 export interface ChimeParams {
   /** Pickups so far in this streak (0 = first). The engine fills it from its streak counter. */
   streak?: number;

@@ -20,6 +20,7 @@ type Row = readonly [
   peak: number,
 ];
 
+/** Each surface's layers as rows: kind, filter or wave, f0, f1 (Hz), q, start, attack, decay (s), peak. */
 export const FOOTSTEP_LAYERS: Record<Surface, readonly Row[]> = {
   // Soft: low-passed brush, a faint high swish, a small thump.
   grass: [
@@ -104,6 +105,7 @@ export function stepLayers(surface: Surface, gain: number, { vary }: RecipeConte
   );
 }
 
+/** Parameters of the {@link footstep} recipe. */
 export interface FootstepParams {
   /** Default 'grass'. */
   surface?: Surface;
@@ -111,6 +113,7 @@ export interface FootstepParams {
   intensity?: number;
 }
 
+/** One footstep; the surface picks the layers, the intensity scales them. */
 export const footstep = defineRecipe<FootstepParams>({
   name: 'footstep',
   summary: 'One footstep; the surface (grass, leaves, sand, dirt, stone, snow, water) picks the layers.',
@@ -126,11 +129,13 @@ export const footstep = defineRecipe<FootstepParams>({
   },
 });
 
+/** Parameters of the {@link jump} recipe. */
 export interface JumpParams {
   /** The surface pushed off from. Default 'grass'. */
   surface?: Surface;
 }
 
+/** A jump's push-off: a firm step on the surface and an upward whoosh. */
 export const jump = defineRecipe<JumpParams>({
   name: 'jump',
   summary: 'Push-off: a firm step on the surface and an upward whoosh.',
@@ -145,6 +150,7 @@ export const jump = defineRecipe<JumpParams>({
   },
 });
 
+/** Parameters of the {@link land} recipe. */
 export interface LandParams {
   /** Default 'grass'. */
   surface?: Surface;
@@ -152,6 +158,7 @@ export interface LandParams {
   impact?: number;
 }
 
+/** A landing: a heavy step on the surface and a body thump scaled by the fall speed. */
 export const land = defineRecipe<LandParams>({
   name: 'land',
   summary: 'Touch-down: a heavy step on the surface, a body thump scaled by the fall speed.',

@@ -15,8 +15,16 @@ export function impactGain(intensity: number): number {
 }
 
 /** Level of each impact recipe, set by the impacts' loudness band (loudness-targets.ts). */
-export const IMPACT_GAIN = { strike: 0.8, 'crack-line': 1.7, groan: 1 } as const;
+export const IMPACT_GAIN = {
+  /** A blow on stone. */
+  strike: 0.8,
+  /** A crack running along a line of slabs. */
+  'crack-line': 1.7,
+  /** A slab shifting under load. */
+  groan: 1,
+} as const;
 
+/** Parameters of an impact recipe: how hard. */
 export interface IntensityParams {
   /** 0.1 (a tap) … 1.5 (a heavy blow). Default 1. */
   intensity?: number;
@@ -43,11 +51,13 @@ export const strike = defineRecipe<IntensityParams>({
   },
 });
 
+/** Parameters of the {@link crackLine} recipe. */
 export interface CrackLineParams extends IntensityParams {
   /** Slabs along the line, 1…24. Default 6. */
   count?: number;
   /** Stereo position of the first and last slab (−1…1), so the direction is heard. Default −0.6 → 0.6. */
   panFrom?: number;
+  /** Stereo position of the last slab (−1…1). Default 0.6. */
   panTo?: number;
 }
 

@@ -13,25 +13,31 @@ export * from './chime.ts';
 /** Every triggerable sound, by name. */
 export const RECIPES = {
   strike,
+  /** A crack running along a line of slabs, heard moving across. */
   'crack-line': crackLine,
   groan,
   footstep,
   jump,
   land,
   chime,
+  /** A short, bright click for buttons. */
   'ui-click': uiClick,
+  /** Two rising notes for confirming a choice. */
   'ui-confirm': uiConfirm,
 } as const;
 
+/** The name of a recipe in {@link RECIPES}. */
 export type RecipeName = keyof typeof RECIPES;
 
 /** Parameters of each recipe, by name: `RecipeParams<'footstep'>` is `FootstepParams`. */
 export type RecipeParams<N extends RecipeName> = (typeof RECIPES)[N] extends Recipe<infer P> ? P : never;
 
+/** Every recipe name. */
 export const RECIPE_NAMES = Object.keys(RECIPES) as RecipeName[];
 
 /** Thrown (in development) for a name that is not in {@link RECIPES}. */
 export class UnknownRecipeError extends Error {
+  /** The name asked for. */
   readonly recipe: string;
 
   constructor(recipe: string) {
@@ -41,6 +47,7 @@ export class UnknownRecipeError extends Error {
   }
 }
 
+/** Whether `name` names a recipe in {@link RECIPES}. */
 export function isRecipeName(name: unknown): name is RecipeName {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(RECIPES, name);
 }

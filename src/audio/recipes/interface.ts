@@ -20,6 +20,7 @@ export const uiClick = defineRecipe<Record<string, never>>({
   },
 });
 
+/** Two rising notes (a fifth) for confirming a choice. */
 export const uiConfirm = defineRecipe<Record<string, never>>({
   name: 'ui-confirm',
   summary: 'Two rising notes (a fifth) for confirming a choice.',

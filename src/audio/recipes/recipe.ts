@@ -5,6 +5,7 @@ import type { VoiceLimit } from '../voice-limiter.ts';
 /** The mix bus inputs. `ui` enters after the pause low-pass, straight into master. */
 export type BusName = 'effects' | 'music' | 'ambience' | 'ui';
 
+/** Every bus. */
 export const BUS_NAMES: readonly BusName[] = ['effects', 'music', 'ambience', 'ui'];
 
 /** The families a mix is balanced by (loudness-targets.ts): each has a loudness band and a true-peak cap. */
@@ -25,9 +26,11 @@ export interface RecipeContext {
  * `plan` that turns parameters into layers. Plans are pure, so Node tests read them directly.
  */
 export interface Recipe<P extends object = Record<string, never>> {
+  /** The name it is played by. */
   name: string;
   /** One line for the sfx page and docs. */
   summary: string;
+  /** The bus it plays on. */
   bus: BusName;
   /** The class whose loudness band and gain budget it shares. */
   soundClass: SoundClass;
@@ -46,6 +49,7 @@ export function defineRecipe<P extends object>(recipe: Recipe<P>): Recipe<P> {
   return recipe;
 }
 
+/** `value` when it is a finite number in [min, max]; otherwise throws a RangeError naming the recipe and parameter. */
 export function requireNumber(recipe: string, name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
     throw new RangeError(`${recipe}: ${name} must be a number in [${min}, ${max}] (got ${JSON.stringify(value)})`);

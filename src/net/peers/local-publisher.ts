@@ -4,8 +4,11 @@ import { signedPhase } from '../protocol/world.ts';
 
 /** The local player's pose, as the publisher reads it each rendered frame. */
 export interface LocalPose {
+  /** East position of the feet (m). */
   x: number;
+  /** Height of the feet (m). */
   y: number;
+  /** South position of the feet (m). */
   z: number;
   /** atan2(wx, wz). */
   facing: number;
@@ -17,6 +20,7 @@ export interface LocalPose {
   animTime?: number;
 }
 
+/** Options of a {@link LocalPublisher}. */
 export interface LocalPublisherOptions {
   /** Regular frames per second. Default 10. */
   rateHz?: number;
@@ -68,8 +72,11 @@ const LOCAL_PUBLISHER_DEFAULTS: Required<Omit<LocalPublisherOptions, 'moment' | 
  * transports copy what they send. States version 1 cannot carry are sent as idle (counted).
  */
 export class LocalPublisher {
+  /** Regular frames per second; may be changed while running. */
   rateHz: number;
+  /** Shortest gap between two frames (ms), state-change frames included. */
   readonly minIntervalMs: number;
+  /** Every n-th regular frame goes to neighbouring cells too; the rest carry {@link FrameFlag.nearOnly}. */
   readonly farRateDivisor: number;
   /** Frames written so far (also the last sequence number used). */
   seq = 0;

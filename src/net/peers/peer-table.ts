@@ -3,6 +3,7 @@ import { Emitter } from '../../core/emitter.ts';
 import { FrameKind, type AvatarFrame } from '../protocol/frame.ts';
 import { RemotePeer } from './remote-peer.ts';
 
+/** Options of a {@link PeerTable}. */
 export interface PeerTableOptions {
   /** Render this far behind the newest data (ms); slow peers get more (1.2 × their interval). Default 100. */
   delayMs?: number;
@@ -31,6 +32,7 @@ const PEER_TABLE_DEFAULTS: Required<PeerTableOptions> = {
 /** What happened to one frame offered to the table. */
 export type IngestResult = 'added' | 'updated' | 'stale' | 'echo' | 'leave' | 'full';
 
+/** What a {@link PeerTable} counted: frames offered and what became of them. */
 export interface PeerTableStats {
   /** Frames offered. */
   frames: number;
@@ -44,14 +46,17 @@ export interface PeerTableStats {
   silenced: number;
   /** Frames ignored because the table was full. */
   full: number;
-  /** Frames that failed validation inside a message whose other frames were taken ({@link PeerTable.ingestMessage}). */
+  /** Frames that failed validation inside a message whose other frames were taken. The table counts none itself (frames reach it already decoded); a caller that validates may count here. */
   rejected: number;
   /** Why the last of them failed. */
   lastRejection: string | null;
 }
 
+/** What a {@link PeerTable} emits. */
 export interface PeerTableEvents extends Record<string, unknown> {
+  /** A peer was heard for the first time (its first frame). */
   added: RemotePeer;
+  /** A peer was dropped: silent too long, or a leave's grace ran out. */
   removed: RemotePeer;
 }
 
@@ -62,15 +67,23 @@ export interface PeerTableEvents extends Record<string, unknown> {
  * sender's sequence numbers decide what is new. Pure: time comes in as `now` (ms).
  */
 export class PeerTable {
+  /** The remote peers, by sender id. */
   readonly peers = new Map<number, RemotePeer>();
+  /** What the table emits: peers added and removed. */
   readonly events = new Emitter<PeerTableEvents>();
+  /** Counts of frames offered and what became of them. */
   readonly stats: PeerTableStats = { frames: 0, echoes: 0, stale: 0, leaves: 0, silenced: 0, full: 0, rejected: 0, lastRejection: null };
   /** This page's id on the wire (frames from it are echoes). */
   selfId: number | null = null;
+  /** How far behind the newest data poses are drawn (ms); slow peers get more. */
   readonly delayMs: number;
+  /** Longest prediction past a peer's newest sample (ms) before it holds still. */
   readonly extrapolateMs: number;
+  /** Silence (ms) after which a peer is dropped. */
   readonly silenceMs: number;
+  /** How long a peer is kept after its leave frame (ms). */
   readonly leaveGraceMs: number;
+  /** Most peers tracked; frames from more are ignored. */
   readonly maxPeers: number;
 
   constructor(options: PeerTableOptions = {}) {
@@ -83,6 +96,7 @@ export class PeerTable {
     } = withDefaults(PEER_TABLE_DEFAULTS, options));
   }
 
+  /** Peers in the table. */
   get size(): number {
     return this.peers.size;
   }

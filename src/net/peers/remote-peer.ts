@@ -5,28 +5,43 @@ import { Ema } from '../../core/ema.ts';
 export interface PoseSample {
   /** Local ms at which the sender made it (its timestamp mapped through the clock offset). */
   t: number;
+  /** The sender's sequence number. */
   seq: number;
+  /** East position (m). */
   x: number;
+  /** Height (m). */
   y: number;
+  /** South position (m). */
   z: number;
+  /** Facing in radians, atan2(wx, wz). */
   facing: number;
+  /** Ground speed (m/s). */
   speed: number;
+  /** Animation state code (index into {@link ANIMATION_STATES}). */
   state: number;
+  /** Seconds into the current clip. */
   animTime: number;
 }
 
 /** Where a remote avatar is drawn now. */
 export interface RemotePose {
+  /** East position (m). */
   x: number;
+  /** Height (m). */
   y: number;
+  /** South position (m). */
   z: number;
+  /** Facing in radians, atan2(wx, wz). */
   facing: number;
+  /** Ground speed (m/s). */
   speed: number;
+  /** The animation state to play. */
   state: AnimationStateName;
   /** True when the pose is predicted past the newest sample (the peer is late). */
   extrapolated: boolean;
 }
 
+/** A zeroed pose (idle at the origin) to interpolate into. */
 export function createPose(): RemotePose {
   return { x: 0, y: 0, z: 0, facing: 0, speed: 0, state: 'idle', extrapolated: false };
 }
@@ -76,6 +91,7 @@ export class RemotePeer {
   /** Frames accepted from this peer. */
   frames = 0;
 
+  /** The peer's sender id (stamped by the relay). */
   readonly id: number;
   private readonly capacity: number;
 

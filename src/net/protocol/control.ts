@@ -34,8 +34,10 @@ export const CloseCode = {
 
 /** Why the relay dropped something from a socket (counted per room and reported to the sender). */
 export const DROP_REASONS = ['text', 'size', 'header', 'frame', 'rate', 'role'] as const;
+/** One of {@link DROP_REASONS}. */
 export type DropReason = (typeof DROP_REASONS)[number];
 
+/** Each drop reason in words, for the HUD and notices. */
 export const DROP_REASON_TEXT: Record<DropReason, string> = {
   text: 'text message where a 36-byte binary frame was expected',
   size: 'binary message that is not exactly one 36-byte frame',
@@ -59,25 +61,40 @@ const uint32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xfffff
  * avatar (src/voice/protocol/signaling.ts `avatar`).
  */
 export const WelcomeSchema = v.object({
+  /** Discriminates the message. */
   type: v.literal('welcome'),
+  /** The id the relay stamps on this socket's frames (≥ 1): filter your own echo with it. */
   id: v.pipe(uint32, v.minValue(1)),
+  /** The room's name. */
   room: v.string(),
+  /** The delivery mode now in use; it follows the room's size unless forced. */
   mode: v.picklist(['direct', 'coalesce']),
+  /** The coalescing tick (ms). */
   tickMs: uint32,
+  /** Most sockets the room takes. */
   capacity: uint32,
+  /** Frames per second per client above which frames are dropped. */
   rateCap: uint32,
+  /** Open sockets in the room, this one included. */
   peers: uint32,
+  /** A signed token naming `id` in this room, which a voice room of the same name accepts as proof of the avatar. */
   avatarToken: v.string(),
 });
+/** The relay's welcome to a joining socket ({@link WelcomeSchema}). */
 export type WelcomeMessage = v.InferOutput<typeof WelcomeSchema>;
 
 /** Sent (at most once a second per reason) to a socket whose input the relay dropped; `count` is how many so far for this reason. */
 export const DroppedSchema = v.object({
+  /** Discriminates the message. */
   type: v.literal('dropped'),
+  /** What was dropped, one of {@link DROP_REASONS}. */
   reason: v.picklist(DROP_REASONS),
+  /** The reason in words. */
   detail: v.string(),
+  /** Drops for this reason so far. */
   count: uint32,
 });
+/** The relay's note that it dropped a socket's input ({@link DroppedSchema}). */
 export type DroppedMessage = v.InferOutput<typeof DroppedSchema>;
 
 /** Every text message a relay room or world cell sends, as one discriminated union on `type`. */
@@ -90,9 +107,23 @@ export const ServerControlSchema = v.variant('type', [
   CellTimingSchema,
   ProfilesSchema,
 ]);
+/** Any text message a relay room or world cell sends. */
 export type ServerControl = v.InferOutput<typeof ServerControlSchema>;
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+/** The outcome of parsing untrusted input: the value, or the problem in words (never thrown). */
+export type Parsed<T> =
+  | {
+      /** The input was valid. */
+      ok: true;
+      /** What it held. */
+      value: T;
+    }
+  | {
+      /** The input was refused. */
+      ok: false;
+      /** Why, in words. */
+      problem: string;
+    };
 
 /** Parses and validates a text message from the relay; unknown types are refused (counted by the caller, never thrown). */
 export function parseServerControl(text: string): Parsed<ServerControl> {

@@ -30,18 +30,31 @@ export const FRAME_VERSION = 1;
 
 /** Byte offsets of each field (see the table above). */
 export const FRAME_OFFSET = {
+  /** u8 format version. */
   version: 0,
+  /** u8 message kind. */
   kind: 1,
+  /** u8 animation state. */
   animState: 2,
+  /** u8 flags. */
   flags: 3,
+  /** u32 sender id. */
   senderId: 4,
+  /** u32 sequence number. */
   seq: 8,
+  /** f32 position x (m). */
   x: 12,
+  /** f32 position y (m). */
   y: 16,
+  /** f32 position z (m). */
   z: 20,
+  /** f32 facing (rad). */
   facing: 24,
+  /** u16 ground speed (mm/s). */
   speed: 28,
+  /** u16 animation time (ms). */
   animTime: 30,
+  /** u32 sender timestamp (ms). */
   timestamp: 32,
 } as const;
 
@@ -68,6 +81,7 @@ export const KNOWN_FLAGS = FrameFlag.nearOnly;
 
 /** Animation states by wire code: index = code. Generic names, resolved to clips by each rig. */
 export const ANIMATION_STATES = ['idle', 'walk', 'run', 'jump', 'swim', 'wave', 'dance'] as const;
+/** A generic animation state, one of {@link ANIMATION_STATES}. */
 export type AnimationStateName = (typeof ANIMATION_STATES)[number];
 
 /** Largest |x| or |z| a frame may carry (m): far beyond any map, small enough to catch garbage. */
@@ -77,17 +91,25 @@ export const MAX_VERTICAL = 10_000;
 
 /** One decoded frame. Decoders fill a caller-owned instance (see {@link createFrame}). */
 export interface AvatarFrame {
+  /** Format version ({@link FRAME_VERSION}). */
   version: number;
+  /** What the frame says: the sender's pose, or that it left. */
   kind: FrameKind;
   /** Index into {@link ANIMATION_STATES}. */
   animState: number;
   /** {@link FrameFlag} bits. */
   flags: number;
+  /** The sender's id, stamped by the relay (never trusted from a client). */
   senderId: number;
+  /** Sequence number per sender (u32, wraps). */
   seq: number;
+  /** East position (m). */
   x: number;
+  /** Height (m). */
   y: number;
+  /** South position (m). */
   z: number;
+  /** Facing in radians, atan2(wx, wz), within (−π, π]. */
   facing: number;
   /** m/s. */
   speed: number;
@@ -178,13 +200,21 @@ export function encodeFrame(frame: AvatarFrame, target: Uint8Array, offset = 0):
  * caller counts them by reason.
  */
 export const FrameProblem = {
+  /** Fewer than {@link FRAME_BYTES} bytes left. */
   short: 'truncated: fewer than 36 bytes',
+  /** A version other than {@link FRAME_VERSION}. */
   version: 'unsupported format version',
+  /** A kind that is not a {@link FrameKind}. */
   kind: 'unknown message kind',
+  /** A code past the end of {@link ANIMATION_STATES}. */
   animState: 'unknown animation state',
+  /** A flag bit outside {@link KNOWN_FLAGS}. */
   flags: 'reserved flag bits set',
+  /** Sender id 0, which no relay stamps. */
   senderId: 'sender id 0 (the relay stamps every frame)',
+  /** A coordinate that is NaN, infinite or beyond {@link MAX_HORIZONTAL} / {@link MAX_VERTICAL}. */
   position: 'position not finite or out of range',
+  /** A facing that is NaN, infinite or outside ±π. */
   facing: 'facing not finite or outside ±π',
 } as const;
 export type FrameProblem = (typeof FrameProblem)[keyof typeof FrameProblem];

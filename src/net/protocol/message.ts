@@ -7,13 +7,18 @@ import { createFrame, decodeFrame, FRAME_BYTES, type AvatarFrame, type FrameProb
 
 /** Why a whole message was rejected. */
 export const MessageProblem = {
+  /** No bytes. */
   empty: 'empty message',
+  /** A length that is not a multiple of 36. */
   length: 'length is not a whole number of 36-byte frames',
+  /** More frames than the reader's `maxFrames`. */
   tooMany: 'more frames than the reader holds',
 } as const;
 export type MessageProblem = (typeof MessageProblem)[keyof typeof MessageProblem];
 
+/** Why {@link MessageReader.read} rejected a message, and where. */
 export interface MessageRejection {
+  /** The problem: with the message as a whole, or with the frame at {@link frame}. */
   problem: MessageProblem | FrameProblem;
   /** Index of the offending frame, or -1 for a problem with the message as a whole. */
   frame: number;
@@ -38,6 +43,7 @@ export class MessageReader {
   lastSkip: FrameProblem | null = null;
   private readonly rejection: MessageRejection = { problem: MessageProblem.empty, frame: -1 };
 
+  /** Most frames one message may hold. */
   readonly maxFrames: number;
 
   constructor(

@@ -27,20 +27,36 @@ export const MAX_PROFILES_CHARS = 2048;
  * tables; a unit test keeps both in step): build (height and width), skin tone, hair colour,
  * outfit (shirt, trousers and shoes).
  */
-export const HUMANOID_VARIANTS = { build: 5, skin: 6, hair: 8, outfit: 12 } as const;
+export const HUMANOID_VARIANTS = {
+  /** Builds (height and width). */
+  build: 5,
+  /** Skin tones. */
+  skin: 6,
+  /** Hair colours. */
+  hair: 8,
+  /** Outfits (shirt, trousers and shoes). */
+  outfit: 12,
+} as const;
 
 /** Cairn's humanoid in one variant: an index per part (see {@link HUMANOID_VARIANTS}). */
 export interface HumanoidLook {
+  /** Discriminates the look: Cairn's humanoid. */
   kind: 'humanoid';
+  /** Build (height and width), 0 ≤ build < {@link HUMANOID_VARIANTS}.build. */
   build: number;
+  /** Skin tone, 0 ≤ skin < {@link HUMANOID_VARIANTS}.skin. */
   skin: number;
+  /** Hair colour, 0 ≤ hair < {@link HUMANOID_VARIANTS}.hair. */
   hair: number;
+  /** Outfit (shirt, trousers and shoes), 0 ≤ outfit < {@link HUMANOID_VARIANTS}.outfit. */
   outfit: number;
 }
 
 /** A character file (glTF, GLB, VRM) every visitor fetches from `url`. */
 export interface ModelLook {
+  /** Discriminates the look: a character file. */
   kind: 'model';
+  /** Where the file is: an http(s) URL every visitor can fetch. */
   url: string;
 }
 
@@ -49,16 +65,32 @@ export type AvatarLook = HumanoidLook | ModelLook;
 
 /** A player's profile: display name and look. */
 export interface Profile {
+  /** Display name, checked by {@link checkDisplayName}. */
   name: string;
+  /** How the player looks. */
   look: AvatarLook;
 }
 
 /** A profile with the id the relay stamps on that player's frames. */
 export interface PeerProfile extends Profile {
+  /** The id the relay stamps on the player's frames. */
   id: number;
 }
 
-export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
+/** The outcome of checking untrusted input: the value, or the problem in words (never thrown). */
+export type Checked<T> =
+  | {
+      /** The input passed the checks. */
+      ok: true;
+      /** What it held. */
+      value: T;
+    }
+  | {
+      /** The input was refused. */
+      ok: false;
+      /** Why, in words. */
+      problem: string;
+    };
 
 /**
  * Characters a display name may not hold, whatever the script: controls (C0, C1, DEL), format
@@ -79,7 +111,7 @@ const SPACES = /[\t\n\v\f\r \u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]+/gu;
  * one space, and spaces at either end go. Refuses (with the reason) everything else that is wrong:
  * not a string, empty, longer than {@link MAX_NAME_CHARS} characters, a forbidden character (a bidi
  * override could make a name read as another, a control could break a label), or more than
- * {@link MAX_MARKS} combining marks in a row. The relay refuses such a profile and tells the sender
+ * `MAX_MARKS` combining marks in a row. The relay refuses such a profile and tells the sender
  * why; it never forwards a name it altered beyond spacing.
  */
 export function checkDisplayName(raw: unknown): Checked<string> {
@@ -201,12 +233,24 @@ export function readProfileCommand(text: string): Checked<Profile> | null {
 
 /** Relay → client: profiles of other players (see the module comment). Checked again on arrival. */
 export const ProfilesSchema = v.object({
+  /** Discriminates the message. */
   type: v.literal('profiles'),
+  /** Up to 64 players' profiles. */
   peers: v.pipe(
-    v.array(v.object({ id: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(0xffffffff)), name: v.string(), look: v.unknown() })),
+    v.array(
+      v.object({
+        /** The id the relay stamps on the player's frames. */
+        id: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(0xffffffff)),
+        /** Display name (checked again on arrival). */
+        name: v.string(),
+        /** Look (checked again on arrival). */
+        look: v.unknown(),
+      }),
+    ),
     v.maxLength(64),
   ),
 });
+/** A `profiles` message as its schema accepts it (each entry is checked again by {@link readProfiles}). */
 export type ProfilesMessage = v.InferOutput<typeof ProfilesSchema>;
 
 /**
@@ -233,7 +277,12 @@ export function packProfiles(peers: readonly PeerProfile[]): string[] {
 }
 
 /** The profiles of a `profiles` message that pass the checks, and how many did not. */
-export function readProfiles(message: ProfilesMessage): { peers: PeerProfile[]; refused: number } {
+export function readProfiles(message: ProfilesMessage): {
+  /** The profiles that passed, in the message's order. */
+  peers: PeerProfile[];
+  /** Entries that failed the checks. */
+  refused: number;
+} {
   const peers: PeerProfile[] = [];
   let refused = 0;
   for (const entry of message.peers) {

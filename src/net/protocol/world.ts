@@ -14,8 +14,11 @@ export const CELL_ROOM_PREFIX = 'world:cell:';
 /** The world directory's object name. */
 export const DIRECTORY_ROOM = 'world:directory';
 
+/** A world cell: integer coordinates of a {@link CELL_SIZE} square, x east and z south. */
 export interface Cell {
+  /** Cell column: ⌊x / cell size⌋. */
   x: number;
+  /** Cell row: ⌊z / cell size⌋. */
   z: number;
 }
 
@@ -102,6 +105,7 @@ export function neighbourhood(center: Cell, radius = 1): Cell[] {
   return cells;
 }
 
+/** Whether two cells are the same cell. */
 export function sameCell(a: Cell, b: Cell): boolean {
   return a.x === b.x && a.z === b.z;
 }
@@ -126,14 +130,28 @@ export type CellCommand = v.InferOutput<typeof CellCommandSchema>;
 export const CLOCK_ANSWER_INTERVAL_MS = 500;
 
 /** Cell → client: the answer to a `clock` probe (`t` echoed, `serverTime` the cell's clock, ms since epoch). */
-export const CellClockSchema = v.object({ type: v.literal('clock'), t: v.number(), serverTime: v.number() });
+export const CellClockSchema = v.object({
+  /** Discriminates the message. */
+  type: v.literal('clock'),
+  /** The probe's client time, echoed. */
+  t: v.number(),
+  /** The cell's clock when it answered (ms since epoch). */
+  serverTime: v.number(),
+});
+/** A cell's answer to a `clock` probe ({@link CellClockSchema}). */
 export type CellClock = v.InferOutput<typeof CellClockSchema>;
 
 /**
  * Cell → publisher: its frames typically arrive `lateMs` after the cell's send moment; the client
  * moves its sends by that (see server/world/arrival-timing.ts).
  */
-export const CellTimingSchema = v.object({ type: v.literal('timing'), lateMs: v.number() });
+export const CellTimingSchema = v.object({
+  /** Discriminates the message. */
+  type: v.literal('timing'),
+  /** How late (ms) the publisher's frames typically arrive after the cell's send moment. */
+  lateMs: v.number(),
+});
+/** A cell's note of how late a publisher's frames arrive ({@link CellTimingSchema}). */
 export type CellTiming = v.InferOutput<typeof CellTimingSchema>;
 
 /**
@@ -152,7 +170,12 @@ export function distanceToCell(x: number, z: number, cell: Cell, size = CELL_SIZ
   return Math.hypot(dx, dz);
 }
 
-const CellSchema = v.object({ x: v.pipe(v.number(), v.integer()), z: v.pipe(v.number(), v.integer()) });
+const CellSchema = v.object({
+  /** Cell column. */
+  x: v.pipe(v.number(), v.integer()),
+  /** Cell row. */
+  z: v.pipe(v.number(), v.integer()),
+});
 
 /**
  * Cell → client acknowledgement of a command (or of the join): the cell, the socket's role and
@@ -160,16 +183,30 @@ const CellSchema = v.object({ x: v.pipe(v.number(), v.integer()), z: v.pipe(v.nu
  * id to a world voice room (see src/voice/protocol/signaling.ts `avatar`).
  */
 export const CellAckSchema = v.object({
+  /** Discriminates the message. */
   type: v.literal('cell'),
+  /** The cell answering. */
   cell: CellSchema,
+  /** The socket's role there now. */
   role: v.picklist(['pub', 'sub']),
+  /** When the socket's token expires unless renewed (ms since epoch). */
   expiresAt: v.number(),
+  /** Proves the socket's world id to a world voice room. */
   avatarToken: v.string(),
 });
+/** A cell's acknowledgement of a command or of the join ({@link CellAckSchema}). */
 export type CellAck = v.InferOutput<typeof CellAckSchema>;
 
 /** Cell → client: a command was refused (the socket keeps its old role). */
-export const CellRefusalSchema = v.object({ type: v.literal('refused'), command: v.string(), reason: v.string() });
+export const CellRefusalSchema = v.object({
+  /** Discriminates the message. */
+  type: v.literal('refused'),
+  /** The command refused (its `type`). */
+  command: v.string(),
+  /** Why, in words. */
+  reason: v.string(),
+});
+/** A cell's refusal of a command ({@link CellRefusalSchema}). */
 export type CellRefusal = v.InferOutput<typeof CellRefusalSchema>;
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
@@ -179,20 +216,64 @@ const token = (problem: string) => v.pipe(v.string(problem), v.regex(TOKEN_PATTE
 export const CellCommandSchema = v.variant(
   'type',
   [
-    v.object({ type: v.literal('publish'), token: token('publish without a well-formed token') }, 'publish without a well-formed token'),
-    v.object({ type: v.literal('renew'), token: token('renew without a well-formed token') }, 'renew without a well-formed token'),
-    v.object({ type: v.literal('subscribe') }),
-    v.object({ type: v.literal('pace'), close: v.boolean('pace without close: true or false') }, 'pace without close: true or false'),
     v.object(
-      { type: v.literal('clock'), t: v.pipe(v.number('clock without a numeric t'), v.finite('clock without a numeric t')) },
+      {
+        /** Start publishing in this cell. */
+        type: v.literal('publish'),
+        /** A token for this cell. */
+        token: token('publish without a well-formed token'),
+      },
+      'publish without a well-formed token',
+    ),
+    v.object(
+      {
+        /** Keep this socket past the old token's expiry. */
+        type: v.literal('renew'),
+        /** The fresher token. */
+        token: token('renew without a well-formed token'),
+      },
+      'renew without a well-formed token',
+    ),
+    v.object({
+      /** Stop publishing in this cell (watch it only). */
+      type: v.literal('subscribe'),
+    }),
+    v.object(
+      {
+        /** Set how often this watcher gets the cell's frames. */
+        type: v.literal('pace'),
+        /** True: every tick (the player is close); false: every few ticks. */
+        close: v.boolean('pace without close: true or false'),
+      },
+      'pace without close: true or false',
+    ),
+    v.object(
+      {
+        /** Ask for the cell's clock. */
+        type: v.literal('clock'),
+        /** The client's time, echoed in the answer. */
+        t: v.pipe(v.number('clock without a numeric t'), v.finite('clock without a numeric t')),
+      },
       'clock without a numeric t',
     ),
   ],
   'unknown command',
 );
 
-/** Parses a client command; null with a reason for anything else. */
-export function parseCellCommand(text: string): { ok: true; value: CellCommand } | { ok: false; problem: string } {
+/** Parses a client command: the command, or why it was refused (never thrown). */
+export function parseCellCommand(text: string):
+  | {
+      /** The command is valid. */
+      ok: true;
+      /** The command. */
+      value: CellCommand;
+    }
+  | {
+      /** The text was refused. */
+      ok: false;
+      /** Why, in words. */
+      problem: string;
+    } {
   if (text.length > 512) return { ok: false, problem: 'command longer than 512 characters' };
   let value: unknown;
   try {
@@ -211,9 +292,11 @@ export interface WorldEntry {
   id: number;
   /** Signed identity token: id, cell, issue time. Opaque to clients. */
   token: string;
+  /** The cell the token is for: the one the client may publish in. */
   cell: Cell;
   /** ms since epoch; renew (hop to the same cell) well before. */
   expiresAt: number;
+  /** Cell edge (m) of this world. */
   cellSize: number;
   /**
    * The server's clock (ms since epoch) when it answered: with the request's round trip, the
@@ -228,7 +311,9 @@ export type WorldHop = Omit<WorldEntry, 'id' | 'cellSize'>;
 
 /** One busy cell in the directory. */
 export interface CellPopulation {
+  /** Cell column. */
   x: number;
+  /** Cell row. */
   z: number;
   /** Players publishing in the cell at its last report. */
   players: number;
@@ -238,10 +323,19 @@ export interface CellPopulation {
 
 /** `GET /api/world` answer. */
 export interface WorldDirectory {
+  /** Cell edge (m) of this world. */
   cellSize: number;
   /** Busy cells, busiest first. */
   cells: CellPopulation[];
+  /** Players publishing in the world, summed over the busy cells. */
   players: number;
   /** Where a newcomer could spawn: the centre of the busiest cell that is not crowded, or null when the world is empty. */
-  spawn: { x: number; z: number; cell: Cell } | null;
+  spawn: {
+    /** East position (m). */
+    x: number;
+    /** South position (m). */
+    z: number;
+    /** The cell it lies in. */
+    cell: Cell;
+  } | null;
 }

@@ -7,11 +7,15 @@ import { emptyTransportStats, type FrameTransport, type TransportEvents, type Tr
 
 /** The subset of BroadcastChannel this transport uses (injectable for Node tests). */
 export interface BroadcastChannelLike {
+  /** Posts a message to the other pages on the channel. */
   postMessage(message: unknown): void;
+  /** Closes the channel. */
   close(): void;
+  /** Called with every message another page posts. */
   onmessage: ((event: MessageEvent) => void) | null;
 }
 
+/** Options of a {@link BroadcastTransport}. */
 export interface BroadcastTransportOptions {
   /** Channel name; pages on the same origin using the same name see each other. */
   channel: string;

@@ -15,6 +15,7 @@ import type { Profile } from '../protocol/profile.ts';
 /** One try at the preferred transport: it, open; or why not (the attempt disposed what it made). */
 export type TransportAttempt = () => Promise<FrameTransport | string>;
 
+/** Options of a {@link FallbackTransport}. */
 export interface FallbackTransportOptions {
   /** Tries the preferred transport (see {@link relayAttempt}). Called again, with {@link backoff} between tries, until one succeeds. */
   attempt: TransportAttempt;
@@ -40,7 +41,9 @@ const FALLBACK_TRANSPORT_DEFAULTS: Required<Pick<FallbackTransportOptions, 'back
  * and stats are those of whichever transport is in use ({@link current}).
  */
 export class FallbackTransport implements FrameTransport {
+  /** What the transport in use emits, re-emitted, and `switched` when it changes. */
   readonly events = new Emitter<TransportEvents>();
+  /** The resolved options. */
   readonly options: Required<FallbackTransportOptions>;
   /** Why the stand-in is in use (null while on the preferred transport, or before the first try ends). */
   fallbackReason: string | null = null;

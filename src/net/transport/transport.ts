@@ -13,6 +13,7 @@ export type TransportKind = 'relay' | 'broadcast' | 'world';
  */
 export type TransportState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
+/** What a transport counted, for `cairn.stats.net`. */
 export interface TransportStats {
   /** Frames handed to the wire. */
   sent: number;
@@ -24,6 +25,7 @@ export interface TransportStats {
   controls: number;
   /** Messages rejected before reaching the peer table, and why the last one was. */
   rejected: number;
+  /** Why the last rejected message was rejected, or null. */
   lastRejection: string | null;
   /** Successful connections after the first. */
   reconnects: number;
@@ -33,11 +35,13 @@ export interface TransportStats {
   pingMs: number | null;
 }
 
+/** What a {@link FrameTransport} emits on its `events`. */
 export type TransportEvents = {
   /** One relay message: one or more whole 36-byte frames (not yet validated). */
   message: Uint8Array;
   /** A control message from the relay (welcome, dropped, …). */
   control: ServerControl;
+  /** The transport's new state, on every change. */
   state: TransportState;
   /** Something arrived that the transport could not use; the reason. */
   rejected: string;
@@ -48,7 +52,12 @@ export type TransportEvents = {
    * {@link FrameTransport.target} changed, and so did the sender ids): peers heard on the old wire
    * are gone. A {@link FallbackTransport} emits it when the relay answers again.
    */
-  switched: { kind: TransportKind; target: string };
+  switched: {
+    /** The new wire. */
+    kind: TransportKind;
+    /** Its URL or channel name. */
+    target: string;
+  };
 };
 
 /**
@@ -58,13 +67,17 @@ export type TransportEvents = {
  * (see {@link openTransport}).
  */
 export interface FrameTransport {
+  /** Which wire this is. */
   readonly kind: TransportKind;
   /** The relay URL or the channel name. */
   readonly target: string;
+  /** Where the wire stands. */
   readonly state: TransportState;
   /** This page's sender id on the wire: assigned by the relay (after its welcome) or chosen at random on a channel. Null until known. */
   readonly selfId: number | null;
+  /** What the transport counted. */
   readonly stats: TransportStats;
+  /** What the transport emits: messages, controls, state changes, rejections, tokens, switches. */
   readonly events: Emitter<TransportEvents>;
   /**
    * The server's signed proof that this page owns avatar {@link selfId} (the relay's welcome or the
@@ -99,6 +112,7 @@ export interface FrameTransport {
   dispose(): void;
 }
 
+/** Zeroed transport figures, for a new transport. */
 export function emptyTransportStats(): TransportStats {
   return { sent: 0, unsent: 0, messages: 0, controls: 0, rejected: 0, lastRejection: null, reconnects: 0, lastError: null, pingMs: null };
 }

@@ -7,6 +7,7 @@ import { emptyTransportStats, type FrameTransport, type TransportEvents, type Tr
 
 export type { WebSocketConstructor } from '../../core/reconnecting-socket.ts';
 
+/** Options of a {@link WebSocketTransport}. */
 export interface WebSocketTransportOptions {
   /** ws:// or wss:// URL of a relay room, e.g. `wss://cairn.example/rooms/avatar/lobby`. */
   url: string;

@@ -5,9 +5,13 @@ import type { RemoteAvatar, RemotePeerView } from './remote-peer-view.ts';
 
 /** One remote avatar's update as the crowd module's `RemoteAvatars.update` takes it. */
 export interface CrowdAvatarUpdate {
+  /** East position of the feet (m). */
   x: number;
+  /** Height of the feet (m). */
   y: number;
+  /** South position of the feet (m). */
   z: number;
+  /** Facing in radians, atan2(wx, wz). */
   facing: number;
   /** Clip name; omitted when unchanged. */
   clip?: string;
@@ -34,6 +38,7 @@ export interface CrowdRemotes {
   setLook?(id: number, look: AvatarLook): void;
 }
 
+/** Options of a {@link CrowdPeerView}. */
 export interface CrowdPeerViewOptions {
   /** The crowd's remote-avatar registry (`cairn.crowdRemotes`). */
   remotes: CrowdRemotes;
@@ -125,9 +130,13 @@ class CrowdAvatar implements RemoteAvatar {
  * right animation as soon as the crowd is attached.
  */
 export class CrowdPeerView implements RemotePeerView {
+  /** The crowd's remote-avatar registry the updates go to. */
   readonly remotes: CrowdRemotes;
+  /** Ground speed (m/s) each locomotion clip was authored at. */
   readonly authoredSpeeds: Record<string, number>;
+  /** Net states the crowd has no clip for, and what plays instead. */
   readonly aliases: Record<string, string>;
+  /** Crossfade seconds on a clip change. */
   readonly fade: number;
   /** Updates the crowd refused because no renderer was attached yet. */
   dropped = 0;
@@ -163,6 +172,7 @@ export class CrowdPeerView implements RemotePeerView {
     this.remotes.remove(avatar.id);
   }
 
+  /** Removes every avatar from the crowd. */
   dispose(): void {
     for (const avatar of [...this.avatars.values()]) avatar.remove();
   }

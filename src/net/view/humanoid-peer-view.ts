@@ -6,6 +6,7 @@ import { humanoidVariantFromSeed, variantBuild, variantPalette, type HumanoidVar
 import type { PeerProfile } from '../protocol/profile.ts';
 import type { AvatarDetail, RemoteAvatar, RemotePeerView } from './remote-peer-view.ts';
 
+/** Options of a {@link HumanoidPeerView}. */
 export interface HumanoidPeerViewOptions {
   /** Where avatars are added (the scene). */
   parent: Object3D;
@@ -108,6 +109,7 @@ class HumanoidAvatar implements RemoteAvatar {
  * renderer takes over for hundreds, and draws character files too.
  */
 export class HumanoidPeerView implements RemotePeerView {
+  /** The avatars drawn now, one humanoid each. */
   readonly avatars = new Set<HumanoidAvatar>();
   private readonly parent: Object3D;
   private readonly castShadow: boolean;
@@ -141,6 +143,7 @@ export class HumanoidPeerView implements RemotePeerView {
     for (const avatar of this.avatars) avatar.update(dt);
   }
 
+  /** Removes every avatar from the scene. */
   dispose(): void {
     for (const avatar of [...this.avatars]) avatar.remove();
   }

@@ -21,10 +21,13 @@ const NAME_TAG_DEFAULTS: Required<Omit<NameTagViewOptions, 'view' | 'camera' | '
 
 /** One name on screen, as {@link NameTagView.visible} reports it. */
 export interface ShownNameTag {
+  /** The player's id. */
   id: number;
+  /** The player's display name. */
   name: string;
   /** Pixels from the container's top left. */
   x: number;
+  /** Pixels from the container's top. */
   y: number;
   /** Metres from the camera. */
   distance: number;
@@ -34,9 +37,11 @@ export interface ShownNameTag {
 export interface NameTagStats {
   /** Players with a known name, and how many of those are labelled on screen now. */
   named: number;
+  /** Names labelled on screen now. */
   shown: number;
   /** Hidden because behind the camera, or beyond {@link NameTagViewOptions.maxDistance}. */
   behind: number;
+  /** Hidden because farther than {@link NameTagViewOptions.maxDistance}. */
   far: number;
 }
 
@@ -94,7 +99,9 @@ class TaggedAvatar implements RemoteAvatar {
 export class NameTagView implements RemotePeerView {
   /** The element holding every label (class `cairn-name-tags`). */
   readonly element: HTMLDivElement;
+  /** How many names are known, shown and hidden, refreshed every {@link update}. */
   readonly stats: NameTagStats = { named: 0, shown: 0, behind: 0, far: 0 };
+  /** The view that draws the avatars under the labels. */
   readonly inner: RemotePeerView;
   private readonly options: Required<Omit<NameTagViewOptions, 'view' | 'camera' | 'container'>>;
   private readonly camera: Camera;
@@ -188,6 +195,7 @@ export class NameTagView implements RemotePeerView {
     if (this.avatars.get(avatar.id) === avatar) this.avatars.delete(avatar.id);
   }
 
+  /** Removes every label and its element, and disposes the inner view. */
   dispose(): void {
     for (const avatar of [...this.avatars.values()]) avatar.remove();
     this.inner.dispose();

@@ -26,6 +26,7 @@ export interface RemoteAvatar {
   remove(): void;
 }
 
+/** How remote players are drawn: a view makes one {@link RemoteAvatar} per peer and advances them every frame. */
 export interface RemotePeerView {
   /** Creates the avatar of peer `id`. */
   add(id: number): RemoteAvatar;
@@ -33,6 +34,7 @@ export interface RemotePeerView {
   update(dt: number): void;
   /** Avatars shown now. */
   readonly count: number;
+  /** Removes every avatar and frees what the view owns. */
   dispose(): void;
 }
 

@@ -10,9 +10,11 @@ import { wantsCloseWatch } from './close-watch.ts';
 
 /** One world cell's socket. */
 export interface CellSocket {
+  /** The cell. */
   readonly cell: Cell;
   /** `world:cell:X:Z`. */
   readonly key: string;
+  /** The socket's transport: frames, controls, reconnects. */
   readonly transport: WebSocketTransport;
   /** Role acknowledged by the cell (null until its ack, and again after a drop). */
   role: CellRole | null;
@@ -20,9 +22,11 @@ export interface CellSocket {
   close: boolean;
 }
 
+/** Options of {@link CellSockets}. */
 export interface CellSocketsOptions {
   /** ws(s) origin of the Worker (its /rooms/avatar/world:cell:X:Z). */
   wsOrigin: string;
+  /** Reconnect delays of each cell socket. Default: the socket's own (500 ms doubling to 15 s). */
   backoff?: BackoffOptions;
   /** WebSocket implementation (Node: `ws`). Default the global one. */
   WebSocket?: WebSocketConstructor;
@@ -33,17 +37,33 @@ export interface CellSocketsOptions {
 /** Defaults of {@link CellSockets}: no session token; backoff and WebSocket are each socket's own defaults. */
 const CELL_SOCKETS_DEFAULTS: Required<Pick<CellSocketsOptions, 'session'>> = { session: null };
 
+/** What {@link CellSockets} emits. */
 export type CellSocketsEvents = {
   /** A relay message from any cell. */
   message: Uint8Array;
   /** Something a cell socket rejected, and why. */
   rejected: string;
   /** A control message from a cell ({@link CellAck}s come as `ack` instead). */
-  control: { socket: CellSocket; control: ServerControl };
+  control: {
+    /** The socket it came on. */
+    socket: CellSocket;
+    /** The message. */
+    control: ServerControl;
+  };
   /** A cell acknowledged a role. */
-  ack: { socket: CellSocket; ack: CellAck };
+  ack: {
+    /** The socket acknowledged. */
+    socket: CellSocket;
+    /** The cell's acknowledgement. */
+    ack: CellAck;
+  };
   /** A cell socket changed state. */
-  state: { socket: CellSocket; state: TransportState };
+  state: {
+    /** The socket. */
+    socket: CellSocket;
+    /** Its new state. */
+    state: TransportState;
+  };
 };
 
 /**
@@ -53,6 +73,7 @@ export type CellSocketsEvents = {
  * (`pace`). Knows nothing about hops or identities: {@link WorldTransport} decides which cells to hold.
  */
 export class CellSockets {
+  /** What the sockets emit, merged: messages, rejections, controls, acks, state changes. */
   readonly events = new Emitter<CellSocketsEvents>();
   private readonly sockets = new Map<string, CellSocket & { offs: Array<() => void> }>();
   /** This player's profile, given to every cell socket (each sends it after its welcome). */
@@ -64,18 +85,22 @@ export class CellSockets {
     this.options = { ...options, ...withDefaults(CELL_SOCKETS_DEFAULTS, options) };
   }
 
+  /** Cell sockets open now. */
   get size(): number {
     return this.sockets.size;
   }
 
+  /** The socket of `cell`, if open. */
   get(cell: Cell): CellSocket | undefined {
     return this.sockets.get(cellRoom(cell));
   }
 
+  /** Whether a socket for `cell` is open. */
   has(cell: Cell): boolean {
     return this.sockets.has(cellRoom(cell));
   }
 
+  /** Every open cell socket. */
   values(): IterableIterator<CellSocket> {
     return this.sockets.values();
   }
@@ -157,7 +182,7 @@ export class CellSockets {
 
   /**
    * Asks each neighbouring cell for every tick while (x, z) is within the live-detail radius of it,
-   * and for the paced rate again once well beyond (see {@link wantsCloseWatch}). Returns how many
+   * and for the paced rate again once well beyond (see `wantsCloseWatch`, close-watch.ts). Returns how many
    * sockets are close-watching.
    */
   pace(x: number, z: number): number {

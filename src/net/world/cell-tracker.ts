@@ -11,7 +11,9 @@ export class CellTracker {
   /** Cell changes so far. */
   changes = 0;
 
+  /** Cell edge (m). */
   readonly size: number;
+  /** Metres past a border before the publication moves. */
   readonly margin: number;
 
   constructor(

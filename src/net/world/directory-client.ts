@@ -1,6 +1,7 @@
 import { withDefaults } from '../../core/options.ts';
 import type { Cell, WorldEntry, WorldHop } from '../protocol/world.ts';
 
+/** Options of a {@link DirectoryClient}. */
 export interface DirectoryClientOptions {
   /** http(s) origin of the Worker, e.g. `https://cairn.example` (its /api/world). */
   origin: string;
@@ -32,13 +33,17 @@ const DIRECTORY_CLIENT_DEFAULTS = { requestTimeoutMs: 10_000 };
 
 /** An answer with when it was asked for and read (local `Date.now()` ms), for the server clock. */
 export interface Timed<T> {
+  /** The answer's body. */
   body: T;
+  /** Local `Date.now()` when the request was sent (ms). */
   sentAt: number;
+  /** Local `Date.now()` when the answer was read (ms). */
   readAt: number;
 }
 
 /** A refused or failed directory request; `status` is the HTTP status when there was one. */
 export class DirectoryError extends Error {
+  /** The HTTP status, or null when no answer came (network error, timeout). */
   readonly status: number | null;
 
   constructor(message: string, status: number | null, options?: ErrorOptions) {
@@ -55,6 +60,7 @@ export class DirectoryError extends Error {
  * busy or restarting Worker). Holds no state.
  */
 export class DirectoryClient {
+  /** The resolved options. */
   readonly options: ResolvedDirectoryClientOptions;
 
   constructor(options: DirectoryClientOptions) {

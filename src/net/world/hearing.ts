@@ -1,12 +1,6 @@
 import { withDefaults } from '../../core/options.ts';
 
-/**
- * Who is close enough to hear: the peers voice should connect to. Peers within `enterRadius`
- * (nearest first, while fewer than `max`) join; members stay until they are beyond `exitRadius`, so a
- * peer pacing at the edge does not make the voice mesh connect and hang up over and over. Voice
- * discovery follows the same cells as avatars because its input is the avatar peer table, which
- * only holds peers from the 3×3 cells around the player. Pure.
- */
+/** Options of a {@link HearingSet}. */
 export interface HearingOptions {
   /** Metres within which a peer is offered a connection. Default 24. */
   enterRadius?: number;
@@ -19,15 +13,29 @@ export interface HearingOptions {
 /** Defaults of a {@link HearingSet}: offered within 24 m, closed beyond 32 m, 8 at most. */
 const HEARING_DEFAULTS: Required<HearingOptions> = { enterRadius: 24, exitRadius: 32, max: 8 };
 
+/** Who joined and who left the hearing set in one {@link HearingSet.update}. */
 export interface HearingChange {
+  /** Peer ids that joined (voice connects to them). */
   added: number[];
+  /** Peer ids that left (voice hangs up on them). */
   removed: number[];
 }
 
+/**
+ * Who is close enough to hear: the peers voice should connect to. Peers within `enterRadius`
+ * (nearest first, while fewer than `max`) join; members stay until they are beyond `exitRadius`, so a
+ * peer pacing at the edge does not make the voice mesh connect and hang up over and over. Voice
+ * discovery follows the same cells as avatars because its input is the avatar peer table, which
+ * only holds peers from the 3×3 cells around the player. Pure.
+ */
 export class HearingSet {
+  /** The peer ids within hearing now. */
   readonly ids = new Set<number>();
+  /** Metres within which a peer is offered a connection. */
   readonly enterRadius: number;
+  /** Metres beyond which a connection is closed. */
   readonly exitRadius: number;
+  /** Most members at once. */
   readonly max: number;
 
   constructor(options: HearingOptions = {}) {

@@ -1,6 +1,7 @@
 import { withDefaults } from '../../core/options.ts';
 import { Backoff, type BackoffOptions } from '../../core/backoff.ts';
 import { Emitter } from '../../core/emitter.ts';
+import type { XZ } from '../../core/math.ts';
 import type { ServerControl } from '../protocol/control.ts';
 import type { Profile } from '../protocol/profile.ts';
 import {
@@ -29,11 +30,12 @@ import { CellTracker } from './cell-tracker.ts';
 import { DirectoryClient, DirectoryError, type Timed } from './directory-client.ts';
 import { ServerClock } from './server-clock.ts';
 
+/** Options of a {@link WorldTransport}. */
 export interface WorldTransportOptions {
   /** http(s) origin of the Worker, e.g. `https://cairn.example` (its /api/world and /rooms). */
   origin: string;
   /** Where the player stands when entering (m). */
-  start: { x: number; z: number };
+  start: XZ;
   /** Metres past a border before publication moves (hysteresis). Default 4. */
   margin?: number;
   /**
@@ -42,6 +44,7 @@ export interface WorldTransportOptions {
    * renewal within 10 s of the last token.
    */
   renewMs?: number;
+  /** Reconnect delays of each cell socket. Default: the socket's own (500 ms doubling to 15 s). */
   backoff?: BackoffOptions;
   /** WebSocket implementation (Node: `ws`). Default the global one. */
   WebSocket?: WebSocketConstructor;
@@ -54,7 +57,7 @@ export interface WorldTransportOptions {
   requestTimeoutMs?: number;
   /**
    * Ask neighbouring cells the player stands close to for every tick (`pace`; see
-   * {@link wantsCloseWatch}). Default true. False: every neighbouring cell paces this client —
+   * `wantsCloseWatch` in close-watch.ts). Default true. False: every neighbouring cell paces this client —
    * the fewest messages, but peers across a border arrive up to ~80 ms later.
    */
   closeWatch?: boolean;
@@ -74,16 +77,27 @@ export interface WorldTransportOptions {
 
 /** {@link WorldTransportOptions} with every default filled in. */
 export interface ResolvedWorldTransportOptions {
+  /** http(s) origin of the Worker. */
   origin: string;
-  start: { x: number; z: number };
+  /** Where the player stands when entering (m), copied. */
+  start: XZ;
+  /** Metres past a border before publication moves. */
   margin: number;
+  /** Identity token renewal period (ms). */
   renewMs: number;
+  /** Reconnect delays of each cell socket. */
   backoff: BackoffOptions;
+  /** The WebSocket implementation given, or undefined for the global one. */
   WebSocket: WebSocketConstructor | undefined;
+  /** The fetch implementation given, or undefined for the global one. */
   fetch: typeof fetch | undefined;
+  /** Directory request timeout (ms). */
   requestTimeoutMs: number;
+  /** Whether neighbouring cells the player stands close to are asked for every tick. */
   closeWatch: boolean;
+  /** Clock probe period (ms); 0: never. */
   clockProbeMs: number;
+  /** This tab's session token, or null. */
   session: string | null;
 }
 
@@ -127,7 +141,9 @@ export interface WorldStats {
   hops: number;
   /** Times the identity was replaced (teleports, lost identity). */
   reentries: number;
+  /** Directory requests (hops, renewals) that failed, and commands a cell refused. */
   hopErrors: number;
+  /** Why the last of them failed, or null. */
   lastHopError: string | null;
   /** Token renewals completed. */
   renewals: number;
@@ -136,7 +152,7 @@ export interface WorldStats {
   /**
    * The server's clock minus this client's `Date.now()` (ms), from the directory's answers and the
    * publication cell's answers to `clock` probes (the one with the shortest round trip wins; see
-   * {@link ServerClock}). Null until the first answer that carries it.
+   * `ServerClock`, server-clock.ts). Null until the first answer that carries it.
    */
   clockOffsetMs: number | null;
   /** Round trip of the answer {@link clockOffsetMs} came from (ms): its uncertainty is half of it. */
@@ -168,10 +184,14 @@ export interface WorldStats {
  * A jump of more than one cell (a teleport) enters again under a new identity.
  */
 export class WorldTransport implements FrameTransport {
+  /** The open world's cells. */
   readonly kind = 'world' as const;
   readonly target: string;
+  /** What the transport counted, over every cell socket. */
   readonly stats: TransportStats = emptyTransportStats();
+  /** What the transport emits: messages from every cell, controls, state changes, tokens. */
   readonly events = new Emitter<TransportEvents>();
+  /** The world-specific figures (`stats.net.world`). */
   readonly world: WorldStats = {
     cell: null,
     subscriptions: 0,
@@ -188,13 +208,16 @@ export class WorldTransport implements FrameTransport {
     timingNotes: 0,
     clockProbes: 0,
   };
+  /** The resolved options. */
   readonly options: ResolvedWorldTransportOptions;
+  /** Where the transport stands: open while the publication cell's socket is open and acknowledged as publisher. */
   state: TransportState = 'connecting';
   selfId: number | null = null;
   /** The publication cell's signed proof that avatar {@link selfId} is this client's (from its ack). */
   avatarToken: string | null = null;
   /** The cell this client publishes in (acknowledged). */
   cell: Cell | null = null;
+  /** Which cell the player publishes in, with hysteresis. */
   readonly tracker: CellTracker;
   /** The server's clock and the cell's corrections to it (mirrored into {@link world}). */
   readonly clock = new ServerClock();

@@ -104,8 +104,11 @@ export function describeFailure(reason: ImportFailure, detail: FailureDetail = {
  * the file's name and says the cause in words; {@link reason} says it for code.
  */
 export class RigLoadError extends Error {
+  /** The error's name, for telling it apart from other errors. */
   override name = 'RigLoadError';
+  /** The file name or URL as the caller gave it. */
   readonly source: string;
+  /** The cause, for code. */
   readonly reason: ImportFailure;
 
   constructor(
@@ -132,7 +135,15 @@ export class RigLoadError extends Error {
 }
 
 /** A refusal as a page or a command shows it: the message (naming the file as `name`) and the cause. */
-export function refusalOf(error: unknown, name: string): { message: string; reason: ImportFailure } {
+export function refusalOf(
+  error: unknown,
+  name: string,
+): {
+  /** The message, naming the file as `name`. */
+  message: string;
+  /** The cause, for code. */
+  reason: ImportFailure;
+} {
   if (error instanceof RigLoadError) return { message: error.messageFor(name), reason: error.reason };
   const message = (error as Error | undefined)?.message ?? String(error);
   return { message: message.startsWith(name) ? message : `${name}: ${message}`, reason: 'not-a-model' };
@@ -141,11 +152,32 @@ export function refusalOf(error: unknown, name: string): { message: string; reas
 /** What an import or a consumer of it set aside, for code; {@link describeLoss} words it. */
 export type ImportLoss =
   /** A texture the model names could not be loaded: drawn without it. */
-  | { kind: 'missing-texture'; file: string }
+  | {
+      /** Discriminates the loss. */
+      kind: 'missing-texture';
+      /** The texture's file name or URL. */
+      file: string;
+    }
   /** Clip tracks nothing can play (their node is gone, or they drive something the consumer does not run). */
-  | { kind: 'dropped-tracks'; count: number; why: string; examples: readonly string[] }
+  | {
+      /** Discriminates the loss. */
+      kind: 'dropped-tracks';
+      /** Tracks dropped. */
+      count: number;
+      /** Why, in words. */
+      why: string;
+      /** Some of them (`clip: track`). */
+      examples: readonly string[];
+    }
   /** Morph targets the consumer does not run. */
-  | { kind: 'dropped-morphs'; names: readonly string[]; why: string };
+  | {
+      /** Discriminates the loss. */
+      kind: 'dropped-morphs';
+      /** The morph targets' names. */
+      names: readonly string[];
+      /** Why, in words. */
+      why: string;
+    };
 
 const list = (names: readonly string[], max = 6): string => `${names.slice(0, max).join(', ')}${names.length > max ? ', …' : ''}`;
 

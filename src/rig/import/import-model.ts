@@ -76,10 +76,15 @@ export interface ImportReport {
 export interface LoadedRig {
   /** The wrapper: metres, +Y up; the file's scene is its only child. */
   object: Object3D;
+  /** The skinned pieces (the file's own, and rigid meshes skinned to their bone). */
   skinnedMeshes: SkinnedMesh[];
+  /** The bones. */
   bones: Bone[];
+  /** The clips. */
   clips: AnimationClip[];
+  /** The file type it was read as. */
   format: RigFormat;
+  /** What importing found and changed. */
   report: ImportReport;
 }
 
@@ -350,7 +355,15 @@ const UNIT_WORDS: Partial<Record<ImportReport['units'], string>> = {
  * millimetres; mocap (no mesh) 12–40 units tall is the CMU database's unit and 40–100 is inches;
  * anything else over 12 is centimetres; 12 or less is metres.
  */
-export function detectUnits(height: number, mocap: boolean): { unit: ImportReport['units']; metres: number } {
+export function detectUnits(
+  height: number,
+  mocap: boolean,
+): {
+  /** The unit the file reads as. */
+  unit: ImportReport['units'];
+  /** Metres per file unit. */
+  metres: number;
+} {
   if (!(height > 0)) return { unit: 'm', metres: 1 };
   if (height > 400) return { unit: 'mm', metres: 0.001 };
   if (mocap && height > 12 && height <= 40) return { unit: 'cmu', metres: CMU_UNIT };

@@ -5,14 +5,19 @@ import { DoubleSide, MeshStandardMaterial } from 'three';
  * (one per surface kind) serve every prop and the renderer builds few pipelines.
  */
 export interface PropMaterials {
+  /** Trunks and branches. */
   bark: MeshStandardMaterial;
+  /** Canopies, bushes and other leaves. */
   foliage: MeshStandardMaterial;
+  /** Rocks, scree and pebbles. */
   stone: MeshStandardMaterial;
   /** Thin blades (grass, reeds, flower stems): visible from both sides. */
   blade: MeshStandardMaterial;
+  /** Frees every material. */
   dispose(): void;
 }
 
+/** The procedural props' materials: one per surface kind, colour from vertex colours. */
 export function createPropMaterials(): PropMaterials {
   const make = (name: string, roughness: number, doubleSided = false): MeshStandardMaterial => {
     const material = new MeshStandardMaterial({ vertexColors: true, roughness, metalness: 0 });

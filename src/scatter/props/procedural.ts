@@ -13,10 +13,13 @@ import type { PropPiece } from './prop-types.ts';
  */
 
 export interface ProceduralPropDefinition {
+  /** The prop's id (registered as `proc:<id>`). */
   id: string;
+  /** The category presets pick it by. */
   category: string;
   /** 'flat' (split vertices) or 'smooth' (welded), for docs and the LOD report. */
   shading: 'flat' | 'smooth';
+  /** Builds the prop's pieces from `rng` (seeded from the id, so it looks the same every run). */
   build(materials: PropMaterials, rng: Mulberry32): PropPiece[];
 }
 
@@ -85,6 +88,7 @@ function boulder(rng: Mulberry32, radius: number, detail: number, squash: number
   return g;
 }
 
+/** Cairn's procedural props: trees, rocks, scree, pebbles, bushes, grass, flowers, reeds and driftwood. */
 export const PROCEDURAL_PROPS: readonly ProceduralPropDefinition[] = [
   {
     id: 'spruce',

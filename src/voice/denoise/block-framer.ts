@@ -14,6 +14,7 @@ export class BlockFramer {
   private readPos = 0;
   private writePos: number;
 
+  /** Samples per frame the processor takes. */
   readonly frameSize: number;
   private readonly processFrame: (frame: Float32Array) => void;
 

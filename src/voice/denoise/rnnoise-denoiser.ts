@@ -2,17 +2,23 @@ import { BlockFramer } from './block-framer.ts';
 
 /** The parts of the Emscripten RNNoise module (`@jitsi/rnnoise-wasm`) the denoiser uses. */
 export interface RnnoiseModule {
+  /** Creates a denoiser state; returns its pointer (0 on failure). */
   _rnnoise_create(model?: number): number;
+  /** Frees a denoiser state. */
   _rnnoise_destroy(state: number): void;
   /** Denoises 480 samples from `input` into `output` (may alias); returns the voice probability. */
   _rnnoise_process_frame(state: number, output: number, input: number): number;
+  /** Allocates `bytes` on the module's heap; returns the pointer. */
   _malloc(bytes: number): number;
+  /** Frees what {@link _malloc} returned. */
   _free(pointer: number): void;
+  /** The module's heap as floats. */
   HEAPF32: Float32Array;
 }
 
 /** RNNoise works on 10 ms frames at 48 kHz. */
 export const RNNOISE_FRAME = 480;
+/** The sample rate RNNoise works at (Hz). */
 export const RNNOISE_SAMPLE_RATE = 48_000;
 /**
  * RNNoise's own delay: its output frame is the input from two frames (20 ms) earlier (overlapping
@@ -46,6 +52,7 @@ export class RnnoiseDenoiser {
   private disposed = false;
 
   private readonly module: RnnoiseModule;
+  /** Share of denoised signal in the output, 0…1 (the rest is the dry input, delayed to line up). */
   readonly wet: number;
 
   constructor(
@@ -79,11 +86,13 @@ export class RnnoiseDenoiser {
     return this.framer.latency + RNNOISE_INTERNAL_DELAY;
   }
 
+  /** Denoises `input` (null: silence) into `output`, one render block at a time. */
   process(input: Float32Array | null, output: Float32Array): void {
     if (this.disposed) throw new Error('RnnoiseDenoiser used after dispose()');
     this.framer.process(input, output);
   }
 
+  /** Frees the denoiser's state and buffer. Calling it again does nothing. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;

@@ -31,7 +31,7 @@ export const MAX_AVATAR_ID = 0xffff_ffff;
 /**
  * World voice rooms (`world`, or a name starting `world:`): the voice room of the open world,
  * where clients connect only to peers within hearing range (docs/voice.md "Voice in the open
- * world"). Their capacity is {@link WORLD_VOICE_ROOM_CAPACITY}, not 16, and they relay no
+ * world"). Their capacity is the server's `WORLD_VOICE_ROOM_CAPACITY` (1,000), not 16, and they relay no
  * positions (panners follow the avatars instead).
  */
 export function isWorldVoiceRoom(room: string): boolean {
@@ -52,39 +52,59 @@ export const VOICE_CLOSE = {
 
 /** An RTCIceCandidateInit as it travels (null = end of candidates). */
 export interface WireCandidate {
+  /** The candidate line (`candidate:…`). */
   candidate: string;
+  /** The media stream's identification tag, or null. */
   sdpMid: string | null;
+  /** Index of the media description it belongs to, or null. */
   sdpMLineIndex: number | null;
+  /** The ICE username fragment, or null. */
   usernameFragment: string | null;
 }
 
 /** A peer's place in the world: metres, and facing = atan2(wx, wz) in radians. */
 export interface WirePosition {
+  /** East position (m). */
   x: number;
+  /** Height (m). */
   y: number;
+  /** South position (m). */
   z: number;
+  /** Facing in radians, atan2(wx, wz). */
   facing: number;
 }
 
 // ---------------------------------------------------------------- client → server
 
+/** A session description offer to one peer. */
 export interface OfferMessage {
+  /** Discriminates the message. */
   type: 'offer';
   /** Target peer id. */
   to: number;
+  /** The offer (`v=0…`), at most {@link MAX_SDP_CHARS} characters. */
   sdp: string;
 }
+/** The answer to a peer's offer. */
 export interface AnswerMessage {
+  /** Discriminates the message. */
   type: 'answer';
+  /** The peer that offered. */
   to: number;
+  /** The answer (`v=0…`), at most {@link MAX_SDP_CHARS} characters. */
   sdp: string;
 }
+/** An ICE candidate for one peer (trickled). */
 export interface IceMessage {
+  /** Discriminates the message. */
   type: 'ice';
+  /** Target peer id. */
   to: number;
+  /** The candidate, or null for end of candidates. */
   candidate: WireCandidate | null;
 }
 export interface PositionMessage extends WirePosition {
+  /** Discriminates the message. */
   type: 'pos';
 }
 /**
@@ -93,12 +113,16 @@ export interface PositionMessage extends WirePosition {
  * at once instead of waiting for the dead socket to time out.
  */
 export interface ResumeMessage {
+  /** Discriminates the message. */
   type: 'resume';
+  /** The peer id this socket had before it reconnected. */
   id: number;
+  /** The resume token the welcome gave that id. */
   token: string;
 }
 /** Keep-alive. The room answers `{"type":"pong"}` without waking up (hibernation auto-response). */
 export interface PingMessage {
+  /** Discriminates the message. */
   type: 'ping';
 }
 /**
@@ -111,7 +135,9 @@ export interface PingMessage {
  * is within earshot.
  */
 export interface AvatarMessage {
+  /** Discriminates the message. */
   type: 'avatar';
+  /** The avatar id claimed, or null for none. */
   id: number | null;
   /** The avatar token the relay room or world cell issued for `id`; required with an id (the parser refuses a claim without one). */
   token?: string;
@@ -122,20 +148,26 @@ export interface AvatarMessage {
  * its own hearing range.
  */
 export interface ByeMessage {
+  /** Discriminates the message. */
   type: 'bye';
+  /** The peer whose link was closed. */
   to: number;
 }
 
+/** Any message a client sends. */
 export type ClientMessage =
   OfferMessage | AnswerMessage | IceMessage | PositionMessage | ResumeMessage | PingMessage | AvatarMessage | ByeMessage;
 
 /** The exact ping text the server's auto-response matches; clients must send it byte for byte. */
 export const PING_TEXT = '{"type":"ping"}';
+/** The exact text of the room's answer to {@link PING_TEXT}. */
 export const PONG_TEXT = '{"type":"pong"}';
 
 // ---------------------------------------------------------------- server → client
 
+/** One peer in the room, as the welcome lists it. */
 export interface RosterEntry {
+  /** The peer's id. */
   id: number;
   /** Last known position, or null if the peer has not sent one yet. */
   pos: WirePosition | null;
@@ -145,59 +177,89 @@ export interface RosterEntry {
 
 /** First message on every socket. */
 export interface WelcomeMessage {
+  /** Discriminates the message. */
   type: 'welcome';
   /** Your peer id in this room. */
   id: number;
   /** Secret for {@link ResumeMessage} after a reconnect. */
   token: string;
+  /** The room's name. */
   room: string;
   /** Everyone else in the room now. */
   peers: RosterEntry[];
   /** Position updates per second the room accepts from one client (sustained). */
   positionRate: number;
 }
+/** A peer joined the room. */
 export interface JoinMessage {
+  /** Discriminates the message. */
   type: 'join';
+  /** Its peer id. */
   id: number;
 }
+/** A peer left the room. */
 export interface LeaveMessage {
+  /** Discriminates the message. */
   type: 'leave';
+  /** Its peer id. */
   id: number;
 }
+/** An offer, relayed from the peer that made it. */
 export interface RelayedOffer {
+  /** Discriminates the message. */
   type: 'offer';
+  /** The peer that offered (stamped by the server). */
   from: number;
+  /** The offer. */
   sdp: string;
 }
+/** An answer, relayed from the peer that made it. */
 export interface RelayedAnswer {
+  /** Discriminates the message. */
   type: 'answer';
+  /** The peer that answered (stamped by the server). */
   from: number;
+  /** The answer. */
   sdp: string;
 }
+/** An ICE candidate, relayed. */
 export interface RelayedIce {
+  /** Discriminates the message. */
   type: 'ice';
+  /** The peer it comes from (stamped by the server). */
   from: number;
+  /** The candidate, or null for end of candidates. */
   candidate: WireCandidate | null;
 }
 export interface RelayedPosition extends WirePosition {
+  /** Discriminates the message. */
   type: 'pos';
+  /** The peer it comes from (stamped by the server). */
   from: number;
 }
+/** The room's answer to a ping. */
 export interface PongMessage {
+  /** Discriminates the message. */
   type: 'pong';
 }
 /** A peer announced (or changed, or withdrew) its avatar id. */
 export interface RelayedAvatar {
+  /** Discriminates the message. */
   type: 'avatar';
+  /** The peer it comes from (stamped by the server). */
   from: number;
+  /** Its avatar id now, or null for none. */
   id: number | null;
 }
 /** A peer closed its link with you. */
 export interface RelayedBye {
+  /** Discriminates the message. */
   type: 'bye';
+  /** The peer that closed the link (stamped by the server). */
   from: number;
 }
 
+/** Why the room refused a message, as the error's `code`. */
 export const ERROR_CODES = [
   'bad-json',
   'binary',
@@ -212,17 +274,22 @@ export const ERROR_CODES = [
   'target-busy',
   'no-positions',
 ] as const;
+/** One of {@link ERROR_CODES}. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Sent to the offending sender only; nothing is forwarded for a message that earns one. */
 export interface ErrorMessage {
+  /** Discriminates the message. */
   type: 'error';
+  /** What was wrong, as a code. */
   code: ErrorCode;
+  /** What was wrong, in words. */
   message: string;
   /** The `type` of the message that was refused, when it could be read. */
   ref?: string;
 }
 
+/** Any message the room sends. */
 export type ServerMessage =
   | WelcomeMessage
   | JoinMessage
@@ -238,7 +305,20 @@ export type ServerMessage =
 
 // ---------------------------------------------------------------- validation
 
-export type Validated<T> = { ok: true; message: T } | { ok: false; error: ErrorMessage };
+/** The outcome of {@link parseClientMessage}: a clean message, or the error to send back. */
+export type Validated<T> =
+  | {
+      /** The message is valid. */
+      ok: true;
+      /** A clean copy, holding only the schema's fields. */
+      message: T;
+    }
+  | {
+      /** The message was refused. */
+      ok: false;
+      /** The error for the sender. */
+      error: ErrorMessage;
+    };
 
 function fail(code: ErrorCode, message: string, ref?: string): { ok: false; error: ErrorMessage } {
   return { ok: false, error: ref === undefined ? { type: 'error', code, message } : { type: 'error', code, message, ref } };
@@ -299,7 +379,13 @@ const coordinateField = (key: string) => {
 const AVATAR_ID_PROBLEM = `"id" must be an avatar id (an integer from 1 to ${MAX_AVATAR_ID}) or null`;
 const AVATAR_TOKEN_PROBLEM = '"token" must be the avatarToken your avatar room or world cell gave you (a short string)';
 
-/** Client → server messages, one schema per type (what {@link parseClientMessage} checks); each problem message says what was wrong. */
+/**
+ * Client → server messages, one schema per type (what {@link parseClientMessage} checks); each
+ * problem message says what was wrong. The parse functions are the API; the {@link ClientMessage}
+ * types document the fields.
+ *
+ * @internal
+ */
 export const ClientMessageSchema = v.variant(
   'type',
   [
@@ -406,7 +492,12 @@ const CandidateSchema = v.nullable(
   }),
 );
 
-/** Server → client messages, one schema per type (what {@link parseServerMessage} checks). */
+/**
+ * Server → client messages, one schema per type (what {@link parseServerMessage} checks). The parse
+ * function is the API; the {@link ServerMessage} types document the fields.
+ *
+ * @internal
+ */
 export const ServerMessageSchema = v.variant('type', [
   v.object({
     type: v.literal('welcome'),

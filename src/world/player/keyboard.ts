@@ -31,10 +31,12 @@ export class KeyboardInput {
     return input;
   }
 
+  /** Whether the key with this `KeyboardEvent.code` is held now. */
   isDown(code: string): boolean {
     return this.down.has(code);
   }
 
+  /** Removes the keyboard listeners. */
   dispose(): void {
     this.target.removeEventListener('keydown', this.onKeyDown);
     this.target.removeEventListener('keyup', this.onKeyUp);

@@ -16,6 +16,7 @@ export interface PlayerCharacter {
   update(state: PlayerState, dt: number): void;
   /** Rows the HUD's Player section shows about the character (what is drawn, loading, refused). */
   hudRows?(): HudRow[];
+  /** Removes the character from the scene and frees what it owns. */
   dispose(): void;
 }
 
@@ -44,6 +45,7 @@ export class PlaceholderCharacter implements PlayerCharacter {
     this.object.rotation.y = state.facing;
   }
 
+  /** Removes the capsule from the scene and frees its geometry and material. */
   dispose(): void {
     this.object.removeFromParent();
     this.body.geometry.dispose();

@@ -6,47 +6,68 @@ export interface PlayerInput {
   forward: number;
   /** +1 right (D), −1 left (A). */
   right: number;
+  /** Run (Shift) instead of walk. */
   run: boolean;
+  /** Jump (Space) this frame; delivered once per press. */
   jump: boolean;
 }
 
 /** Anything that answers "how high is the ground here" (the terrain's Heightmap does). */
 export interface Ground {
+  /** Height of the ground (m) at (x, z). */
   sampleHeight(x: number, z: number): number;
+  /** Height of the water surface (m); deeper water makes the player swim. */
   readonly waterLevel: number;
+  /** Edge length of the square map (m), centred on the origin; the player stays inside it. */
   readonly worldSize: number;
 }
 
+/** What the player is doing, for the animation and the HUD. */
 export type LocomotionState = 'idle' | 'walk' | 'run' | 'jump' | 'swim';
 
+/** The local player's controller state, advanced by {@link stepPlayer}. */
 export interface PlayerState {
+  /** East position of the feet (m). */
   x: number;
+  /** Height of the feet (m). */
   y: number;
+  /** South position of the feet (m). */
   z: number;
   /** atan2(wx, wz): 0 faces +Z. */
   facing: number;
+  /** East velocity (m/s). */
   vx: number;
+  /** Vertical velocity (m/s), up positive. */
   vy: number;
+  /** South velocity (m/s). */
   vz: number;
   /** Horizontal speed, m/s. */
   speed: number;
+  /** Standing on the ground (not jumping, falling or swimming). */
   grounded: boolean;
+  /** What the player is doing. */
   state: LocomotionState;
 }
 
+/** How the player moves ({@link DEFAULT_TUNING}). */
 export interface PlayerTuning {
+  /** Walking speed (m/s). */
   walkSpeed: number;
+  /** Running speed (m/s, Shift). */
   runSpeed: number;
   /** How fast velocity approaches the target, 1/s. */
   acceleration: number;
   /** How fast facing turns towards the motion, 1/s. */
   turnRate: number;
+  /** Upward speed at the start of a jump (m/s). */
   jumpSpeed: number;
+  /** Downward acceleration (m/s²). */
   gravity: number;
   /** Depth of water (m) at which the player floats instead of walking the bottom. */
   swimDepth: number;
 }
 
+/** Cairn's tuning: walk 1.6 m/s, run 4.8 m/s, a 6.2 m/s jump under 20 m/s² (about 1 m high), swimming from 1.25 m of water. */
 export const DEFAULT_TUNING: PlayerTuning = {
   walkSpeed: 1.6,
   runSpeed: 4.8,
@@ -57,6 +78,7 @@ export const DEFAULT_TUNING: PlayerTuning = {
   swimDepth: 1.25,
 };
 
+/** A player standing still on the ground at (x, z), facing north (π). */
 export function createPlayerState(x: number, z: number, ground: Ground): PlayerState {
   return { x, y: ground.sampleHeight(x, z), z, facing: Math.PI, vx: 0, vy: 0, vz: 0, speed: 0, grounded: true, state: 'idle' };
 }

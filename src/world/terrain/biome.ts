@@ -1,6 +1,7 @@
 /** Surface classes the terrain colours by, and props (scatter) can key on. */
 export type Biome = 'seabed' | 'sand' | 'grass' | 'meadow' | 'forest-floor' | 'dirt' | 'rock' | 'snow';
 
+/** What {@link classifyBiome} classifies: the ground's altitude and slope at a point. */
 export interface BiomeInput {
   /** Height above the water level, metres. */
   altitude: number;

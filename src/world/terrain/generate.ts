@@ -1,7 +1,8 @@
-import { smoothstep, lerp } from '../../core/math.ts';
+import { smoothstep, lerp, type XZ } from '../../core/math.ts';
 import { Heightmap } from './heightmap.ts';
 import { ValueNoise2D } from './noise.ts';
 
+/** Options of {@link generateTerrain}. */
 export interface TerrainOptions {
   /** Seed for the noise; the hand-shaped features stay where they are. Default 1. */
   seed?: number;
@@ -15,17 +16,27 @@ export interface TerrainOptions {
  * Named places on Cairn's default map, for spawning, tests and presets. World metres; −Z is north.
  * Generated terrain puts each feature around these points.
  */
-export const LANDMARKS = {
+export const LANDMARKS: Readonly<Landmarks> = {
   spawn: { x: 0, z: 0 },
-  /** Foot of the mountains to the north. */
   mountains: { x: 0, z: -190 },
-  /** The cliff band that runs north–south in the east; the plateau lies east of it. */
   cliff: { x: 138, z: 0 },
-  /** Coastal plain and beach in the south; the sea beyond. */
   beach: { x: 0, z: 172 },
-  /** The lake basin in the south-west. */
   lake: { x: -150, z: 60 },
-} as const;
+};
+
+/** The places {@link LANDMARKS} names, each a point on the ground. */
+export interface Landmarks {
+  /** Where the player starts: the middle of the map. */
+  spawn: Readonly<XZ>;
+  /** Foot of the mountains to the north. */
+  mountains: Readonly<XZ>;
+  /** The cliff band that runs north–south in the east; the plateau lies east of it. */
+  cliff: Readonly<XZ>;
+  /** Coastal plain and beach in the south; the sea beyond. */
+  beach: Readonly<XZ>;
+  /** The lake basin in the south-west. */
+  lake: Readonly<XZ>;
+}
 
 /** Mean x of the cliff band's steepest line (it wanders ±9 m with z). */
 const CLIFF_EDGE_X = 142;

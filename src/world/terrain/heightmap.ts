@@ -1,4 +1,4 @@
-import { clamp } from '../../core/math.ts';
+import { clamp, type XYZ } from '../../core/math.ts';
 
 /**
  * A square grid of heights on the XZ plane, centred on the origin, with bilinear sampling.
@@ -70,7 +70,7 @@ export class Heightmap {
    * Unit surface normal at (x, z) from central differences one grid spacing apart, written into
    * `out` (allocation-free in loops).
    */
-  sampleNormal(x: number, z: number, out: { x: number; y: number; z: number } = { x: 0, y: 1, z: 0 }): { x: number; y: number; z: number } {
+  sampleNormal(x: number, z: number, out: XYZ = { x: 0, y: 1, z: 0 }): XYZ {
     const d = this.spacing;
     const dhdx = (this.sampleHeight(x + d, z) - this.sampleHeight(x - d, z)) / (2 * d);
     const dhdz = (this.sampleHeight(x, z + d) - this.sampleHeight(x, z - d)) / (2 * d);

@@ -18,6 +18,7 @@ export class ValueNoise2D {
     for (let i = 0; i < 512; i++) this.permutation[i] = order[i & 255]!;
   }
 
+  /** Smoothly interpolated noise at (x, z), in [-1, 1]; one lattice cell per unit. */
   sample(x: number, z: number): number {
     const x0 = Math.floor(x);
     const z0 = Math.floor(z);

@@ -6,7 +6,7 @@ import { parseCatalog, pickGltfDownload } from '../../../src/assets/catalog-pars
 import { AssetError } from '../../../src/assets/errors.ts';
 import { parseApiBaseUrl, PolyHavenApi, POLY_HAVEN_API } from '../../../src/assets/polyhaven-api.ts';
 import { SearchIndex } from '../../../src/assets/search-index.ts';
-import { freePort } from '../../harness/ports.ts';
+import { freePort } from '../../../scripts/free-port.ts';
 import { INVALID_CATALOG_KEY } from '../../fixtures/polyhaven/catalog.ts';
 import { startPolyHavenFixture, type PolyHavenFixture } from '../../harness/polyhaven-fixture.ts';
 

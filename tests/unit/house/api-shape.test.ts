@@ -82,8 +82,11 @@ function scanApiShape(program: ts.Program, files: readonly string[], root: strin
     return parts.some((t) => t.getProperty('isObject3D') !== undefined);
   };
 
+  // The type as written, on one line and without its doc comments (a field's type may span lines to document its parts).
   const typeText = (node: ts.TypeNode | undefined): string =>
     (node?.getText() ?? '')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/\s+/g, ' ')
       .split('|')
       .map((s) => s.trim())
       .filter((s) => s !== 'null' && s !== 'undefined')

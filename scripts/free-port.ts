@@ -1,6 +1,10 @@
 import { createServer } from 'node:net';
 
-/** Asks the OS for a free loopback port (bind to 0, read it, release it). */
+/**
+ * A free loopback port: binds 127.0.0.1:0, reads the port the OS chose and releases it. The
+ * supervisor starts each Worker on one, and the tests start their servers and browsers on them,
+ * so parallel runs never collide on a fixed port.
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
