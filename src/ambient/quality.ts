@@ -58,7 +58,6 @@ export interface QualityChoice {
   shadows: boolean;
 }
 
-
 /** Reads `?quality=`: a tier name, or null for anything else (chosen for the machine then). */
 export function parseQuality(value: string | null): WorldQuality | null {
   return value !== null && (WORLD_QUALITIES as readonly string[]).includes(value) ? (value as WorldQuality) : null;

@@ -61,6 +61,8 @@ export interface CairnStats {
   shaderErrors: number;
   /** The player's pose and clip (the world). */
   player?: PlayerPageStats;
+  /** How the ground's detail texture is filtered, and why (the world): 1 on a software rasteriser. */
+  terrain?: { anisotropy: number; why: string };
   /** The crowd budget's calibration (the world). */
   budgetCalibration?: {
     /** Where the calibration stands: waiting for frames, measuring, calibrated, or unavailable (no GPU timing). */

@@ -20,6 +20,7 @@ export * from './camera-rig.ts';
 export * from './terrain/index.ts';
 export * from './terrain/terrain-mesh.ts';
 export * from './terrain/terrain-material.ts';
+export * from './terrain/slow-frames.ts';
 export * from './player/player-controller.ts';
 export * from './player/keyboard.ts';
 export * from './player/player-character.ts';

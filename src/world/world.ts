@@ -8,7 +8,8 @@ import { CameraRig } from './camera-rig.ts';
 import { createStage, type Stage, type StageOptions } from './stage.ts';
 import { generateTerrain, LANDMARKS } from './terrain/generate.ts';
 import type { Heightmap } from './terrain/heightmap.ts';
-import { terrainAnisotropyFor, type TerrainMaterial } from './terrain/terrain-material.ts';
+import { SlowFrameWatch } from './terrain/slow-frames.ts';
+import { TERRAIN_ANISOTROPY, terrainAnisotropyFor, type TerrainMaterial } from './terrain/terrain-material.ts';
 import { createTerrainMesh } from './terrain/terrain-mesh.ts';
 
 /** Options of {@link createWorld}: the stage's, and the world's own. */
@@ -64,6 +65,11 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
   const heightmap = generateTerrain({ seed: options.seed ?? 1 });
   const terrain = createTerrainMesh(heightmap, { anisotropy: terrainAnisotropyFor(stage.status) });
   stage.scene.add(terrain);
+  stage.cairn.stats.terrain = {
+    anisotropy: terrain.material.detail.anisotropy,
+    why: stage.status.software ? `software rasteriser (${stage.status.adapter})` : 'GPU',
+  };
+  if (!stage.status.software) watchForSoftware(stage, terrain.material);
   const environment = createEnvironment(stage.scene, heightmap.waterLevel, heightmap.worldSize);
 
   const spawn = options.spawn ?? LANDMARKS.spawn;
@@ -131,4 +137,26 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
   Object.assign(stage.cairn, { world, player, heightmap });
   stage.start();
   return world;
+}
+
+/**
+ * Drops the ground's anisotropic filtering once frames show a software rasteriser the adapter's
+ * name hid (WebKit says "Apple GPU" for llvmpipe too): there it costs a frame seconds.
+ */
+function watchForSoftware(stage: Stage, material: TerrainMaterial): void {
+  const watch = new SlowFrameWatch();
+  let last = Number.NaN;
+  const stop = stage.afterRender(() => {
+    const now = performance.now();
+    const tripped = !Number.isNaN(last) && watch.observe(now - last);
+    last = now;
+    if (tripped) {
+      material.setDetailAnisotropy(TERRAIN_ANISOTROPY.software);
+      stage.cairn.stats.terrain = {
+        anisotropy: TERRAIN_ANISOTROPY.software,
+        why: `frames took ${Math.round(watch.trippedAtMs!)} ms: drawn in software`,
+      };
+    }
+    if (!watch.watching) stop();
+  });
 }

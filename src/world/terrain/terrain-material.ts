@@ -1,6 +1,6 @@
 import { DataTexture, LinearFilter, LinearMipmapLinearFilter, RepeatWrapping, RGBAFormat, UnsignedByteType } from 'three';
 import { abs, dot, float, mix, normalWorld, positionWorld, pow, smoothstep, texture, vec2, vec3, vertexColor } from 'three/tsl';
-import { MeshStandardNodeMaterial } from 'three/webgpu';
+import { MeshStandardNodeMaterial, type TextureNode } from 'three/webgpu';
 import { Mulberry32 } from '../../core/rng.ts';
 
 /**
@@ -90,17 +90,46 @@ function smooth(t: number): number {
 
 /** The terrain's material, with the detail texture it owns (freed with it). */
 export class TerrainMaterial extends MeshStandardNodeMaterial {
-  /** The tileable detail texture the material samples (see {@link createDetailTexture}). */
-  readonly detail: DataTexture;
+  private current: DataTexture;
+  /** Every sampler of the detail texture in the material's nodes, retargeted by {@link setDetailAnisotropy}. */
+  private readonly samplers: TextureNode[] = [];
 
   constructor(detail: DataTexture) {
     super({ roughness: 0.95, metalness: 0 });
-    this.detail = detail;
+    this.current = detail;
+  }
+
+  /** The tileable detail texture the material samples (see {@link createDetailTexture}). */
+  get detail(): DataTexture {
+    return this.current;
+  }
+
+  /** A sampler of the detail texture at `uv`, for the material's nodes. */
+  sampleDetail(uv: Parameters<typeof texture>[1]): TextureNode {
+    const node = texture(this.current, uv);
+    this.samplers.push(node);
+    return node;
+  }
+
+  /**
+   * Changes the detail texture's anisotropic filtering while the material is in use. Three's
+   * WebGL2 backend sets anisotropy only when it creates a texture (and only above 1), so this
+   * swaps in a copy of the texture with the new value (the same pixels) and frees the old one.
+   */
+  setDetailAnisotropy(anisotropy: number): void {
+    if (anisotropy === this.current.anisotropy) return;
+    const old = this.current;
+    const next = old.clone();
+    next.anisotropy = anisotropy;
+    next.needsUpdate = true;
+    this.current = next;
+    for (const node of this.samplers) node.value = next;
+    old.dispose();
   }
 
   /** Frees the material's GPU resources and its detail texture. */
   override dispose(): void {
-    this.detail.dispose();
+    this.current.dispose();
     super.dispose();
   }
 }
@@ -114,15 +143,16 @@ export function createTerrainMaterial(detail: DataTexture = createDetailTexture(
   const w0 = pow(abs(n), vec3(4));
   const w = w0.div(dot(w0, vec3(1)));
   const p = positionWorld;
+  const sample = (uv: Parameters<typeof texture>[1]) => material.sampleDetail(uv);
   const tri = (scale: number) =>
-    texture(detail, p.zy.mul(scale))
+    sample(p.zy.mul(scale))
       .mul(w.x)
-      .add(texture(detail, p.xz.mul(scale)).mul(w.y))
-      .add(texture(detail, p.xy.mul(scale)).mul(w.z));
+      .add(sample(p.xz.mul(scale)).mul(w.y))
+      .add(sample(p.xy.mul(scale)).mul(w.z));
   const fine = tri(1 / FINE_TILE);
   const broad = tri(1 / BROAD_TILE);
   // Strata: bands along the height, wavering sideways, seen on the side projections.
-  const strata = texture(detail, vec2(p.x.add(p.z).mul(0.013), p.y.mul(0.09))).b;
+  const strata = sample(vec2(p.x.add(p.z).mul(0.013), p.y.mul(0.09))).b;
   const cosStart = Math.cos((ROCK_START * Math.PI) / 180);
   const cosFull = Math.cos((ROCK_FULL * Math.PI) / 180);
   // Fine grain nudges the edge so rock and grass interlock instead of meeting on a contour.

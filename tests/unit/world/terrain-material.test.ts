@@ -17,6 +17,20 @@ describe('the terrain material', () => {
     expect(createTerrainMesh(heightmap).material.detail.anisotropy).toBe(4);
   });
 
+  it('changes the filtering in use by swapping in a copy of the texture, freeing the old one', () => {
+    const material = createTerrainMaterial(createDetailTexture(16, 3, 4));
+    const first = material.detail;
+    let freed = 0;
+    first.addEventListener('dispose', () => freed++);
+    material.setDetailAnisotropy(1);
+    expect(material.detail).not.toBe(first);
+    expect(material.detail.anisotropy).toBe(1);
+    expect(material.detail.source).toBe(first.source);
+    expect(freed).toBe(1);
+    material.setDetailAnisotropy(1);
+    expect(freed).toBe(1);
+  });
+
   it('frees its detail texture with it', () => {
     const detail = createDetailTexture(16, 3);
     const material = createTerrainMaterial(detail);
