@@ -86,7 +86,8 @@ export const REMOTE_AVATARS_DEFAULTS: Required<RemoteAvatarsOptions> = {
 /** One character file's crowd. */
 interface ModelEntry {
   url: string;
-  status: 'loading' | 'ready' | 'refused';
+  /** `waiting`: chosen before any crowd was attached; the attach decides (load, or refuse without a host). */
+  status: 'waiting' | 'loading' | 'ready' | 'refused';
   crowd: Crowd | null;
   reason: string | null;
   abort: AbortController;
@@ -211,6 +212,9 @@ export class RemoteAvatars<Id = string> {
     this.detach();
     this.crowd = crowd;
     this.host = host ?? null;
+    // Files chosen before this crowd existed (a profile can arrive before the page builds its
+    // crowd): loaded now, or refused if this crowd has no host to build theirs.
+    for (const entry of this.models.values()) if (entry.status === 'waiting') this.load(entry);
     for (const remote of this.remotes.values()) if (remote.seen) this.place(remote);
   }
 
@@ -249,7 +253,7 @@ export class RemoteAvatars<Id = string> {
     const loading: string[] = [];
     for (const entry of this.models.values()) {
       if (entry.status === 'refused') refused[entry.url] = entry.reason ?? 'refused';
-      else if (entry.status === 'loading') loading.push(entry.url);
+      else if (entry.status === 'loading' || entry.status === 'waiting') loading.push(entry.url);
     }
     return {
       templates: (humanoids > 0 ? 1 : 0) + modelsInUse.size,
@@ -320,20 +324,26 @@ export class RemoteAvatars<Id = string> {
       entry.reason = `more than ${this.options.maxModels} character files in view: drawn as the humanoid`;
       return entry;
     }
+    if (!this.crowd) entry.status = 'waiting';
+    else this.load(entry);
+    return entry;
+  }
+
+  /** Starts loading a file for the attached crowd's host (refused when it has none). */
+  private load(entry: ModelEntry): void {
     if (!this.host) {
       entry.status = 'refused';
       entry.reason = 'this crowd draws everyone as its own character';
-      return entry;
+      return;
     }
-    const ready = entry;
-    this.options.loadModel(url, entry.abort.signal).then(
-      (template) => this.loaded(ready, template),
+    entry.status = 'loading';
+    this.options.loadModel(entry.url, entry.abort.signal).then(
+      (template) => this.loaded(entry, template),
       (error: unknown) => {
-        ready.status = 'refused';
-        ready.reason = error instanceof Error ? error.message : String(error);
+        entry.status = 'refused';
+        entry.reason = error instanceof Error ? error.message : String(error);
       },
     );
-    return entry;
   }
 
   private loaded(entry: ModelEntry, template: CrowdTemplate): void {

@@ -90,8 +90,9 @@ async function expectMutualMovement(a: Page, b: Page, room: string): Promise<voi
     throw error;
   }
   const idA = (await net(a)).selfId;
+  // Drawn once B's remote renderer exists (the crowd is built after the page's first frames).
+  await expect.poll(async () => (await remotes(b)).map((r) => r.name), { timeout: 60_000 }).toEqual([`remote-peer-${idA}`]);
   const seen = await remotes(b);
-  expect(seen.map((r) => r.name)).toEqual([`remote-peer-${idA}`]);
   const start = seen[0]!;
   await walk(a, 2);
   // Let A come to rest (it decelerates over a few frames), then read where it stands.

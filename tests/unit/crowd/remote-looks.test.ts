@@ -149,6 +149,53 @@ describe('remote players in the crowd', () => {
   });
 });
 
+describe('a look chosen before the crowd exists (bug repro: a profile arriving before the page built its crowd)', () => {
+  it('loads the file once a crowd with a host is attached, and refuses it only for a crowd without one', async () => {
+    const url = 'https://models.example/mannequin.glb';
+    const template = await loadCrowdTemplateFromBytes(bytesOf(MANNEQUIN_CM), url, 'mannequin-cm.glb', { targetHeight: 1.8 });
+    const asked: string[] = [];
+    const remotes = new RemoteAvatars<number>({
+      loadModel: (wanted) => {
+        asked.push(wanted);
+        return Promise.resolve(template);
+      },
+    });
+    // The profile comes first, then the first frame, with no crowd yet.
+    remotes.setLook(1, { kind: 'model', url });
+    remotes.update(1, at(1));
+    expect(remotes.looks().refused).toEqual({});
+    expect(asked).toEqual([]);
+    const crowd = new Crowd({ template: humanoidTemplate(), variants: HUMANOID_CROWD_VARIANTS });
+    const built: Crowd[] = [];
+    remotes.attach(crowd, {
+      createCrowd: (t) => {
+        const c = new Crowd({ template: t, capacity: 4 });
+        built.push(c);
+        return c;
+      },
+      parent: new Scene(),
+    });
+    expect(asked).toEqual([url]);
+    // Its next frame places it: the humanoid stands in until the file's crowd is built.
+    remotes.update(1, at(1));
+    expect(remotes.templateOf(1)).toBe('humanoid');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(remotes.templateOf(1)).toBe(url);
+    expect(remotes.looks().refused).toEqual({});
+    remotes.dispose();
+    crowd.dispose();
+
+    // A crowd without a host draws everyone as itself, and says so.
+    const plain = new RemoteAvatars<number>({ loadModel: () => Promise.resolve(template) });
+    plain.setLook(1, { kind: 'model', url });
+    const own = new Crowd({ template: humanoidTemplate() });
+    plain.attach(own);
+    expect(plain.looks().refused).toEqual({ [url]: 'this crowd draws everyone as its own character' });
+    plain.dispose();
+    own.dispose();
+  });
+});
+
 describe('character files of other players', () => {
   let server: Server;
   let origin: string;
