@@ -14,6 +14,7 @@ export * from './hud.ts';
 export * from './dock.ts';
 export * from './state-card.ts';
 export * from './stage.ts';
+export * from './gpu-idle.ts';
 export * from './world.ts';
 export * from './environment.ts';
 export * from './camera-rig.ts';

@@ -23,9 +23,9 @@ async function stats(page: Page): Promise<Stats> {
   return page.evaluate(() => JSON.parse(JSON.stringify(window.cairn.stats)));
 }
 
-/** Waits until `count` more frames have rendered. */
+/** Waits until `count` more frames have rendered and the GPU has finished them (a screenshot then shows them). */
 async function frames(page: Page, count = 3): Promise<void> {
-  await page.evaluate((n) => window.cairn.stage!.frames(n), count);
+  await page.evaluate((n) => window.cairn.stage!.frames(n, { gpu: true }), count);
 }
 
 /**
