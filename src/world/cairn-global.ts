@@ -62,7 +62,12 @@ export interface CairnStats {
   /** The player's pose and clip (the world). */
   player?: PlayerPageStats;
   /** How the ground's detail texture is filtered, and why (the world): 1 on a software rasteriser. */
-  terrain?: { anisotropy: number; why: string };
+  terrain?: {
+    /** The detail texture's anisotropic filtering now. */
+    anisotropy: number;
+    /** Why: `GPU`, `software rasteriser (…)` or `frames took N ms: drawn in software`. */
+    why: string;
+  };
   /** The crowd budget's calibration (the world). */
   budgetCalibration?: {
     /** Where the calibration stands: waiting for frames, measuring, calibrated, or unavailable (no GPU timing). */

@@ -11,8 +11,9 @@ import { Mulberry32 } from '../../core/rng.ts';
  * seeded), so the world needs no image file; mipmaps fade it to its mean far away.
  */
 
-/** Ground steeper than this (degrees) starts to show rock; fully rock from `ROCK_FULL`. */
+/** Ground steeper than this (degrees) starts to show rock; fully rock from {@link ROCK_FULL}. */
 export const ROCK_START = 33;
+/** Ground steeper than this (degrees) is all rock. */
 export const ROCK_FULL = 48;
 
 /** Metres per repeat of the fine and broad detail. */
@@ -24,7 +25,12 @@ const BROAD_TILE = 37;
  * sharp. A software rasteriser gets 1: llvmpipe filters anisotropically in full, and at 4 a world
  * frame in WebKitGTK took 6.4 s against 65 ms at 1 (320×180, the terrain filling the view).
  */
-export const TERRAIN_ANISOTROPY = { gpu: 4, software: 1 } as const;
+export const TERRAIN_ANISOTROPY = {
+  /** Where a GPU draws. */
+  gpu: 4,
+  /** On a software rasteriser. */
+  software: 1,
+} as const;
 
 /** The detail texture's anisotropy for a renderer: {@link TERRAIN_ANISOTROPY}`.software` on a software rasteriser. */
 export function terrainAnisotropyFor(renderer: { software: boolean }): number {
