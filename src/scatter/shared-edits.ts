@@ -128,7 +128,7 @@ export const EditsClientMessageSchema = v.variant('type', [
     ),
   }),
   v.object({
-    /** Undo one of this session's strokes. */
+    /** Undo one of the sender's own strokes. */
     type: v.literal('undo'),
     /** The stroke's id. */
     id,

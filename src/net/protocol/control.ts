@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ProfilesSchema } from './profile.ts';
+import { ProfilesSchema, type Checked } from './profile.ts';
 import { CellAckSchema, CellClockSchema, CellRefusalSchema, CellTimingSchema } from './world.ts';
 
 /**
@@ -110,20 +110,8 @@ export const ServerControlSchema = v.variant('type', [
 /** Any text message a relay room or world cell sends. */
 export type ServerControl = v.InferOutput<typeof ServerControlSchema>;
 
-/** The outcome of parsing untrusted input: the value, or the problem in words (never thrown). */
-export type Parsed<T> =
-  | {
-      /** The input was valid. */
-      ok: true;
-      /** What it held. */
-      value: T;
-    }
-  | {
-      /** The input was refused. */
-      ok: false;
-      /** Why, in words. */
-      problem: string;
-    };
+/** The outcome of parsing untrusted input: the value, or the problem in words (never thrown). The same shape as {@link Checked}. */
+export type Parsed<T> = Checked<T>;
 
 /** Parses and validates a text message from the relay; unknown types are refused (counted by the caller, never thrown). */
 export function parseServerControl(text: string): Parsed<ServerControl> {
