@@ -63,7 +63,7 @@ export interface RemoteLooksStats {
   templates: number;
   /** Distinct looks among the remote players. */
   looks: number;
-  /** Humanoid variants in the humanoid crowd's table now, and times a look was drawn as the plain humanoid because every row was in use. */
+  /** Humanoid variants in the humanoid crowd's table now. */
   variants: number;
   /** Times a look was drawn as the plain humanoid because every variant row was in use. */
   variantsFull: number;
