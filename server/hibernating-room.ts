@@ -47,10 +47,25 @@ export class HibernatingRoom<A extends SocketAttachment = SocketAttachment> exte
   /** Sockets whose leave has been handled (close and error can both fire for one socket). */
   private readonly departed = new WeakSet<WebSocket>();
 
+  /**
+   * The join in progress (each waits for the one before it). A join reads the room and then claims
+   * part of it (a seat, a place under capacity, the next id) across awaits; the runtime's input
+   * gate does not keep two joins apart when they resume from one shared promise (a new room's
+   * signing key), so without this queue both could read the same free seat or the same id.
+   */
+  private joinQueue: Promise<unknown> = Promise.resolve();
+
   override async fetch(request: Request): Promise<Response> {
     if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket') {
       return new Response('expected a WebSocket upgrade', { status: 426 });
     }
+    const turn = this.joinQueue.then(() => this.join(request));
+    this.joinQueue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Admits or refuses one socket; runs alone (see {@link joinQueue}). */
+  private async join(request: Request): Promise<Response> {
     const room = request.headers.get('X-Cairn-Room') ?? '';
     const refusal = await this.admit(request);
     if (refusal) return refuseSocket(this.ctx, refusal);

@@ -158,6 +158,19 @@ describe('abuse: budgets per client, not per socket', () => {
     await expectFullHonestDelivery([honest, other], 5);
   });
 
+  it('holds one session’s burst into a new room to one client’s seats (the first joins wait together for the room’s key)', async () => {
+    const ip = freshIp();
+    const token = await session(base, ip);
+    for (let round = 0; round < 20; round++) {
+      const outcomes = await Promise.all(
+        Array.from({ length: 12 }, async () => admission(track(await RelayClient.connect(roomUrl(`burst${round}`, `?session=${token}`), 10_000, fromIp(ip))))),
+      );
+      expect(outcomes.filter((o) => o === 'in'), `round ${round}`).toHaveLength(4);
+      expect(outcomes.filter((o) => o !== 'in').map((o) => (o as { code: number }).code)).toEqual(Array(8).fill(4006));
+      for (const client of open.splice(0)) if ('socket' in client) client.socket.terminate();
+    }
+  });
+
   it('holds the session-less sockets of one address to that address’s seats', async () => {
     const ip = freshIp();
     const refused: number[] = [];

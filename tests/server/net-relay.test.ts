@@ -62,6 +62,22 @@ describe('RelayRoom relay (real workerd via wrangler dev)', () => {
     expect(a!.binary).toHaveLength(0);
   });
 
+  it('gives sockets that join a new room at the same moment distinct ids (two visitors opening one link)', async () => {
+    // A new room's first joins wait together for its signing key; they must not share the id counter's read.
+    for (let round = 0; round < 40; round++) {
+      const tokens = await Promise.all(
+        Array.from({ length: 3 }, async () => {
+          const response = await fetch(`${base}/api/session`, { method: 'POST' });
+          return ((await response.json()) as { token: string }).token;
+        }),
+      );
+      const clients = await Promise.all(tokens.map((token) => join(`together${round}`, `?session=${token}`)));
+      expect(new Set(clients.map((c) => c.id)).size, `round ${round}: ids ${clients.map((c) => c.id).join(', ')}`).toBe(3);
+      expect((await statsOf(`together${round}`)).lastPeerId).toBe(3);
+      await Promise.all(clients.map((c) => c.close()));
+    }
+  });
+
   it('stamps the real sender id over a forged one', async () => {
     const [a, b, c] = await joinAll('forge', 3);
     c!.sendFrame({ seq: 1, senderId: a!.id }); // c pretends to be a
