@@ -163,9 +163,14 @@ describe('abuse: budgets per client, not per socket', () => {
     const token = await session(base, ip);
     for (let round = 0; round < 20; round++) {
       const outcomes = await Promise.all(
-        Array.from({ length: 12 }, async () => admission(track(await RelayClient.connect(roomUrl(`burst${round}`, `?session=${token}`), 10_000, fromIp(ip))))),
+        Array.from({ length: 12 }, async () =>
+          admission(track(await RelayClient.connect(roomUrl(`burst${round}`, `?session=${token}`), 10_000, fromIp(ip)))),
+        ),
       );
-      expect(outcomes.filter((o) => o === 'in'), `round ${round}`).toHaveLength(4);
+      expect(
+        outcomes.filter((o) => o === 'in'),
+        `round ${round}`,
+      ).toHaveLength(4);
       expect(outcomes.filter((o) => o !== 'in').map((o) => (o as { code: number }).code)).toEqual(Array(8).fill(4006));
       for (const client of open.splice(0)) if ('socket' in client) client.socket.terminate();
     }
