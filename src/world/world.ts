@@ -1,4 +1,4 @@
-import { Vector3, type BufferGeometry, type Mesh } from 'three';
+import { Vector3 } from 'three';
 import type { XZ } from '../core/math.ts';
 import { createEnvironment, type Environment } from './environment.ts';
 import { KeyboardInput } from './player/keyboard.ts';
@@ -10,7 +10,7 @@ import { generateTerrain, LANDMARKS } from './terrain/generate.ts';
 import type { Heightmap } from './terrain/heightmap.ts';
 import { SlowFrameWatch } from './terrain/slow-frames.ts';
 import { TERRAIN_ANISOTROPY, terrainAnisotropyFor, type TerrainMaterial } from './terrain/terrain-material.ts';
-import { createTerrainMesh } from './terrain/terrain-mesh.ts';
+import { Terrain } from './terrain/terrain-mesh.ts';
 
 /** Options of {@link createWorld}: the stage's, and the world's own. */
 export interface WorldOptions extends StageOptions {
@@ -46,8 +46,8 @@ export interface Player {
 export interface World extends Stage {
   /** Terrain heights and normals, for anything that stands on the ground. */
   heightmap: Heightmap;
-  /** The terrain mesh, with its material (and the detail texture it owns). */
-  terrain: Mesh<BufferGeometry, TerrainMaterial>;
+  /** The visible ground: chunks the camera culls, one material (and the detail texture it owns). */
+  terrain: Terrain;
   /** Sky, sun, fill light, fog and water. */
   environment: Environment;
   /** The local player. */
@@ -63,8 +63,8 @@ export interface World extends Stage {
 export async function createWorld(options: WorldOptions = {}): Promise<World> {
   const stage = await createStage(options);
   const heightmap = generateTerrain({ seed: options.seed ?? 1 });
-  const terrain = createTerrainMesh(heightmap, { anisotropy: terrainAnisotropyFor(stage.status) });
-  stage.scene.add(terrain);
+  const terrain = new Terrain(heightmap, { anisotropy: terrainAnisotropyFor(stage.status) });
+  stage.scene.add(terrain.object);
   stage.cairn.stats.terrain = {
     anisotropy: terrain.material.detail.anisotropy,
     why: stage.status.software ? `software rasteriser (${stage.status.adapter})` : 'GPU',
@@ -131,8 +131,7 @@ export async function createWorld(options: WorldOptions = {}): Promise<World> {
     character.dispose();
     cameraRig.dispose();
     environment.dispose();
-    terrain.geometry.dispose();
-    terrain.material.dispose();
+    terrain.dispose();
   });
   Object.assign(stage.cairn, { world, player, heightmap });
   stage.start();

@@ -154,10 +154,10 @@ describe('the world page on WebGPU', () => {
     await expect.poll(async () => countDifferentPixels(all, await shot(page)), SHOT_POLL).toBeGreaterThan(800);
     await page.evaluate(() => (window.cairn.avatar!.humanoid!.object.visible = true));
 
-    await page.evaluate(() => (window.cairn.world!.terrain.visible = false));
+    await page.evaluate(() => (window.cairn.world!.terrain.object.visible = false));
     await frames(page, 2);
     await expect.poll(async () => countDifferentPixels(all, await shot(page)), SHOT_POLL).toBeGreaterThan(all.width * all.height * 0.3);
-    await page.evaluate(() => (window.cairn.world!.terrain.visible = true));
+    await page.evaluate(() => (window.cairn.world!.terrain.object.visible = true));
     // The rest of this file needs none of it: hidden, SwiftShader draws the frames it waits for faster.
     await page.evaluate(() => {
       const { crowd, scatter } = window.cairn.ambient!;
