@@ -1,8 +1,8 @@
 /**
  * Shared edits as three visitors live them, each in its own Chromium context (its own session):
  * a first painter, a late joiner and a reloader, on `/?world=1` of a server this file starts
- * itself, so it can restart it in between. Light pages (`quality=off`, 320×200): SwiftShader is
- * slow and the machine is shared. Each context is in a browser of its own: one SwiftShader GPU
+ * itself, so it can restart it in between. Light pages (the low tier without its forest and
+ * people, so no shadow pass; 320×200): SwiftShader is slow and the machine is shared. Each context is in a browser of its own: one SwiftShader GPU
  * process did not give a third page a WebGPU device within minutes on a loaded machine.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,7 +35,7 @@ async function visit(context: BrowserContext): Promise<Page> {
       for (const entry of list.getEntries()) window.longtasks!.push(entry.duration);
     }).observe({ type: 'longtask', buffered: true });
   });
-  await page.goto(`${server.url}/?world=1&quality=off`);
+  await page.goto(`${server.url}/?world=1&quality=low&ambient=0&people=0`);
   await waitForCairn(page, 180_000);
   await ready(page);
   return page;

@@ -38,10 +38,15 @@ export function networkAddress(): string {
 }
 
 let nextAddress = 1;
-/** A fresh documentation address (TEST-NET-3) per call, so tests never share budgets by accident. */
+/** Vitest's id of this file's worker: server files run side by side against one server. */
+const fileWorker = Number(process.env.VITEST_WORKER_ID ?? 0) % 256;
+/**
+ * A fresh address per call (203.<file's worker>.x.y), so tests never share budgets by accident,
+ * not even with another file running at the same time.
+ */
 export function freshIp(): string {
   const n = nextAddress++;
-  return `203.0.${113 + Math.floor(n / 250)}.${(n % 250) + 1}`;
+  return `203.${fileWorker}.${Math.floor(n / 250) % 256}.${(n % 250) + 1}`;
 }
 
 /** `POST /api/session` from `ip`: a session token, or the refusal's status. */

@@ -212,8 +212,9 @@ describe('world cells (real workerd)', () => {
     // nothing, or the backlog. The sender's own lateness is what the note must carry.
     const held = [0, 35, 10, 25, 0, 40, 5, 30];
     for (let seq = 1; seq <= 40 && sender.pub.controls('timing').length === 0; seq++) {
-      await settle(phaseOf(phase + 30 - Date.now(), SEND_PERIOD_MS));
-      const stamp = Date.now();
+      // The stamp is the moment meant, not when the timer fired: a busy machine fires timers late.
+      const stamp = Date.now() + phaseOf(phase + 30 - Date.now(), SEND_PERIOD_MS);
+      await settle(stamp - Date.now());
       await settle(held[seq % held.length]!);
       sender.pub.sendFrame({ seq, timestamp: stamp % 2 ** 32 });
     }
