@@ -18,6 +18,11 @@ import { wsUrl } from '../harness/ws-client.ts';
 
 const base = inject('serverUrl');
 const opened: RelayClient[] = [];
+/**
+ * The quickest delivery of a frame over loopback, at most (ms): a ms or two on an idle machine,
+ * 16 measured while other suites' type checks hold both cores.
+ */
+const LOOPBACK_MS = 20;
 afterAll(async () => {
   await Promise.all(opened.map((c) => c.close().catch(() => undefined)));
 });
@@ -196,9 +201,8 @@ describe('world cells (real workerd)', () => {
     }
     await sender.pub.waitFor(() => sender.pub.controls('timing').length >= 1, 'a timing note');
     const late = sender.pub.controls<{ lateMs: number }>('timing')[0]!.lateMs;
-    // Loopback adds a ms or two; a loaded machine a few more.
     expect(late).toBeGreaterThanOrEqual(26);
-    expect(late).toBeLessThanOrEqual(42);
+    expect(late).toBeLessThanOrEqual(30 + LOOPBACK_MS);
     const stats = await roomStats(base, cellRoom(cell));
     expect(stats.timingNotes as number).toBeGreaterThanOrEqual(1);
   });
@@ -220,8 +224,10 @@ describe('world cells (real workerd)', () => {
     }
     await sender.pub.waitFor(() => sender.pub.controls('timing').length >= 1, 'a timing note');
     const late = sender.pub.controls<{ lateMs: number }>('timing')[0]!.lateMs;
+    // The sender's 30 ms and the quickest delivery; a cell timing the backlog would say nothing
+    // (raw arrivals spread 40 ms) or up to 40 ms more.
     expect(late).toBeGreaterThanOrEqual(26);
-    expect(late).toBeLessThanOrEqual(42);
+    expect(late).toBeLessThanOrEqual(30 + LOOPBACK_MS);
   });
 
   it('answers clock probes with its time, one a socket every half second; a probe without a time is dropped', async () => {
