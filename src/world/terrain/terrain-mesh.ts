@@ -140,7 +140,7 @@ export const TERRAIN_DEFAULTS: Required<TerrainChunkOptions> = { chunkCells: 32,
  * its own mesh with its own bounds, so the renderer draws only the chunks in the camera's view
  * (about a third of the map from the player's camera). On a software rasteriser the ground's
  * triangles are most of a frame's cost, and culling them takes 236 ms frames of the bare world to
- * 132 ms (SwiftShader, 400 × 260). Neighbouring chunks share their border vertices' positions,
+ * 137 ms (SwiftShader, 400 × 260). Neighbouring chunks share their border vertices' positions,
  * normals and colours, so the seams are exact (tests/unit/world/terrain-chunks.test.ts).
  */
 export class Terrain {
