@@ -29,7 +29,13 @@ function install(world: World): () => void {
   const undo = new Disposers();
   const params = new URLSearchParams(location.search);
   const seed = Number(params.get('seed') ?? 1) || 1;
-  const choice = chooseQuality({ adapter: world.status.adapter, asked: params.get('quality'), people: params.get('people') });
+  const choice = chooseQuality({
+    adapter: world.status.adapter,
+    asked: params.get('quality'),
+    people: params.get('people'),
+    // Firefox's WebGPU canvas presents a scaled drawing buffer at seconds a frame (docs/browsers.md).
+    scaledBufferIsSlow: world.status.backend === 'WebGPU' && /\bFirefox\//.test(navigator.userAgent),
+  });
   const quality = choice.tier;
   world.cairn.stats.quality = choice;
   const tier = QUALITY_TIERS[quality];
@@ -39,7 +45,7 @@ function install(world: World): () => void {
   const renderer = world.renderer;
   const pixelRatio = renderer.getPixelRatio();
   const shadows = renderer.shadowMap.enabled;
-  renderer.setPixelRatio(pixelRatio * tier.renderScale);
+  renderer.setPixelRatio(pixelRatio * choice.renderScale);
   renderer.shadowMap.enabled = shadows && tier.shadows;
   undo.add(() => {
     renderer.setPixelRatio(pixelRatio);

@@ -68,7 +68,17 @@ export function parseQuality(value: string | null): WorldQuality | null {
  * the full forest takes seconds per frame; 'low' is what it holds, see the bench) and 'full' on a
  * GPU. `people` (from `?people=N`, clamped to 0–40) overrides the tier's count.
  */
-export function chooseQuality(input: { adapter: string; asked: string | null; people?: string | null }): QualityChoice {
+export function chooseQuality(input: {
+  adapter: string;
+  asked: string | null;
+  people?: string | null;
+  /**
+   * The browser presents a drawing buffer smaller than its canvas slowly, so the tier draws at full
+   * resolution: Firefox's WebGPU canvas (on lavapipe, ten frames of the low tier took 111 s scaled
+   * and 18.5 s unscaled; see docs/browsers.md). Default false.
+   */
+  scaledBufferIsSlow?: boolean;
+}): QualityChoice {
   const asked = parseQuality(input.asked);
   const software = isSoftwareAdapter(input.adapter);
   const tier = asked ?? (software ? 'low' : 'full');
@@ -76,7 +86,8 @@ export function chooseQuality(input: { adapter: string; asked: string | null; pe
   const reason = asked ? `asked for (?quality=${asked})` : software ? `software rasteriser (${name}): no GPU` : `hardware GPU (${name})`;
   const requested = input.people === null || input.people === undefined ? Number.NaN : Number(input.people);
   const people = Number.isFinite(requested) ? Math.min(40, Math.max(0, Math.round(requested))) : QUALITY_TIERS[tier].people;
-  const { renderScale, shadows } = QUALITY_TIERS[tier];
+  const { shadows } = QUALITY_TIERS[tier];
+  const renderScale = input.scaledBufferIsSlow ? 1 : QUALITY_TIERS[tier].renderScale;
   return { tier, reason, asked: asked !== null, software, people, renderScale, shadows };
 }
 

@@ -52,6 +52,8 @@ describe('Firefox ESR with WebGPU switched on', () => {
     const facts = await rendererFacts(page);
     expect(facts.backend).toBe('WebGPU');
     expect(facts.statsBackend).toBe('WebGPU');
+    // The low tier draws Firefox's canvas unscaled: a scaled drawing buffer costs seconds a frame here.
+    expect(await page.evaluate(() => window.cairn.stats.quality?.renderScale)).toBe(1);
     expect(facts.fallbackReason).toBeNull();
     // On WebGPU there is no fallback reason, and the HUD shows none.
     expect(facts.statsBackendReason).toBeNull();

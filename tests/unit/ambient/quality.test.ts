@@ -37,6 +37,14 @@ describe('the world’s quality tier', () => {
     expect(chooseQuality({ adapter: 'nvidia', asked: 'off' }).reason).toBe('asked for (?quality=off)');
   });
 
+  it('draws at full resolution where the browser presents a scaled buffer slowly, and keeps the rest of the tier', () => {
+    const firefox = chooseQuality({ adapter: 'unknown adapter', asked: 'low', scaledBufferIsSlow: true });
+    expect(firefox).toMatchObject({ tier: 'low', renderScale: 1, shadows: false, people: QUALITY_TIERS.low.people });
+    expect(chooseQuality({ adapter: 'unknown adapter', asked: 'low', scaledBufferIsSlow: false }).renderScale).toBe(
+      QUALITY_TIERS.low.renderScale,
+    );
+  });
+
   it('lets ?people=N override the tier’s people, clamped to 0–40', () => {
     expect(chooseQuality({ adapter: 'nvidia', asked: null, people: '3' }).people).toBe(3);
     expect(chooseQuality({ adapter: 'nvidia', asked: 'off', people: '5' }).people).toBe(5);
