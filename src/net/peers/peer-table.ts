@@ -32,7 +32,10 @@ const PEER_TABLE_DEFAULTS: Required<PeerTableOptions> = {
 /** What happened to one frame offered to the table. */
 export type IngestResult = 'added' | 'updated' | 'stale' | 'echo' | 'leave' | 'full';
 
-/** What a {@link PeerTable} counted: frames offered and what became of them. */
+/**
+ * What a {@link PeerTable} counted: frames offered and what became of them. Frames reach the table
+ * decoded and validated; what failed validation is counted where it was read (`NetStats.rejected`).
+ */
 export interface PeerTableStats {
   /** Frames offered. */
   frames: number;
@@ -46,10 +49,6 @@ export interface PeerTableStats {
   silenced: number;
   /** Frames ignored because the table was full. */
   full: number;
-  /** Frames that failed validation inside a message whose other frames were taken. The table counts none itself (frames reach it already decoded); a caller that validates may count here. */
-  rejected: number;
-  /** Why the last of them failed. */
-  lastRejection: string | null;
 }
 
 /** What a {@link PeerTable} emits. */
@@ -72,7 +71,7 @@ export class PeerTable {
   /** What the table emits: peers added and removed. */
   readonly events = new Emitter<PeerTableEvents>();
   /** Counts of frames offered and what became of them. */
-  readonly stats: PeerTableStats = { frames: 0, echoes: 0, stale: 0, leaves: 0, silenced: 0, full: 0, rejected: 0, lastRejection: null };
+  readonly stats: PeerTableStats = { frames: 0, echoes: 0, stale: 0, leaves: 0, silenced: 0, full: 0 };
   /** This page's id on the wire (frames from it are echoes). */
   selfId: number | null = null;
   /** How far behind the newest data poses are drawn (ms); slow peers get more. */
